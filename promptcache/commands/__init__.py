@@ -1,0 +1,1 @@
+"""One module per ``promptcache`` subcommand (registered in :mod:`promptcache.cli`)."""
