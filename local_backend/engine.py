@@ -1,0 +1,355 @@
+"""``LocalEngine``: a paged-KV, prefix-caching inference engine over a transformers model.
+
+Two APIs, both vLLM-shaped:
+
+* offline: ``engine.generate(prompts, SamplingParams(...)) -> list[RequestOutput]``;
+* request level (for the server): ``add_request``, ``abort_request``,
+  ``step() -> list[StepOutput]``, ``has_unfinished_requests``.
+
+Threading: the engine is not thread-safe. Exactly one thread drives it (calls
+``add_request`` / ``abort_request`` / ``step`` / ``generate`` /
+``reset_prefix_cache``); a server runs one engine-loop thread and hands
+results to its event loop. Bad input raises an
+:class:`~local_backend.errors.InvalidRequestError` (a ``ValueError``) from
+``add_request`` / ``generate`` before anything is queued, so the engine keeps
+serving the other requests.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from local_backend.config import EngineConfig
+from local_backend.errors import (
+    DuplicateRequestError,
+    EmptyPromptError,
+    InvalidRequestError,
+    OutOfVocabularyError,
+    PromptTooLongError,
+)
+from local_backend.hashing import HASH_NAME, root_extra_keys
+from local_backend.kv_cache_manager import KVCacheManager
+from local_backend.kv_store import KVStore
+from local_backend.metrics import KVUsage
+from local_backend.model_runner import ModelRunner, Segment
+from local_backend.models import load_model
+from local_backend.outputs import CompletionOutput, RequestMetrics, RequestOutput, StepOutput
+from local_backend.request import Request
+from local_backend.sampler import Sampler
+from local_backend.sampling_params import SamplingParams
+from local_backend.scheduler import Scheduler
+
+Prompt = str | Sequence[int]
+
+
+class LocalEngine:
+    """A real inference engine with a paged KV cache and automatic prefix caching.
+
+    Args:
+        model: None for the embedded default model (random weights: text is
+            meaningless, counts, cache behaviour and timings are real); a local
+            transformers model directory; or a ``PreTrainedModel`` object.
+        block_size: tokens per KV block.
+        num_blocks / kv_cache_mb: pool size (one of them; default 1 GiB).
+        eviction: ``"lru"``, ``"lfu"`` or ``"priority"``.
+        tokenizer: override the model's tokenizer (required for text prompts
+            when ``model`` is an object).
+        **options: the other :class:`~local_backend.config.EngineConfig` fields
+            (``enable_prefix_caching``, ``max_num_seqs``,
+            ``max_num_batched_tokens``, ``max_model_len``, ``scheduling``,
+            ``prefix_aware_admission``, ``verify_hits``, ``device``, ``dtype``,
+            ``num_threads``, ``seed``).
+
+    Raises:
+        ValueError: a bad option, or ``max_model_len`` above the model's context.
+        FileNotFoundError: ``model`` names a missing directory.
+    """
+
+    def __init__(
+        self,
+        model: Any = None,
+        block_size: int = 16,
+        num_blocks: int | None = None,
+        kv_cache_mb: float | None = None,
+        eviction: str = "lru",
+        *,
+        tokenizer: Any = None,
+        **options: Any,
+    ) -> None:
+        self.config = EngineConfig(
+            block_size=block_size, num_blocks=num_blocks, kv_cache_mb=kv_cache_mb, eviction=eviction, **options
+        )
+        cfg = self.config
+        if cfg.num_threads:
+            torch.set_num_threads(cfg.num_threads)
+        self.loaded = load_model(model, tokenizer, cfg.device, cfg.dtype)
+        lm = self.loaded
+        self.bytes_per_block = KVStore.bytes_per_block(lm.num_layers, block_size, lm.num_kv_heads, lm.head_dim, lm.dtype)
+        self.num_blocks = cfg.resolve_num_blocks(self.bytes_per_block)
+        if cfg.max_model_len is not None and cfg.max_model_len > lm.max_context:
+            raise ValueError(f"max_model_len={cfg.max_model_len} exceeds the model's context of {lm.max_context} tokens")
+        self.max_model_len = min(cfg.max_model_len or lm.max_context, self.num_blocks * block_size)
+        self.kv = KVCacheManager(self.num_blocks, block_size, cfg.eviction, cfg.enable_prefix_caching, cfg.verify_hits)
+        self.store = KVStore(lm.num_layers, self.num_blocks, block_size, lm.num_kv_heads, lm.head_dim, lm.dtype, lm.device)
+        self.runner = ModelRunner(lm.model, self.store, block_size)
+        eos = lm.tokenizer.eos_token_ids if lm.tokenizer is not None else _config_eos(lm.model.config)
+        self.scheduler = Scheduler(
+            self.kv, cfg.max_num_seqs, cfg.max_num_batched_tokens, self.max_model_len, eos,
+            cfg.scheduling, cfg.prefix_aware_admission,
+        )
+        self.sampler = Sampler(cfg.seed)
+        self._requests: dict[str, Request] = {}
+        self._root_extra: dict[str | None, bytes] = {}
+        self._ids = itertools.count()
+        self.counters = {"finished": 0, "aborted": 0, "prompt_tokens": 0, "cached_tokens": 0,
+                         "computed_prompt_tokens": 0, "generated_tokens": 0, "steps": 0}
+
+    # --- identity -----------------------------------------------------------------
+    @property
+    def tokenizer(self):
+        """The :class:`~local_backend.tokenizer.EngineTokenizer` (None for a model object given without one)."""
+        return self.loaded.tokenizer
+
+    @property
+    def model_name(self) -> str:
+        return self.loaded.name
+
+    @property
+    def block_size(self) -> int:
+        return self.config.block_size
+
+    # --- request API ----------------------------------------------------------------
+    def add_request(
+        self,
+        request_id: str,
+        prompt: Prompt,
+        sampling_params: SamplingParams | None = None,
+        *,
+        cache_salt: str | None = None,
+        priority: int = 0,
+        priority_tokens: int | None = None,
+        arrival_time: float | None = None,
+    ) -> None:
+        """Queue a request.
+
+        Args:
+            request_id: unique among unfinished requests.
+            prompt: token ids, or text (encoded with :attr:`tokenizer`).
+            sampling_params: default ``SamplingParams()``.
+            cache_salt: requests with different salts never share KV blocks.
+            priority / priority_tokens: eviction priority of the request's
+                cached blocks (used by ``eviction="priority"``), applied to the
+                first ``priority_tokens`` prompt tokens (None: all).
+            arrival_time: ``time.perf_counter()`` seconds (default: now); TTFT counts from it.
+
+        Raises:
+            InvalidRequestError (ValueError): empty prompt, out-of-vocabulary
+                ids, prompt longer than the context or the KV pool, a bad
+                sampling parameter or a duplicate id. Nothing is queued then.
+        """
+        if request_id in self._requests:
+            raise DuplicateRequestError(f"request id {request_id!r} is already in use")
+        self._enqueue(self._make_request(request_id, prompt, sampling_params, cache_salt, priority, priority_tokens,
+                                         arrival_time))
+
+    def abort_request(self, request_id: str) -> bool:
+        """Stop an unfinished request and free its blocks. Returns False if it is unknown or done."""
+        request = self._requests.pop(request_id, None)
+        if request is None:
+            return False
+        self.scheduler.abort(request)
+        self.sampler.release(request_id)
+        self.counters["aborted"] += 1
+        return True
+
+    def has_unfinished_requests(self) -> bool:
+        return self.scheduler.has_unfinished_requests()
+
+    def step(self) -> list[StepOutput]:
+        """Schedule, run one batched forward step, sample; return what each request got."""
+        out = self.scheduler.schedule()
+        if not out.scheduled:
+            return []
+        segments = [Segment(s.token_ids, s.start, self.kv.block_table(s.request)) for s in out.scheduled]
+        logits = self.runner.execute(segments)
+        rows = [i for i, s in enumerate(out.scheduled) if s.samples]
+        requests = [out.scheduled[i].request for i in rows]
+        tokens = self.sampler.sample(logits[rows], requests) if rows else []
+        updated = self.scheduler.update_from_output(out, {r.request_id: t for r, t in zip(requests, tokens)})
+        self.kv.pool.clock += 1
+        self.counters["steps"] += 1
+        results = []
+        for request in updated:
+            if request.is_finished:
+                self._retire(request)
+            results.append(StepOutput(
+                request_id=request.request_id,
+                new_token_ids=[request.output_token_ids[-1]],
+                finished=request.is_finished,
+                finish_reason=request.finish_reason.value if request.finish_reason else None,
+                stop_reason=request.stop_reason,
+                num_cached_tokens=max(request.num_cached_tokens, 0),
+                prompt_tokens=request.num_prompt_tokens,
+                ttft=None if request.first_token_time is None else request.first_token_time - request.arrival_time,
+            ))
+        return results
+
+    # --- offline API ---------------------------------------------------------------
+    def generate(
+        self,
+        prompts: Prompt | Sequence[Prompt],
+        sampling_params: SamplingParams | Sequence[SamplingParams] | None = None,
+        *,
+        cache_salt: str | None = None,
+        priority: int = 0,
+        priority_tokens: int | None = None,
+    ) -> list[RequestOutput]:
+        """Run prompts to completion, batched, and return their outputs in order.
+
+        Args:
+            prompts: one prompt or a list; a prompt is text or a list of token ids.
+            sampling_params: one for all, or one per prompt.
+            cache_salt, priority, priority_tokens: as :meth:`add_request`.
+
+        Raises:
+            InvalidRequestError (ValueError): any bad prompt or parameter; all
+                prompts are checked before any is queued.
+        """
+        batch = _as_prompt_list(prompts)
+        if sampling_params is None or isinstance(sampling_params, SamplingParams):
+            params = [sampling_params] * len(batch)
+        else:
+            params = list(sampling_params)
+            if len(params) != len(batch):
+                raise InvalidRequestError(f"got {len(params)} sampling params for {len(batch)} prompts")
+        requests = [
+            self._make_request(f"generate-{next(self._ids)}", p, sp, cache_salt, priority, priority_tokens, None)
+            for p, sp in zip(batch, params)
+        ]
+        for request in requests:
+            self._enqueue(request)
+        while any(not r.is_finished for r in requests):
+            self.step()
+        return [self._request_output(r) for r in requests]
+
+    # --- cache control and stats -----------------------------------------------------
+    def reset_prefix_cache(self) -> bool:
+        """Forget every cached block. Refused (returns False) while requests hold blocks."""
+        return self.kv.reset_prefix_cache()
+
+    def kv_usage(self) -> KVUsage:
+        """The block pool now: blocks used / cached / empty, fragmentation, sharing."""
+        return self.kv.usage()
+
+    def stats(self) -> dict[str, Any]:
+        """Everything the metrics endpoint shows, as plain numbers (tokens, blocks, bytes, ratios)."""
+        cfg, lm = self.config, self.loaded
+        kv = self.kv.usage().as_dict()
+        kv.update(bytes_per_block=self.bytes_per_block, pool_bytes=self.store.nbytes)
+        return {
+            "model": {"name": lm.name, "fingerprint": lm.fingerprint, "embedded": lm.is_embedded,
+                      "device": str(lm.device), "dtype": str(lm.dtype).removeprefix("torch."),
+                      "max_model_len": self.max_model_len, "vocab_size": lm.vocab_size},
+            "config": {"block_size": cfg.block_size, "num_blocks": self.num_blocks, "eviction": cfg.eviction,
+                       "enable_prefix_caching": cfg.enable_prefix_caching, "max_num_seqs": cfg.max_num_seqs,
+                       "max_num_batched_tokens": cfg.max_num_batched_tokens, "scheduling": cfg.scheduling,
+                       "prefix_aware_admission": cfg.prefix_aware_admission, "hash": HASH_NAME},
+            "prefix_cache": self.kv.prefix_stats.as_dict(),
+            "kv": kv,
+            "requests": {"waiting": len(self.scheduler.waiting), "running": len(self.scheduler.running),
+                         "finished": self.counters["finished"], "aborted": self.counters["aborted"],
+                         "preemptions": self.scheduler.num_preemptions},
+            "tokens": {k: self.counters[k] for k in ("prompt_tokens", "cached_tokens", "computed_prompt_tokens",
+                                                      "generated_tokens")},
+            "steps": self.counters["steps"],
+            "forward_passes": self.runner.forward_passes,
+        }
+
+    # --- internals -------------------------------------------------------------------
+    def _make_request(self, request_id, prompt, sampling_params, cache_salt, priority, priority_tokens,
+                      arrival_time) -> Request:
+        if sampling_params is None:
+            sampling_params = SamplingParams()
+        elif not isinstance(sampling_params, SamplingParams):
+            raise InvalidRequestError(f"sampling_params must be a SamplingParams, not {type(sampling_params).__name__}")
+        text = None
+        if isinstance(prompt, str):
+            if self.tokenizer is None:
+                raise InvalidRequestError("this engine has no tokenizer: send token ids, or pass tokenizer=")
+            text, prompt = prompt, self.tokenizer.encode(prompt)
+        ids = _check_token_ids(prompt, self.loaded.vocab_size)
+        if len(ids) > self.max_model_len:
+            limit = ("the KV pool" if self.max_model_len < self.loaded.max_context else "the model's context")
+            raise PromptTooLongError(
+                f"prompt of {len(ids)} tokens is longer than {limit} ({self.max_model_len} tokens); "
+                f"shorten it{' or give the engine more kv_cache_mb / num_blocks' if limit == 'the KV pool' else ''}"
+            )
+        for name, value in (("priority", priority), ("priority_tokens", priority_tokens)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise InvalidRequestError(f"{name} must be an integer, got {value!r}")
+        root = None
+        if self.config.enable_prefix_caching:
+            root = self._root_extra.get(cache_salt)
+            if root is None:
+                root = self._root_extra[cache_salt] = root_extra_keys(self.loaded.fingerprint, cache_salt)
+        return Request(request_id, ids, sampling_params, self.block_size, root, priority=priority,
+                       priority_tokens=priority_tokens, arrival_time=arrival_time, prompt=text)
+
+    def _enqueue(self, request: Request) -> None:
+        self._requests[request.request_id] = request
+        self.scheduler.add_request(request)
+
+    def _retire(self, request: Request) -> None:
+        self._requests.pop(request.request_id, None)
+        self.sampler.release(request.request_id)
+        c = self.counters
+        c["finished"] += 1
+        c["prompt_tokens"] += request.num_prompt_tokens
+        c["cached_tokens"] += max(request.num_cached_tokens, 0)
+        c["computed_prompt_tokens"] += request.num_computed_prompt_tokens
+        c["generated_tokens"] += request.num_output_tokens
+
+    def _request_output(self, request: Request) -> RequestOutput:
+        text = self.tokenizer.decode(request.output_token_ids) if self.tokenizer is not None else ""
+        completion = CompletionOutput(0, text, list(request.output_token_ids),
+                                      request.finish_reason.value if request.finish_reason else None,
+                                      request.stop_reason)
+        return RequestOutput(request.request_id, request.prompt, list(request.prompt_token_ids),
+                             max(request.num_cached_tokens, 0), [completion], request.is_finished,
+                             RequestMetrics.of(request))
+
+
+def _config_eos(config: Any) -> tuple[int, ...]:
+    eos = getattr(config, "eos_token_id", None)
+    if eos is None:
+        return ()
+    return tuple(eos) if isinstance(eos, (list, tuple)) else (eos,)
+
+
+def _as_prompt_list(prompts: Prompt | Sequence[Prompt]) -> list[Prompt]:
+    if isinstance(prompts, str):
+        return [prompts]
+    prompts = list(prompts)
+    if prompts and all(isinstance(p, int) and not isinstance(p, bool) for p in prompts):
+        return [prompts]  # one prompt given as token ids
+    return prompts
+
+
+def _check_token_ids(prompt: Any, vocab_size: int) -> list[int]:
+    if not isinstance(prompt, Sequence) or isinstance(prompt, (bytes, bytearray)):
+        raise InvalidRequestError(f"a prompt is text or a list of token ids, not {type(prompt).__name__}")
+    ids = list(prompt)
+    if not ids:
+        raise EmptyPromptError("the prompt is empty: send at least one token")
+    for position, token in enumerate(ids):
+        if isinstance(token, bool) or not isinstance(token, int):
+            raise InvalidRequestError(f"token ids must be integers; position {position} holds {token!r}")
+        if not 0 <= token < vocab_size:
+            raise OutOfVocabularyError(
+                f"token id {token} at position {position} is outside the model's vocabulary [0, {vocab_size})"
+            )
+    return ids

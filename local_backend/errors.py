@@ -1,0 +1,33 @@
+"""Errors the engine raises for bad input and refused operations.
+
+Every input error is a :class:`ValueError` subclass raised by ``add_request`` /
+``generate`` *before* the request enters the scheduler, so a rejected request
+never disturbs the others: the engine keeps serving. The server maps
+:class:`InvalidRequestError` to a provider-shaped HTTP 400.
+"""
+
+from __future__ import annotations
+
+
+class InvalidRequestError(ValueError):
+    """A request the engine cannot serve as given (the message says what to change)."""
+
+
+class EmptyPromptError(InvalidRequestError):
+    """The prompt has no tokens; send at least one token."""
+
+
+class PromptTooLongError(InvalidRequestError):
+    """The prompt (plus ``max_tokens``) does not fit the model's context or the KV block pool."""
+
+
+class OutOfVocabularyError(InvalidRequestError):
+    """A prompt token id is negative or not below the model's vocabulary size."""
+
+
+class InvalidSamplingParamsError(InvalidRequestError):
+    """A sampling parameter is out of range (temperature < 0, top_p outside (0, 1], ...)."""
+
+
+class DuplicateRequestError(InvalidRequestError):
+    """A request with this id is already waiting or running; use a fresh id."""

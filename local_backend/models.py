@@ -1,0 +1,165 @@
+"""Loading the model the engine runs: the embedded default, a local directory, or a model object.
+
+The model is an ordinary transformers causal LM run unmodified (SDPA
+attention); only :mod:`local_backend.paged_cache` knows about blocks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from local_backend.embedded import EMBEDDED_MODEL_NAME, EMBEDDED_SEED, build_embedded_model
+from local_backend.tokenizer import ChatMLTokenizer, EngineTokenizer, HFTokenizer
+
+_DTYPES = {"float32": torch.float32, "fp32": torch.float32, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
+           "float16": torch.float16, "fp16": torch.float16}
+
+
+@dataclass
+class LoadedModel:
+    """A model ready to run, with what the engine needs to know about it.
+
+    ``num_layers``, ``num_kv_heads`` and ``head_dim`` size the KV store;
+    ``max_context`` is the model's context length in tokens (capped by a
+    sliding window if the model has one, so full attention stays exact).
+    """
+
+    model: Any
+    tokenizer: EngineTokenizer | None
+    name: str
+    fingerprint: str
+    device: torch.device
+    dtype: torch.dtype
+    vocab_size: int
+    num_layers: int
+    num_kv_heads: int
+    head_dim: int
+    max_context: int
+    is_embedded: bool = False
+
+
+def pick_device(device: str | None) -> torch.device:
+    """``device`` if given, else CUDA, then MPS, then CPU."""
+    if device:
+        return torch.device(device)
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def pick_dtype(device: torch.device, dtype: str | torch.dtype | None) -> torch.dtype:
+    """``dtype`` if given, else fp32 on CPU, bf16 on CUDA, fp16 on MPS.
+
+    Raises:
+        ValueError: an unknown dtype name.
+    """
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    if dtype:
+        try:
+            return _DTYPES[dtype.lower()]
+        except KeyError:
+            raise ValueError(f"unknown dtype {dtype!r}; use one of {', '.join(_DTYPES)}") from None
+    return {"cuda": torch.bfloat16, "mps": torch.float16}.get(device.type, torch.float32)
+
+
+def model_fingerprint(model: Any, name: str) -> str:
+    """A hex digest that differs between models: config, name and a sample of every weight.
+
+    Mixed into ``extra_0`` of every block hash so that caches never cross models.
+    """
+    digest = hashlib.sha256(name.encode())
+    digest.update(json.dumps(model.config.to_dict(), sort_keys=True, default=str).encode())
+    with torch.no_grad():
+        for param_name, param in model.named_parameters():
+            sample = param.detach().reshape(-1)[:16].to("cpu", torch.float32)
+            digest.update(param_name.encode() + str(tuple(param.shape)).encode() + sample.numpy().tobytes())
+    return digest.hexdigest()[:32]
+
+
+def _text_config(config: Any) -> Any:
+    return config.get_text_config() if hasattr(config, "get_text_config") else config
+
+
+def _geometry(config: Any) -> tuple[int, int, int, int]:
+    cfg = _text_config(config)
+    heads = cfg.num_attention_heads
+    kv_heads = getattr(cfg, "num_key_value_heads", None) or heads
+    head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // heads
+    context = getattr(cfg, "max_position_embeddings", None) or 2048
+    layer_types = getattr(cfg, "layer_types", None) or []
+    if any(t != "full_attention" for t in layer_types) or getattr(cfg, "use_sliding_window", False):
+        window = getattr(cfg, "sliding_window", None)
+        if not window:
+            raise ValueError(f"{type(config).__name__}: only full-attention decoder models are supported")
+        context = min(context, int(window))  # within the window, sliding attention equals full attention
+    return cfg.num_hidden_layers, kv_heads, head_dim, int(context)
+
+
+def load_model(
+    model: str | Path | Any | None,
+    tokenizer: EngineTokenizer | Any | None = None,
+    device: str | None = None,
+    dtype: str | torch.dtype | None = None,
+) -> LoadedModel:
+    """Load what ``LocalEngine(model=...)`` names.
+
+    Args:
+        model: None for the embedded default; a local directory of a
+            transformers causal LM (Llama, Qwen2/3, Mistral...) loaded with
+            ``from_pretrained``; or a ``PreTrainedModel`` object (tests build
+            tiny random ones from a config).
+        tokenizer: an :class:`EngineTokenizer` or a transformers tokenizer;
+            default: the ChatML tokenizer (embedded), the directory's tokenizer
+            (path), none (model object: prompts must be token ids).
+        device, dtype: see :func:`pick_device` / :func:`pick_dtype`.
+
+    Raises:
+        FileNotFoundError: ``model`` is a path that does not exist.
+        ValueError: the model is not a full-attention causal LM, or a bad dtype.
+    """
+    dev = pick_device(device)
+    dt = pick_dtype(dev, dtype)
+    is_embedded = False
+    if model is None:
+        hf_model = build_embedded_model(str(dev), dt)
+        name = EMBEDDED_MODEL_NAME
+        tok = tokenizer or ChatMLTokenizer()
+        fingerprint = hashlib.sha256(f"{name}:{EMBEDDED_SEED}:{dt}".encode()).hexdigest()[:32]
+        is_embedded = True
+    elif isinstance(model, (str, Path)):
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        path = Path(model).expanduser()
+        if not path.exists():
+            raise FileNotFoundError(f"model directory {path} does not exist (give a local transformers model folder)")
+        hf_model = AutoModelForCausalLM.from_pretrained(path, dtype=dt, attn_implementation="sdpa").to(dev).eval()
+        name = str(model)
+        if tokenizer is None:
+            gen_eos = getattr(getattr(hf_model, "generation_config", None), "eos_token_id", None)
+            extra = gen_eos if isinstance(gen_eos, list) else ([gen_eos] if gen_eos is not None else [])
+            tokenizer = AutoTokenizer.from_pretrained(path)
+            tok = HFTokenizer(tokenizer, name, extra)
+        else:
+            tok = tokenizer
+        fingerprint = model_fingerprint(hf_model, name)
+    else:
+        hf_model = model.to(device=dev, dtype=dt).eval()
+        name = getattr(hf_model.config, "name_or_path", "") or type(hf_model).__name__
+        tok = tokenizer
+        fingerprint = model_fingerprint(hf_model, name)
+    if tok is not None and not isinstance(tok, EngineTokenizer):
+        tok = HFTokenizer(tok, name)
+    if getattr(hf_model.config, "_attn_implementation", "sdpa") != "sdpa":
+        hf_model.set_attn_implementation("sdpa")
+    layers, kv_heads, head_dim, context = _geometry(hf_model.config)
+    vocab = hf_model.get_input_embeddings().weight.shape[0]
+    return LoadedModel(hf_model, tok, name, fingerprint, dev, dt, vocab, layers, kv_heads, head_dim, context, is_embedded)
