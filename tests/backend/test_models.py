@@ -1,0 +1,105 @@
+"""The embedded default model, a local model directory, the tokenizer interface and the request-level API."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import VOCAB, random_tokens, tiny_llama, tiny_qwen2
+
+from local_backend import LocalEngine, SamplingParams
+from local_backend.embedded import EMBEDDED_MODEL_NAME, EMBEDDED_NOTICE
+from local_backend.hashing import block_hashes_for, root_extra_keys
+from local_backend.models import model_fingerprint
+from promptcache.chatml import IM_END_ID, IM_START_ID, encode_chatml
+
+SYSTEM = {"role": "system", "content": "You are a careful assistant. " * 40}
+
+
+@pytest.fixture(scope="module")
+def embedded():
+    return LocalEngine(kv_cache_mb=64)
+
+
+def test_the_embedded_model_and_its_chatml_tokenizer(embedded):
+    tok = embedded.tokenizer
+    assert (tok.name, tok.vocab_size, tok.eos_token_ids) == ("cl100k_chatml", 100_266, (IM_END_ID,))
+    assert embedded.model_name == EMBEDDED_MODEL_NAME and "meaningless" in EMBEDDED_NOTICE
+    stats = embedded.stats()["model"]
+    assert (stats["embedded"], stats["max_model_len"], stats["vocab_size"], stats["dtype"]) == (
+        True, 8192, 100_266, "float32")  # 64 MiB of 8 KiB/token KV caps the context at 8,192 tokens
+    messages = [SYSTEM, {"role": "user", "content": "hello"}]
+    ids = tok.apply_chat_template(messages)
+    assert ids == encode_chatml(messages) and ids[0] == IM_START_ID
+    assert tok.decode(tok.encode("plain text, <|im_end|> stays text")) == "plain text, <|im_end|> stays text"
+
+
+def test_the_embedded_model_caches_a_shared_system_prompt(embedded):
+    tok = embedded.tokenizer
+    first = tok.apply_chat_template([SYSTEM, {"role": "user", "content": "What is a KV cache?"}])
+    second = tok.apply_chat_template([SYSTEM, {"role": "user", "content": "Why do prompts miss?"}])
+    common = next(i for i, (a, b) in enumerate(zip(first, second)) if a != b)
+    outs = embedded.generate([first, second], SamplingParams(max_tokens=3, temperature=0.0, ignore_eos=True))
+    assert outs[0].num_cached_tokens == 0
+    assert outs[1].num_cached_tokens == common // 16 * 16 > 0  # the second waited for the first's prefix
+    assert isinstance(outs[1].outputs[0].text, str) and outs[1].metrics.ttft > 0
+    (text,) = embedded.generate("A plain text prompt", SamplingParams(max_tokens=2))
+    assert text.prompt == "A plain text prompt" and text.prompt_token_ids == tok.encode("A plain text prompt")
+
+
+def test_different_models_get_different_fingerprints_and_never_share_blocks():
+    prints = {model_fingerprint(tiny_llama(0), "m"), model_fingerprint(tiny_llama(1), "m"),
+              model_fingerprint(tiny_qwen2(0), "m"), model_fingerprint(tiny_llama(0), "other-name")}
+    assert len(prints) == 4
+    assert model_fingerprint(tiny_llama(0), "m") == model_fingerprint(tiny_llama(0), "m")
+    tokens = random_tokens(32, seed=1)
+    hashes = [block_hashes_for(tokens, 16, root_extra_keys(fp)) for fp in prints]
+    assert len({h[0] for h in hashes}) == 4 and len({h[1] for h in hashes}) == 4
+
+
+def _save_tiny_model_dir(path):
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    words = ["<unk>", "<s>", "</s>", "<|user|>", "<|assistant|>"] + [f"w{i}" for i in range(VOCAB - 5)]
+    backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
+        chat_template="{% for m in messages %}<|{{ m['role'] }}|> {{ m['content'] }} </s> {% endfor %}"
+                      "{% if add_generation_prompt %}<|assistant|> {% endif %}",
+    )
+    tokenizer.save_pretrained(path)
+    model = tiny_llama(3)
+    model.config.eos_token_id = 2
+    model.save_pretrained(path)
+
+
+def test_a_local_model_directory_loads_with_its_own_tokenizer_and_chat_template(tmp_path):
+    _save_tiny_model_dir(tmp_path)
+    engine = LocalEngine(str(tmp_path), num_blocks=64)
+    tok = engine.tokenizer
+    assert tok.name == str(tmp_path) and tok.vocab_size == VOCAB and 2 in tok.eos_token_ids
+    assert tok.encode("w1 w2") == [6, 7]
+    ids = tok.apply_chat_template([{"role": "user", "content": "w3 w4"}])
+    assert ids == [3, 8, 9, 2, 4]
+    assert tok.decode([8, 9, 2]) == "w3 w4"  # special tokens skipped
+    outs = engine.generate([ids, ids], SamplingParams(max_tokens=2, temperature=0.0, ignore_eos=True))
+    assert outs[1].num_cached_tokens == 0  # 5 tokens: no full block
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        LocalEngine(str(tmp_path / "missing"))
+
+
+def test_the_request_level_api_streams_step_outputs(llama_model):
+    engine = LocalEngine(llama_model, num_blocks=64)
+    shared = random_tokens(40, seed=2)
+    engine.add_request("a", shared + [1, 2], SamplingParams(max_tokens=3, temperature=0.0, ignore_eos=True))
+    engine.add_request("b", shared + [3], SamplingParams(max_tokens=2, temperature=0.0, ignore_eos=True))
+    seen: dict[str, list] = {"a": [], "b": []}
+    while engine.has_unfinished_requests():
+        for delta in engine.step():
+            seen[delta.request_id].append(delta)
+    assert [len(d.new_token_ids) for d in seen["a"]] == [1, 1, 1]
+    assert [d.finished for d in seen["b"]] == [False, True] and seen["b"][-1].finish_reason == "length"
+    assert seen["b"][0].num_cached_tokens == 32 and seen["a"][0].num_cached_tokens == 0
+    assert all(d.ttft is not None and d.ttft > 0 for d in seen["a"] + seen["b"])
+    assert seen["a"][0].prompt_tokens == 42
+    assert engine.step() == []
