@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import tiktoken
 
@@ -60,30 +60,89 @@ def chatml_encoding() -> tiktoken.Encoding:
     )
 
 
-def _content_text(content: Any) -> str:
-    """Flatten an OpenAI ``content`` (str, None or a list of parts) to text."""
+class ChatMLSegment(NamedTuple):
+    """A piece of the ChatML rendering and where it comes from.
+
+    ``"".join(segment.text for segment in chatml_segments(...))`` equals
+    :func:`render_chatml` with the same arguments.
+
+    Attributes:
+        text: the rendered text of this piece.
+        message: index of the request message it belongs to (``None`` for the
+            tools system message and the generation prompt).
+        part: the source inside that message: ``"content"`` (a string
+            content), ``"content[j]"`` (part j of a list content),
+            ``"tool_calls[j]"``, ``"tools[k]"`` (tool k of the tools block);
+            ``None`` for template framing (role headers, separators, wrappers).
+    """
+
+    text: str
+    message: int | None
+    part: str | None
+
+
+def _part_text(part: Any) -> str:
+    if isinstance(part, Mapping) and part.get("type") in ("text", "input_text", "output_text"):
+        return str(part.get("text", ""))
+    return json.dumps(part, ensure_ascii=False)  # images, audio, files: a changed part changes the prefix
+
+
+def _content_segments(content: Any) -> list[tuple[str, str | None]]:
+    """Flatten an OpenAI ``content`` (str, None or a list of parts) to (text, part) pieces."""
     if content is None:
-        return ""
+        return []
     if isinstance(content, str):
-        return content
+        return [(content, "content")]
     if isinstance(content, Sequence):
-        pieces = []
-        for part in content:
-            if isinstance(part, Mapping) and part.get("type") in ("text", "input_text", "output_text"):
-                pieces.append(str(part.get("text", "")))
-            else:  # images, audio, files: their JSON, so a changed part changes the prefix
-                pieces.append(json.dumps(part, ensure_ascii=False))
-        return TEXT_PART_SEPARATOR.join(pieces)
+        pieces: list[tuple[str, str | None]] = []
+        for j, part in enumerate(content):
+            if j:
+                pieces.append((TEXT_PART_SEPARATOR, None))
+            pieces.append((_part_text(part), f"content[{j}]"))
+        return pieces
     raise TypeError(f"message content must be a string, null or a list of parts, not {type(content).__name__}")
 
 
+def _content_text(content: Any) -> str:
+    """Flatten an OpenAI ``content`` (str, None or a list of parts) to text."""
+    return "".join(text for text, _ in _content_segments(content))
+
+
+def _tool_call_text(call: Mapping[str, Any]) -> str:
+    function = call.get("function") or {}
+    payload = {"id": call.get("id"), "name": function.get("name"), "arguments": function.get("arguments")}
+    return "<tool_call>\n" + json.dumps(payload, ensure_ascii=False) + "\n</tool_call>"
+
+
 def _tool_calls_text(tool_calls: Iterable[Mapping[str, Any]]) -> str:
-    out = []
-    for call in tool_calls:
-        function = call.get("function") or {}
-        payload = {"id": call.get("id"), "name": function.get("name"), "arguments": function.get("arguments")}
-        out.append("<tool_call>\n" + json.dumps(payload, ensure_ascii=False) + "\n</tool_call>")
-    return "\n".join(out)
+    return "\n".join(_tool_call_text(call) for call in tool_calls)
+
+
+def message_segments(message: Mapping[str, Any]) -> tuple[str, list[tuple[str, str | None]]]:
+    """The role and the ``(text, part)`` pieces ChatML renders for one OpenAI-shaped message.
+
+    ``part`` names the source of each piece (see :class:`ChatMLSegment`);
+    the texts joined give the second element of :func:`message_body`.
+
+    Raises:
+        ValueError: the message has no string ``role``.
+        TypeError: its ``content`` is not a string, null or a list of parts.
+    """
+    role = message.get("role")
+    if not isinstance(role, str) or not role:
+        raise ValueError(f"every message needs a string 'role'; got {message!r:.80}")
+    pieces = _content_segments(message.get("content"))
+    if role == "assistant" and message.get("tool_calls"):
+        if any(text for text, _ in pieces):
+            pieces.append(("\n", None))
+        for j, call in enumerate(message["tool_calls"]):
+            if j:
+                pieces.append(("\n", None))
+            pieces.append((_tool_call_text(call), f"tool_calls[{j}]"))
+    elif role == "tool":
+        head = f"<tool_result id={json.dumps(message.get('tool_call_id'))}>\n"
+        pieces = [(head, None), *pieces, ("\n</tool_result>", None)]
+    return role, pieces
 
 
 def message_body(message: Mapping[str, Any]) -> tuple[str, str]:
@@ -93,21 +152,44 @@ def message_body(message: Mapping[str, Any]) -> tuple[str, str]:
         ValueError: the message has no string ``role``.
         TypeError: its ``content`` is not a string, null or a list of parts.
     """
-    role = message.get("role")
-    if not isinstance(role, str) or not role:
-        raise ValueError(f"every message needs a string 'role'; got {message!r:.80}")
-    text = _content_text(message.get("content"))
-    if role == "assistant" and message.get("tool_calls"):
-        calls = _tool_calls_text(message["tool_calls"])
-        text = f"{text}\n{calls}" if text else calls
-    elif role == "tool":
-        text = f"<tool_result id={json.dumps(message.get('tool_call_id'))}>\n{text}\n</tool_result>"
-    return role, text
+    role, pieces = message_segments(message)
+    return role, "".join(text for text, _ in pieces)
 
 
 def tools_text(tools: Sequence[Mapping[str, Any]]) -> str:
     """The text of the tools system message: one JSON object per tool, as given."""
     return "# Tools\n\n" + "\n".join(json.dumps(tool, ensure_ascii=False) for tool in tools)
+
+
+def chatml_segments(
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    add_generation_prompt: bool = True,
+) -> list[ChatMLSegment]:
+    """The rendering of :func:`render_chatml` as attributed pieces, in order.
+
+    Lets callers (the prefix guard) map a character or token offset of the
+    rendered prompt back to the tool, message and content part it came from.
+
+    Raises:
+        ValueError / TypeError: as :func:`message_body`.
+    """
+    out: list[ChatMLSegment] = []
+    if tools:
+        out.append(ChatMLSegment(f"{IM_START}system\n# Tools\n\n", None, None))
+        for k, tool in enumerate(tools):
+            if k:
+                out.append(ChatMLSegment("\n", None, None))
+            out.append(ChatMLSegment(json.dumps(tool, ensure_ascii=False), None, f"tools[{k}]"))
+        out.append(ChatMLSegment(f"{IM_END}\n", None, None))
+    for index, message in enumerate(messages):
+        role, pieces = message_segments(message)
+        out.append(ChatMLSegment(f"{IM_START}{role}\n", index, None))
+        out.extend(ChatMLSegment(text, index, part) for text, part in pieces)
+        out.append(ChatMLSegment(f"{IM_END}\n", index, None))
+    if add_generation_prompt:
+        out.append(ChatMLSegment(f"{IM_START}assistant\n", None, None))
+    return out
 
 
 def render_chatml(
@@ -116,15 +198,7 @@ def render_chatml(
     add_generation_prompt: bool = True,
 ) -> str:
     """The ChatML text of a request (for display and debugging; encode with :func:`encode_chatml`)."""
-    parts = []
-    if tools:
-        parts.append(f"{IM_START}system\n{tools_text(tools)}{IM_END}\n")
-    for message in messages:
-        role, text = message_body(message)
-        parts.append(f"{IM_START}{role}\n{text}{IM_END}\n")
-    if add_generation_prompt:
-        parts.append(f"{IM_START}assistant\n")
-    return "".join(parts)
+    return "".join(segment.text for segment in chatml_segments(messages, tools, add_generation_prompt))
 
 
 def encode_chatml(

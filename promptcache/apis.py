@@ -1,0 +1,64 @@
+"""The request APIs promptcache understands, and the key order their official SDKs send.
+
+Key order is part of the cached bytes, so every body promptcache writes (the
+converter, the renderers, the recorder) uses the order the SDKs put on the
+wire, measured with ``anthropic`` 2.14 and ``openai`` 3.57 through
+``httpx.MockTransport`` (``shared/traces/README.md``, "Record format"):
+
+- Anthropic Messages: ``max_tokens, messages, model``, then the optional
+  parameters alphabetically (their signature order).
+- OpenAI Chat Completions: ``model, messages``, then the optional parameters
+  alphabetically.
+
+The key lists include parameters older SDK versions sent (Anthropic
+``temperature``/``top_k``/``top_p``, OpenAI ``functions``), so recorded traces
+from them stay valid. Keys the SDK does not know (``extra_body``) come last,
+in the order given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+ANTHROPIC_MESSAGES = "anthropic.messages"
+"""POST /v1/messages (Anthropic Messages API)."""
+OPENAI_CHAT = "openai.chat"
+"""POST /v1/chat/completions (OpenAI Chat Completions API and compatible servers)."""
+APIS = (ANTHROPIC_MESSAGES, OPENAI_CHAT)
+
+ANTHROPIC_KEYS = (
+    "max_tokens", "messages", "model",
+    "cache_control", "container", "context_management", "diagnostics", "inference_geo", "mcp_servers",
+    "metadata", "output_config", "service_tier", "speed", "stop_sequences", "stream", "system",
+    "temperature", "thinking", "tool_choice", "tools", "top_k", "top_p", "user_profile_id", "workspace_id",
+)
+OPENAI_CHAT_KEYS = (
+    "model", "messages",
+    "audio", "frequency_penalty", "function_call", "functions", "logit_bias", "logprobs",
+    "max_completion_tokens", "max_tokens", "metadata", "modalities", "moderation", "n",
+    "parallel_tool_calls", "prediction", "presence_penalty", "prompt_cache_key", "prompt_cache_options",
+    "prompt_cache_retention", "reasoning_effort", "response_format", "safety_identifier", "seed",
+    "service_tier", "stop", "store", "stream", "stream_options", "temperature", "tool_choice", "tools",
+    "top_logprobs", "top_p", "user", "verbosity", "web_search_options",
+)
+SDK_KEYS = {ANTHROPIC_MESSAGES: ANTHROPIC_KEYS, OPENAI_CHAT: OPENAI_CHAT_KEYS}
+
+
+def check_api(api: str) -> str:
+    """Return ``api`` if promptcache knows it.
+
+    Raises:
+        ValueError: naming the known APIs.
+    """
+    if api not in SDK_KEYS:
+        raise ValueError(f"unknown api {api!r}; expected one of {', '.join(APIS)}")
+    return api
+
+
+def sdk_ordered(api: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``body`` (shallow) with its keys in the order ``api``'s SDK sends them; unknown keys last."""
+    known = SDK_KEYS[check_api(api)]
+    ordered = {key: body[key] for key in known if key in body}
+    ordered.update((key, value) for key, value in body.items() if key not in ordered)
+    return ordered

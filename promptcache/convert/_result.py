@@ -1,0 +1,63 @@
+"""The result type and bookkeeping shared by both conversion directions."""
+
+from __future__ import annotations
+
+import copy as _copy
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from promptcache.apis import sdk_ordered
+from promptcache.chatml import TEXT_PART_SEPARATOR
+
+SEPARATOR = TEXT_PART_SEPARATOR
+"""The canonical separator ("\\n\\n") joining system blocks / text blocks into one OpenAI string."""
+
+A_CHOICE = {"auto": "auto", "any": "required", "none": "none"}
+"""Anthropic tool_choice type -> OpenAI tool_choice string."""
+O_CHOICE = {v: k for k, v in A_CHOICE.items()}
+A_PASS = ("temperature", "top_p", "stream")
+"""Parameters with the same name and meaning in both APIs."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ConversionResult:
+    """A converted body and what the conversion could not carry.
+
+    Attributes:
+        body: the converted request body, keys in the target SDK's order.
+        dropped: source path -> value, for everything without a counterpart
+            (``cache_control`` markers, provider-only parameters, thinking blocks).
+        notes: changes that lose nothing essential but alter bytes (a default
+            ``max_tokens``, a ``developer`` role read as ``system``, ...).
+        sources: for the system prompt (when present) and then each output
+            message, the source paths of its rendered parts in order (text
+            parts / blocks first, then tool calls); the prefix guard maps
+            token offsets back to source blocks with it.
+    """
+
+    body: dict[str, Any]
+    dropped: Mapping[str, Any]
+    notes: tuple[str, ...]
+    sources: tuple[tuple[str, ...], ...]
+
+    @property
+    def dropped_params(self) -> dict[str, Any]:
+        """The dropped top-level parameters (pass them back as ``extra_params`` for an exact round trip)."""
+        return {k: v for k, v in self.dropped.items() if "." not in k and "[" not in k}
+
+
+class Run:
+    def __init__(self, copy: bool) -> None:
+        self.dropped: dict[str, Any] = {}
+        self.notes: list[str] = []
+        self.sources: list[tuple[str, ...]] = []
+        self.copy = copy
+
+    def val(self, value: Any) -> Any:
+        return _copy.deepcopy(value) if self.copy else value
+
+    def result(self, api: str, body: dict[str, Any], extra: Mapping[str, Any] | None) -> ConversionResult:
+        if extra:
+            body.update((k, self.val(v)) for k, v in extra.items() if k not in body)
+        return ConversionResult(sdk_ordered(api, body), self.dropped, tuple(self.notes), tuple(self.sources))

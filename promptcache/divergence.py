@@ -1,0 +1,113 @@
+"""The vocabulary of cache misses: cause classes and the divergence record.
+
+One list for every tool (architecture doc, "Miss causes"); the classifier that
+fills it in is :mod:`promptcache.guard`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any
+
+
+class MissCause(enum.StrEnum):
+    """Why a request does not share a prefix with the best earlier request."""
+
+    TOOLS_CHANGED = "tools_changed"
+    JSON_KEY_ORDER = "json_key_order"
+    SYSTEM_CHANGED = "system_changed"
+    DOCUMENT_CHANGED = "document_changed"
+    EXAMPLES_CHANGED = "examples_changed"
+    HISTORY_REWRITTEN = "history_rewritten"
+    WHITESPACE_ONLY = "whitespace_only"
+    VOLATILE_VALUE = "volatile_value"
+    PARAMS_CHANGED = "params_changed"
+    BELOW_MINIMUM = "below_minimum"
+    TTL_EXPIRED = "ttl_expired"
+    EVICTED = "evicted"
+    FIRST_REQUEST = "first_request"
+    NEW_TURN = "new_turn"
+    REPEAT = "repeat"
+    OTHER_CACHE_KEY = "other_cache_key"
+
+
+EXPECTED_CAUSES = frozenset({MissCause.FIRST_REQUEST, MissCause.NEW_TURN, MissCause.REPEAT, MissCause.OTHER_CACHE_KEY})
+"""Divergences that are part of normal operation."""
+RUNTIME_CAUSES = frozenset({MissCause.BELOW_MINIMUM, MissCause.TTL_EXPIRED, MissCause.EVICTED})
+"""Causes only callers with runtime facts can tell (attach with :meth:`Divergence.with_cause`)."""
+
+HINTS = {
+    MissCause.TOOLS_CHANGED: "build the tool list once, sort it by name and serialise schemas with a stable key order",
+    MissCause.JSON_KEY_ORDER: "serialise JSON with a fixed key order (json.dumps(..., sort_keys=True))",
+    MissCause.SYSTEM_CHANGED: "keep the system prompt byte-identical; move per-request facts into the newest user turn",
+    MissCause.DOCUMENT_CHANGED: "keep documents byte-identical between requests, or put the changing one last",
+    MissCause.EXAMPLES_CHANGED: "keep few-shot examples fixed and in a fixed order",
+    MissCause.HISTORY_REWRITTEN: "only append to the history; truncate rarely and in large chunks, summarise into a "
+                                 "fixed head message",
+    MissCause.WHITESPACE_ONLY: "build the text in one place with a fixed joiner and strip trailing whitespace "
+                               "(normalise it once)",
+    MissCause.VOLATILE_VALUE: "drop the value or move it into the newest user turn, at the coarsest granularity that works",
+    MissCause.PARAMS_CHANGED: "keep model, tool_choice, thinking and effort fixed within a conversation",
+    MissCause.NEW_TURN: "put variable content last: the identical part after the divergence could be cached "
+                        "if it came before the variable part",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Divergence:
+    """The first divergence of a request from the best earlier request.
+
+    Attributes:
+        cause: a :class:`MissCause` value.
+        expected: True for benign divergences (see :data:`EXPECTED_CAUSES`).
+        layer: the layer of the diverging block in the new request.
+        path: its block path (``system[0].text``, ``tools[3]``, ``messages[0].content[0].text``, ``model``).
+        earlier_path: the block at the same position in the earlier request.
+        earlier_index: index (in the list compared against) of the earlier request; None for the first request.
+        token_offset: token index in the new request where the cache stops matching.
+        common_prefix_tokens: tokens the two renderings share from the start.
+        prompt_tokens: tokens of the new request (ChatML rendering, no generation prompt).
+        static_after_divergence: identical tokens at the end of both requests after the divergence.
+        snippet / earlier_snippet: the text around the divergence in each request;
+            ``diff_at`` is the character index in both snippets where they part.
+        detail: what exactly changed (e.g. ``"datetime '...14:00:23...' vs '...14:00:00...'"``).
+        hint: what to do about it ("" for benign causes).
+    """
+
+    cause: str
+    expected: bool
+    layer: str | None = None
+    path: str | None = None
+    earlier_path: str | None = None
+    earlier_index: int | None = None
+    token_offset: int = 0
+    common_prefix_tokens: int = 0
+    prompt_tokens: int = 0
+    static_after_divergence: int = 0
+    snippet: str = ""
+    earlier_snippet: str = ""
+    diff_at: int = 0
+    detail: str = ""
+    hint: str = ""
+
+    def with_cause(self, cause: str, detail: str = "") -> Divergence:
+        """A copy with a runtime cause (``below_minimum``, ``ttl_expired``, ``evicted``) supplied by the caller."""
+        cause = MissCause(cause)
+        return dataclasses.replace(self, cause=cause.value, expected=cause in EXPECTED_CAUSES,
+                                   detail=detail or self.detail, hint=HINTS.get(cause, ""))
+
+    def summary(self) -> str:
+        """One line for reports: cause, where, and the hint."""
+        where = f" in {self.layer} at {self.path}" if self.path else ""
+        shared = f" (token {self.token_offset:,} of {self.prompt_tokens:,}"
+        shared += f"; {self.common_prefix_tokens:,} shared with request #{self.earlier_index})" \
+            if self.earlier_index is not None else ")"
+        text = f"{self.cause}{where}{shared}"
+        if self.detail:
+            text += f": {self.detail}"
+        return text + (f" -> {self.hint}" if self.hint else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return dataclasses.asdict(self)

@@ -1,0 +1,162 @@
+"""Trace reading, writing and validation (the traces README's validator list)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import anthropic
+import httpx2
+import pytest
+
+from promptcache.trace import (
+    TraceFormatError, TraceFormatWarning, TraceRecord, append_record, read_trace, validate_body, validate_record,
+    validate_trace, write_trace,
+)
+
+COUNTS = {"good_support_chat": 17, "bad_timestamp_system": 17, "good_rag_doc_qa": 10, "bad_rag_question_first": 10,
+          "good_agent_tools": 18, "bad_agent_tool_shuffle": 18, "bad_summarize_each_turn": 12, "bad_sliding_window": 20,
+          "bad_whitespace_drift": 14, "mixed_multi_tenant": 22}
+
+
+def test_shared_traces_read_validate_and_rewrite_byte_identically(traces, traces_dir: Path, tmp_path: Path) -> None:
+    for name, records in traces.items():
+        assert len(records) == COUNTS[name]
+        assert [r.line for r in records] == list(range(1, len(records) + 1))
+        source = traces_dir / f"{name}.jsonl"
+        assert validate_trace(source) == []
+        assert validate_trace(records) == []
+        out = tmp_path / f"{name}.jsonl"
+        write_trace(out, records)
+        assert out.read_bytes() == source.read_bytes()
+
+
+def test_malformed_lines_are_reported_with_their_number_and_skipped(traces, tmp_path: Path) -> None:
+    good = traces["good_rag_doc_qa"][0].to_json()
+    path = tmp_path / "broken.jsonl"
+    path.write_text("\n".join([good, "{not json", '{"t": 1.0, "api": "openai.chat", "session": "s"}',
+                               '{"t": 2.0, "api": "gemini.chat", "session": "s", "body": {}}', "", good.replace('"t":0.0', '"t":3.0')]) + "\n")
+    with pytest.warns(TraceFormatWarning) as warned:
+        records = read_trace(path)
+    assert [r.line for r in records] == [1, 6]
+    messages = [str(w.message) for w in warned]
+    assert messages[0].startswith("broken.jsonl:2: not JSON")
+    assert messages[1] == "broken.jsonl:3: missing record key(s) ['body']; line skipped"
+    assert messages[2].startswith("broken.jsonl:4: api must be one of")
+    problems: list[TraceFormatError] = []
+    assert len(read_trace(path, on_problem=problems.append)) == 2
+    assert [p.line for p in problems] == [2, 3, 4]
+    with pytest.raises(TraceFormatError) as raised:
+        read_trace(path, strict=True)
+    assert raised.value.line == 2 and raised.value.source == "broken.jsonl"
+
+
+def test_file_level_checks(traces, tmp_path: Path) -> None:
+    a, b = traces["good_rag_doc_qa"][0], traces["good_rag_doc_qa"][1]
+    path = tmp_path / "t.jsonl"
+    reordered = json.dumps({"api": a.api, "t": 5.0, "session": "x", "body": a.body}, separators=(",", ":"))
+    path.write_text("\n".join([b.to_json(), a.to_json(), reordered, "nope"]) + "\n")
+    issues = [(i.line, i.message) for i in validate_trace(path)]
+    assert (2, "t=0.0 is not after the previous request's t=34.6; t must be strictly increasing") in issues
+    assert (3, "record keys out of order ['api', 't', 'session', 'body']; write t, api, session, body, usage") in issues
+    assert any(line == 4 and message.startswith("not JSON") for line, message in issues)
+    assert validate_record({"t": 1, "api": a.api, "session": "s", "body": a.body})[0].message == \
+        "t must be a float, got the integer 1"
+
+
+def issue_messages(api: str, body: dict) -> list[str]:
+    return [f"{i.path}: {i.message}" for i in validate_body(api, body)]
+
+
+def test_anthropic_body_checks(traces) -> None:
+    base = traces["good_support_chat"][16].body  # 11 messages, parallel tool uses, top-level cache_control
+
+    def broken(edit) -> list[str]:
+        body = copy.deepcopy(base)
+        edit(body)
+        return issue_messages("anthropic.messages", body)
+
+    assert broken(lambda b: b.update(temperature=0.5)) == [
+        "body: keys not in SDK order: ['max_tokens', 'messages', 'model', 'cache_control', 'system', 'tools', "
+        "'temperature']; the SDK sends ['max_tokens', 'messages', 'model', 'cache_control', 'system', 'temperature', 'tools']"]
+    assert broken(lambda b: b.update(frobnicate=1))[0] == "body: unknown key(s) ['frobnicate'] for anthropic.messages"
+    assert broken(lambda b: b["tools"].append(dict(b["tools"][0]))) == ["body.tools[3]: duplicate tool name 'lookup_order'"]
+    assert broken(lambda b: b["system"][0].update(text="  ")) == ["body.system[0]: system blocks must be non-empty text blocks"]
+    assert broken(lambda b: b["messages"].insert(2, {"role": "user", "content": "again"})) == \
+        ["body.messages[3]: two user messages in a row; roles must alternate"]
+    tool_turn = next(i for i, m in enumerate(base["messages"]) if m["role"] == "assistant"
+                     and any(x["type"] == "tool_use" for x in m["content"]))
+    found = broken(lambda b: b["messages"][tool_turn + 1]["content"].pop(0))
+    assert any("do not answer the previous turn's tool_use ids" in f for f in found)
+    found = broken(lambda b: b["messages"][tool_turn]["content"][1]["input"].update(order_number=123))
+    assert any("arguments do not match the tool schema" in f for f in found)
+    five = broken(lambda b: [m["content"][0].update(cache_control={"type": "ephemeral"}) for m in b["messages"][:3]])
+    assert "body: 5 cache breakpoints (at most 4, the top-level cache_control included)" in five
+    ttl = broken(lambda b: b["messages"][0]["content"][0].update(cache_control={"type": "ephemeral", "ttl": "1h"}))
+    assert "body.messages[0].content[0].cache_control: a 1h cache_control marker follows a 5m one" in ttl
+    assert broken(lambda b: b["messages"][0]["content"][0].update(text="")) == ["body.messages[0].content[0]: empty text block"]
+
+
+def test_openai_body_checks(traces) -> None:
+    base = traces["good_agent_tools"][3].body
+
+    def broken(edit) -> list[str]:
+        body = copy.deepcopy(base)
+        edit(body)
+        return issue_messages("openai.chat", body)
+
+    two_users = broken(lambda b: b["messages"].insert(2, {"role": "user", "content": "again"}))
+    assert "body.messages[2]: two user messages in a row" in two_users
+    calls = next(i for i, m in enumerate(base["messages"]) if m.get("tool_calls"))
+    found = broken(lambda b: b["messages"].pop(calls + 1))
+    assert any("not answered before" in f or "unanswered tool calls" in f for f in found)
+    found = broken(lambda b: b["messages"][calls]["tool_calls"][0]["function"].update(arguments="[1]"))
+    assert any(f.endswith("arguments must be a JSON object") for f in found)
+    found = broken(lambda b: b["messages"][calls]["tool_calls"][0]["function"].update(arguments='{"service": 7}'))
+    assert any("arguments do not match the tool schema" in f for f in found)
+    found = broken(lambda b: b["messages"].append({"role": "assistant", "content": "done"}))
+    assert found[-1] == f"body.messages[{len(base['messages'])}]: the last message must be user or tool"
+    assert broken(lambda b: b["tools"].append(copy.deepcopy(b["tools"][0])))[0].endswith("duplicate tool name 'get_service_status'")
+    assert [i.message for i in validate_body("gemini.chat", {})] == ["unknown api 'gemini.chat'"]
+
+
+def test_record_keeps_wire_bytes_and_usage(tmp_path: Path) -> None:
+    wire = '{"max_tokens":5,"messages":[{"role":"user","content":"caf\\u00e9"}],"model":"claude-sonnet-4-5"}'
+    record = TraceRecord.from_wire(1.5, "anthropic.messages", "s-1", wire.encode(), usage={"input_tokens": 7, "output_tokens": 1})
+    assert record.body["messages"][0]["content"] == "café"
+    assert record.to_json() == ('{"t":1.5,"api":"anthropic.messages","session":"s-1","body":' + wire
+                                + ',"usage":{"input_tokens":7,"output_tokens":1}}')
+    path = tmp_path / "rec.jsonl"
+    append_record(path, record)
+    append_record(path, TraceRecord(2.0, "anthropic.messages", "s-1", dict(record.body)),
+                  redact=lambda body: {**body, "messages": [{"role": "user", "content": "[redacted]"}]})
+    lines = path.read_text().splitlines()
+    assert lines[0] == record.to_json()
+    assert lines[1] == ('{"t":2.0,"api":"anthropic.messages","session":"s-1","body":{"max_tokens":5,"messages":'
+                        '[{"role":"user","content":"[redacted]"}],"model":"claude-sonnet-4-5"}}')
+    assert [r.usage for r in read_trace(path)] == [{"input_tokens": 7, "output_tokens": 1}, None]
+    with pytest.raises(TraceFormatError, match="request body is not a JSON object"):
+        TraceRecord.from_wire(0.0, "anthropic.messages", "s", b"[1]")
+
+
+def test_a_body_recorded_from_the_real_sdk_validates(traces) -> None:
+    """Bytes captured from anthropic.Anthropic through a mock transport pass the validator, key order as sent."""
+    source = traces["good_support_chat"][13].body
+    seen: list[bytes] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request.content)
+        return httpx2.Response(200, json={
+            "id": "msg_1", "type": "message", "role": "assistant", "model": source["model"], "stop_reason": "end_turn",
+            "stop_sequence": None, "content": [{"type": "text", "text": "ok"}],
+            "usage": {"input_tokens": 3, "output_tokens": 1, "cache_read_input_tokens": 4400, "cache_creation_input_tokens": 86}})
+
+    client = anthropic.Anthropic(api_key="test", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+    kwargs = {k: v for k, v in source.items()}
+    with pytest.warns(DeprecationWarning):  # the SDK flags claude-sonnet-4-5 as deprecated
+        response = client.messages.create(**kwargs)
+    record = TraceRecord.from_wire(0.0, "anthropic.messages", "sup-003", seen[0], usage=response.usage.model_dump(exclude_none=True))
+    assert validate_record(record) == []
+    assert list(record.body) == list(source) and record.body == source
+    assert record.to_json().startswith('{"t":0.0,"api":"anthropic.messages","session":"sup-003","body":' + seen[0].decode())
