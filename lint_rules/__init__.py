@@ -1,0 +1,10 @@
+"""The built-in promptcache lint rules, one module per family.
+
+- :mod:`lint_rules.volatile` (PC1xx): values that change per call or per user in the prefix;
+- :mod:`lint_rules.history` (PC2xx): conversation history rewritten instead of appended;
+- :mod:`lint_rules.ordering` (PC3xx): tools and JSON in an order the program does not fix;
+- :mod:`lint_rules.whitespace` (PC4xx): invisible differences in prompt text.
+
+The engine imports every module of this package and reads the rules they
+register (:mod:`promptcache.lint.registry`).
+"""

@@ -1,0 +1,239 @@
+"""PC2xx: conversation history rewritten instead of appended.
+
+A conversation caches well when each request is the previous one plus new
+messages. Summarising, sliding or editing the history on every turn rewrites
+the prefix after the system prompt, so each turn pays for the whole
+conversation again.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from promptcache.lint.finding import Severity
+from promptcache.lint.rule import FlowRule, Invalid, LintRule
+
+_CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
+_OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
+
+
+class PerTurnSummarization(LintRule):
+    """
+    ## What it does
+    Finds conversation summarisation on every turn: a call to a
+    ``summarize``/``compress``/``condense``/``compact`` function over the
+    history, or an LLM call asking to summarise the chat, on the per-turn path
+    (a loop body or a request handler) with no size guard; and LangChain's
+    ``ConversationSummaryMemory`` / ``ConversationSummaryBufferMemory``.
+
+    ## Why is this bad?
+    A fresh summary replaces the messages the provider has cached, so the
+    prefix after the system prompt is new on every turn: every turn pays for
+    the summarising call and a full uncached prefill of the conversation.
+
+    ## Example
+    ```python
+    def on_message(event):
+        history.append({"role": "user", "content": event["text"]})
+        history = compress_history(history, keep_recent=4)
+    ```
+
+    ## Use instead
+    ```python
+    if count_tokens(history) > COMPACT_THRESHOLD_TOKENS:
+        history = compress_history(history, keep_recent=4)
+    ```
+    Compact rarely, at a threshold, so ordinary turns only append.
+
+    ## When it does not fire
+    The call sits under an ``if`` (or ``while``) that compares ``len(...)``, a
+    token count or a ``max_*``/``*limit*``/``*threshold*``/``*budget*`` name,
+    after such an early return, or in a helper that starts with such a guard;
+    summarising a document rather than the conversation.
+    """
+
+    code = "PC201"
+    name = "per-turn-summarization"
+    severity = Severity.ERROR
+    message = (
+        "{detail} rewrites the conversation on every turn: the cached prefix after the system prompt is replaced "
+        "each time, so every turn re-pays the whole history; summarise only past a size threshold"
+    )
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if self.flow.is_llm_file:
+            for site, detail in self.flow.turns.summarisations:
+                self.report(site, self.message.format(detail=detail))
+
+    VALID = [
+        _OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > 40:\n        history = compact_history(history)\n    return client.chat.completions.create(model='m', messages=history)\n",
+        _OPENAI + "def summarise_article(text):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'Summarize this article: {text}'}])\n",
+        _OPENAI + "MAX_TOKENS = 5000\ndef turn(history):\n    if tokens(history) < MAX_TOKENS:\n        return client.chat.completions.create(model='m', messages=history)\n    history = summarize_history(history)\n",
+    ]
+    INVALID = [
+        Invalid(_OPENAI + "def turn(history, text):\n    history = compress_history(history)\n    return client.chat.completions.create(model='m', messages=history)\n", line=4),
+        Invalid("from langchain.memory import ConversationSummaryMemory\nmemory = ConversationSummaryMemory(llm=None)\n", line=2),
+        Invalid(_CLAUDE + "def turn(chat, text):\n    reply = client.messages.create(model='m', messages=chat)\n    digest = client.messages.create(model='m', messages=[{'role': 'user', 'content': 'Summarize this chat: ' + str(chat)}])\n    return reply\n", line=5),
+    ]
+
+
+class SummaryBeforeHistory(FlowRule):
+    """
+    ## What it does
+    Finds a summary of the conversation placed ahead of the retained history:
+    in the system prompt, in the first message, inserted at index 0, or listed
+    before ``*history``.
+
+    ## Why is this bad?
+    Every refresh of the summary changes the prefix at the point where it is
+    placed, so everything after it, the whole retained conversation, is
+    invalidated in the provider's cache.
+
+    ## Example
+    ```python
+    system=f"{PLANNER_PROMPT}\\n\\nTrip so far:\\n{self.summary}"
+    ```
+
+    ## Use instead
+    Append the new summary as a message at the end of the conversation (or
+    start a new conversation whose first user message is the summary), and
+    keep the system prompt constant.
+
+    ## When it does not fire
+    A summary appended after the history; summaries of documents that are
+    not names like ``summary``/``recap``/``digest`` and not produced by a
+    summarising call.
+    """
+
+    code = "PC202"
+    name = "summary-before-history"
+    severity = Severity.ERROR
+    message = (
+        "a conversation summary (`{detail}`) reaches {slot}, ahead of the retained history: each refresh "
+        "invalidates the cached conversation after it; append the summary as a new message instead"
+    )
+
+    def leave_Module(self, node: cst.Module) -> None:
+        super().leave_Module(node)
+        if self.flow.is_llm_file:
+            for site in self.flow.turns.summaries_before_history:
+                self.report(site, self.message.format(detail=self.flow.code(site), slot="a message before the history"))
+
+    VALID = [
+        _OPENAI + "def turn(history, summary):\n    history.append({'role': 'user', 'content': summary})\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Plan.'}, *history])\n",
+        _OPENAI + "def turn(history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Plan.'}, *history])\n",
+        _CLAUDE + "def turn(history, text):\n    return client.messages.create(model='m', system='Plan trips.', messages=history + [{'role': 'user', 'content': text}])\n",
+    ]
+    INVALID = [
+        Invalid(_CLAUDE + "class Planner:\n    def turn(self, text):\n        return client.messages.create(model='m', system=f'Plan.\\n{self.summary}', messages=[])\n", line=5),
+        Invalid(_OPENAI + "def turn(history):\n    recap = summarize_thread(history)\n    history.insert(0, {'role': 'user', 'content': recap})\n    return client.chat.completions.create(model='m', messages=history)\n", line=5),
+        Invalid(_OPENAI + "def turn(history, summary):\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'user', 'content': summary}, *history])\n", line=5),
+    ]
+
+
+class SlidingWindowTrim(LintRule):
+    """
+    ## What it does
+    Finds history trimmed from the front on the per-turn path without a size
+    guard: rebinding to ``h[-N:]`` / ``h[k:]``, ``h.pop(0)``, ``del h[0]``,
+    a ``deque(maxlen=...)`` holding the conversation, or sending
+    ``messages=h[-N:]``.
+
+    ## Why is this bad?
+    Once the window is full, every turn drops the oldest message, so the first
+    message after the system prompt changes on every request and nothing after
+    the system prompt is ever read from cache.
+
+    ## Example
+    ```python
+    history = history[-MAX_MESSAGES:]
+    ```
+
+    ## Use instead
+    ```python
+    if len(history) > MAX_MESSAGES:
+        history = [summary_message(history)] + history[-KEEP:]
+    ```
+    Trim rarely and in large steps, at a threshold, so most turns append.
+
+    ## When it does not fire
+    The trim is under a size guard; the list never reaches ``messages=`` /
+    ``input=``; a fixed slice such as ``history[1:]`` passed inline.
+    """
+
+    code = "PC203"
+    name = "sliding-window-trim"
+    severity = Severity.WARNING
+    message = (
+        "`{detail}` drops the oldest messages on every turn: the message after the system prompt changes each "
+        "request, so the cached conversation is never reused; trim rarely, at a size threshold"
+    )
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if self.flow.is_llm_file:
+            for site, detail in self.flow.turns.trims:
+                self.report(site, self.message.format(detail=detail))
+
+    VALID = [
+        _OPENAI + "def chat(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > 50:\n        history = history[-20:]\n    return client.chat.completions.create(model='m', messages=history)\n",
+        _OPENAI + "def chat(history):\n    recent = history[-5:]\n    print(recent)\n    return client.chat.completions.create(model='m', messages=history)\n",
+        _OPENAI + "from collections import deque\nlog = deque(maxlen=10)\ndef chat(history):\n    return client.chat.completions.create(model='m', messages=history)\n",
+    ]
+    INVALID = [
+        Invalid(_OPENAI + "def loop(history):\n    while True:\n        history = history[-12:]\n        client.chat.completions.create(model='m', messages=history)\n", line=5),
+        Invalid(_CLAUDE + "from collections import deque\nhistory = deque(maxlen=20)\ndef turn(text):\n    return client.messages.create(model='m', messages=list(history))\n", line=4),
+        Invalid(_OPENAI + "def chat(history):\n    history.pop(0)\n    return client.chat.completions.create(model='m', messages=history)\n", line=4),
+    ]
+
+
+class InPlaceHistoryEdit(LintRule):
+    """
+    ## What it does
+    Finds a store into a history message that was already sent:
+    ``h[i]["content"] = ...`` with ``i`` not the last index, or a loop that
+    rewrites ``m["content"]`` for messages of the history.
+
+    ## Why is this bad?
+    The provider cached the conversation as it was sent. Editing an earlier
+    message (to erase old tool output, for example) makes the next request
+    diverge at that message, so everything after it is uncached again.
+
+    ## Example
+    ```python
+    for old in messages:
+        if old["role"] == "tool":
+            old["content"] = "[removed]"
+    ```
+
+    ## Use instead
+    Keep sent messages byte-identical. To save tokens, trim rarely at a size
+    threshold (or use the provider's context editing), so most turns append.
+
+    ## When it does not fire
+    Edits of the last message (``h[-1]``, not yet sent), of lists that never
+    reach ``messages=`` / ``input=``, and of ``cache_control`` markers.
+    """
+
+    code = "PC204"
+    name = "in-place-history-edit"
+    severity = Severity.WARNING
+    message = (
+        "`{detail}` rewrites a message that was already sent: the next request diverges from the cached "
+        "prefix at that message; keep sent messages unchanged and append instead"
+    )
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if self.flow.is_llm_file:
+            for site, detail in self.flow.turns.edits:
+                self.report(site, self.message.format(detail=detail))
+
+    VALID = [
+        _OPENAI + "def step(messages, extra):\n    messages[-1]['content'] += extra\n    return client.chat.completions.create(model='m', messages=messages)\n",
+        _OPENAI + "def step(messages, rows):\n    for row in rows:\n        row['content'] = ''\n    return client.chat.completions.create(model='m', messages=messages)\n",
+        _CLAUDE + "def step(messages):\n    messages[-1]['content'][-1]['cache_control'] = {'type': 'ephemeral'}\n    return client.messages.create(model='m', messages=messages)\n",
+    ]
+    INVALID = [
+        Invalid(_OPENAI + "def step(messages):\n    for m in messages:\n        m['content'] = '[removed]'\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),
+        Invalid(_OPENAI + "def step(messages, note):\n    messages[1]['content'] = note\n    return client.chat.completions.create(model='m', messages=messages)\n", line=4),
+        Invalid(_CLAUDE + "class Agent:\n    def turn(self):\n        for i, m in enumerate(self.messages):\n            m['content'] = m['content'][:100]\n        return client.messages.create(model='m', messages=self.messages)\n", line=6),
+    ]

@@ -1,0 +1,296 @@
+"""PC3xx: tools and JSON in an order the program does not fix.
+
+Tools render first in every provider's request, and JSON key order is content.
+A set, a directory listing, a shuffle or an unsorted ``json.dumps`` can give
+the same logical prompt different bytes in different processes or calls.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from promptcache.lint.finding import Applicability, Severity
+from promptcache.lint.rule import FlowRule, Invalid, NodeFix
+
+_CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
+_OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
+
+
+class ToolsFromUnorderedCollection(FlowRule):
+    """
+    ## What it does
+    Finds ``tools=`` built from a set-family source (``set(...)``, a set
+    literal or comprehension, ``frozenset``, ``|``/``&``/``-`` of sets,
+    ``asyncio.as_completed``) without ``sorted()``.
+
+    ## Why is this bad?
+    String hashing is randomised per process (``PYTHONHASHSEED``), so a set of
+    tool names iterates in a different order in each worker. Tools render
+    first, so two workers send different prefixes for the same request and
+    never share a cache entry.
+
+    ## Example
+    ```python
+    enabled = CORE_TOOLS | set(config["extra_tools"])
+    tools = [TOOL_SPECS[name] for name in enabled]
+    ```
+
+    ## Use instead
+    ```python
+    enabled = sorted(CORE_TOOLS | set(config["extra_tools"]))
+    tools = [TOOL_SPECS[name] for name in enabled]
+    ```
+
+    ## Fix safety
+    The fix wraps the iterated collection in ``sorted(...)``. It is unsafe: it
+    changes the order of the tools, so the first request after deploying it
+    writes a new cache entry.
+
+    ## When it does not fire
+    The set is passed through ``sorted()`` or the list is ``.sort()``-ed
+    before it reaches ``tools=``.
+    """
+
+    code = "PC301"
+    name = "tools-from-unordered-collection"
+    severity = Severity.ERROR
+    fixable = "unsafe"
+    message = (
+        "tools= comes from {detail} without sorted(): set order varies between processes (hash randomisation), "
+        "and tools render first, so workers send different prefixes; sort the tools by name"
+    )
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if not self.flow.is_llm_file:
+            return
+        for issue in self.issues():
+            if issue.code == self.code:
+                fix = None
+                if isinstance(issue.node, (cst.Name, cst.Attribute, cst.BinaryOperation, cst.Call, cst.SetComp, cst.Set)):
+                    code = self.flow.code(issue.node)
+                    fix = NodeFix("Wrap the collection in sorted()", Applicability.UNSAFE, ((issue.node, f"sorted({code})"),))
+                self.report(issue.node, self.message.format(detail=issue.detail, slot=issue.slot.label), fix)
+
+    VALID = [
+        _OPENAI + "from .specs import SPECS\nBASE = {'a', 'b'}\ndef run(q):\n    names = sorted(BASE | {'c'})\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n",
+        _OPENAI + "from .specs import SPECS\ndef run(q):\n    tools = [SPECS[n] for n in {'a', 'b'}]\n    tools.sort(key=lambda t: t['name'])\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n",
+        _CLAUDE + "TOOLS = [{'name': 'a'}, {'name': 'b'}]\ndef run(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n",
+    ]
+    INVALID = [
+        Invalid(_OPENAI + "from .specs import SPECS\ndef run(q, extra):\n    names = {'a', 'b'} | set(extra)\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n", line=6),
+        Invalid(_CLAUDE + "from .skills import SKILLS\ndef run(active):\n    names = {t for s in active for t in SKILLS[s]}\n    return client.messages.create(model='m', messages=[], tools=[{'name': n} for n in names])\n", line=6),
+        Invalid(_CLAUDE + "def run(specs):\n    tools = list(frozenset(specs))\n    return client.messages.create(model='m', messages=[], tools=tools)\n", line=5),
+    ]
+
+
+class ToolsFromFilesystemOrder(FlowRule):
+    """
+    ## What it does
+    Finds tools discovered through ``os.listdir`` / ``os.scandir`` /
+    ``os.walk``, ``glob``, ``Path.glob/rglob/iterdir``, entry points or
+    ``pkgutil.iter_modules`` without ``sorted()``.
+
+    ## Why is this bad?
+    Directory order depends on the filesystem and on the order files were
+    created; installed entry points depend on the install. Two hosts can send
+    the same tools in different orders, and tools are the first bytes of the
+    prefix.
+
+    ## Example
+    ```python
+    tools = [json.loads(p.read_text()) for p in TOOL_DIR.glob("*.json")]
+    ```
+
+    ## Use instead
+    ```python
+    tools = [json.loads(p.read_text()) for p in sorted(TOOL_DIR.glob("*.json"))]
+    ```
+
+    ## When it does not fire
+    The listing is sorted before the tools are built.
+    """
+
+    code = "PC302"
+    name = "tools-from-filesystem-order"
+    severity = Severity.WARNING
+    message = (
+        "tools= is built from {detail} without sorted(): directory and entry-point order differs between hosts, "
+        "and tools render first, so hosts send different prefixes; sort the listing"
+    )
+    VALID = [
+        _CLAUDE + "import json\nfrom pathlib import Path\nTOOLS = [json.loads(p.read_text()) for p in sorted(Path('t').glob('*.json'))]\ndef run(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n",
+        _CLAUDE + "import os\ndef run(q):\n    files = os.listdir('docs')\n    return client.messages.create(model='m', messages=[{'role': 'user', 'content': str(files)}])\n",
+        _CLAUDE + "import os\ndef run(q):\n    names = sorted(os.listdir('tools'))\n    return client.messages.create(model='m', tools=[{'name': n} for n in names], messages=[])\n",
+    ]
+    INVALID = [
+        Invalid(_CLAUDE + "import json\nfrom pathlib import Path\ndef run(q):\n    return client.messages.create(model='m', messages=[],\n        tools=[json.loads(p.read_text()) for p in Path('t').glob('*.json')])\n", line=7),
+        Invalid(_OPENAI + "import os\ndef run(q):\n    tools = []\n    for name in os.listdir('tools'):\n        tools.append({'type': 'function', 'function': {'name': name}})\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n", line=8),
+        Invalid(_OPENAI + "from importlib.metadata import entry_points\nTOOLS = [ep.load() for ep in entry_points(group='tools')]\ndef run(q):\n    return client.chat.completions.create(model='m', messages=[], tools=TOOLS)\n", line=6),
+    ]
+
+
+class ShuffledPrefix(FlowRule):
+    """
+    ## What it does
+    Finds ``random.shuffle``, ``random.sample``, ``random.choices`` or a
+    permutation applied to tools or to few-shot examples that go into the
+    prefix.
+
+    ## Why is this bad?
+    Shuffling to fight position bias makes the prefix different on almost
+    every request, so the tools block (rendered first) or the examples in the
+    system prompt are never read from cache.
+
+    ## Example
+    ```python
+    tools = list(SEARCH_TOOLS)
+    random.shuffle(tools)
+    ```
+
+    ## Use instead
+    Keep one fixed order; if position bias matters, describe the tools so
+    the model picks on content, or rotate the order per deployment, not per
+    request.
+
+    ## When it does not fire
+    Randomness used for retries or sampling outside the prompt; a seeded,
+    fixed permutation computed once at import is still reported (it changes
+    with every process start), unless it is sorted afterwards.
+    """
+
+    code = "PC303"
+    name = "shuffled-prefix"
+    severity = Severity.ERROR
+    message = (
+        "{detail} reorders {slot} content: the prefix differs on nearly every request, so it is never read "
+        "from cache; keep one fixed order"
+    )
+    VALID = [
+        _OPENAI + "import random\nfrom .t import TOOLS\ndef run(q):\n    return client.chat.completions.create(model='m', messages=[], tools=TOOLS, temperature=random.random())\n",
+        _OPENAI + "import random\nfrom .t import TOOLS\ndef run(q):\n    tools = list(TOOLS)\n    random.shuffle(tools)\n    return client.chat.completions.create(model='m', messages=[], tools=sorted(tools, key=lambda t: t['name']))\n",
+        _CLAUDE + "import random, time\ndef run(q):\n    time.sleep(random.uniform(0, 1))\n    return client.messages.create(model='m', system='Help.', messages=[])\n",
+    ]
+    INVALID = [
+        Invalid(_OPENAI + "import random\nfrom .t import TOOLS\ndef run(q):\n    tools = list(TOOLS)\n    random.shuffle(tools)\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n", line=7),
+        Invalid(_CLAUDE + "import random\nEXAMPLES = ['a', 'b', 'c']\ndef run(q):\n    shots = random.sample(EXAMPLES, 2)\n    return client.messages.create(model='m', system='Examples:\\n' + '\\n'.join(shots), messages=[])\n", line=6),
+        Invalid(_CLAUDE + "import random\nfrom .t import TOOLS\ndef run(q):\n    return client.messages.create(model='m', tools=random.sample(TOOLS, len(TOOLS)), messages=[])\n", line=6),
+    ]
+
+
+class UnsortedJsonInPrompt(FlowRule):
+    """
+    ## What it does
+    Finds ``json.dumps`` of a mapping built at run time (a comprehension,
+    ``dict(...)``, a dict filled in code) without ``sort_keys=True``, whose
+    output reaches the system prompt or a tool schema.
+
+    ## Why is this bad?
+    JSON key order is content. A mapping built from database rows or an API
+    response follows the order the rows arrive in, so the same data can give
+    different prompt bytes, and a different prefix, from one call to the next.
+
+    ## Example
+    ```python
+    system=f"Glossary:\\n{json.dumps(glossary, indent=2)}"
+    ```
+
+    ## Use instead
+    ```python
+    system=f"Glossary:\\n{json.dumps(glossary, indent=2, sort_keys=True)}"
+    ```
+
+    ## Fix safety
+    The fix adds ``sort_keys=True``. It is unsafe: the prompt bytes change once,
+    so the first request after deploying it writes a new cache entry.
+
+    ## When it does not fire
+    ``sort_keys=True`` is passed; the dict is a literal made only of literals
+    (its key order is the source order); the JSON goes to the user message.
+    """
+
+    code = "PC304"
+    name = "unsorted-json-in-prompt"
+    severity = Severity.WARNING
+    fixable = "unsafe"
+    message = (
+        "json.dumps() of a mapping built at run time reaches {slot} without sort_keys=True: key order follows "
+        "the data source, so identical data can give different prompt bytes; pass sort_keys=True"
+    )
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if not self.flow.is_llm_file:
+            return
+        for issue in self.issues():
+            if issue.code == self.code and isinstance(issue.node, cst.Call):
+                call = issue.node
+                sort_keys = cst.Arg(keyword=cst.Name("sort_keys"), value=cst.Name("True"), equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+                args = [*call.args[:-1], call.args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), sort_keys] if call.args else [sort_keys]
+                fix = NodeFix("Add sort_keys=True", Applicability.UNSAFE, ((call, self.flow.code(call.with_changes(args=args))),))
+                self.report(call, self.message.format(detail=issue.detail, slot=issue.slot.label), fix)
+
+    VALID = [
+        _CLAUDE + "import json\ndef run(rows):\n    table = {k: v for k, v in rows}\n    return client.messages.create(model='m', system=json.dumps(table, sort_keys=True), messages=[])\n",
+        _CLAUDE + "import json\nSCHEMA = json.dumps({'a': 'string', 'b': 'int'}, indent=2)\ndef run(q):\n    return client.messages.create(model='m', system='Reply as ' + SCHEMA, messages=[])\n",
+        _CLAUDE + "import json\ndef run(rows):\n    table = {k: v for k, v in rows}\n    return client.messages.create(model='m', system='Help.', messages=[{'role': 'user', 'content': json.dumps(table)}])\n",
+    ]
+    INVALID = [
+        Invalid(_CLAUDE + "import json\ndef run(rows):\n    table = {k: v for k, v in rows}\n    return client.messages.create(model='m', system=f'Glossary: {json.dumps(table)}', messages=[])\n", line=6),
+        Invalid(_OPENAI + "import json\nfrom .crm import fields\nTYPES = {f['name']: f['type'] for f in fields()}\nTOOL = {'type': 'function', 'function': {'name': 'u', 'description': 'Types: ' + json.dumps(TYPES)}}\ndef run(q):\n    return client.chat.completions.create(model='m', messages=[], tools=[TOOL])\n", line=6),
+        Invalid(_CLAUDE + "import json\ndef run(rows):\n    data = {}\n    for r in rows:\n        data[r.key] = r.value\n    return client.messages.create(model='m', system=json.dumps(data), messages=[])\n", line=8),
+    ]
+
+
+class McpToolsUnsorted(FlowRule):
+    """
+    ## What it does
+    Finds tools taken from an MCP server's ``list_tools()`` without sorting
+    them by name, or listed again on every turn.
+
+    ## Why is this bad?
+    The server decides the order of ``list_tools()``: a reconnect, a restart
+    or a new server version can reorder it. Tools render first, so a reordered
+    list is a new prefix. Re-listing per turn also picks up added or removed
+    tools mid-conversation, invalidating the cached conversation.
+
+    ## Example
+    ```python
+    tools=[to_tool(t) for t in (await session.list_tools()).tools]
+    ```
+
+    ## Use instead
+    ```python
+    listed = await session.list_tools()          # once, when connecting
+    self.tools = [to_tool(t) for t in sorted(listed.tools, key=lambda t: t.name)]
+    ```
+
+    ## When it does not fire
+    The tools are listed once (outside the request loop and the request
+    handler) and sorted by name.
+    """
+
+    code = "PC305"
+    name = "mcp-tools-unsorted"
+    severity = Severity.WARNING
+    message = (
+        "tools= comes from MCP list_tools() {detail}: the server decides the order and the set, and tools render "
+        "first, so a reorder or change invalidates the whole prefix; list once and sort by name"
+    )
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if not self.flow.is_llm_file:
+            return
+        for issue in self.issues():
+            if issue.code == self.code:
+                detail = "without sorting by name" if issue.detail == "unsorted" else "again on every turn"
+                self.report(issue.node, self.message.format(detail=detail))
+
+    VALID = [
+        _CLAUDE + "class A:\n    async def connect(self, s):\n        listed = await s.list_tools()\n        self.tools = [{'name': t.name} for t in sorted(listed.tools, key=lambda t: t.name)]\n    async def ask(self, m):\n        return client.messages.create(model='m', tools=self.tools, messages=m)\n",
+        _CLAUDE + "async def names(s):\n    return [t.name for t in (await s.list_tools()).tools]\n",
+        _CLAUDE + "TOOLS = [{'name': 'a'}]\nasync def ask(s, m):\n    await s.list_tools()\n    return client.messages.create(model='m', tools=TOOLS, messages=m)\n",
+    ]
+    INVALID = [
+        Invalid(_CLAUDE + "async def ask(s, m):\n    return client.messages.create(model='m', messages=m,\n        tools=[{'name': t.name} for t in (await s.list_tools()).tools])\n", line=5),
+        Invalid(_CLAUDE + "async def ask(s, m):\n    listed = await s.list_tools()\n    tools = sorted(listed.tools, key=lambda t: t.name)\n    return client.messages.create(model='m', tools=tools, messages=m)\n", line=4),
+        Invalid(_CLAUDE + "class A:\n    async def connect(self, s):\n        self.tools = (await s.list_tools()).tools\n    async def ask(self, m):\n        return client.messages.create(model='m', tools=self.tools, messages=m)\n", line=7),
+    ]

@@ -1,0 +1,285 @@
+"""PC1xx: values that change per request or per user inside the cached prefix.
+
+Provider prompt caches (Anthropic, OpenAI, Gemini, DeepSeek) only hit on an
+exact token prefix; anything that differs between calls in the system prompt,
+the tools or before a cache breakpoint makes every request a miss.
+"""
+
+from __future__ import annotations
+
+from promptcache.lint.finding import Severity
+from promptcache.lint.rule import FlowRule, Invalid
+
+_CLAUDE = 'import anthropic\nclient = anthropic.Anthropic()\n'
+_OPENAI = 'from openai import OpenAI\nclient = OpenAI()\n'
+_CC = '"cache_control": {"type": "ephemeral"}'
+
+
+class VolatileInSystemPrompt(FlowRule):
+    """
+    ## What it does
+    Finds a volatile value (the clock, a uuid, random numbers, a process id, a
+    request/session/trace id) that reaches the system prompt: ``system=``,
+    ``instructions=``, a system or developer message, a LangChain system
+    message, or a module constant whose name says it is a prompt.
+
+    ## Why is this bad?
+    Prompt caches match the exact prefix of the request, and the system prompt
+    is near the start of it. A timestamp there makes every request's prefix
+    new, so nothing after it is ever read from cache: every call pays full
+    input price and full prefill latency.
+
+    ## Example
+    ```python
+    client.messages.create(
+        model="claude-sonnet-4-5",
+        system=f"{RULES}\\nCurrent time: {datetime.now():%H:%M}",
+        messages=[{"role": "user", "content": question}],
+    )
+    ```
+
+    ## Use instead
+    ```python
+    client.messages.create(
+        model="claude-sonnet-4-5",
+        system=RULES,
+        messages=[{"role": "user", "content": f"Current time: {datetime.now():%H:%M}\\n\\n{question}"}],
+    )
+    ```
+
+    ## When it does not fire
+    The value goes into the final user message, a tracing header, a log line
+    or a retry delay; ``time.strftime`` is given an explicit time; the module
+    has no LLM call and no prompt-named constant that an LLM file imports.
+    """
+
+    code = "PC101"
+    name = "volatile-in-system-prompt"
+    severity = Severity.ERROR
+    message = (
+        "`{detail}` reaches {slot}: the prompt prefix changes on every request, so provider caches "
+        "(exact-prefix matching) never hit; move the value into the final user message"
+    )
+    VALID = [
+        _CLAUDE + 'RULES = "Be brief."\ndef ask(q):\n    return client.messages.create(model="m", system=RULES, messages=[{"role": "user", "content": q}])\n',
+        _CLAUDE + "import time\ndef ask(q):\n    t0 = time.time()\n    r = client.messages.create(model='m', system='Be brief.', messages=[{'role': 'user', 'content': q}])\n    print(time.time() - t0)\n    return r\n",
+        _OPENAI + "from datetime import datetime\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'system', 'content': 'Be brief.'},\n        {'role': 'user', 'content': f'{datetime.now():%Y-%m-%d} {q}'}])\n",
+        "import time\nSYSTEM_PROMPT = f'Started {time.time()}'\n",
+    ]
+    INVALID = [
+        Invalid(_CLAUDE + "from datetime import datetime\ndef ask(q):\n    return client.messages.create(model='m', system=f'Now: {datetime.now()}', messages=[])\n", line=5),
+        Invalid(_OPENAI + "import uuid\nclass Chat:\n    def __init__(self):\n        self.sid = uuid.uuid4().hex\n        self.messages = [{'role': 'system', 'content': f'Session {self.sid}'}]\n    def ask(self):\n        return client.chat.completions.create(model='m', messages=self.messages)\n", line=7),
+        Invalid("import time\nfrom langchain_core.messages import SystemMessage\nsystem = SystemMessage(content=f\"Received {time.strftime('%H:%M')}\")\n", line=3),
+        Invalid("import anthropic\nfrom datetime import date\nSYSTEM_PROMPT = 'Today is ' + str(date.today())\n", line=3),
+    ]
+
+
+class PerRequestDataInSystemPrompt(FlowRule):
+    """
+    ## What it does
+    Finds per-user or per-request data in the system prompt: identities
+    (user, name, email, tenant, account, organisation, locale, time zone,
+    level, plan, ``request.user``), or a parameter of the request handler
+    interpolated into a template with static text.
+
+    ## Why is this bad?
+    The instructions are the same for everyone, but with a user's name in
+    them every user (or every call) gets a private copy of the prefix. Each
+    copy is its own cache entry: written once at the cache-write price and
+    rarely read again.
+
+    ## Example
+    ```python
+    system=f"{POLICY}\\nYou are talking to {user.full_name} <{user.email}>."
+    ```
+
+    ## Use instead
+    ```python
+    system=POLICY,
+    messages=[{"role": "user", "content": f"I am {user.full_name}.\\n\\n{question}"}],
+    ```
+
+    ## When it does not fire
+    A whole parameter passed straight through (``def call(system): create(system=system)``:
+    a generic wrapper), values set once per object in ``__init__``, and data
+    placed in the user turn.
+    """
+
+    code = "PC102"
+    name = "per-request-data-in-system-prompt"
+    severity = Severity.WARNING
+    message = (
+        "{detail} reaches {slot}: each user or call gets its own copy of an otherwise identical prefix "
+        "and its own cache entry; put per-request data in the final user message"
+    )
+    VALID = [
+        _CLAUDE + "def call(system, q):\n    return client.messages.create(model='m', system=system, messages=[{'role': 'user', 'content': q}])\n",
+        _CLAUDE + "class Bot:\n    def __init__(self, product):\n        self.system = f'You support {product}.'\n    def ask(self, q):\n        return client.messages.create(model='m', system=self.system, messages=[{'role': 'user', 'content': q}])\n",
+        _OPENAI + "def ask(user, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Help.'}, {'role': 'user', 'content': f'{user.name}: {q}'}])\n",
+    ]
+    INVALID = [
+        Invalid(_CLAUDE + "def ask(user, q):\n    return client.messages.create(model='m', system=f'Talking to {user.email}', messages=[])\n", line=4),
+        Invalid(_OPENAI + "def ask(doc, q):\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'system', 'content': f'Answer from this document:\\n{doc}'}, {'role': 'user', 'content': q}])\n", line=5),
+        Invalid(_CLAUDE + "BASE = 'Answer tax questions.'\ndef build(country):\n    return BASE + ' Country: ' + country\ndef ask(country, q):\n    return client.messages.create(model='m', system=build(country), messages=[])\n", line=7),
+    ]
+
+
+class VolatileBeforeCacheBreakpoint(FlowRule):
+    """
+    ## What it does
+    In an Anthropic request with ``cache_control`` markers, finds a volatile or
+    identity value in a message block at or before the last breakpoint (the
+    cache order is tools, then system, then messages).
+
+    ## Why is this bad?
+    Anthropic caches the prefix up to each ``cache_control`` block. If an
+    account number or a timestamp sits before the block that carries the
+    marker, that cached prefix only ever matches for the same value: the large
+    cached document behind it is written again for every account.
+
+    ## Example
+    ```python
+    content=[
+        {"type": "text", "text": f"Account {account.account_id}"},
+        {"type": "text", "text": CONTRACT, "cache_control": {"type": "ephemeral"}},
+        {"type": "text", "text": question},
+    ]
+    ```
+
+    ## Use instead
+    ```python
+    content=[
+        {"type": "text", "text": CONTRACT, "cache_control": {"type": "ephemeral"}},
+        {"type": "text", "text": f"Account {account.account_id}\\n\\n{question}"},
+    ]
+    ```
+
+    ## When it does not fire
+    The request has no ``cache_control``; the value comes after the last
+    marker; the value is in the system prompt or tools (PC101, PC102 and PC104
+    report those).
+    """
+
+    code = "PC103"
+    name = "volatile-before-cache-breakpoint"
+    severity = Severity.ERROR
+    message = (
+        "`{detail}` is in a block at or before the last cache_control breakpoint: Anthropic caches the prefix "
+        "up to each breakpoint, so it only hits for this exact value; move the value after the last breakpoint"
+    )
+
+    def issues(self) -> list:
+        return self.flow.breakpoint_issues
+
+    VALID = [
+        _CLAUDE + f"DOC = open('d.md').read()\ndef ask(acct, q):\n    return client.messages.create(model='m', messages=[{{'role': 'user', 'content': [\n        {{'type': 'text', 'text': DOC, {_CC}}},\n        {{'type': 'text', 'text': f'{{acct.account_id}} {{q}}'}}]}}])\n",
+        _CLAUDE + "from datetime import date\ndef ask(acct, q):\n    return client.messages.create(model='m', messages=[{'role': 'user', 'content': f'{date.today()} {q}'}])\n",
+        _CLAUDE + f"def ask(q):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': 'Rules', {_CC}}}], messages=[{{'role': 'user', 'content': q}}])\n",
+    ]
+    INVALID = [
+        Invalid(_CLAUDE + f"DOC = open('d.md').read()\ndef ask(acct, q):\n    return client.messages.create(model='m', messages=[{{'role': 'user', 'content': [\n        {{'type': 'text', 'text': f'Account {{acct.account_id}}'}},\n        {{'type': 'text', 'text': DOC, {_CC}}}]}}])\n", line=6),
+        Invalid(_CLAUDE + f"import time\ndef ask(q):\n    return client.messages.create(model='m', messages=[\n        {{'role': 'user', 'content': f'Asked at {{time.time()}}'}},\n        {{'role': 'assistant', 'content': 'ok'}},\n        {{'role': 'user', 'content': [{{'type': 'text', 'text': q, {_CC}}}]}}])\n", line=6),
+        Invalid(_CLAUDE + f"def ask(user, q):\n    blocks = [{{'type': 'text', 'text': user.email}}, {{'type': 'text', 'text': 'Policy', {_CC}}}]\n    return client.messages.create(model='m', messages=[{{'role': 'user', 'content': blocks}}])\n", line=4),
+    ]
+
+
+class VolatileInToolDefinition(FlowRule):
+    """
+    ## What it does
+    Finds a volatile, per-user or per-deployment (environment variable) value
+    inside an element of ``tools=``: a description, an ``enum`` of the user's
+    projects, a default built from the clock.
+
+    ## Why is this bad?
+    Tools are rendered first, before the system prompt and the messages. A
+    tool schema that differs between calls changes the very start of the
+    prefix, so the whole request is a cache miss, system prompt included.
+
+    ## Example
+    ```python
+    {"name": "create_issue", "parameters": {"properties": {
+        "project": {"type": "string", "enum": user.project_keys}}}}
+    ```
+
+    ## Use instead
+    ```python
+    {"name": "create_issue", "parameters": {"properties": {
+        "project": {"type": "string", "description": "A project key from the user message."}}}}
+    ```
+    and list the user's projects in the final user message (validate them in
+    the tool handler).
+
+    ## When it does not fire
+    Tool definitions made of literals and module constants; values used only
+    when the tool runs.
+    """
+
+    code = "PC104"
+    name = "volatile-in-tool-definition"
+    severity = Severity.ERROR
+    message = (
+        "`{detail}` is inside a tool definition: tools render first, so a tool schema that differs between "
+        "calls invalidates the whole cached prefix; keep tools static and pass the value in the user message"
+    )
+    VALID = [
+        _OPENAI + "TOOLS = [{'type': 'function', 'function': {'name': 'f', 'parameters': {}}}]\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=TOOLS)\n",
+        _OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'description': 'Search.'}}\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'{user.email} {q}'}], tools=[tool])\n",
+        _CLAUDE + "TOOLS = [{'name': 'now', 'description': 'Current time.', 'input_schema': {'type': 'object'}}]\ndef ask(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[{'role': 'user', 'content': q}])\n",
+    ]
+    INVALID = [
+        Invalid(_OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'parameters': {\n        'properties': {'p': {'enum': user.project_keys}}}}}\n    return client.chat.completions.create(model='m', messages=[], tools=[tool])\n", line=5),
+        Invalid(_CLAUDE + "from datetime import date\ndef ask(q):\n    tools = [{'name': 'book', 'description': f'Book a room. Today is {date.today()}.'}]\n    return client.messages.create(model='m', tools=tools, messages=[])\n", line=5),
+        Invalid(_CLAUDE + "import os\nTOOLS = [{'name': 'deploy', 'description': 'Deploy to ' + os.environ['REGION']}]\ndef ask(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n", line=4),
+    ]
+
+
+class VolatilePromptCacheKey(FlowRule):
+    """
+    ## What it does
+    Finds an OpenAI ``prompt_cache_key=`` built from a volatile value: a uuid,
+    a request id, a timestamp.
+
+    ## Why is this bad?
+    OpenAI routes requests with the same prompt prefix and the same
+    ``prompt_cache_key`` to the same cache. A key that is new on every request
+    scatters identical prefixes across machines that have never cached them,
+    so the long shared instructions are never read from cache.
+
+    ## Example
+    ```python
+    client.responses.create(model="gpt-4.1-mini", instructions=DOCS, input=q,
+                            prompt_cache_key=f"cli-help-{request_id}")
+    ```
+
+    ## Use instead
+    ```python
+    client.responses.create(model="gpt-4.1-mini", instructions=DOCS, input=q,
+                            prompt_cache_key="cli-help-v2")
+    ```
+
+    ## When it does not fire
+    A fixed per-feature key, or a per-user key (a stable user id is a good
+    routing key); the request id sent only in a header.
+    """
+
+    code = "PC105"
+    name = "volatile-prompt-cache-key"
+    severity = Severity.WARNING
+    message = (
+        "prompt_cache_key is built from `{detail}`: OpenAI routes cache lookups by this key, so a per-request key "
+        "never meets a warm cache; use a stable per-feature or per-user key"
+    )
+
+    def issues(self) -> list:
+        return self.flow.cache_key_issues
+
+    VALID = [
+        _OPENAI + "def ask(q):\n    return client.responses.create(model='m', input=q, prompt_cache_key='docs-v2')\n",
+        _OPENAI + "def ask(user_id, q):\n    return client.responses.create(model='m', input=q, prompt_cache_key=f'docs-{user_id}')\n",
+        _OPENAI + "def ask(request_id, q):\n    return client.responses.create(model='m', input=q, extra_headers={'X-Request-Id': request_id})\n",
+    ]
+    INVALID = [
+        Invalid(_OPENAI + "def ask(request_id, q):\n    return client.responses.create(model='m', input=q, prompt_cache_key=f'docs-{request_id}')\n", line=4),
+        Invalid(_OPENAI + "import uuid\ndef ask(q):\n    return client.responses.create(model='m', input=q, prompt_cache_key=str(uuid.uuid4()))\n", line=5),
+        Invalid(_OPENAI + "import time\ndef ask(q):\n    key = f'k{time.time_ns()}'\n    return client.chat.completions.create(model='m', messages=[], prompt_cache_key=key)\n", line=6),
+    ]

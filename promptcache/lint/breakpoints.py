@@ -1,0 +1,85 @@
+"""Anthropic cache breakpoints as written in a request literal.
+
+Anthropic caches the prefix up to each block carrying ``cache_control``, in
+the order tools -> system -> messages ("Prompt caching", Anthropic docs:
+"the cache prefix is created in the order tools, system, messages").
+A value that changes per call or per user in a block at or before the last
+breakpoint makes that breakpoint's prefix unique to the call or the user.
+
+This module reads the literal lists of one call and lists the message blocks
+that sit at or before the last ``cache_control`` marker. Blocks it cannot see
+(a history spliced in with ``*history``) count as positions without markers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+if TYPE_CHECKING:  # pragma: no cover
+    from promptcache.lint.dataflow import FlowAnalysis
+    from promptcache.lint.index import Scope
+    from promptcache.lint.sinks import Sink
+
+
+def has_cache_control(node: cst.CSTNode) -> bool:
+    """True for a dict literal with a ``"cache_control"`` key."""
+    return isinstance(node, cst.Dict) and any(
+        isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and el.key.value[1:-1] == "cache_control"
+        for el in node.elements
+    )
+
+
+def _literal_list(flow: FlowAnalysis, expr: cst.BaseExpression | None, scope: Scope):
+    """The list literal ``expr`` is, or is bound to once; None when unknown."""
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return expr, scope
+    if isinstance(expr, cst.Name):
+        _, bindings = flow.index.lookup(expr.value, scope)
+        assigns = [b for b in bindings if b.kind == "assign"]
+        if len(assigns) == 1 and isinstance(assigns[0].value, (cst.List, cst.Tuple)):
+            return assigns[0].value, assigns[0].scope
+    return None
+
+
+def _dict_get(node: cst.CSTNode, key: str):
+    if isinstance(node, cst.Dict):
+        for el in node.elements:
+            if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and el.key.value[1:-1] == key:
+                return el.value
+    return None
+
+
+def message_blocks_before_last_breakpoint(flow: FlowAnalysis, sink: Sink) -> list[tuple[cst.CSTNode, Scope]]:
+    """Message blocks (or whole message contents) at or before the last ``cache_control`` of ``sink``.
+
+    Returns ``[(block expression, scope)]`` in request order; empty when the
+    call has no visible marker or no visible message blocks before it.
+    """
+    positions: list[tuple[str, cst.CSTNode | None, Scope, bool]] = []
+    for part in ("tools", "system"):
+        found = _literal_list(flow, sink.kw(part), sink.scope)
+        if found is None:
+            continue
+        lst, scope = found
+        for el in lst.elements:
+            value = el.value
+            positions.append((part, value, scope, has_cache_control(value)))
+    found = _literal_list(flow, sink.kw("messages"), sink.scope)
+    if found is not None:
+        lst, scope = found
+        for el in lst.elements:
+            message = el.value
+            if isinstance(el, cst.StarredElement):
+                positions.append(("messages", None, scope, False))
+                continue
+            content = _dict_get(message, "content")
+            blocks = _literal_list(flow, content, scope)
+            if blocks is not None:
+                for block in blocks[0].elements:
+                    positions.append(("messages", block.value, blocks[1], has_cache_control(block.value)))
+            elif content is not None:
+                positions.append(("messages", content, scope, has_cache_control(message)))
+    last = max((i for i, p in enumerate(positions) if p[3]), default=-1)
+    return [(node, scope) for part, node, scope, _ in positions[: last + 1] if part == "messages" and node is not None]

@@ -1,0 +1,241 @@
+"""Lint configuration: ``[tool.promptcache.lint]`` in pyproject.toml, or ``[lint]`` in promptcache.toml.
+
+The nearest configuration file wins, searching from the first linted path
+upwards (in one folder ``promptcache.toml`` wins over ``pyproject.toml``; a
+``pyproject.toml`` without ``[tool.promptcache.lint]`` is skipped, as ruff
+does). Validation is strict: an unknown key, an unknown rule code, a wrong
+type or a regex that does not compile raises :class:`ConfigError` naming the
+file and the key (the CLI exits 2). There is no silent fallback.
+
+Keys (kebab-case, like ruff):
+
+``select`` / ``extend-select`` / ``ignore`` (codes or prefixes: ``PC1``, ``PC203``, ``ALL``),
+``per-file-ignores`` (glob -> codes), ``exclude`` (replaces the default
+exclusions) / ``extend-exclude`` (gitignore-style patterns),
+``respect-gitignore`` (bool), ``fail-on`` (error / warning / info),
+``prompt-name-regex``, ``volatile-name-regex``, ``extra-sinks`` (qualified
+names like ``myapp.llm.complete`` or ``*.suffix.patterns``),
+``extra-volatile-sources`` (qualified names), ``min-cacheable-chars`` (int,
+used by PC603).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from promptcache.lint.finding import Severity
+from promptcache.lint.sources import DEFAULT_PROMPT_NAME_REGEX, DEFAULT_VOLATILE_NAME_REGEX
+
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    "__pycache__",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".eggs",
+    "*.egg-info",
+)
+
+
+class ConfigError(Exception):
+    """A configuration or usage problem; the message says what to change. CLI exit code 2."""
+
+
+@dataclass(frozen=True)
+class LintConfig:
+    """The resolved settings of one lint run. ``root`` is the folder paths in the config are relative to."""
+
+    root: Path = field(default_factory=Path.cwd)
+    source: Path | None = None
+    select: tuple[str, ...] = ("ALL",)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    fail_on: Severity = Severity.WARNING
+    prompt_name_regex: str = DEFAULT_PROMPT_NAME_REGEX
+    volatile_name_regex: str = DEFAULT_VOLATILE_NAME_REGEX
+    extra_sinks: tuple[str, ...] = ()
+    extra_volatile_sources: tuple[str, ...] = ()
+    min_cacheable_chars: int = 4000
+
+    def selected(self, codes: Iterable[str]) -> set[str]:
+        """The codes enabled out of ``codes``: (select + extend-select) minus ignore, by prefix."""
+        codes = list(codes)
+        chosen = _expand(self.select, codes) | _expand(self.extend_select, codes)
+        return chosen - _expand(self.ignore, codes)
+
+    def validate_codes(self, codes: Iterable[str]) -> None:
+        """Raise ConfigError for a selector that matches no known rule code."""
+        codes = list(codes)
+        for key, selectors in (
+            ("select", self.select),
+            ("extend-select", self.extend_select),
+            ("ignore", self.ignore),
+            *(("per-file-ignores", s) for _, s in self.per_file_ignores),
+        ):
+            for selector in selectors:
+                if selector != "ALL" and not any(c.startswith(selector) for c in codes):
+                    raise ConfigError(
+                        f"{self._where()}{key}: unknown rule code {selector!r}; "
+                        f"known codes are {', '.join(sorted(codes))} (run `promptcache rules`)"
+                    )
+
+    def _where(self) -> str:
+        return f"{self.source}: " if self.source is not None else ""
+
+    def with_overrides(self, **changes) -> LintConfig:
+        """A copy with command-line values applied (None values are ignored)."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def _expand(selectors: Iterable[str], codes: list[str]) -> set[str]:
+    out: set[str] = set()
+    for selector in selectors:
+        out |= {c for c in codes if selector == "ALL" or c.startswith(selector)}
+    return out
+
+
+_KEYS = {
+    "select": "codes",
+    "extend-select": "codes",
+    "ignore": "codes",
+    "per-file-ignores": "table",
+    "exclude": "strings",
+    "extend-exclude": "strings",
+    "respect-gitignore": "bool",
+    "fail-on": "severity",
+    "prompt-name-regex": "regex",
+    "volatile-name-regex": "regex",
+    "extra-sinks": "strings",
+    "extra-volatile-sources": "strings",
+    "min-cacheable-chars": "int",
+}
+
+
+def find_config(start: Path) -> tuple[Path, dict] | None:
+    """The nearest config file at or above ``start`` and its lint table, or None."""
+    start = start.resolve()
+    folder = start if start.is_dir() else start.parent
+    for candidate in (folder, *folder.parents):
+        own = candidate / "promptcache.toml"
+        if own.is_file():
+            return own, _read(own).get("lint", {})
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file():
+            table = _read(pyproject).get("tool", {}).get("promptcache", {})
+            if isinstance(table, dict) and "lint" in table:
+                return pyproject, table["lint"]
+    return None
+
+
+def _read(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the configuration: {exc}") from None
+
+
+def load_config(config_file: Path | None = None, start: Path | None = None) -> LintConfig:
+    """Load and validate the configuration.
+
+    ``config_file`` names a file explicitly (``--config``); otherwise the
+    nearest one above ``start`` (default: the current folder) is used, and
+    the defaults apply when there is none. Raises :class:`ConfigError`.
+    """
+    if config_file is not None:
+        if not config_file.is_file():
+            raise ConfigError(f"{config_file}: configuration file not found")
+        data = _read(config_file)
+        if config_file.name == "pyproject.toml":
+            table = data.get("tool", {}).get("promptcache", {}).get("lint", {})
+        else:
+            table = data.get("lint", {})
+        found: tuple[Path, dict] | None = (config_file.resolve(), table)
+    else:
+        found = find_config(start or Path.cwd())
+    if found is None:
+        base = (start or Path.cwd()).resolve()
+        return LintConfig(root=base if base.is_dir() else base.parent)
+    path, table = found
+    return from_table(table, path)
+
+
+def from_table(table: dict, path: Path | None = None) -> LintConfig:
+    """Build a :class:`LintConfig` from a parsed lint table; raises ConfigError on any bad key or value."""
+    where = f"{path}: " if path is not None else ""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}the lint configuration must be a table")
+    values: dict = {}
+    for key, raw in table.items():
+        kind = _KEYS.get(key)
+        if kind is None:
+            raise ConfigError(
+                f"{where}unknown key {key!r} in the lint configuration; known keys: {', '.join(sorted(_KEYS))}"
+            )
+        values[key.replace("-", "_")] = _coerce(kind, key, raw, where)
+    return LintConfig(root=path.parent if path is not None else Path.cwd(), source=path, **values)
+
+
+def _coerce(kind: str, key: str, raw, where: str):
+    def fail(expected: str):
+        raise ConfigError(f"{where}{key}: expected {expected}, got {raw!r}")
+
+    if kind in ("codes", "strings"):
+        if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+            fail("a list of strings")
+        if kind == "codes":
+            for code in raw:
+                if code != "ALL" and not re.fullmatch(r"PC\d{0,3}", code):
+                    raise ConfigError(f"{where}{key}: unknown rule code {code!r} (codes look like PC101, or a prefix like PC1)")
+        return tuple(raw)
+    if kind == "table":
+        if not isinstance(raw, dict):
+            fail("a table of glob = [codes]")
+        out = []
+        for glob, codes in raw.items():
+            if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+                raise ConfigError(f"{where}{key}.{glob}: expected a list of rule codes, got {codes!r}")
+            for code in codes:
+                if code != "ALL" and not re.fullmatch(r"PC\d{0,3}", code):
+                    raise ConfigError(f"{where}{key}.{glob}: unknown rule code {code!r}")
+            out.append((glob, tuple(codes)))
+        return tuple(out)
+    if kind == "bool":
+        if not isinstance(raw, bool):
+            fail("true or false")
+        return raw
+    if kind == "int":
+        if not isinstance(raw, int) or isinstance(raw, bool) or raw < 0:
+            fail("a non-negative integer")
+        return raw
+    if kind == "severity":
+        try:
+            return Severity.parse(raw if isinstance(raw, str) else "")
+        except ValueError:
+            fail('"error", "warning" or "info"')
+    if kind == "regex":
+        if not isinstance(raw, str):
+            fail("a regular expression string")
+        try:
+            re.compile(raw)
+        except re.error as exc:
+            raise ConfigError(f"{where}{key}: invalid regular expression {raw!r}: {exc}") from None
+        return raw
+    raise AssertionError(kind)  # pragma: no cover

@@ -1,0 +1,49 @@
+"""The per-file context shared by the indexer and every rule of one batched walk."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import libcst as cst
+
+from promptcache.lint.config import LintConfig
+from promptcache.lint.dataflow import FlowAnalysis
+from promptcache.lint.index import ModuleIndex
+from promptcache.lint.rule import LintRule, NodeFix
+from promptcache.lint.walk import TreeFacts
+
+
+@dataclass(eq=False)
+class Report:
+    """A finding before positions are known: the rule, the node, the message and an optional fix."""
+
+    rule: type[LintRule]
+    node: cst.CSTNode
+    message: str
+    fix: NodeFix | None
+
+
+@dataclass(eq=False)
+class FileContext:
+    """One file being linted: its tree, index, config and the reports made so far.
+
+    ``prompt_module`` is True for a file that no LLM code is in but that a
+    file with LLM calls imports (its prompt-named constants are prefix slots).
+    """
+
+    path: str
+    module: cst.Module
+    config: LintConfig
+    index: ModuleIndex
+    facts: TreeFacts
+    prompt_module: bool = False
+    reports: list[Report] = field(default_factory=list)
+
+    @cached_property
+    def flow(self) -> FlowAnalysis:
+        """The data-flow answers, built on first use (only files whose rules ask pay for them)."""
+        return FlowAnalysis(self.module, self.index, self.facts, self.config, self.prompt_module)
+
+    def add(self, rule: LintRule, node: cst.CSTNode, message: str, fix: NodeFix | None) -> None:
+        self.reports.append(Report(type(rule), node, message, fix))

@@ -1,0 +1,394 @@
+"""The data-flow questions rules ask, answered once per file.
+
+:class:`FlowAnalysis` ties the module index, the sink finder and the taint
+engine together and answers, for the rules:
+
+- which **prefix slots** the module has (``system=``, ``instructions=``, a
+  system/developer message, LangChain system messages, ``tools=``,
+  prompt-named constants and prompt-builder functions in LLM files and prompt
+  modules), see :meth:`FlowAnalysis.system_slots` / :meth:`tool_slots`;
+- which tainted values reach them and where each enters (:meth:`prefix_issues`):
+  every problem is classified once, at the site where it enters the slot
+  (or, for shuffles and ``json.dumps``, where it starts), with one code per
+  site in priority order, so one value is never reported by two rules;
+- the Anthropic breakpoint order (:meth:`breakpoint_issues`) and
+  ``prompt_cache_key`` values (:meth:`cache_key_issues`).
+
+History and prompt-text questions live in :mod:`promptcache.lint.turns` and
+:mod:`promptcache.lint.prompt_text`, reached through :attr:`turns` and
+:attr:`text`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+import libcst as cst
+
+from promptcache.lint import sources as S
+from promptcache.lint.breakpoints import message_blocks_before_last_breakpoint
+from promptcache.lint.config import LintConfig
+from promptcache.lint.index import ModuleIndex, Scope
+from promptcache.lint.sinks import Sink, SinkFinder
+from promptcache.lint.taint import EMPTY, Source, TaintEngine
+from promptcache.lint.walk import TreeFacts
+
+SYSTEM_KINDS = frozenset({S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON, S.SUMMARY, S.IDENTITY, S.PARAM})
+TOOL_KINDS = frozenset({S.VOLATILE, S.IDENTITY, S.ENV, S.SHUFFLED, S.UNSORTED_JSON, S.UNORDERED, S.FS_ORDER, S.MCP, S.MCP_CALL})
+_SYSTEM_KEYWORDS = ("system", "instructions")
+_AGENT_KEYWORDS = ("system_prompt", "system_message", "instructions")
+
+
+@dataclass(eq=False)
+class Slot:
+    """A place whose value becomes part of the cached prefix.
+
+    ``kind``: system, tools, constant (a prompt-named constant), builder (a
+    return of a prompt-builder function) or cache_key. ``holder`` is the
+    function whose parameters are per-request data for this slot (the
+    function holding the sink), or None.
+    """
+
+    kind: str
+    expr: cst.BaseExpression
+    scope: Scope
+    holder: Scope | None
+    label: str
+    sink: Sink | None = None
+
+
+@dataclass(eq=False)
+class Issue:
+    """A classified problem: rule ``code`` at ``node``; ``detail`` names the source."""
+
+    code: str
+    node: cst.CSTNode
+    detail: str
+    slot: Slot
+
+
+class FlowAnalysis:
+    """Per-file data-flow answers, computed lazily and cached."""
+
+    def __init__(self, module: cst.Module, index: ModuleIndex, facts: TreeFacts, config: LintConfig, prompt_module: bool = False):
+        self.module = module
+        self.index = index
+        self.facts = facts
+        self.config = config
+        self.prompt_module = prompt_module
+        self.prompt_name = re.compile(config.prompt_name_regex)
+        self.sinks = SinkFinder(index, config.extra_sinks)
+        self.taint = TaintEngine(index, self.sinks, re.compile(config.volatile_name_regex), frozenset(config.extra_volatile_sources))
+
+    # -- module facts --------------------------------------------------------
+    @cached_property
+    def is_llm_file(self) -> bool:
+        """Imports an LLM SDK, contains a sink, or is a prompt module imported by one."""
+        return self.index.imports_llm or self.prompt_module or bool(self.sinks.all())
+
+    def holder_of(self, scope: Scope) -> Scope | None:
+        """The innermost function scope at or above ``scope``."""
+        current: Scope | None = scope
+        while current is not None and current.kind != "function":
+            current = current.parent
+        return current
+
+    def function_has_sink(self, func: Scope | None) -> bool:
+        return func is not None and any(self.holder_of(s.scope) is func for s in self.sinks.all())
+
+    # -- slots ---------------------------------------------------------------
+    @cached_property
+    def system_slots(self) -> list[Slot]:
+        """System-prompt slots, prompt-named constants and prompt-builder returns, in source order."""
+        slots: list[Slot] = []
+        seen: set[int] = set()
+
+        def add(kind, expr, scope, label, sink=None, holder=None):
+            if expr is not None and id(expr) not in seen:
+                seen.add(id(expr))
+                slots.append(Slot(kind, expr, scope, holder if holder is not None else self.holder_of(scope), label, sink))
+
+        for sink in self.sinks.all():
+            for kw in _SYSTEM_KEYWORDS:
+                add("system", sink.kw(kw), sink.scope, f"{kw}=", sink)
+        if not self.is_llm_file:
+            return slots
+        for node, scope in self.index.role_dicts:
+            role = _dict_value(node, "role")
+            if isinstance(role, cst.SimpleString) and role.value[1:-1] in ("system", "developer"):
+                add("system", _dict_value(node, "content"), scope, f"the {role.value[1:-1]} message")
+        if self.index.imports_langchain:
+            for node, scope in self.index.role_tuples:
+                add("system", node.elements[1].value, scope, "the LangChain system message")
+        for call, scope in self.index.calls:
+            name = self.index.qualified(call.func, scope) or ""
+            if name.endswith("SystemMessage") or name.endswith("SystemMessagePromptTemplate.from_template"):
+                content = next((a.value for a in call.args if a.keyword is None or a.keyword.value in ("content", "template")), None)
+                add("system", content, scope, "the LangChain system message")
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value in _AGENT_KEYWORDS and self.sinks.sink_at(call, scope) is None:
+                    add("system", arg.value, scope, f"{arg.keyword.value}=")
+        for scope in self.index.scopes:
+            if scope.kind not in ("module", "class"):
+                continue
+            for name, bindings in scope.bindings.items():
+                if self.is_prompt_name(name):
+                    for b in bindings:
+                        if b.kind == "assign":
+                            add("constant", b.value, scope, name, holder=None)
+        for scope in self.index.scopes:
+            if scope.kind == "function" and scope.parent is not None and scope.parent.kind in ("module", "class") and self.is_prompt_name(scope.name):
+                for ret in scope.returns:
+                    add("builder", ret, scope, f"{scope.name}()", holder=None)
+        slots.sort(key=lambda s: self.facts.order.get(s.expr, 0))
+        return slots
+
+    def is_prompt_name(self, name: str) -> bool:
+        return bool(self.prompt_name.search(name))
+
+    @cached_property
+    def tool_slots(self) -> list[Slot]:
+        """``tools=`` of sinks and agent constructors, and ``.bind_tools(x)``."""
+        slots: list[Slot] = []
+        seen: set[int] = set()
+        for call, scope in self.index.calls:
+            expr = None
+            sink = self.sinks.sink_at(call, scope)
+            if sink is not None or self.is_llm_file:
+                expr = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "tools"), None)
+            if expr is None and self.is_llm_file and isinstance(call.func, cst.Attribute) and call.func.attr.value == "bind_tools" and call.args:
+                expr = call.args[0].value
+            if expr is not None and id(expr) not in seen:
+                seen.add(id(expr))
+                slots.append(Slot("tools", expr, scope, self.holder_of(scope), "tools=", sink))
+        return slots
+
+    # -- locating where taint enters ---------------------------------------
+    def sites(self, expr: cst.BaseExpression, scope: Scope, kinds: frozenset[str], depth: int = 0) -> list[tuple[cst.CSTNode, frozenset[Source]]]:
+        """The innermost sub-expressions through which ``kinds`` of taint enter ``expr``.
+
+        Descends into container literals, f-strings, concatenations and
+        comprehensions, and follows names bound only to container literals
+        (a dict or list built in place). Names bound to prompt-named constants,
+        and calls of prompt-builder functions, are reported where they are defined.
+        """
+        t = frozenset(s for s in self.taint.of(expr, scope) if s.kind in kinds)
+        if not t:
+            return []
+        if depth > 12:
+            return [(expr, t)]
+        parts: list[tuple[cst.BaseExpression, Scope, frozenset[str]]] = []
+        e = expr
+        if isinstance(e, (cst.List, cst.Tuple, cst.Set)):
+            parts = [(el.value, scope, kinds) for el in e.elements]
+        elif isinstance(e, cst.Dict):
+            for el in e.elements:
+                if isinstance(el, cst.DictElement):
+                    parts += [(el.key, scope, kinds), (el.value, scope, kinds)]
+                else:
+                    parts.append((el.value, scope, kinds))
+        elif isinstance(e, cst.FormattedString):
+            parts = [(p.expression, scope, kinds) for p in e.parts if isinstance(p, cst.FormattedStringExpression)]
+        elif isinstance(e, cst.ConcatenatedString):
+            parts = [(e.left, scope, kinds), (e.right, scope, kinds)]
+        elif isinstance(e, cst.BinaryOperation):
+            parts = [(e.left, scope, kinds), (e.right, scope, kinds)]
+        elif isinstance(e, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            elts = [e.key, e.value] if isinstance(e, cst.DictComp) else [e.elt]
+            parts = [(x, scope, kinds - S.ORDER_KINDS - {S.MCP_CALL}) for x in elts]
+            comp = e.for_in
+            while comp is not None:
+                parts.append((comp.iter, scope, kinds))
+                comp = comp.inner_for_in
+        elif isinstance(e, (cst.Await, cst.NamedExpr)):
+            parts = [(e.expression if isinstance(e, cst.Await) else e.value, scope, kinds)]
+        elif isinstance(e, cst.IfExp):
+            parts = [(e.body, scope, kinds), (e.orelse, scope, kinds)]
+        elif isinstance(e, (cst.Name, cst.Attribute)):
+            followed = self._follow(e, scope)
+            if followed == []:
+                return []
+            if followed is not None:
+                parts = [(v, s, kinds) for v, s in followed]
+        elif isinstance(e, cst.Call) and self._is_builder_call(e, scope):
+            args = frozenset(s for s in self.taint._union((a.value for a in e.args), scope) if s.kind in kinds)
+            return [(e, args)] if args else []
+        found: list[tuple[cst.CSTNode, frozenset[Source]]] = []
+        for sub, sub_scope, sub_kinds in parts:
+            found += self.sites(sub, sub_scope, sub_kinds, depth + 1)
+        return found or [(expr, t)]
+
+    def _follow(self, e: cst.BaseExpression, scope: Scope):
+        """Where a name or ``self.attr`` leads for :meth:`sites`.
+
+        None: not followed (report at the use). ``[]``: a prompt-named
+        constant, reported at its own definition. Otherwise the
+        ``(value, scope)`` pairs of its bindings, when all of them build a
+        container literal in place (``d = {...}``, ``msgs = [...]`` plus appends).
+        """
+        if isinstance(e, cst.Name):
+            found_scope, bindings = self.index.lookup(e.value, scope)
+            name = e.value
+            constant = found_scope is not None and found_scope.kind in ("module", "class")
+        elif isinstance(e, cst.Attribute) and isinstance(e.value, cst.Name):
+            cls = self.index.class_of_receiver(e.value, scope)
+            if cls is None:
+                return None
+            name = e.attr.value
+            bindings = cls.attrs.get(name, [])
+            constant = bool(bindings) and all(b.scope.kind == "class" for b in bindings)
+        else:
+            return None
+        if constant and self.is_llm_file and self.is_prompt_name(name) and any(b.kind == "assign" for b in bindings):
+            return []
+        valued = [b for b in bindings if b.kind != "mutate"]
+        containers = (cst.List, cst.Tuple, cst.Dict, cst.Set)
+        if valued and all(b.kind in ("assign", "walrus") and isinstance(b.value, containers) for b in valued):
+            return [(b.value, b.scope) for b in bindings]
+        return None
+
+    def _is_builder_call(self, call: cst.Call, scope: Scope) -> bool:
+        callee = self.index.function_named(call.func, scope)
+        return callee is not None and self.is_llm_file and self.is_prompt_name(callee.name) and bool(callee.returns)
+
+    # -- classification -----------------------------------------------------
+    @cached_property
+    def prefix_issues(self) -> list[Issue]:
+        """Every classified problem in system slots and tool slots (one code per site)."""
+        issues: list[Issue] = []
+        for slot in self.system_slots:
+            per_request = self._per_request(slot)
+            for node, t in self.sites(slot.expr, slot.scope, SYSTEM_KINDS):
+                issue = self._classify_system(slot, node, t, per_request)
+                issues += issue
+        for slot in self.tool_slots:
+            for node, t in self.sites(slot.expr, slot.scope, TOOL_KINDS):
+                issues += self._classify_tools(slot, node, t)
+        return _dedupe(issues)
+
+    def _per_request(self, slot: Slot) -> set[tuple[int, int]]:
+        if slot.holder is None:
+            return set()
+        return {
+            (s.func_id, s.index)
+            for s in self.taint.of(slot.expr, slot.scope)
+            if s.kind == S.PARAM and s.templated and s.func_id == id(slot.holder)
+        }
+
+    def _classify_system(self, slot: Slot, node, t: frozenset[Source], per_request) -> list[Issue]:
+        by_kind = _by_kind(t)
+        if S.VOLATILE in by_kind:
+            return [Issue("PC101", node, by_kind[S.VOLATILE][0].detail, slot)]
+        if S.SHUFFLED in by_kind:
+            return [Issue("PC303", s.origin or node, s.detail, slot) for s in by_kind[S.SHUFFLED]]
+        if S.UNSORTED_JSON in by_kind:
+            return [Issue("PC304", s.origin or node, s.detail, slot) for s in by_kind[S.UNSORTED_JSON]]
+        if S.SUMMARY in by_kind:
+            return [Issue("PC202", node, by_kind[S.SUMMARY][0].detail, slot)]
+        if S.IDENTITY in by_kind:
+            return [Issue("PC102", node, by_kind[S.IDENTITY][0].detail, slot)]
+        params = [s for s in by_kind.get(S.PARAM, ()) if (s.func_id, s.index) in per_request]
+        if params:
+            return [Issue("PC102", node, f"parameter `{params[0].detail}`", slot)]
+        return []
+
+    def _classify_tools(self, slot: Slot, node, t: frozenset[Source]) -> list[Issue]:
+        by_kind = _by_kind(t)
+        out: list[Issue] = []
+        if S.SHUFFLED in by_kind:
+            out += [Issue("PC303", s.origin or node, s.detail, slot) for s in by_kind[S.SHUFFLED]]
+        elif S.MCP in by_kind:
+            out.append(Issue("PC305", node, "unsorted", slot))
+        elif S.FS_ORDER in by_kind:
+            out.append(Issue("PC302", node, by_kind[S.FS_ORDER][0].detail, slot))
+        elif S.UNORDERED in by_kind:
+            out.append(Issue("PC301", node, by_kind[S.UNORDERED][0].detail, slot))
+        elif S.MCP_CALL in by_kind:
+            for s in by_kind[S.MCP_CALL]:
+                if s.origin is not None and self.turns.per_turn(s.origin):
+                    out.append(Issue("PC305", s.origin, "re-listed", slot))
+        for kind in (S.VOLATILE, S.IDENTITY, S.ENV):
+            if kind in by_kind:
+                out.append(Issue("PC104", node, by_kind[kind][0].detail, slot))
+                break
+        else:
+            if S.UNSORTED_JSON in by_kind:
+                out += [Issue("PC304", s.origin or node, s.detail, slot) for s in by_kind[S.UNSORTED_JSON]]
+        return out
+
+    @cached_property
+    def cache_key_issues(self) -> list[Issue]:
+        """PC105: volatile ``prompt_cache_key=`` values."""
+        issues = []
+        for sink in self.sinks.all():
+            key = sink.kw("prompt_cache_key")
+            if key is None:
+                continue
+            slot = Slot("cache_key", key, sink.scope, self.holder_of(sink.scope), "prompt_cache_key=", sink)
+            for node, t in self.sites(key, sink.scope, frozenset({S.VOLATILE})):
+                issues.append(Issue("PC105", node, _by_kind(t)[S.VOLATILE][0].detail, slot))
+        return issues
+
+    @cached_property
+    def breakpoint_issues(self) -> list[Issue]:
+        """PC103: volatile or identity values in message blocks at or before the last ``cache_control``."""
+        issues = []
+        for sink in self.sinks.all():
+            if sink.api not in ("anthropic", "litellm", "extra"):
+                continue
+            for block, scope in message_blocks_before_last_breakpoint(self, sink):
+                slot = Slot("messages", block, scope, self.holder_of(scope), "a cached message block", sink)
+                for node, t in self.sites(block, scope, frozenset({S.VOLATILE, S.IDENTITY})):
+                    kinds = _by_kind(t)
+                    detail = (kinds.get(S.VOLATILE) or kinds.get(S.IDENTITY))[0].detail
+                    issues.append(Issue("PC103", node, detail, slot))
+        return _dedupe(issues)
+
+    # -- the other two helpers ----------------------------------------------
+    @cached_property
+    def turns(self):
+        """History and per-turn questions (:class:`promptcache.lint.turns.Turns`)."""
+        from promptcache.lint.turns import Turns
+
+        return Turns(self)
+
+    @cached_property
+    def text(self):
+        """Prompt-text questions (:class:`promptcache.lint.prompt_text.PromptText`)."""
+        from promptcache.lint.prompt_text import PromptText
+
+        return PromptText(self)
+
+    def code(self, node: cst.CSTNode) -> str:
+        """Source text of ``node``."""
+        return self.module.code_for_node(node)
+
+
+def _by_kind(t: frozenset[Source]) -> dict[str, list[Source]]:
+    out: dict[str, list[Source]] = {}
+    for s in sorted(t, key=lambda s: (s.kind, s.detail, s.origin_id)):
+        out.setdefault(s.kind, []).append(s)
+    return out
+
+
+def _dict_value(node: cst.Dict, key: str) -> cst.BaseExpression | None:
+    for el in node.elements:
+        if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and el.key.value[1:-1] == key:
+            return el.value
+    return None
+
+
+def _dedupe(issues: list[Issue]) -> list[Issue]:
+    seen: set[tuple[str, int]] = set()
+    out = []
+    for issue in issues:
+        key = (issue.code, id(issue.node))
+        if key not in seen:
+            seen.add(key)
+            out.append(issue)
+    return out
+
+
+__all__ = ["EMPTY", "FlowAnalysis", "Issue", "Slot"]

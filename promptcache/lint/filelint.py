@@ -1,0 +1,130 @@
+"""Lint one file: one parse, one batched walk, positions for the reported nodes, suppressions.
+
+Bad input never raises: NUL bytes, undecodable text, a syntax error or a
+libcst failure become a PC901 finding for that file, with a message that says
+what to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from promptcache.lint import suppression
+from promptcache.lint.config import LintConfig
+from promptcache.lint.context import FileContext
+from promptcache.lint.errors import unparsable
+from promptcache.lint.finding import Edit, Finding, Fix
+from promptcache.lint.index import Indexer
+from promptcache.lint.positions import node_ranges
+from promptcache.lint.rule import LintRule
+from promptcache.lint.walk import TreeFacts, walk
+
+
+@dataclass
+class FileResult:
+    """What linting one file produced. ``parsed`` is False when the file was not (or could not be) parsed."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    parsed: bool = False
+
+
+def parse(data: bytes, path: str) -> cst.Module | Finding:
+    """Parse ``data`` with libcst, or return the PC901 finding that explains why it cannot be."""
+    if b"\x00" in data:
+        offset = data.index(b"\x00")
+        line = data.count(b"\n", 0, offset) + 1
+        return unparsable(path, f"contains a NUL byte (line {line}): it looks like a binary file; remove the NUL bytes or exclude the file", line)
+    try:
+        return cst.parse_module(data)
+    except cst.ParserSyntaxError as exc:
+        line, column = max(exc.raw_line, 1), exc.raw_column + 1
+        return unparsable(path, f"syntax error: {exc.message} (fix the syntax, or exclude the file if it is not Python 3)", line, column)
+    except UnicodeDecodeError as exc:
+        return unparsable(
+            path,
+            f"is not valid {exc.encoding.upper()} (byte 0x{data[exc.start]:02x} at offset {exc.start}): "
+            "re-save it as UTF-8 or declare its encoding with a coding comment",
+        )
+    except LookupError as exc:
+        return unparsable(path, f"declares an unknown encoding ({exc}): fix the coding comment")
+    except (RecursionError, MemoryError) as exc:
+        return unparsable(path, f"is too deeply nested or too large for libcst to parse ({type(exc).__name__}); exclude it")
+    except Exception as exc:  # noqa: BLE001 - libcst reports some failures with bare exceptions
+        return unparsable(path, f"libcst could not parse it ({type(exc).__name__}: {exc}); exclude it or report the file")
+
+
+def lint_bytes(
+    data: bytes,
+    path: str,
+    rules: Sequence[type[LintRule]],
+    config: LintConfig,
+    prompt_module: bool = False,
+) -> FileResult:
+    """Lint the contents of one file with ``rules`` (selected rule classes).
+
+    ``path`` is the display path used in findings. Returns findings sorted by
+    (line, column, code), suppressions applied.
+    """
+    skip = suppression.file_noqa(data)
+    if skip is None:
+        return FileResult(path)
+    parsed = parse(data, path)
+    if isinstance(parsed, Finding):
+        return FileResult(path, [parsed] if skip is False or parsed.code not in skip else [])
+    module = parsed
+    indexer = Indexer()
+    facts = TreeFacts()
+    context = FileContext(path, module, config, indexer.index, facts, prompt_module)
+    try:
+        walk(module, [indexer, *(rule(context) for rule in rules)], facts)
+    except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
+        return FileResult(path, [unparsable(path, f"promptcache could not analyse this file ({type(exc).__name__}: {exc}); please report it")], True)
+    if not context.reports:
+        return FileResult(path, [], True)
+    targets = [r.node for r in context.reports]
+    for report in context.reports:
+        if report.fix is not None:
+            targets += [node for node, _ in report.fix.replacements]
+    ranges = node_ranges(module, targets)
+    text = data.decode(module.encoding, errors="replace")
+    noqa = suppression.noqa_lines(text)
+    findings: dict[tuple, Finding] = {}
+    for report in context.reports:
+        r = ranges.get(report.node)
+        if r is None:
+            continue
+        rule = report.rule
+        if skip is not False and rule.code in skip:
+            continue
+        if suppression.is_suppressed(rule.code, r[0], noqa):
+            continue
+        finding = Finding(
+            code=rule.code,
+            name=rule.name,
+            severity=rule.severity,
+            path=path,
+            line=r[0],
+            column=r[1] + 1,
+            end_line=r[2],
+            end_column=r[3] + 1,
+            message=report.message,
+            fix=_fix(report.fix, ranges),
+        )
+        findings.setdefault((finding.code, finding.line), finding)
+    ordered = sorted(findings.values(), key=lambda f: f.sort_key)
+    return FileResult(path, ordered, True)
+
+
+def _fix(fix, ranges) -> Fix | None:
+    if fix is None:
+        return None
+    edits = []
+    for node, content in fix.replacements:
+        r = ranges.get(node)
+        if r is not None:
+            edits.append(Edit(r[0], r[1] + 1, r[2], r[3] + 1, content))
+    return Fix(fix.description, fix.applicability, tuple(edits))

@@ -1,0 +1,275 @@
+"""Prompt text: the literals, assemblies and file reads that build a prefix slot.
+
+A **prompt literal** is a string literal that reaches a prefix slot, or the
+value of a prompt-named constant (lint-rules.md); user-message text is not.
+:class:`PromptText` walks backwards from every slot of
+:class:`~promptcache.lint.dataflow.FlowAnalysis` through names, ``self``
+attributes, module-local function returns, ``+``, ``%``, f-strings,
+``.format``, ``join``, ``textwrap.dedent`` / ``inspect.cleandoc`` (the
+literal is then *dedented*), ``.strip()`` (its end is then not the end of the
+prompt) and ``.replace("\\r\\n", "\\n")`` (then *normalised*), and records:
+
+- every prompt literal, with whether some path dedents it and whether every
+  path puts its end at the very end of the assembled prompt;
+- every assembly (``a + "\\n" + b``, ``f"{a}\\n\\n{b}"``, ``"\\n".join(parts)``)
+  with its parts and separators (PC403);
+- every ``open(...)`` / ``.read_bytes().decode()`` read of prompt text (PC404);
+- per slot, the strip variants reaching it (PC405).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from promptcache.lint.literals import pieces, string_value
+
+if TYPE_CHECKING:  # pragma: no cover
+    from promptcache.lint.dataflow import FlowAnalysis
+    from promptcache.lint.index import Scope
+
+_DEDENT = frozenset({"textwrap.dedent", "inspect.cleandoc", "inspect.getdoc"})
+_OPEN = frozenset({"open", "io.open", "codecs.open"})
+_VALUE_BINDINGS = ("assign", "walrus", "with", "aug", "mutate")
+
+
+@dataclass
+class LiteralUse:
+    """A prompt literal and how it is used: ``dedented`` on any path, ``at_end`` on every path."""
+
+    node: cst.BaseExpression
+    dedented: bool
+    at_end: bool
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way a slot's value is produced: ``status`` raw / stripped / newline, over ``base`` source text."""
+
+    status: str
+    base: str
+    site: cst.CSTNode
+
+
+class PromptText:
+    """Prompt-text answers for one module."""
+
+    def __init__(self, flow: FlowAnalysis):
+        self.flow = flow
+        self.index = flow.index
+
+    def _roots(self):
+        for slot in self.flow.system_slots + self.flow.tool_slots:
+            yield slot.expr, slot.scope
+        for sink in self.flow.sinks.all():
+            fmt = sink.kw("response_format")
+            if fmt is not None:
+                yield fmt, sink.scope
+
+    @cached_property
+    def _walk(self):
+        literals: dict[cst.CSTNode, LiteralUse] = {}
+        assemblies: dict[cst.CSTNode, Scope] = {}
+        reads: dict[cst.CSTNode, bool] = {}
+        seen: set[tuple[int, int, tuple]] = set()
+        stack = [(expr, scope, (False, True, False)) for expr, scope in self._roots()]
+        while stack:
+            e, scope, ctx = stack.pop()
+            key = (id(e), id(scope), ctx)
+            if e is None or key in seen:
+                continue
+            seen.add(key)
+            dedented, at_end, normalised = ctx
+            push = stack.append
+            if isinstance(e, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+                use = literals.get(e)
+                if use is None:
+                    literals[e] = LiteralUse(e, dedented, at_end)
+                else:
+                    use.dedented |= dedented
+                    use.at_end &= at_end
+                if isinstance(e, cst.FormattedString):
+                    assemblies[e] = scope
+                for piece in pieces(e):
+                    if isinstance(piece.node, cst.FormattedString):
+                        for part in piece.node.parts:
+                            if isinstance(part, cst.FormattedStringExpression):
+                                push((part.expression, scope, (dedented, False, normalised)))
+            elif isinstance(e, cst.Name):
+                for b in self.index.lookup(e.value, scope)[1]:
+                    if b.kind in _VALUE_BINDINGS:
+                        push((b.value, b.scope, ctx))
+            elif isinstance(e, cst.Attribute):
+                if isinstance(e.value, cst.Name) and (cls := self.index.class_of_receiver(e.value, scope)) is not None:
+                    for b in cls.attrs.get(e.attr.value, ()):
+                        if b.kind in _VALUE_BINDINGS:
+                            push((b.value, b.scope, ctx))
+            elif isinstance(e, cst.Call):
+                self._call(e, scope, ctx, push, assemblies, reads)
+            elif isinstance(e, cst.BinaryOperation):
+                if isinstance(e.operator, cst.Add):
+                    if not isinstance(self.flow.facts.parent.get(e), cst.BinaryOperation):
+                        assemblies[e] = scope
+                    push((e.left, scope, (dedented, False, normalised)))
+                    push((e.right, scope, ctx))
+                elif isinstance(e.operator, cst.Modulo):
+                    push((e.left, scope, ctx))
+                    push((e.right, scope, (dedented, False, normalised)))
+            elif isinstance(e, cst.IfExp):
+                push((e.body, scope, ctx))
+                push((e.orelse, scope, ctx))
+            elif isinstance(e, cst.BooleanOperation):
+                push((e.left, scope, ctx))
+                push((e.right, scope, ctx))
+            elif isinstance(e, (cst.List, cst.Tuple)):
+                for el in e.elements:
+                    push((el.value, scope, (dedented, False, normalised)))
+            elif isinstance(e, cst.Dict):
+                for el in e.elements:
+                    push((el.value, scope, ctx))
+            elif isinstance(e, cst.Subscript):
+                push((e.value, scope, (dedented, False, normalised)))
+            elif isinstance(e, cst.Await):
+                push((e.expression, scope, ctx))
+        return literals, assemblies, reads
+
+    def _call(self, e: cst.Call, scope: Scope, ctx, push, assemblies, reads) -> None:
+        dedented, at_end, normalised = ctx
+        func = e.func
+        qualified = self.index.qualified(func, scope)
+        method = func.attr.value if isinstance(func, cst.Attribute) else None
+        args = [a.value for a in e.args]
+        if qualified in _DEDENT and args:
+            push((args[0], scope, (True, at_end, normalised)))
+        elif qualified in _OPEN:
+            reads[e] = reads.get(e, True) and normalised
+        elif qualified == "str" and args:
+            push((args[0], scope, ctx))
+        elif method in ("strip", "rstrip"):
+            push((func.value, scope, (dedented, False, normalised)))
+        elif method == "lstrip":
+            push((func.value, scope, ctx))
+        elif method == "replace" and args and "\r" in (string_value(args[0]) or ""):
+            push((func.value, scope, (dedented, at_end, True)))
+        elif method == "splitlines":
+            push((func.value, scope, (dedented, at_end, True)))
+        elif method in ("format", "format_map"):
+            push((func.value, scope, ctx))
+            for arg in args:
+                push((arg, scope, (dedented, False, normalised)))
+        elif method == "join" and args:
+            assemblies[e] = scope
+            push((func.value, scope, (dedented, False, normalised)))
+            push((args[0], scope, (dedented, False, normalised)))
+        elif method == "decode" and isinstance(func.value, cst.Call) and isinstance(func.value.func, cst.Attribute) and func.value.func.attr.value in ("read_bytes", "read"):
+            reads[e] = reads.get(e, True) and normalised
+        elif method in ("read", "readlines", "getvalue") and isinstance(func.value, (cst.Name, cst.Attribute)):
+            push((func.value, scope, ctx))
+        else:
+            callee = self.index.function_named(func, scope)
+            if callee is not None:
+                for ret in callee.returns:
+                    push((ret, callee, ctx))
+
+    # -- answers ---------------------------------------------------------------
+    @property
+    def literals(self) -> list[LiteralUse]:
+        """Every prompt literal, in source order."""
+        order = self.flow.facts.order
+        return sorted(self._walk[0].values(), key=lambda u: order.get(u.node, 0))
+
+    @property
+    def reads(self) -> list[tuple[cst.Call, bool]]:
+        """``(call, normalised)`` for every ``open()`` / ``.decode()`` that reads prompt text."""
+        return list(self._walk[2].items())
+
+    @cached_property
+    def assemblies(self) -> list[tuple[cst.CSTNode, tuple, tuple[str, ...]]]:
+        """``(node, parts, separators)`` for every prompt assembled from named parts and whitespace."""
+        out = []
+        order = self.flow.facts.order
+        for node, scope in sorted(self._walk[1].items(), key=lambda kv: order.get(kv[0], 0)):
+            signature = self._signature(node, scope)
+            if signature is not None:
+                out.append((node, *signature))
+        return out
+
+    def _part_key(self, expr: cst.BaseExpression, scope: Scope):
+        ref = self.flow.turns.ref_of(expr, scope)
+        if ref is not None:
+            return ref
+        return self.index.qualified(expr, scope)
+
+    def _signature(self, node: cst.CSTNode, scope: Scope):
+        tokens: list[tuple[str, object]] = []
+        if isinstance(node, cst.Call):
+            sep = string_value(node.func.value)
+            key = self._part_key(node.args[0].value, scope)
+            if sep is None or key is None or sep.strip():
+                return None
+            return (("join", key),), (sep,)
+        if isinstance(node, cst.BinaryOperation):
+            operands = _flatten_add(node)
+        else:
+            operands = list(node.parts)
+        for operand in operands:
+            if isinstance(operand, cst.FormattedStringText):
+                value = string_value(cst.SimpleString('"' + operand.value.replace('"', '\\"') + '"'))
+                tokens.append(("lit", value or ""))
+            elif isinstance(operand, cst.FormattedStringExpression):
+                key = self._part_key(operand.expression, scope)
+                if key is None or operand.format_spec or operand.conversion:
+                    return None
+                tokens.append(("part", key))
+            elif (value := string_value(operand)) is not None:
+                tokens.append(("lit", value))
+            else:
+                key = self._part_key(operand, scope)
+                if key is None:
+                    return None
+                tokens.append(("part", key))
+        parts = tuple(v for k, v in tokens if k == "part")
+        if len(parts) < 2 or any(k == "lit" and str(v).strip() for k, v in tokens):
+            return None
+        seps: list[str] = []
+        current: str | None = None
+        for kind, value in tokens:
+            if kind == "part":
+                if current is not None:
+                    seps.append(current)
+                current = ""
+            elif current is not None:
+                current += value
+        return parts, tuple(seps)
+
+    def variants(self, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> list[Variant]:
+        """The strip variants of a slot value, through names, local function returns and conditionals."""
+        if depth > 6:
+            return []
+        if isinstance(expr, cst.Name):
+            bindings = [b for b in self.index.lookup(expr.value, scope)[1] if b.kind in ("assign", "walrus")]
+            if bindings:
+                return [v for b in bindings for v in self.variants(b.value, b.scope, depth + 1)]
+        if isinstance(expr, cst.IfExp):
+            return self.variants(expr.body, scope, depth + 1) + self.variants(expr.orelse, scope, depth + 1)
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if isinstance(func, cst.Attribute) and func.attr.value in ("strip", "rstrip"):
+                return [Variant("stripped", self.flow.code(func.value), expr)]
+            callee = self.index.function_named(func, scope)
+            if callee is not None and callee.returns:
+                return [v for r in callee.returns for v in self.variants(r, callee, depth + 1)]
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            tail = string_value(expr.right)
+            if tail is not None and tail.endswith("\n") and not tail.strip():
+                return [Variant("newline", self.flow.code(expr.left), expr)]
+        return [Variant("raw", self.flow.code(expr), expr)]
+
+
+def _flatten_add(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add) and not node.lpar:
+        return _flatten_add(node.left) + _flatten_add(node.right)
+    return [node]

@@ -1,0 +1,132 @@
+"""The rule base class (Fixit-style) and the rule registry.
+
+A rule is one class: ``code``, ``name``, ``severity``, ``message``, a
+docstring in ruff's documentation shape (What it does / Why is this bad? /
+Example / Use instead / Fix safety / When it does not fire), visitor methods
+(``visit_<Node>`` / ``leave_<Node>``, run in the engine's single batched
+walk) and ``VALID`` / ``INVALID`` cases that the test suite runs.
+
+Defining a subclass with a ``code`` registers it; the engine never imports a
+rule by name (:func:`promptcache.lint.registry.discover` imports the rule
+packages and reads this registry).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+import libcst as cst
+
+from promptcache.lint.finding import Applicability, Severity
+
+if TYPE_CHECKING:  # pragma: no cover
+    from promptcache.lint.context import FileContext
+    from promptcache.lint.dataflow import FlowAnalysis
+
+_REGISTRY: dict[str, type[LintRule]] = {}
+
+
+@dataclass(frozen=True)
+class Valid:
+    """A snippet on which the rule must report nothing."""
+
+    code: str
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """A snippet on which the rule must report; ``line`` (1-based, in the dedented snippet) when given."""
+
+    code: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class NodeFix:
+    """A fix expressed on nodes: replace each node's source with new text (positions resolved by the engine)."""
+
+    description: str
+    applicability: Applicability
+    replacements: tuple[tuple[cst.CSTNode, str], ...] = field(default=())
+
+
+class LintRule:
+    """Base class of every rule; one instance per file, fed by the batched walk."""
+
+    code: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    severity: ClassVar[Severity] = Severity.WARNING
+    message: ClassVar[str] = ""
+    #: "safe", "unsafe" or None: whether the rule offers a fix (shown by ``promptcache rules``).
+    fixable: ClassVar[str | None] = None
+    VALID: ClassVar[list[Valid | str]] = []
+    INVALID: ClassVar[list[Invalid | str]] = []
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("code"):
+            existing = _REGISTRY.get(cls.code)
+            if existing is not None and existing.__qualname__ != cls.__qualname__:
+                raise TypeError(f"rule code {cls.code} is defined twice: {existing.__qualname__} and {cls.__qualname__}")
+            _REGISTRY[cls.code] = cls
+
+    def __init__(self, context: FileContext) -> None:
+        self.context = context
+
+    @property
+    def flow(self) -> FlowAnalysis:
+        """The file's shared data-flow answers."""
+        return self.context.flow
+
+    def report(self, node: cst.CSTNode, message: str | None = None, fix: NodeFix | None = None) -> None:
+        """Report a finding of this rule at ``node``."""
+        self.context.add(self, node, message or self.message, fix)
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The rule's documentation page (its docstring, dedented)."""
+        return textwrap.dedent(cls.__doc__ or "").strip() + "\n"
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first sentence of "What it does" (SARIF ``shortDescription``)."""
+        doc = cls.documentation()
+        marker = "## What it does"
+        body = doc.split(marker, 1)[1] if marker in doc else doc
+        paragraph = body.strip().split("\n\n", 1)[0].replace("\n", " ").strip()
+        return paragraph
+
+    @staticmethod
+    def cases(items: list[Valid | Invalid | str], kind: type) -> list:
+        """Normalise ``VALID``/``INVALID`` entries to case objects with dedented code."""
+        out = []
+        for item in items:
+            if isinstance(item, str):
+                item = kind(item)
+            out.append(type(item)(textwrap.dedent(item.code).lstrip("\n"), *([item.line] if isinstance(item, Invalid) else [])))
+        return out
+
+
+class FlowRule(LintRule):
+    """A rule that reports the data-flow issues of its code (see :mod:`promptcache.lint.dataflow`).
+
+    ``message`` may use ``{detail}`` (the source, e.g. ``datetime.datetime.now()``)
+    and ``{slot}`` (where it lands, e.g. ``system=``).
+    """
+
+    def issues(self) -> list:
+        return self.flow.prefix_issues
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if not self.flow.is_llm_file:
+            return
+        for issue in self.issues():
+            if issue.code == self.code:
+                self.report(issue.node, self.message.format(detail=issue.detail, slot=issue.slot.label))
+
+
+def registered() -> dict[str, type[LintRule]]:
+    """Every registered rule class by code (sorted by code)."""
+    return dict(sorted(_REGISTRY.items()))

@@ -1,0 +1,121 @@
+"""Sinks: the LLM request calls (lint-rules.md, "Sink").
+
+A call is a sink when its callee ends in ``.messages.create|stream``
+(Anthropic, ``beta.messages`` included, ``count_tokens`` not),
+``.chat.completions.create|parse|stream`` or ``.responses.create|parse|stream``
+(OpenAI), is ``litellm.completion|acompletion``, or matches an ``extra-sinks``
+entry from the config, AND it passes at least one of ``model=``,
+``messages=``, ``system=``, ``instructions=``, ``input=``, ``tools=``: a
+Twilio ``client.messages.create(to=..., body=...)`` is not a sink.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from promptcache.lint import sources as S
+from promptcache.lint.index import ModuleIndex, Scope
+from promptcache.lint.walk import iter_children
+
+SINK_KEYWORDS = frozenset({"model", "messages", "system", "instructions", "input", "tools"})
+_LITELLM = frozenset({"litellm.completion", "litellm.acompletion"})
+
+
+@dataclass(eq=False)
+class Sink:
+    """One LLM request call. ``api`` is anthropic, openai_chat, openai_responses, litellm or extra."""
+
+    call: cst.Call
+    scope: Scope
+    api: str
+
+    def kw(self, name: str) -> cst.BaseExpression | None:
+        """The value of keyword argument ``name``, or None."""
+        for arg in self.call.args:
+            if arg.keyword is not None and arg.keyword.value == name:
+                return arg.value
+        return None
+
+
+def attribute_path(func: cst.BaseExpression) -> list[str]:
+    """The trailing attribute names of a callee: ``self.client.chat.completions.create`` gives
+    ``["self", "client", "chat", "completions", "create"]`` (stops at the first non-name)."""
+    parts: list[str] = []
+    while isinstance(func, cst.Attribute):
+        parts.append(func.attr.value)
+        func = func.value
+    if isinstance(func, cst.Name):
+        parts.append(func.value)
+    return list(reversed(parts))
+
+
+class SinkFinder:
+    """Recognises sinks in one module; ``extra_sinks`` are qualified names or ``*.suffix`` patterns."""
+
+    def __init__(self, index: ModuleIndex, extra_sinks: tuple[str, ...] = ()):
+        self.index = index
+        self._extra_qualified = frozenset(s for s in extra_sinks if not s.startswith("*."))
+        self._extra_suffixes = tuple(s[2:].split(".") for s in extra_sinks if s.startswith("*."))
+        self._memo: dict[cst.Call, Sink | None] = {}
+        self._all: list[Sink] | None = None
+
+    def sink_at(self, call: cst.Call, scope: Scope) -> Sink | None:
+        """The :class:`Sink` for ``call``, or None when it is not an LLM request."""
+        if call in self._memo:
+            return self._memo[call]
+        found = None
+        api = self._api(call, scope)
+        if api is not None and (api == "extra" or any(a.keyword is not None and a.keyword.value in SINK_KEYWORDS for a in call.args)):
+            found = Sink(call, scope, api)
+        self._memo[call] = found
+        return found
+
+    def _api(self, call: cst.Call, scope: Scope) -> str | None:
+        path = attribute_path(call.func)
+        if len(path) >= 3 and path[-2] == "messages" and path[-1] in ("create", "stream"):
+            return "anthropic"
+        if len(path) >= 4 and path[-3:-1] == ["chat", "completions"] and path[-1] in ("create", "parse", "stream"):
+            return "openai_chat"
+        if len(path) >= 3 and path[-2] == "responses" and path[-1] in ("create", "parse", "stream"):
+            return "openai_responses"
+        qualified = self.index.qualified(call.func, scope)
+        if qualified in _LITELLM:
+            return "litellm"
+        if qualified is not None and qualified in self._extra_qualified:
+            return "extra"
+        for suffix in self._extra_suffixes:
+            if len(path) >= len(suffix) and path[-len(suffix) :] == suffix:
+                return "extra"
+        return None
+
+    def all(self) -> list[Sink]:
+        """Every sink of the module, in source order."""
+        if self._all is None:
+            self._all = [s for call, scope in self.index.calls if (s := self.sink_at(call, scope)) is not None]
+        return self._all
+
+    def asks_to_summarise(self, call: cst.Call, scope: Scope) -> bool:
+        """True when the literal prompt text of a sink asks to summarise a conversation."""
+        return S.asks_to_summarise(" ".join(self.literal_text(call, scope)))
+
+    def literal_text(self, node: cst.CSTNode, scope: Scope, depth: int = 0) -> list[str]:
+        """The static text of the string literals inside ``node`` (names bound to constants followed once)."""
+        out: list[str] = []
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, cst.SimpleString):
+                out.append(n.value)
+            elif isinstance(n, cst.FormattedStringText):
+                out.append(n.value)
+            elif isinstance(n, cst.Name) and depth == 0:
+                _, bindings = self.index.lookup(n.value, scope)
+                if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].scope.kind == "module":
+                    out += self.literal_text(bindings[0].value, bindings[0].scope, depth + 1)
+            elif isinstance(n, (cst.Lambda, cst.Comparison)):
+                continue
+            else:
+                stack.extend(iter_children(n))
+        return out

@@ -1,0 +1,181 @@
+"""The catalogue of taint sources and sanitisers (lint-rules.md, "Shared definitions").
+
+Every recogniser here answers one question about a qualified call name or an
+identifier; the taint engine (:mod:`promptcache.lint.taint`) asks them.
+
+Kinds of source:
+
+- ``volatile``: differs on every call (clock, uuid, random, pid, request ids);
+- ``identity``: differs per user (user, email, tenant, account, locale, plan);
+- ``param``: a parameter of the function holding the sink (per-request data
+  once it is interpolated into a template with static text);
+- ``summary``: a rewritten summary of the conversation;
+- ``unordered`` / ``fs_order`` / ``mcp``: order not fixed by the program
+  (sets, completion order / directory listings / MCP ``list_tools()``);
+  ``sorted()`` and ``.sort()`` are the sanitisers;
+- ``mcp_call``: a ``list_tools()`` result, sorted or not (re-listing per turn);
+- ``shuffled``: ``random.shuffle/sample/choices`` or a permutation;
+- ``unsorted_json``: ``json.dumps`` of a runtime-built mapping without ``sort_keys=True``;
+- ``env``: an environment variable (differs per deployment).
+"""
+
+from __future__ import annotations
+
+import re
+
+VOLATILE = "volatile"
+IDENTITY = "identity"
+PARAM = "param"
+SUMMARY = "summary"
+UNORDERED = "unordered"
+FS_ORDER = "fs_order"
+MCP = "mcp"
+MCP_CALL = "mcp_call"
+SHUFFLED = "shuffled"
+UNSORTED_JSON = "unsorted_json"
+ENV = "env"
+
+ORDER_KINDS = frozenset({UNORDERED, FS_ORDER, MCP, SHUFFLED})
+
+DEFAULT_PROMPT_NAME_REGEX = r"(?i)(prompt|system|instruction|preamble)"
+DEFAULT_VOLATILE_NAME_REGEX = (
+    r"(?i)(^|_)((request|trace|session|run|correlation|span)_?id|nonce|timestamp|now)$"
+)
+
+_VOLATILE_CALLS = frozenset(
+    {
+        "datetime.datetime.now",
+        "datetime.datetime.utcnow",
+        "datetime.datetime.today",
+        "datetime.date.today",
+        "time.time",
+        "time.time_ns",
+        "time.ctime",
+        "time.localtime",
+        "time.gmtime",
+        "time.monotonic",
+        "time.perf_counter",
+        "uuid.uuid1",
+        "uuid.uuid4",
+        "uuid.uuid6",
+        "uuid.uuid7",
+        "os.urandom",
+        "os.getpid",
+        "django.utils.timezone.now",
+        "django.utils.timezone.localtime",
+        "pendulum.now",
+        "pendulum.today",
+        "arrow.now",
+        "arrow.utcnow",
+    }
+)
+_VOLATILE_PREFIXES = ("random.", "secrets.", "numpy.random.")
+_SHUFFLE_CALLS = frozenset(
+    {"random.shuffle", "random.sample", "random.choices", "numpy.random.permutation", "numpy.random.shuffle"}
+)
+_UNORDERED_CALLS = frozenset(
+    {"set", "frozenset", "asyncio.as_completed", "asyncio.wait", "concurrent.futures.as_completed"}
+)
+_FS_CALLS = frozenset(
+    {
+        "os.listdir",
+        "os.scandir",
+        "os.walk",
+        "os.fwalk",
+        "glob.glob",
+        "glob.iglob",
+        "importlib.metadata.entry_points",
+        "importlib_metadata.entry_points",
+        "pkg_resources.iter_entry_points",
+        "pkgutil.iter_modules",
+        "pkgutil.walk_packages",
+    }
+)
+_FS_METHODS = frozenset({"glob", "rglob", "iterdir"})
+_ENV_CALLS = frozenset({"os.getenv", "os.environ.get", "os.environ.__getitem__"})
+# Calls whose result does not carry the order (or the content) of their argument.
+_OPAQUE_CALLS = frozenset(
+    {"len", "sum", "min", "max", "any", "all", "bool", "int", "float", "abs", "round", "isinstance", "hash", "id", "print", "callable", "type"}
+)
+_SET_METHODS = frozenset({"union", "intersection", "difference", "symmetric_difference"})
+
+_IDENTITY_RE = re.compile(
+    r"(?i)(^|_)(user(_?name|_?id)?|e_?mail(_address)?|tenant(_?id)?|account(_?(id|number|name))?|"
+    r"org(_?id)?|organi[sz]ation(_?id)?|locale|time_?zone|tz|level|plan|customer(_?id)?)$"
+)
+_SUMMARY_NAME_RE = re.compile(r"(?i)(^|_)(summary|recap|digest|synopsis)$")
+_SUMMARISE_CALL_RE = re.compile(r"(?i)(summar|compress|condense|compact|recap)")
+_SUMMARISE_TEXT_RE = re.compile(r"(?i)\b(summari[sz]e|summary|condense|compress|recap)\b")
+_CONVERSATION_RE = re.compile(r"(?i)\b(chat|conversation|history|transcript|dialog(ue)?|thread|messages|turns)\b")
+_HISTORY_WORD_RE = re.compile(r"(?i)(history|conversation|thread|messages|chat|memory|context|transcript|turns)")
+_CONSTANT_RE = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
+
+
+def volatile_call(qualified: str, n_args: int) -> bool:
+    """True for a call whose value changes on every call (clock, uuid, random, pid).
+
+    ``time.strftime`` counts only without its time argument.
+    """
+    if qualified in _VOLATILE_CALLS:
+        return True
+    if qualified == "time.strftime":
+        return n_args < 2
+    return qualified.startswith(_VOLATILE_PREFIXES) and qualified not in _SHUFFLE_CALLS
+
+
+def shuffle_call(qualified: str) -> bool:
+    """``random.shuffle/sample/choices`` and numpy permutations."""
+    return qualified in _SHUFFLE_CALLS
+
+
+def unordered_call(qualified: str) -> bool:
+    """``set()``, ``frozenset()`` and completion-order iterators."""
+    return qualified in _UNORDERED_CALLS
+
+
+def fs_order_call(qualified: str | None, method: str | None) -> bool:
+    """Directory listings, globs, entry points: order set by the filesystem or installer."""
+    return (qualified is not None and qualified in _FS_CALLS) or (method is not None and method in _FS_METHODS)
+
+
+def env_call(qualified: str) -> bool:
+    return qualified in _ENV_CALLS
+
+
+def opaque_call(qualified: str) -> bool:
+    """Builtins whose result is a number or flag, not the argument's content."""
+    return qualified in _OPAQUE_CALLS
+
+
+def set_method(method: str) -> bool:
+    return method in _SET_METHODS
+
+
+def is_constant_name(name: str) -> bool:
+    """``SYSTEM_PROMPT``-style module constants (all caps)."""
+    return bool(_CONSTANT_RE.match(name))
+
+
+def identity_name(name: str) -> bool:
+    """True for identifiers naming a user, tenant, account, locale or plan (not all-caps constants)."""
+    return not is_constant_name(name) and bool(_IDENTITY_RE.search(name))
+
+
+def summary_name(name: str) -> bool:
+    """True for ``summary`` / ``recap`` / ``digest`` style identifiers."""
+    return bool(_SUMMARY_NAME_RE.search(name))
+
+
+def summarise_callee(name: str) -> bool:
+    """True for ``summarize_*`` / ``compress_*`` / ``condense`` / ``compact_*`` function names."""
+    return bool(_SUMMARISE_CALL_RE.search(name))
+
+
+def history_word(name: str) -> bool:
+    """True when an identifier speaks of the conversation (history, thread, messages, ...)."""
+    return bool(_HISTORY_WORD_RE.search(name))
+
+
+def asks_to_summarise(text: str) -> bool:
+    """True when prompt text asks the model to summarise a conversation."""
+    return bool(_SUMMARISE_TEXT_RE.search(text)) and bool(_CONVERSATION_RE.search(text))

@@ -1,0 +1,92 @@
+"""Suppression comments: ``# noqa``, ``# noqa: PC101, PC203`` and file-level ``# promptcache: noqa``.
+
+A ``# noqa`` comment applies to the line it is on (the line a finding is
+reported on, which is where the flagged expression starts). After the closing
+quotes of a multi-line string it applies to every line of that string, so a
+finding on a triple-quoted prompt can be silenced at its end, as in ruff.
+
+``# promptcache: noqa`` on a line of its own silences the whole file;
+``# promptcache: noqa: PC401`` only those codes. Comments are found with
+:mod:`tokenize`, so ``# noqa`` inside a string does not count.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+_FILE_NOQA = re.compile(
+    rb"^[ \t]*#[ \t]*promptcache:[ \t]*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]+(?:[ \t,]+[A-Z]+[0-9]+)*))?[ \t]*\r?$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
+
+ALL = None  # a bare noqa: every code
+
+
+def file_noqa(data: bytes) -> set[str] | None | bool:
+    """``False`` when the file has no file-level suppression, ``None`` for all codes, else the codes."""
+    match = _FILE_NOQA.search(data)
+    if match is None:
+        return False
+    codes = match.group("codes")
+    if not codes:
+        return ALL
+    return {c.upper() for c in _CODE.findall(codes.decode("ascii", "replace"))}
+
+
+def _parse(comment: str) -> set[str] | None | bool:
+    match = _NOQA.search(comment)
+    if match is None:
+        return False
+    codes = match.group("codes")
+    return ALL if not codes else {c.upper() for c in _CODE.findall(codes)}
+
+
+def noqa_lines(text: str) -> dict[int, set[str] | None]:
+    """Map each 1-based line to the codes suppressed on it (``None``: all codes)."""
+    out: dict[int, set[str] | None] = {}
+    string_spans: dict[int, int] = {}  # end row -> start row of multi-line strings
+    fstring_starts: list[int] = []
+
+    def add(row: int, codes) -> None:
+        if row in out and (out[row] is None or codes is None):
+            out[row] = None
+        else:
+            out[row] = (out.get(row) or set()) | codes
+
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            kind = tok.type
+            if kind == tokenize.STRING and tok.start[0] != tok.end[0]:
+                string_spans[tok.end[0]] = min(tok.start[0], string_spans.get(tok.end[0], tok.start[0]))
+            elif kind == getattr(tokenize, "FSTRING_START", -1):
+                fstring_starts.append(tok.start[0])
+            elif kind == getattr(tokenize, "FSTRING_END", -1) and fstring_starts:
+                start = fstring_starts.pop()
+                if start != tok.end[0]:
+                    string_spans[tok.end[0]] = min(start, string_spans.get(tok.end[0], start))
+            elif kind == tokenize.COMMENT:
+                codes = _parse(tok.string)
+                if codes is False:
+                    continue
+                row = tok.start[0]
+                for r in range(string_spans.get(row, row), row + 1):
+                    add(r, codes)
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        for row, line in enumerate(text.splitlines(), start=1):
+            if "#" in line:
+                codes = _parse(line[line.index("#") :])
+                if codes is not False:
+                    add(row, codes)
+    return out
+
+
+def is_suppressed(code: str, line: int, lines: dict[int, set[str] | None]) -> bool:
+    """True when ``code`` is silenced on ``line``."""
+    if line not in lines:
+        return False
+    codes = lines[line]
+    return codes is None or code in codes

@@ -1,0 +1,382 @@
+"""Taint propagation within one module.
+
+``TaintEngine.of(expr, scope)`` answers "which sources can reach the value of
+``expr``?" as a frozen set of :class:`Source`. Propagation follows
+lint-rules.md: assignment, augmented assignment, unpacking, walrus, f-strings,
+``%``, ``.format``, ``+``, ``str()``, ``join``, ``textwrap.dedent``,
+list/dict literals, subscripts, ``.append/.extend/.insert``, ``await``,
+conditional expressions, ``self.attr`` by class, and function returns through
+per-function summaries (a summary is the taint of a function's returns with
+its parameters left symbolic; a call substitutes its arguments).
+
+It is flow-insensitive: a name carries the union of all its bindings.
+Parameters become per-request data only once they are interpolated into a
+template with static text (``param`` sources with ``templated=True``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from promptcache.lint import sources as S
+from promptcache.lint.index import Binding, ModuleIndex, Scope
+from promptcache.lint.sinks import SinkFinder
+
+_ALNUM = re.compile(r"[A-Za-z0-9]")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One origin of taint.
+
+    ``detail`` names it for messages (``datetime.datetime.now()``, ``user``);
+    ``origin`` is the node where it starts (reported for shuffles and
+    ``json.dumps``); ``func_id``/``index`` identify a parameter.
+    """
+
+    kind: str
+    detail: str
+    origin_id: int = 0
+    func_id: int = 0
+    index: int = -1
+    templated: bool = False
+    origin: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
+
+
+Taint = frozenset
+EMPTY: frozenset[Source] = frozenset()
+
+
+def source(kind: str, detail: str, origin: cst.CSTNode | None = None) -> Source:
+    return Source(kind, detail, origin_id=id(origin) if origin is not None else 0, origin=origin)
+
+
+def templated(taint: frozenset[Source]) -> frozenset[Source]:
+    """Mark parameter sources as interpolated into static text."""
+    if not any(s.kind == S.PARAM and not s.templated for s in taint):
+        return taint
+    return frozenset(dataclasses.replace(s, templated=True) if s.kind == S.PARAM else s for s in taint)
+
+
+def has_text(node: cst.CSTNode) -> bool:
+    """True for a string literal (or f-string) with letters or digits in its static text."""
+    if isinstance(node, cst.SimpleString):
+        return bool(_ALNUM.search(node.value[node.value.index(node.value[-1]) :]))
+    if isinstance(node, cst.FormattedString):
+        return any(isinstance(p, cst.FormattedStringText) and _ALNUM.search(p.value) for p in node.parts)
+    if isinstance(node, cst.ConcatenatedString):
+        return has_text(node.left) or has_text(node.right)
+    return False
+
+
+def key_text(node: cst.BaseExpression) -> str | None:
+    """The identifier-like text of a string key (``"x-request-id"`` gives ``x_request_id``)."""
+    if isinstance(node, cst.SimpleString):
+        value = node.value.strip("\"'rRbBuU")
+        return value.replace("-", "_")
+    return None
+
+
+class TaintEngine:
+    """Computes taint for expressions of one module (memoised per node and scope)."""
+
+    def __init__(self, index: ModuleIndex, sinks: SinkFinder, volatile_name: re.Pattern, extra_volatile: frozenset[str]):
+        self.index = index
+        self.sinks = sinks
+        self.volatile_name = volatile_name
+        self.extra_volatile = extra_volatile
+        self._memo: dict[tuple[int, int], frozenset[Source]] = {}
+        self._active: set[tuple[int, int]] = set()
+        self._returns: dict[int, frozenset[Source]] = {}
+
+    # -- entry point -------------------------------------------------------
+    def of(self, expr: cst.CSTNode | None, scope: Scope) -> frozenset[Source]:
+        """The sources that can reach ``expr`` evaluated in ``scope``."""
+        if expr is None:
+            return EMPTY
+        key = (id(expr), id(scope))
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        if key in self._active:
+            return EMPTY
+        self._active.add(key)
+        try:
+            result = self._compute(expr, scope)
+        finally:
+            self._active.discard(key)
+        self._memo[key] = result
+        return result
+
+    def names(self, name: str, detail_node: cst.CSTNode | None = None) -> frozenset[Source]:
+        """Name-based sources: volatile-, identity- and summary-named identifiers."""
+        if S.summary_name(name):
+            return frozenset({source(S.SUMMARY, name)})
+        found = set()
+        if self.volatile_name.search(name):
+            found.add(source(S.VOLATILE, name))
+        if S.identity_name(name):
+            found.add(source(S.IDENTITY, name))
+        return frozenset(found)
+
+    # -- dispatch ------------------------------------------------------------
+    def _compute(self, e: cst.CSTNode, scope: Scope) -> frozenset[Source]:
+        of = self.of
+        if isinstance(e, (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis, cst.Comparison, cst.Lambda)):
+            return EMPTY
+        if isinstance(e, cst.Name):
+            return self._name(e, scope)
+        if isinstance(e, cst.Attribute):
+            return self._attribute(e, scope)
+        if isinstance(e, cst.Subscript):
+            return self._subscript(e, scope)
+        if isinstance(e, cst.Call):
+            return self._call(e, scope)
+        if isinstance(e, cst.FormattedString):
+            t = self._union((p.expression for p in e.parts if isinstance(p, cst.FormattedStringExpression)), scope)
+            return templated(t) if has_text(e) else t
+        if isinstance(e, cst.ConcatenatedString):
+            t = of(e.left, scope) | of(e.right, scope)
+            return templated(t) if has_text(e) else t
+        if isinstance(e, cst.BinaryOperation):
+            t = of(e.left, scope) | of(e.right, scope)
+            if isinstance(e.operator, (cst.Add, cst.Modulo)) and (self._static(e.left, scope) or self._static(e.right, scope)):
+                return templated(t)
+            return t
+        if isinstance(e, (cst.List, cst.Tuple, cst.Set)):
+            t = self._union((el.value for el in e.elements), scope)
+            return t | {source(S.UNORDERED, "a set literal", e)} if isinstance(e, cst.Set) else t
+        if isinstance(e, cst.Dict):
+            parts = []
+            for el in e.elements:
+                if isinstance(el, cst.DictElement):
+                    parts += [el.key, el.value]
+                else:
+                    parts.append(el.value)
+            return self._union(parts, scope)
+        if isinstance(e, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            parts = [e.key, e.value] if isinstance(e, cst.DictComp) else [e.elt]
+            comp = e.for_in
+            while comp is not None:
+                parts.append(comp.iter)
+                comp = comp.inner_for_in
+            t = self._union(parts, scope)
+            return t | {source(S.UNORDERED, "a set comprehension", e)} if isinstance(e, cst.SetComp) else t
+        if isinstance(e, (cst.Await, cst.UnaryOperation)):
+            return of(e.expression, scope)
+        if isinstance(e, cst.IfExp):
+            return of(e.body, scope) | of(e.orelse, scope)
+        if isinstance(e, cst.BooleanOperation):
+            return of(e.left, scope) | of(e.right, scope)
+        if isinstance(e, cst.NamedExpr):
+            return of(e.value, scope)
+        if isinstance(e, (cst.StarredElement, cst.Element, cst.Arg)):
+            return of(e.value, scope)
+        return EMPTY
+
+    def _union(self, exprs, scope: Scope) -> frozenset[Source]:
+        out: set[Source] = set()
+        for expr in exprs:
+            if expr is not None:
+                out |= self.of(expr, scope)
+        return frozenset(out)
+
+    def _static(self, e: cst.BaseExpression, scope: Scope) -> bool:
+        if isinstance(e, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+            return has_text(e)
+        if isinstance(e, (cst.Name, cst.Attribute)):
+            return not self.of(e, scope)
+        return False
+
+    # -- names -----------------------------------------------------------------
+    def _name(self, e: cst.Name, scope: Scope) -> frozenset[Source]:
+        found_scope, bindings = self.index.lookup(e.value, scope)
+        out = set(self.names(e.value))
+        if any(s.kind == S.SUMMARY for s in out):
+            return frozenset(out)
+        for binding in bindings:
+            out |= self._binding(binding, e.value)
+        if found_scope is not None and e.value in found_scope.sorted_names:
+            out = {s for s in out if s.kind not in S.ORDER_KINDS}
+        return frozenset(out)
+
+    def _binding(self, b: Binding, name: str) -> frozenset[Source]:
+        kind = b.kind
+        if kind in ("assign", "walrus", "with", "for", "mutate"):
+            return self.of(b.value, b.scope)
+        if kind == "aug":
+            t = self.of(b.value, b.scope)
+            return templated(t) if b.op == "AddAssign" else t
+        if kind == "param":
+            if b.scope.self_name == name:
+                return EMPTY
+            return frozenset({Source(S.PARAM, name, func_id=id(b.scope), index=b.index)})
+        if kind == "shuffle":
+            return frozenset({source(S.SHUFFLED, "random.shuffle()", b.value)})
+        return EMPTY
+
+    def _attribute(self, e: cst.Attribute, scope: Scope) -> frozenset[Source]:
+        attr = e.attr.value
+        if isinstance(e.value, cst.Name):
+            cls = self.index.class_of_receiver(e.value, scope)
+            if cls is not None:
+                out = set(self.names(attr))
+                if not any(s.kind == S.SUMMARY for s in out):
+                    for binding in cls.attrs.get(attr, ()):
+                        out |= self._binding(binding, attr)
+                return frozenset(out)
+        qualified = self.index.qualified(e, scope)
+        if qualified == "os.environ":
+            return frozenset({source(S.ENV, "os.environ")})
+        named = self.names(attr)
+        if any(s.kind == S.SUMMARY for s in named):
+            return named
+        return self.of(e.value, scope) | named
+
+    def _subscript(self, e: cst.Subscript, scope: Scope) -> frozenset[Source]:
+        base = self.of(e.value, scope)
+        if self.index.qualified(e.value, scope) == "os.environ":
+            return frozenset({source(S.ENV, "os.environ")})
+        if len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index):
+            key = key_text(e.slice[0].slice.value)
+            if key:
+                named = self.names(key)
+                if any(s.kind == S.SUMMARY for s in named):
+                    return named
+                return base | named
+        return base
+
+    # -- calls -----------------------------------------------------------------
+    def _call(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
+        func = e.func
+        qualified = self.index.qualified(func, scope)
+        method = func.attr.value if isinstance(func, cst.Attribute) else None
+        args = [a.value for a in e.args]
+        if qualified is not None:
+            if S.volatile_call(qualified, len(e.args)) or qualified in self.extra_volatile:
+                return frozenset({source(S.VOLATILE, f"{qualified}()", e)})
+            if S.shuffle_call(qualified):
+                return frozenset({source(S.SHUFFLED, f"{qualified}()", e)})
+            if S.env_call(qualified):
+                return frozenset({source(S.ENV, f"{qualified}()", e)})
+            if S.opaque_call(qualified):
+                return EMPTY
+            if qualified == "sorted":
+                first = self.of(args[0], scope) if args else EMPTY
+                return frozenset(s for s in first if s.kind not in S.ORDER_KINDS)
+            if S.unordered_call(qualified):
+                return self._union(args, scope) | {source(S.UNORDERED, f"{qualified}()", e)}
+            if S.fs_order_call(qualified, None):
+                return self._union(args, scope) | {source(S.FS_ORDER, f"{qualified}()", e)}
+            if qualified == "json.dumps":
+                return self._json_dumps(e, scope)
+        if method == "list_tools":
+            return frozenset({source(S.MCP, "list_tools()", e), source(S.MCP_CALL, "list_tools()", e)})
+        if S.fs_order_call(None, method):
+            return self.of(func.value, scope) | {source(S.FS_ORDER, f".{method}()", e)}
+        callee = self.index.function_named(func, scope)
+        if callee is not None:
+            return self._apply_summary(callee, e, scope)
+        last = method or (func.value if isinstance(func, cst.Name) else "")
+        if last and S.summarise_callee(last):
+            return frozenset({source(S.SUMMARY, f"{last}()", e)})
+        if self.sinks.sink_at(e, scope) is not None:
+            return frozenset({source(S.SUMMARY, "a summarising LLM call", e)}) if self.sinks.asks_to_summarise(e, scope) else EMPTY
+        if method is not None:
+            base = func.value
+            t = self.of(base, scope) | self._union(args, scope)
+            if method == "join" and (has_text(base) or self._has_static_element(args, scope)):
+                return templated(t)
+            if method == "format" and has_text(base):
+                return templated(t)
+            if method == "get" and args:
+                key = key_text(args[0])
+                if key:
+                    t |= self.names(key)
+            return t
+        return self._union(args, scope)
+
+    def _has_static_element(self, args: list, scope: Scope) -> bool:
+        if not args or not isinstance(args[0], (cst.List, cst.Tuple)):
+            return False
+        return any(self._static(el.value, scope) for el in args[0].elements if isinstance(el, cst.Element))
+
+    def _json_dumps(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
+        t = self._union((a.value for a in e.args), scope)
+        sort_keys = next((a for a in e.args if a.keyword is not None and a.keyword.value == "sort_keys"), None)
+        sorted_ok = sort_keys is not None and not (isinstance(sort_keys.value, cst.Name) and sort_keys.value.value == "False")
+        positional = [a.value for a in e.args if a.keyword is None and not a.star]
+        if not sorted_ok and positional and self.runtime_mapping(positional[0], scope):
+            return t | {source(S.UNSORTED_JSON, "json.dumps() without sort_keys=True", e)}
+        return t
+
+    def runtime_mapping(self, e: cst.BaseExpression, scope: Scope, depth: int = 0) -> bool:
+        """True when ``e`` is a mapping built at run time (comprehension, ``dict()``, filled in code).
+
+        A dict literal made only of literals is not: its key order is the source order.
+        """
+        if depth > 4:
+            return False
+        if isinstance(e, cst.DictComp):
+            return True
+        if isinstance(e, cst.Dict):
+            for el in e.elements:
+                if not isinstance(el, cst.DictElement) or not isinstance(el.key, (cst.SimpleString, cst.Integer)):
+                    return True
+                if self.runtime_mapping(el.value, scope, depth + 1):
+                    return True
+            return False
+        if isinstance(e, cst.Call):
+            q = self.index.qualified(e.func, scope) or ""
+            return q in ("dict", "collections.OrderedDict", "collections.defaultdict", "collections.Counter")
+        if isinstance(e, cst.Name):
+            _, bindings = self.index.lookup(e.value, scope)
+            for b in bindings:
+                if b.kind == "mutate" and b.op in ("setitem", "extend"):
+                    return True
+                if b.kind in ("assign", "walrus") and self.runtime_mapping(b.value, b.scope, depth + 1):
+                    return True
+        return False
+
+    def returns_of(self, callee: Scope) -> frozenset[Source]:
+        """The summary of a module-local function: taint of its returns, parameters symbolic."""
+        key = id(callee)
+        found = self._returns.get(key)
+        if found is None:
+            self._returns[key] = EMPTY  # recursion guard
+            found = self._union(callee.returns, callee)
+            self._returns[key] = found
+        return found
+
+    def _apply_summary(self, callee: Scope, call: cst.Call, scope: Scope) -> frozenset[Source]:
+        offset = 1 if callee.self_name is not None and isinstance(call.func, cst.Attribute) else 0
+        out: set[Source] = set()
+        for s in self.returns_of(callee):
+            if s.kind != S.PARAM or s.func_id != id(callee):
+                out.add(s)
+                continue
+            arg = argument(call, s.index - offset, callee.params[s.index] if s.index < len(callee.params) else "")
+            if arg is not None:
+                t = self.of(arg, scope)
+                out |= templated(t) if s.templated else t
+        return frozenset(out)
+
+
+def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+    """The argument expression bound to parameter ``position`` / ``keyword`` of a call."""
+    positional = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value == keyword:
+                return arg.value
+            continue
+        if arg.star:
+            return None
+        if positional == position:
+            return arg.value
+        positional += 1
+    return None

@@ -1,0 +1,401 @@
+"""Conversation history and the per-turn path (lint-rules.md, "Per-turn path", "Shared history").
+
+- A **history** is a list (name or ``self.attr``) that reaches a sink's
+  ``messages=`` / ``input=``, directly or spliced (``[system, *history]``,
+  ``[system] + history``, ``list(history)``).
+- The **per-turn path** is the body of a loop, or a function that contains a
+  sink (a request handler).
+- A **size guard** is an ``if``/``while``/conditional expression that compares
+  ``len(...)`` or a token count, or names ``max_*``, ``*limit*``,
+  ``*threshold*``, ``*budget*``; an earlier ``if <guard>: return`` counts too,
+  as does a guard at the top of the called function.
+
+:class:`Turns` answers the history rules: where history is trimmed from the
+front (PC203), edited in place (PC204), summarised every turn (PC201), and
+where a summary is put ahead of it (PC202, beyond the system slots).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from promptcache.lint import sources as S
+from promptcache.lint.index import Binding, Scope
+from promptcache.lint.walk import iter_children
+
+if TYPE_CHECKING:  # pragma: no cover
+    from promptcache.lint.dataflow import FlowAnalysis
+
+Ref = tuple[str, int, str]
+_GUARD_WORD = re.compile(r"(?i)(max|limit|threshold|budget|token|too_|exceed|overflow)")
+_SUMMARY_MEMORY = ("ConversationSummaryMemory", "ConversationSummaryBufferMemory")
+_LIST_CALLS = ("list", "tuple", "reversed", "collections.deque")
+_EXITS = (cst.Return, cst.Continue, cst.Break, cst.Raise)
+
+
+class Turns:
+    """History and per-turn answers for one module (lazily computed)."""
+
+    def __init__(self, flow: FlowAnalysis):
+        self.flow = flow
+        self.index = flow.index
+        self.facts = flow.facts
+
+    # -- history references ------------------------------------------------
+    def ref_of(self, expr: cst.BaseExpression, scope: Scope) -> Ref | None:
+        """The binding identity of a name or ``self.attr``."""
+        if isinstance(expr, cst.Name):
+            found, bindings = self.index.lookup(expr.value, scope)
+            return ("n", id(found), expr.value) if found is not None else None
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            cls = self.index.class_of_receiver(expr.value, scope)
+            if cls is not None:
+                return ("a", id(cls), expr.attr.value)
+        return None
+
+    def bindings_of(self, expr: cst.BaseExpression, scope: Scope) -> list[Binding]:
+        if isinstance(expr, cst.Name):
+            return self.index.lookup(expr.value, scope)[1]
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            cls = self.index.class_of_receiver(expr.value, scope)
+            if cls is not None:
+                return cls.attrs.get(expr.attr.value, [])
+        return []
+
+    def list_refs(self, expr: cst.BaseExpression | None, scope: Scope, seen: set | None = None) -> set[Ref]:
+        """The history lists whose elements ``expr`` sends, following list-building assignments."""
+        seen = set() if seen is None else seen
+        out: set[Ref] = set()
+        if expr is None or id(expr) in seen:
+            return out
+        seen.add(id(expr))
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            ref = self.ref_of(expr, scope)
+            if ref is not None:
+                out.add(ref)
+                for b in self.bindings_of(expr, scope):
+                    if b.kind in ("assign", "walrus") and isinstance(b.value, (cst.BinaryOperation, cst.List, cst.Tuple, cst.Call, cst.Subscript, cst.Name, cst.Attribute)):
+                        out |= self.list_refs(b.value, b.scope, seen)
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            out |= self.list_refs(expr.left, scope, seen) | self.list_refs(expr.right, scope, seen)
+        elif isinstance(expr, (cst.List, cst.Tuple)):
+            for el in expr.elements:
+                if isinstance(el, cst.StarredElement):
+                    out |= self.list_refs(el.value, scope, seen)
+        elif isinstance(expr, cst.Call) and expr.args:
+            name = self.index.qualified(expr.func, scope)
+            if name in _LIST_CALLS or (isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "copy"):
+                target = expr.args[0].value if name in _LIST_CALLS else expr.func.value
+                out |= self.list_refs(target, scope, seen)
+        elif isinstance(expr, cst.Subscript):
+            out |= self.list_refs(expr.value, scope, seen)
+        elif isinstance(expr, cst.IfExp):
+            out |= self.list_refs(expr.body, scope, seen) | self.list_refs(expr.orelse, scope, seen)
+        return out
+
+    @cached_property
+    def history_refs(self) -> set[Ref]:
+        """Every list that some sink sends as its conversation."""
+        refs: set[Ref] = set()
+        for sink in self.flow.sinks.all():
+            for kw in ("messages", "input"):
+                refs |= self.list_refs(sink.kw(kw), sink.scope)
+        return refs
+
+    def is_history(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        ref = self.ref_of(expr, scope)
+        return ref is not None and ref in self.history_refs
+
+    # -- per-turn path and size guards --------------------------------------
+    def per_turn(self, node: cst.CSTNode) -> bool:
+        """True inside a loop body or a function that contains a sink."""
+        for anc in self.facts.ancestors(node):
+            if isinstance(anc, (cst.For, cst.While)):
+                return True
+            if isinstance(anc, cst.FunctionDef):
+                return self.flow.function_has_sink(self.index.scope_of_node.get(anc))
+        return False
+
+    def is_size_guard(self, test: cst.CSTNode) -> bool:
+        """An expression comparing a length or a token count, or naming a limit/threshold/budget."""
+        stack = [test]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "len":
+                return True
+            if isinstance(n, cst.Name) and _GUARD_WORD.search(n.value):
+                return True
+            if isinstance(n, cst.Attribute) and _GUARD_WORD.search(n.attr.value):
+                return True
+            if not isinstance(n, (cst.Name, cst.Lambda)):
+                stack.extend(iter_children(n))
+        return False
+
+    def guarded(self, node: cst.CSTNode, scope: Scope | None = None) -> bool:
+        """True when a size guard dominates ``node`` (enclosing test or an earlier guarded exit)."""
+        child = node
+        for anc in self.facts.ancestors(node):
+            if isinstance(anc, (cst.If, cst.While, cst.IfExp)) and child is not anc.test and self.is_size_guard(anc.test):
+                return True
+            if isinstance(anc, (cst.IndentedBlock, cst.Module)):
+                for stmt in anc.body:
+                    if stmt is child:
+                        break
+                    if isinstance(stmt, cst.If) and self.is_size_guard(stmt.test) and _ends_in_exit(stmt.body):
+                        return True
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+                break
+            child = anc
+        if isinstance(node, cst.Call) and scope is not None:
+            callee = self.index.function_named(node.func, scope)
+            if callee is not None and isinstance(callee.node, cst.FunctionDef):
+                body = callee.node.body
+                return isinstance(body, cst.IndentedBlock) and any(
+                    isinstance(stmt, (cst.If, cst.While)) and self.is_size_guard(stmt.test) for stmt in body.body
+                )
+        return False
+
+    # -- the history rules ----------------------------------------------------
+    @cached_property
+    def trims(self) -> list[tuple[cst.CSTNode, str]]:
+        """PC203 sites: front-trimming rebinds, ``pop(0)``, ``del h[0]``, ``deque(maxlen=)``, inline windows."""
+        out: list[tuple[cst.CSTNode, str]] = []
+        for scope in self.index.scopes:
+            for name, bindings in scope.bindings.items():
+                out += self._trim_bindings(("n", id(scope), name), bindings)
+        for cls in self.index.classes:
+            for attr, bindings in cls.attrs.items():
+                out += self._trim_bindings(("a", id(cls), attr), bindings)
+        for call, scope in self.index.calls:
+            func = call.func
+            if isinstance(func, cst.Attribute) and self.is_history(func.value, scope):
+                is_pop0 = func.attr.value == "pop" and len(call.args) == 1 and _int(call.args[0].value) == 0
+                if (is_pop0 or (func.attr.value == "popleft" and not call.args)) and self._unguarded_turn(call):
+                    out.append((call, f"{self.flow.code(func)}(...)"))
+        for node, scope in self.index.deletes:
+            for target in node.target.elements if isinstance(node.target, cst.Tuple) else [node.target]:
+                t = target.value if isinstance(target, cst.Element) else target
+                if isinstance(t, cst.Subscript) and self.is_history(t.value, scope) and _drops_front(t) and self._unguarded_turn(node):
+                    out.append((node, "del " + self.flow.code(t)))
+        for sink in self.flow.sinks.all():
+            for kw in ("messages", "input"):
+                expr = sink.kw(kw)
+                for sub in _subscripts(expr):
+                    if self.is_history(sub.value, sink.scope) and _sliding(sub) and not self.guarded(sub):
+                        out.append((sub, self.flow.code(sub)))
+        return out
+
+    def _trim_bindings(self, ref: Ref, bindings: list[Binding]) -> list[tuple[cst.CSTNode, str]]:
+        if ref not in self.history_refs:
+            return []
+        out = []
+        for b in bindings:
+            if b.kind not in ("assign", "walrus") or b.value is None:
+                continue
+            for call in _calls(b.value):
+                if self.index.qualified(call.func, b.scope) == "collections.deque" and any(
+                    a.keyword is not None and a.keyword.value == "maxlen" and not (isinstance(a.value, cst.Name) and a.value.value == "None")
+                    for a in call.args
+                ):
+                    out.append((call, "deque(maxlen=...)"))
+            for sub in _subscripts(b.value):
+                if self.ref_of(sub.value, b.scope) == ref and _front_window(sub) and self._unguarded_turn(b.node):
+                    out.append((sub, self.flow.code(sub)))
+        return out
+
+    def _unguarded_turn(self, node: cst.CSTNode) -> bool:
+        return self.per_turn(node) and not self.guarded(node)
+
+    @cached_property
+    def edits(self) -> list[tuple[cst.CSTNode, str]]:
+        """PC204 sites: stores into an already-sent history element."""
+        out = []
+        for store in self.index.stores:
+            target, scope = store.target, store.scope
+            key = _key(target)
+            if key == "cache_control":
+                continue
+            base = target.value
+            if isinstance(target, cst.Subscript) and self.is_history(base, scope) and not _is_last(target, base, self.flow):
+                out.append((store.node, self.flow.code(target)))
+                continue
+            if isinstance(base, cst.Subscript) and self.is_history(base.value, scope) and not _is_last(base, base.value, self.flow):
+                out.append((store.node, self.flow.code(target)))
+                continue
+            if isinstance(base, cst.Name):
+                for b in self.index.lookup(base.value, scope)[1]:
+                    if b.kind == "for" and self.list_refs(_iterated(b.value), b.scope) & self.history_refs:
+                        out.append((store.node, self.flow.code(target)))
+                        break
+        return out
+
+    @cached_property
+    def summarisations(self) -> list[tuple[cst.CSTNode, str]]:
+        """PC201 sites: summary memories, and summarise calls on the per-turn path without a size guard."""
+        out = []
+        helpers: set[int] = set()
+        summarising = []
+        for call, scope in self.index.calls:
+            sink = self.flow.sinks.sink_at(call, scope)
+            if sink is not None and self.flow.sinks.asks_to_summarise(call, scope):
+                holder = self.flow.holder_of(scope)
+                others = [s for s in self.flow.sinks.all() if s is not sink and self.flow.holder_of(s.scope) is holder]
+                if holder is not None and not others and not _in_loop(self, call):
+                    helpers.add(id(holder))
+                else:
+                    summarising.append(call)
+        for call, scope in self.index.calls:
+            name = self.index.qualified(call.func, scope) or ""
+            last = name.rsplit(".", 1)[-1] if name else (call.func.attr.value if isinstance(call.func, cst.Attribute) else "")
+            if last in _SUMMARY_MEMORY:
+                out.append((call, f"LangChain {last}"))
+                continue
+            candidate = call in summarising
+            callee = self.index.function_named(call.func, scope)
+            if callee is not None and id(callee) in helpers:
+                candidate = True
+            elif not candidate and last and S.summarise_callee(last) and self.flow.sinks.sink_at(call, scope) is None:
+                candidate = S.history_word(last) or any(self.list_refs(a.value, scope) & self.history_refs for a in call.args)
+            if candidate and self.per_turn(call) and not self.guarded(call, scope):
+                out.append((call, f"{last or 'an LLM call'}()"))
+        return out
+
+    @cached_property
+    def summaries_before_history(self) -> list[cst.CSTNode]:
+        """PC202 sites outside system slots: a summary inserted at index 0 or listed before ``*history``."""
+        out = []
+        for call, scope in self.index.calls:
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "insert" and len(call.args) == 2 and _int(call.args[0].value) == 0:
+                if self.is_history(func.value, scope) and any(s.kind == S.SUMMARY for s in self.flow.taint.of(call.args[1].value, scope)):
+                    out.append(call.args[1].value)
+        for sink in self.flow.sinks.all():
+            expr = sink.kw("messages") or sink.kw("input")
+            if not isinstance(expr, (cst.List, cst.Tuple)):
+                continue
+            before: list[cst.BaseExpression] = []
+            for el in expr.elements:
+                if isinstance(el, cst.StarredElement) and self.list_refs(el.value, sink.scope) & self.history_refs:
+                    for value in before:
+                        out += [n for n, _ in self.flow.sites(value, sink.scope, frozenset({S.SUMMARY}))]
+                    break
+                if not _is_system_dict(el.value):
+                    before.append(el.value)
+        return out
+
+
+def _in_loop(turns: Turns, node: cst.CSTNode) -> bool:
+    for anc in turns.facts.ancestors(node):
+        if isinstance(anc, (cst.For, cst.While)):
+            return True
+        if isinstance(anc, cst.FunctionDef):
+            return False
+    return False
+
+
+def _ends_in_exit(body: cst.BaseSuite) -> bool:
+    if isinstance(body, cst.IndentedBlock) and body.body:
+        last = body.body[-1]
+        if isinstance(last, cst.SimpleStatementLine):
+            return any(isinstance(s, _EXITS) for s in last.body)
+    if isinstance(body, cst.SimpleStatementSuite):
+        return any(isinstance(s, _EXITS) for s in body.body)
+    return False
+
+
+def _int(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value, 0)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
+        return -int(node.expression.value, 0)
+    return None
+
+
+def _slice(sub: cst.Subscript) -> cst.Slice | None:
+    if len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Slice):
+        return sub.slice[0].slice
+    return None
+
+
+def _front_window(sub: cst.Subscript) -> bool:
+    """``h[k:]`` / ``h[-N:]``: rebinding to it drops the oldest messages."""
+    sl = _slice(sub)
+    return sl is not None and sl.lower is not None and sl.upper is None and _int(sl.lower) != 0
+
+
+def _drops_front(sub: cst.Subscript) -> bool:
+    """``del h[0]`` / ``del h[:k]``: the oldest messages go."""
+    sl = _slice(sub)
+    if sl is None:
+        return len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) and _int(sub.slice[0].slice.value) == 0
+    return sl.lower is None and sl.upper is not None
+
+
+def _sliding(sub: cst.Subscript) -> bool:
+    """``h[-N:]`` or ``h[start:]`` with a computed start: a window that moves with the conversation."""
+    sl = _slice(sub)
+    if sl is None or sl.lower is None or sl.upper is not None:
+        return False
+    value = _int(sl.lower)
+    return value is None or value < 0
+
+
+def _subscripts(expr: cst.CSTNode | None):
+    stack = [expr] if expr is not None else []
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Subscript):
+            yield n
+        if not isinstance(n, cst.Lambda):
+            stack.extend(iter_children(n))
+
+
+def _calls(expr: cst.CSTNode):
+    stack = [expr]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Call):
+            yield n
+        if not isinstance(n, cst.Lambda):
+            stack.extend(iter_children(n))
+
+
+def _key(target: cst.BaseExpression) -> str | None:
+    if isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+        value = target.slice[0].slice.value
+        if isinstance(value, cst.SimpleString):
+            return value.value[1:-1]
+    if isinstance(target, cst.Attribute):
+        return target.attr.value
+    return None
+
+
+def _is_last(sub: cst.Subscript, base: cst.BaseExpression, flow: FlowAnalysis) -> bool:
+    """``h[-1]`` or ``h[len(h) - 1]``: the newest message, not yet sent."""
+    if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+        return True  # slices are handled as trims
+    index = sub.slice[0].slice.value
+    if _int(index) == -1:
+        return True
+    code = flow.code(index).replace(" ", "")
+    return code == f"len({flow.code(base)})-1"
+
+
+def _iterated(iterable: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """``h`` for ``h``, ``enumerate(h)``, ``reversed(h)``."""
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value in ("enumerate", "reversed") and iterable.args:
+        return iterable.args[0].value
+    return iterable
+
+
+def _is_system_dict(node: cst.BaseExpression) -> bool:
+    if not isinstance(node, cst.Dict):
+        return False
+    for el in node.elements:
+        if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and el.key.value[1:-1] == "role":
+            return isinstance(el.value, cst.SimpleString) and el.value.value[1:-1] in ("system", "developer")
+    return False
