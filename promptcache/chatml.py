@@ -20,6 +20,12 @@ re-ordering it must show up as a cache miss). Message text is encoded as
 plain text: a literal ``"<|im_start|>"`` inside user content is not turned
 into a special token.
 
+:func:`chatml_segments` returns the same rendering as attributed pieces
+(which message, content part, tool call or tool each piece comes from);
+:func:`render_chatml` and :func:`message_body` are built from it, so the
+attribution can never drift from the rendering. The prefix guard uses it to
+map token offsets back to request blocks.
+
 Special token ids (cl100k leaves 100264 and 100265 unused):
 ``<|im_start|>`` = 100264, ``<|im_end|>`` = 100265, as in the design doc
 ``local-backend.md`` ("Models").

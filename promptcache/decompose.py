@@ -133,6 +133,7 @@ class Rendering:
 
     @property
     def model(self) -> str | None:
+        """The request's ``model``."""
         return self.params.get("model")
 
     def piece_at(self, byte: int) -> Piece:
@@ -362,6 +363,12 @@ def decompose(body: Mapping[str, Any], api: str, *, layers: Mapping[str, str] | 
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return rendering
+
+
+def clear_cache() -> None:
+    """Forget every memoised rendering (benchmarks measure cold tokenisation with it)."""
+    with _cache_lock:
+        _cache.clear()
 
 
 def layer_fingerprints(body: Mapping[str, Any], api: str, *,

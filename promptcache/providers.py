@@ -124,6 +124,7 @@ class ModelProfile:
 
     @property
     def has_usd_price(self) -> bool:
+        """True when the data file gives this model a USD list price (else costs are relative)."""
         return self.input_usd_per_mtok is not None
 
 

@@ -68,11 +68,13 @@ class _Checker:
         self.issues: list[TraceIssue] = []
 
     def need(self, cond: Any, path: str, message: str) -> bool:
+        """Record ``message`` at ``path`` unless ``cond`` holds; returns ``bool(cond)``."""
         if not cond:
             self.issues.append(TraceIssue(message, path=path))
         return bool(cond)
 
     def keys(self, api: str, body: Mapping[str, Any]) -> None:
+        """Only known top-level keys, in the SDK's order."""
         known = SDK_KEYS[api]
         unknown = [k for k in body if k not in known]
         self.need(not unknown, "body", f"unknown key(s) {unknown} for {api}")
@@ -81,6 +83,7 @@ class _Checker:
                   f"keys not in SDK order: {list(body)}; the SDK sends {[k for k in known if k in body]}")
 
     def schema(self, instance: Any, schema: Any, path: str) -> None:
+        """``instance`` against a JSON schema (skipped without ``jsonschema``)."""
         if _jsonschema is None or not isinstance(schema, dict):
             return
         try:
@@ -98,6 +101,7 @@ class _CacheControl:
         self.check, self.count, self.seen_5m = check, 0, False
 
     def mark(self, cc: Any, path: str) -> None:
+        """Count one breakpoint and check its shape and TTL order."""
         ok = self.check.need(isinstance(cc, dict) and cc.get("type") == "ephemeral" and set(cc) <= {"type", "ttl"}
                              and cc.get("ttl", "5m") in ("5m", "1h"), path,
                              f"bad cache_control {cc!r}; use {{'type': 'ephemeral'}} with optional ttl '5m' or '1h'")

@@ -255,6 +255,7 @@ class SessionStats:
     cost_usd: Cost | None = dataclasses.field(default_factory=lambda: Cost(0.0, 0.0, "USD"))
 
     def add(self, usage: Usage, profile: ModelProfile) -> None:
+        """Add one request's normalised usage, costed with ``profile``."""
         self.usage = self.usage + usage
         rel = usage_cost(usage, profile, unit="relative")
         self.cost_relative = Cost(self.cost_relative.with_cache + rel.with_cache,

@@ -48,6 +48,8 @@ class ConversionResult:
 
 
 class Run:
+    """Bookkeeping of one conversion: what was dropped, notes, source paths."""
+
     def __init__(self, copy: bool) -> None:
         self.dropped: dict[str, Any] = {}
         self.notes: list[str] = []
@@ -55,9 +57,24 @@ class Run:
         self.copy = copy
 
     def val(self, value: Any) -> Any:
+        """``value`` deep-copied when the conversion copies."""
         return _copy.deepcopy(value) if self.copy else value
 
     def result(self, api: str, body: dict[str, Any], extra: Mapping[str, Any] | None) -> ConversionResult:
+        """The result, with ``extra`` parameters added and keys in the SDK order of ``api``."""
         if extra:
             body.update((k, self.val(v)) for k, v in extra.items() if k not in body)
         return ConversionResult(sdk_ordered(api, body), self.dropped, tuple(self.notes), tuple(self.sources))
+
+
+def map_keys(source: Mapping[str, Any], renames: Mapping[str, str], path: str, run: Run,
+             skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Copy ``source`` key by key in its own order (key order is content), renaming per ``renames``;
+    keys neither renamed nor in ``skip`` are dropped and reported under ``path``."""
+    out: dict[str, Any] = {}
+    for key, value in source.items():
+        if key in renames:
+            out[renames[key]] = run.val(value)
+        elif key not in skip:
+            run.dropped[f"{path}.{key}"] = value
+    return out

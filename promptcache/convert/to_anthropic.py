@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from promptcache.apis import ANTHROPIC_MESSAGES
-from promptcache.convert._result import A_PASS, O_CHOICE, ConversionResult, Run
+from promptcache.convert._result import A_PASS, O_CHOICE, ConversionResult, Run, map_keys
 
+_TOOL_KEYS = {"name": "name", "description": "description", "parameters": "input_schema", "strict": "strict"}
 
-# ---------------------------------------------------------------------------------------------
 
 def _o_part_to_a(part: Any, path: str, run: Run) -> dict[str, Any]:
     if isinstance(part, str):
@@ -60,14 +60,7 @@ def _o_tool_to_a(tool: Mapping[str, Any], k: int, run: Run) -> dict[str, Any]:
     fn = tool["function"]
     if "name" not in fn:
         raise ValueError(f"tools[{k}]: the function has no name")
-    out: dict[str, Any] = {}
-    for key, value in fn.items():
-        if key in ("name", "description", "strict"):
-            out[key] = run.val(value)
-        elif key == "parameters":
-            out["input_schema"] = run.val(value)
-        else:
-            run.dropped[f"tools[{k}].function.{key}"] = value
+    out = map_keys(fn, _TOOL_KEYS, f"tools[{k}].function", run)
     if "input_schema" not in out:
         out["input_schema"] = {"type": "object", "properties": {}}
         run.notes.append(f"tools[{k}]: no parameters; an empty object schema is used")

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from promptcache.apis import OPENAI_CHAT
-from promptcache.convert._result import A_CHOICE, A_PASS, SEPARATOR, ConversionResult, Run
+from promptcache.convert._result import A_CHOICE, A_PASS, SEPARATOR, ConversionResult, Run, map_keys
 
+_TOOL_KEYS = {"name": "name", "description": "description", "input_schema": "parameters", "strict": "strict"}
 
-# ---------------------------------------------------------------------------------------------
 
 def _a_tool_to_o(tool: Mapping[str, Any], k: int, run: Run) -> dict[str, Any]:
     if not isinstance(tool, Mapping):
@@ -19,14 +19,7 @@ def _a_tool_to_o(tool: Mapping[str, Any], k: int, run: Run) -> dict[str, Any]:
         raise ValueError(f"tools[{k}]: server tool {tool.get('type')!r} has no OpenAI Chat Completions counterpart")
     if "name" not in tool:
         raise ValueError(f"tools[{k}]: the tool has no name")
-    fn: dict[str, Any] = {}
-    for key, value in tool.items():
-        if key in ("name", "description", "strict"):
-            fn[key] = run.val(value)
-        elif key == "input_schema":
-            fn["parameters"] = run.val(value)
-        elif key != "type":
-            run.dropped[f"tools[{k}].{key}"] = value
+    fn = map_keys(tool, _TOOL_KEYS, f"tools[{k}]", run, skip=("type",))
     type_last = list(tool)[-1] == "type"
     return {"function": fn, "type": "function"} if type_last else {"type": "function", "function": fn}
 
@@ -236,10 +229,6 @@ def anthropic_to_openai(body: Mapping[str, Any], *, shape: Literal["flat", "keep
     if "cache_control" in body:
         run.dropped["cache_control"] = body["cache_control"]
     if body.get("tools") is not None:
-        out["tools"] = []
-        for k, tool in enumerate(body["tools"]):
-            if isinstance(tool, Mapping) and "cache_control" in tool:
-                run.dropped[f"tools[{k}].cache_control"] = tool["cache_control"]
-            out["tools"].append(_a_tool_to_o(tool, k, run))
+        out["tools"] = [_a_tool_to_o(tool, k, run) for k, tool in enumerate(body["tools"])]
     _a_params_to_o({k: v for k, v in body.items() if k != "cache_control"}, out, run)
     return run.result(OPENAI_CHAT, out, extra_params)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import copy
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from promptcache.chatml import encode_chatml
 from promptcache.convert import anthropic_to_openai
 from promptcache.decompose import decompose, layer_fingerprints
 from promptcache.guard import MissCause, PrefixGuard, classify_requests, compare_bodies
-from promptcache.prefix_index import common_prefix
+from promptcache.prefix_index import PrefixIndex, common_prefix, common_suffix
 
 A, O = "anthropic.messages", "openai.chat"
 
@@ -203,3 +205,26 @@ def test_decompose_covers_the_rendering(traces) -> None:
         decompose(BASE, A, layers={"system[0]": "footer"})
     with pytest.raises(ValueError, match="needs a 'messages' list"):
         decompose({"model": "m"}, O)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 3), max_size=300), min_size=1, max_size=8), st.lists(st.integers(0, 3), max_size=300))
+def test_prefix_index_finds_the_longest_common_prefix(earlier: list[list[int]], new: list[int]) -> None:
+    """Against brute force: the index returns a sequence with the maximal common prefix (ties: the latest)."""
+    index = PrefixIndex(max_entries=100)
+    for key, tokens in enumerate(earlier):
+        index.add(key, tokens)
+
+    def brute(a: list[int], b: list[int]) -> int:
+        n = 0
+        while n < min(len(a), len(b)) and a[n] == b[n]:
+            n += 1
+        return n
+
+    lengths = [brute(new, tokens) for tokens in earlier]
+    best = index.best(new)
+    assert lengths[best] == max(lengths)
+    assert best == max(k for k, n in enumerate(lengths) if n == max(lengths))
+    for tokens in earlier:
+        assert common_prefix(new, tokens) == brute(new, tokens)
+        assert common_suffix(new, tokens) == brute(new[::-1], tokens[::-1])

@@ -1,0 +1,92 @@
+"""Speed of the miss-cause classifier (promptcache.guard.classify_requests).
+
+Goal (issue 3 / SDK-core brief): a trace of 20 requests x 7k tokens classifies in
+well under a second. Measures, per shared trace and for a synthetic 20 x ~7.3k-token
+trace: the time to classify every request against the ones before it, cold (each
+body tokenised for the first time) and warm (renderings memoised), in milliseconds.
+The tokenizer is loaded before timing starts.
+
+Usage:  python bench/guard_speed.py [--shared ../shared] [--repeat 3]
+Prints one JSON object, then a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from promptcache import decompose as _decompose
+from promptcache.chatml import chatml_encoding
+from promptcache.guard import classify_requests
+from promptcache.trace import read_trace
+
+
+def _timed(records, repeat: int) -> tuple[float, float]:
+    """(cold ms, best warm ms) to classify ``records``."""
+    _decompose.clear_cache()
+    start = time.perf_counter()
+    classify_requests(records)
+    cold = (time.perf_counter() - start) * 1000
+    warm = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        classify_requests(records)
+        warm.append((time.perf_counter() - start) * 1000)
+    return cold, min(warm)
+
+
+def _synthetic(traces_dir: Path) -> list[tuple[str, dict]]:
+    """20 requests of ~7.3k tokens: the last agent request with 20 different new user turns."""
+    body = read_trace(traces_dir / "good_agent_tools.jsonl")[-1].body
+    out = []
+    for i in range(20):
+        variant = copy.deepcopy(body)
+        variant["messages"].append({"role": "assistant", "content": f"Step {i} done."})
+        variant["messages"].append({"role": "user", "content": f"Next check number {i}: is checkout-api healthy?"})
+        out.append(("openai.chat", variant))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    default_shared = os.environ.get("PROMPTCACHE_SHARED", str(Path(__file__).resolve().parents[2] / "shared"))
+    parser.add_argument("--shared", default=default_shared, help="the shared/ folder (default: ../shared)")
+    parser.add_argument("--repeat", type=int, default=3, help="warm repetitions (best is reported)")
+    args = parser.parse_args(argv)
+    traces_dir = Path(args.shared) / "traces"
+    if not traces_dir.is_dir():
+        print(f"traces not found in {traces_dir}; pass --shared", file=sys.stderr)
+        return 2
+    chatml_encoding()  # load the tokenizer outside the timings
+    rows = []
+    workloads = [(path.stem, read_trace(path)) for path in sorted(traces_dir.glob("*.jsonl"))]
+    workloads.append(("synthetic_20x7k", _synthetic(traces_dir)))
+    for name, records in workloads:
+        cold, warm = _timed(records, args.repeat)
+        tokens = [len(_decompose.decompose(body, api).tokens) for api, body in
+                  ((r.api, r.body) if hasattr(r, "body") else r for r in records)]
+        rows.append({"trace": name, "requests": len(records), "mean_prompt_tokens": round(statistics.mean(tokens)),
+                     "cold_ms": round(cold, 1), "warm_ms": round(warm, 1),
+                     "cold_ms_per_request": round(cold / len(records), 2)})
+    goal = next(r for r in rows if r["trace"] == "synthetic_20x7k")
+    result = {"benchmark": "guard_speed", "goal": "20 requests x 7k tokens well under 1000 ms (cold)",
+              "goal_met": goal["cold_ms"] < 1000, "rows": rows}
+    print(json.dumps(result, indent=2))
+    print()
+    header = f"{'trace':<30} {'req':>4} {'tokens':>7} {'cold ms':>9} {'warm ms':>9} {'ms/req':>7}"
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        print(f"{r['trace']:<30} {r['requests']:>4} {r['mean_prompt_tokens']:>7} {r['cold_ms']:>9} "
+              f"{r['warm_ms']:>9} {r['cold_ms_per_request']:>7}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
