@@ -56,6 +56,34 @@ def check_api(api: str) -> str:
     return api
 
 
+def infer_api(body: Mapping[str, Any]) -> str:
+    """Tell an Anthropic Messages body from an OpenAI Chat body by its shape.
+
+    OpenAI: ``system``/``developer``/``tool`` roles, ``tool_calls``, function
+    tools, or a top-level key Anthropic does not have. Anthropic: a top-level
+    ``system``, ``tool_use``/``tool_result`` blocks, ``input_schema`` tools, or
+    a top-level key OpenAI does not have.
+
+    Raises:
+        ValueError: the body fits both (e.g. only plain user messages and
+            ``model``): pass the api explicitly.
+    """
+    messages = body.get("messages") if isinstance(body, Mapping) else None
+    messages = messages if isinstance(messages, list) else []
+    roles = {m.get("role") for m in messages if isinstance(m, Mapping)}
+    blocks = {b.get("type") for m in messages if isinstance(m, Mapping) and isinstance(m.get("content"), list)
+              for b in m["content"] if isinstance(b, Mapping)}
+    tools = [t for t in body.get("tools") or [] if isinstance(t, Mapping)] if isinstance(body, Mapping) else []
+    keys = set(body) if isinstance(body, Mapping) else set()
+    openai = (roles & {"system", "developer", "tool"} or any(isinstance(m, Mapping) and m.get("tool_calls") for m in messages)
+              or any("function" in t for t in tools) or keys - set(ANTHROPIC_KEYS))
+    anthropic = ("system" in keys or blocks & {"tool_use", "tool_result", "image", "document"}
+                 or any("input_schema" in t for t in tools) or keys - set(OPENAI_CHAT_KEYS))
+    if bool(openai) != bool(anthropic):
+        return OPENAI_CHAT if openai else ANTHROPIC_MESSAGES
+    raise ValueError("cannot tell whether this body is anthropic.messages or openai.chat; pass api= explicitly")
+
+
 def sdk_ordered(api: str, body: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of ``body`` (shallow) with its keys in the order ``api``'s SDK sends them; unknown keys last."""
     known = SDK_KEYS[check_api(api)]

@@ -101,7 +101,7 @@ class Divergence:
         """One line for reports: cause, where, and the hint."""
         where = f" in {self.layer} at {self.path}" if self.path else ""
         shared = f" (token {self.token_offset:,} of {self.prompt_tokens:,}"
-        shared += f"; {self.common_prefix_tokens:,} shared with request #{self.earlier_index})" \
+        shared += f"; {self.common_prefix_tokens:,} shared with earlier request index {self.earlier_index})" \
             if self.earlier_index is not None else ")"
         text = f"{self.cause}{where}{shared}"
         if self.detail:

@@ -53,6 +53,7 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from promptcache.apis import infer_api
 from promptcache.decompose import Rendering, canonical_json, canonical_text, decompose
 from promptcache.divergence import EXPECTED_CAUSES, HINTS, RUNTIME_CAUSES, Divergence, MissCause
 from promptcache.prefix_index import PrefixIndex, common_prefix, common_suffix
@@ -252,29 +253,44 @@ class PrefixGuard:
 
     Example::
 
-        guard = PrefixGuard()
+        guard = PrefixGuard("anthropic.messages")
         for body in requests:
-            divergence = guard.check(body, "anthropic.messages")
+            divergence = guard.check(body)
             if divergence is not None:           # only unexpected divergences
                 log.warning(divergence.summary())
     """
 
-    def __init__(self, *, max_requests: int = 1024, static_tail_threshold: int | None = None) -> None:
-        """``max_requests``: how many earlier requests are kept to compare against (oldest dropped)."""
+    def __init__(self, api: str | None = None, *, max_requests: int = 1024,
+                 static_tail_threshold: int | None = None) -> None:
+        """
+        Args:
+            api: the API of the bodies checked (``anthropic.messages`` /
+                ``openai.chat``); None: given per call or inferred from each body's shape.
+            max_requests: how many earlier requests are kept to compare against (oldest dropped).
+            static_tail_threshold: see :class:`Classifier`.
+        """
+        self.api = api
         self.classifier = Classifier(static_tail_threshold=static_tail_threshold)
         self.index = PrefixIndex(max_entries=max_requests)
         self.renderings: dict[int, Rendering] = {}
         self.count = 0
         self.last: Divergence | None = None
 
-    def compare(self, body: Mapping[str, Any], api: str, *, layers: Mapping[str, str] | None = None,
+    def compare(self, body: Mapping[str, Any], api: str | None = None, *, layers: Mapping[str, str] | None = None,
                 record: bool = True) -> Divergence:
         """Classify ``body`` against the remembered requests (every divergence, benign ones included).
 
+        Args:
+            body: the request body.
+            api: its API; defaults to the guard's, else inferred (:func:`promptcache.apis.infer_api`).
+            layers: layer hints for :func:`promptcache.decompose.decompose`.
+            record: remember this request for later comparisons.
+
         Raises:
-            ValueError: what :func:`promptcache.decompose.decompose` raises for a bad body.
+            ValueError: an api that cannot be inferred, or what
+                :func:`promptcache.decompose.decompose` raises for a bad body.
         """
-        rendering = decompose(body, api, layers=layers)
+        rendering = decompose(body, api or self.api or infer_api(body), layers=layers)
         group = _group(rendering)
         best = self.index.best(rendering.tokens, lambda i: _group(self.renderings[i]) == group)
         if best is None:
@@ -316,7 +332,8 @@ class PrefixGuard:
             return divergence
         return divergence
 
-    def check(self, body: Mapping[str, Any], api: str, *, layers: Mapping[str, str] | None = None) -> Divergence | None:
+    def check(self, body: Mapping[str, Any], api: str | None = None, *,
+              layers: Mapping[str, str] | None = None) -> Divergence | None:
         """Record ``body`` and return its divergence when it is unexpected, else None."""
         divergence = self.compare(body, api, layers=layers)
         return None if divergence.expected else divergence

@@ -228,3 +228,14 @@ def test_prefix_index_finds_the_longest_common_prefix(earlier: list[list[int]], 
     for tokens in earlier:
         assert common_prefix(new, tokens) == brute(new, tokens)
         assert common_suffix(new, tokens) == brute(new[::-1], tokens[::-1])
+
+
+def test_api_is_inferred_from_the_body(traces) -> None:
+    from promptcache.apis import infer_api
+
+    for records in traces.values():
+        assert {infer_api(r.body) for r in records} == {records[0].api}
+    with pytest.raises(ValueError, match="pass api= explicitly"):
+        infer_api({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+    guard = PrefixGuard()
+    assert guard.check(BASE) is None and guard.last.cause == "first_request"
