@@ -206,7 +206,7 @@ class InconsistentSeparator(_TextRule):
         _CLAUDE + "A = 'x'\nB = 'y'\ndef ask(web):\n    return client.messages.create(model='m', system=f'{A}\\n\\nContext:\\n{B}', messages=[])\n",
     ]
     INVALID = [
-        Invalid(_CLAUDE + "PARTS = ['a', 'b']\ndef ask(web):\n    if web:\n        system = '\\n'.join(PARTS)\n    else:\n        system = '\\n\\n'.join(PARTS)\n    return client.messages.create(model='m', system=system, messages=[])\n", line=9),
+        Invalid(_CLAUDE + "PARTS = ['a', 'b']\ndef ask(web):\n    if web:\n        system = '\\n'.join(PARTS)\n    else:\n        system = '\\n\\n'.join(PARTS)\n    return client.messages.create(model='m', system=system, messages=[])\n", line=8),
         Invalid(_OPENAI + "A = 'x'\nB = 'y'\ndef one():\n    return A + '\\n' + B\ndef two():\n    return f'{A}\\n\\n{B}'\ndef ask(q):\n    client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': one()}])\n    client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': two()}])\n", line=8),
         Invalid(_CLAUDE + "A = 'x'\nB = 'y'\nSYSTEM_PROMPT = A + '\\n' + B\nBATCH_PROMPT = A + ' \\n' + B\n", line=6),
     ]

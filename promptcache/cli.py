@@ -18,6 +18,10 @@ from promptcache import __version__
 
 # command name -> "module:attribute" of a click.Command. Add a line per command.
 COMMANDS: dict[str, str] = {
+    "lint": "promptcache.commands.lint:lint",
+    "rules": "promptcache.commands.rules:rules",
+    "rule": "promptcache.commands.rules:rule",
+    "engine-bench": "promptcache.commands.engine_bench:engine_bench",
 }
 
 

@@ -211,14 +211,16 @@ class FlowAnalysis:
             if followed == []:
                 return []
             if followed is not None:
-                parts = [(v, s, kinds) for v, s in followed]
+                parts = [(v, s, kinds if not mutated else kinds - S.ORDER_KINDS - {S.MCP_CALL}) for v, s, mutated in followed]
         elif isinstance(e, cst.Call) and self._is_builder_call(e, scope):
-            args = frozenset(s for s in self.taint._union((a.value for a in e.args), scope) if s.kind in kinds)
+            args = frozenset(s for s in self.taint.union((a.value for a in e.args), scope) if s.kind in kinds)
             return [(e, args)] if args else []
         found: list[tuple[cst.CSTNode, frozenset[Source]]] = []
         for sub, sub_scope, sub_kinds in parts:
             found += self.sites(sub, sub_scope, sub_kinds, depth + 1)
-        return found or [(expr, t)]
+        covered = {_identity(s) for _, sub_t in found for s in sub_t}
+        rest = frozenset(s for s in t if _identity(s) not in covered)
+        return found + [(expr, rest)] if rest else found
 
     def _follow(self, e: cst.BaseExpression, scope: Scope):
         """Where a name or ``self.attr`` leads for :meth:`sites`.
@@ -246,7 +248,7 @@ class FlowAnalysis:
         valued = [b for b in bindings if b.kind != "mutate"]
         containers = (cst.List, cst.Tuple, cst.Dict, cst.Set)
         if valued and all(b.kind in ("assign", "walrus") and isinstance(b.value, containers) for b in valued):
-            return [(b.value, b.scope) for b in bindings]
+            return [(b.value, b.scope, b.kind == "mutate") for b in bindings]
         return None
 
     def _is_builder_call(self, call: cst.Call, scope: Scope) -> bool:
@@ -364,6 +366,10 @@ class FlowAnalysis:
     def code(self, node: cst.CSTNode) -> str:
         """Source text of ``node``."""
         return self.module.code_for_node(node)
+
+
+def _identity(s: Source) -> tuple:
+    return (s.kind, s.detail, s.origin_id, s.func_id, s.index)
 
 
 def _by_kind(t: frozenset[Source]) -> dict[str, list[Source]]:

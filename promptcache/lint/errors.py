@@ -39,7 +39,7 @@ class UnparsableFile(LintRule):
     name = "unparsable-file"
     severity = Severity.ERROR
     message = "cannot lint this file"
-    VALID = ["", "import anthropic\n"]
+    VALID = ["", "import anthropic\n", "# -*- coding: latin-1 -*-\nimport openai\nNAME = \"caf\xe9\"\n"]
     INVALID = ["import anthropic\ndef broken(:\n", "import openai\nx = (1,\n", "import anthropic\nclass\n"]
 
 

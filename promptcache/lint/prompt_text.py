@@ -258,15 +258,26 @@ class PromptText:
         if isinstance(expr, cst.Call):
             func = expr.func
             if isinstance(func, cst.Attribute) and func.attr.value in ("strip", "rstrip"):
-                return [Variant("stripped", self.flow.code(func.value), expr)]
+                return [Variant("stripped", self._canonical(func.value, scope), expr)]
             callee = self.index.function_named(func, scope)
             if callee is not None and callee.returns:
                 return [v for r in callee.returns for v in self.variants(r, callee, depth + 1)]
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
             tail = string_value(expr.right)
             if tail is not None and tail.endswith("\n") and not tail.strip():
-                return [Variant("newline", self.flow.code(expr.left), expr)]
+                return [Variant("newline", self._canonical(expr.left, scope), expr)]
         return [Variant("raw", self.flow.code(expr), expr)]
+
+    def _canonical(self, expr: cst.BaseExpression, scope: Scope) -> str:
+        """Source text of what ``expr`` denotes, through names bound exactly once."""
+        for _ in range(6):
+            if not isinstance(expr, cst.Name):
+                break
+            bindings = self.index.lookup(expr.value, scope)[1]
+            if len(bindings) != 1 or bindings[0].kind != "assign":
+                break
+            expr, scope = bindings[0].value, bindings[0].scope
+        return self.flow.code(expr)
 
 
 def _flatten_add(node: cst.BaseExpression) -> list[cst.BaseExpression]:

@@ -137,7 +137,7 @@ class TaintEngine:
         if isinstance(e, cst.Call):
             return self._call(e, scope)
         if isinstance(e, cst.FormattedString):
-            t = self._union((p.expression for p in e.parts if isinstance(p, cst.FormattedStringExpression)), scope)
+            t = self.union((p.expression for p in e.parts if isinstance(p, cst.FormattedStringExpression)), scope)
             return templated(t) if has_text(e) else t
         if isinstance(e, cst.ConcatenatedString):
             t = of(e.left, scope) | of(e.right, scope)
@@ -148,7 +148,7 @@ class TaintEngine:
                 return templated(t)
             return t
         if isinstance(e, (cst.List, cst.Tuple, cst.Set)):
-            t = self._union((el.value for el in e.elements), scope)
+            t = self.union((el.value for el in e.elements), scope)
             return t | {source(S.UNORDERED, "a set literal", e)} if isinstance(e, cst.Set) else t
         if isinstance(e, cst.Dict):
             parts = []
@@ -157,14 +157,14 @@ class TaintEngine:
                     parts += [el.key, el.value]
                 else:
                     parts.append(el.value)
-            return self._union(parts, scope)
+            return self.union(parts, scope)
         if isinstance(e, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
             parts = [e.key, e.value] if isinstance(e, cst.DictComp) else [e.elt]
             comp = e.for_in
             while comp is not None:
                 parts.append(comp.iter)
                 comp = comp.inner_for_in
-            t = self._union(parts, scope)
+            t = self.union(parts, scope)
             return t | {source(S.UNORDERED, "a set comprehension", e)} if isinstance(e, cst.SetComp) else t
         if isinstance(e, (cst.Await, cst.UnaryOperation)):
             return of(e.expression, scope)
@@ -178,7 +178,8 @@ class TaintEngine:
             return of(e.value, scope)
         return EMPTY
 
-    def _union(self, exprs, scope: Scope) -> frozenset[Source]:
+    def union(self, exprs, scope: Scope) -> frozenset[Source]:
+        """The union of the taints of ``exprs`` (None entries skipped)."""
         out: set[Source] = set()
         for expr in exprs:
             if expr is not None:
@@ -186,11 +187,10 @@ class TaintEngine:
         return frozenset(out)
 
     def _static(self, e: cst.BaseExpression, scope: Scope) -> bool:
+        """True for static text: a literal with letters or digits, or an untainted expression (a constant)."""
         if isinstance(e, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
             return has_text(e)
-        if isinstance(e, (cst.Name, cst.Attribute)):
-            return not self.of(e, scope)
-        return False
+        return not self.of(e, scope)
 
     # -- names -----------------------------------------------------------------
     def _name(self, e: cst.Name, scope: Scope) -> frozenset[Source]:
@@ -269,9 +269,9 @@ class TaintEngine:
                 first = self.of(args[0], scope) if args else EMPTY
                 return frozenset(s for s in first if s.kind not in S.ORDER_KINDS)
             if S.unordered_call(qualified):
-                return self._union(args, scope) | {source(S.UNORDERED, f"{qualified}()", e)}
+                return self.union(args, scope) | {source(S.UNORDERED, f"{qualified}()", e)}
             if S.fs_order_call(qualified, None):
-                return self._union(args, scope) | {source(S.FS_ORDER, f"{qualified}()", e)}
+                return self.union(args, scope) | {source(S.FS_ORDER, f"{qualified}()", e)}
             if qualified == "json.dumps":
                 return self._json_dumps(e, scope)
         if method == "list_tools":
@@ -288,7 +288,7 @@ class TaintEngine:
             return frozenset({source(S.SUMMARY, "a summarising LLM call", e)}) if self.sinks.asks_to_summarise(e, scope) else EMPTY
         if method is not None:
             base = func.value
-            t = self.of(base, scope) | self._union(args, scope)
+            t = self.of(base, scope) | self.union(args, scope)
             if method == "join" and (has_text(base) or self._has_static_element(args, scope)):
                 return templated(t)
             if method == "format" and has_text(base):
@@ -298,7 +298,7 @@ class TaintEngine:
                 if key:
                     t |= self.names(key)
             return t
-        return self._union(args, scope)
+        return self.union(args, scope)
 
     def _has_static_element(self, args: list, scope: Scope) -> bool:
         if not args or not isinstance(args[0], (cst.List, cst.Tuple)):
@@ -306,7 +306,7 @@ class TaintEngine:
         return any(self._static(el.value, scope) for el in args[0].elements if isinstance(el, cst.Element))
 
     def _json_dumps(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
-        t = self._union((a.value for a in e.args), scope)
+        t = self.union((a.value for a in e.args), scope)
         sort_keys = next((a for a in e.args if a.keyword is not None and a.keyword.value == "sort_keys"), None)
         sorted_ok = sort_keys is not None and not (isinstance(sort_keys.value, cst.Name) and sort_keys.value.value == "False")
         positional = [a.value for a in e.args if a.keyword is None and not a.star]
@@ -348,7 +348,7 @@ class TaintEngine:
         found = self._returns.get(key)
         if found is None:
             self._returns[key] = EMPTY  # recursion guard
-            found = self._union(callee.returns, callee)
+            found = self.union(callee.returns, callee)
             self._returns[key] = found
         return found
 

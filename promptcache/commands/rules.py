@@ -1,0 +1,45 @@
+"""``promptcache rules`` (the rule table) and ``promptcache rule CODE`` (one rule's documentation)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.table import Table
+
+from promptcache.lint.registry import discover
+from promptcache.lint.rule_docs import UnknownRule, rule_for, rule_page
+
+
+@click.command("rules")
+@click.option("--output-format", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def rules(output_format):
+    """List the lint rules: code, name, severity and whether a fix exists."""
+    found = discover()
+    if output_format == "json":
+        rows = [{"code": c, "name": r.name, "severity": r.severity.value, "fix": r.fixable, "summary": r.summary()} for c, r in found.items()]
+        click.echo(json.dumps(rows, indent=2))
+        return
+    table = Table("code", "name", "severity", "fix", box=None, pad_edge=False)
+    for code, rule in found.items():
+        table.add_row(code, rule.name, rule.severity.value, rule.fixable or "-")
+    Console(soft_wrap=True).print(table)
+
+
+@click.command("rule")
+@click.argument("code")
+def rule(code):
+    """Print the documentation of one rule (e.g. `promptcache rule PC101`)."""
+    try:
+        found = rule_for(code)
+    except UnknownRule as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    page = rule_page(found)
+    if sys.stdout.isatty():
+        Console().print(Markdown(page))
+    else:
+        click.echo(page, nl=False)

@@ -1,0 +1,197 @@
+"""Which files a lint run reads.
+
+``discover(paths, config)`` walks each folder (sorted, so runs are
+deterministic), keeps ``*.py`` / ``*.pyi`` files, and leaves out paths matched
+by ``exclude`` / ``extend-exclude`` (gitignore syntax, relative to the config
+folder, or to the walked folder when it lies outside) and, unless
+``respect-gitignore = false``, by ``.gitignore`` files: the ones between the
+walked folder and its git root, and every one met on the way down (matched
+with pathspec's git semantics). A file named on the command line is always
+linted.
+
+Directory symlinks are not followed (no loops). A ``.py`` symlink that
+dangles or loops, or a ``.py`` path that is not a regular file, is reported as
+PC901 and the walk goes on. A folder named ``x.py`` is a folder.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from promptcache.lint.config import LintConfig
+from promptcache.lint.errors import unparsable
+from promptcache.lint.finding import Finding
+
+SUFFIXES = (".py", ".pyi")
+
+
+@dataclass
+class Discovery:
+    """The files to lint (``(path, display path)``, sorted) and the problems met while looking."""
+
+    files: list[tuple[Path, str]] = field(default_factory=list)
+    problems: list[Finding] = field(default_factory=list)
+
+
+def display_path(path: Path) -> str:
+    """The path relative to the current folder when it is inside it, POSIX style."""
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _spec(patterns) -> pathspec.PathSpec:
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+def _git_root(folder: Path) -> Path | None:
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+class _Walker:
+    def __init__(self, config: LintConfig, result: Discovery):
+        self.config = config
+        self.result = result
+        self.exclude = _spec([*config.exclude, *config.extend_exclude])
+        self.seen: set[str] = set()
+
+    def excluded(self, path: Path, is_dir: bool, walk_root: Path) -> bool:
+        for base in (self.config.root, walk_root):
+            try:
+                rel = path.relative_to(base).as_posix()
+            except ValueError:
+                continue
+            if rel in ("", "."):
+                return False
+            return self.exclude.match_file(rel + ("/" if is_dir else ""))
+        return False
+
+    def add(self, path: Path) -> None:
+        shown = display_path(path)
+        if shown not in self.seen:
+            self.seen.add(shown)
+            self.result.files.append((path, shown))
+
+    def problem(self, path: Path, reason: str) -> None:
+        self.result.problems.append(unparsable(display_path(path), reason))
+
+    def walk(self, root: Path) -> None:
+        ignores: list[tuple[Path, pathspec.PathSpec]] = []
+        if self.config.respect_gitignore:
+            git_root = _git_root(root)
+            chain = []
+            if git_root is not None:
+                folder = root
+                while True:
+                    chain.append(folder)
+                    if folder == git_root or folder.parent == folder:
+                        break
+                    folder = folder.parent
+            for folder in reversed(chain[1:]):
+                spec = _read_gitignore(folder)
+                if spec is not None:
+                    ignores.append((folder, spec))
+        self._walk_dir(root, root, ignores)
+
+    def _ignored(self, path: Path, is_dir: bool, ignores) -> bool:
+        suffix = "/" if is_dir else ""
+        for base, spec in ignores:
+            try:
+                rel = path.relative_to(base).as_posix()
+            except ValueError:
+                continue
+            if spec.match_file(rel + suffix):
+                return True
+        return False
+
+    def _walk_dir(self, folder: Path, walk_root: Path, ignores) -> None:
+        if self.config.respect_gitignore:
+            spec = _read_gitignore(folder)
+            if spec is not None:
+                ignores = [*ignores, (folder, spec)]
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            self.problem(folder, f"cannot list this folder ({exc.strerror}); fix its permissions or exclude it")
+            return
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_link, is_dir = False, False
+            if is_dir:
+                if not self.excluded(path, True, walk_root) and not self._ignored(path, True, ignores):
+                    self._walk_dir(path, walk_root, ignores)
+                continue
+            if not entry.name.endswith(SUFFIXES):
+                continue
+            if self.excluded(path, False, walk_root) or self._ignored(path, False, ignores):
+                continue
+            if is_link:
+                self._symlink(path)
+            else:
+                self._file(path)
+
+    def _symlink(self, path: Path) -> None:
+        try:
+            target = path.stat()
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                self.problem(path, "is a symbolic link loop; remove the link or exclude it")
+            else:
+                self.problem(path, f"is a dangling symbolic link (to {os.readlink(path)!r}); remove it or exclude it")
+            return
+        if stat.S_ISDIR(target.st_mode):
+            return  # directory links are not followed
+        self._file(path, target.st_mode)
+
+    def _file(self, path: Path, mode: int | None = None) -> None:
+        if mode is None:
+            try:
+                mode = path.stat().st_mode
+            except OSError as exc:
+                self.problem(path, f"cannot be read ({exc.strerror})")
+                return
+        if stat.S_ISREG(mode):
+            self.add(path)
+        else:
+            self.problem(path, "is not a regular file (a FIFO, socket or device); exclude it")
+
+
+def _read_gitignore(folder: Path) -> pathspec.PathSpec | None:
+    ignore = folder / ".gitignore"
+    try:
+        lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return _spec(lines)
+
+
+def discover(paths: list[Path], config: LintConfig) -> Discovery:
+    """Find the files to lint under ``paths``; see the module docstring for the rules."""
+    result = Discovery()
+    walker = _Walker(config, result)
+    for raw in paths:
+        path = Path(os.path.abspath(raw))
+        if path.is_symlink() and not path.exists():
+            walker._symlink(path)
+        elif path.is_dir():
+            walker.walk(path)
+        elif path.exists():
+            walker._file(path)
+        else:
+            result.problems.append(unparsable(display_path(path), "does not exist; check the path"))
+    result.files.sort(key=lambda item: item[1])
+    return result

@@ -1,0 +1,112 @@
+"""The pre-filter: decide from a file's bytes whether it is worth parsing.
+
+Parsing is the cost of a lint run (libcst needs tens of milliseconds per
+average file), and most files of a code base never talk to an LLM. A file is
+parsed only when its bytes show one of:
+
+- an import of an LLM SDK or framework (anthropic, openai, litellm,
+  langchain*, langgraph, llama_index, google.genai, mistralai, cohere, ...);
+- a sink-like call (``.messages.create(``, ``.chat.completions.``,
+  ``.responses.create(``, ``completion(``) or an ``extra-sinks`` name;
+- ``cache_control``;
+- being a **prompt module**: a file imported (``import x`` / ``from .x
+  import y``) by a file that imports an LLM SDK or makes a sink-like call.
+
+Every rule needs one of these to fire, so the pre-filter changes speed, not
+results (``--no-prefilter`` parses every file; the tests check both agree).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from promptcache.lint.imports import LLM_PACKAGES
+
+_PACKAGES = "|".join(sorted(re.escape(p) for p in LLM_PACKAGES) + [r"langchain\w*"])
+_SDK_IMPORT = re.compile(rb"^[ \t]*(?:from|import)[ \t]+(?:" + _PACKAGES.encode() + rb")\b", re.MULTILINE)
+_SINK_LIKE = re.compile(
+    rb"\.messages\.(?:create|stream)\s*\(|\.chat\.completions\.|\.responses\.(?:create|parse|stream)\s*\(|\ba?completion\s*\("
+)
+_CACHE_CONTROL = re.compile(rb"cache_control")
+_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import[ \t]+\(?(?P<names>[\w \t,]*)|import[ \t]+(?P<mods>[\w. \t,]+))",
+    re.MULTILINE,
+)
+
+
+@dataclass
+class Scan:
+    """What the pre-filter saw in one file's bytes."""
+
+    llm_import: bool = False
+    sink_like: bool = False
+    cache_control: bool = False
+    imports: list[str] = field(default_factory=list)
+
+    @property
+    def passes(self) -> bool:
+        return self.llm_import or self.sink_like or self.cache_control
+
+    @property
+    def reason(self) -> str:
+        if self.llm_import:
+            return "LLM SDK import"
+        if self.sink_like:
+            return "LLM call"
+        return "cache_control" if self.cache_control else ""
+
+
+def scan(data: bytes, extra_sinks: tuple[str, ...] = ()) -> Scan:
+    """Scan one file's bytes (no parsing)."""
+    sink_like = bool(_SINK_LIKE.search(data))
+    if not sink_like:
+        for name in extra_sinks:
+            last = name.rsplit(".", 1)[-1].encode()
+            if re.search(rb"\b" + re.escape(last) + rb"\s*\(", data):
+                sink_like = True
+                break
+    imports: list[str] = []
+    for match in _IMPORT.finditer(data):
+        if match.group("from") is not None:
+            module = match.group("from").decode("ascii", "replace")
+            names = [n.strip().split()[0] for n in match.group("names").decode("ascii", "replace").split(",") if n.strip()]
+            imports.append(module)
+            imports += [(module if module.endswith(".") else module + ".") + n for n in names]
+        else:
+            imports += [m.strip().split()[0] for m in match.group("mods").decode("ascii", "replace").split(",") if m.strip()]
+    return Scan(bool(_SDK_IMPORT.search(data)), sink_like, bool(_CACHE_CONTROL.search(data)), imports)
+
+
+def prompt_modules(scans: dict[Path, Scan]) -> set[Path]:
+    """Files imported by a file that imports an LLM SDK or makes a sink-like call.
+
+    Relative imports resolve against the importing file's folder; absolute
+    ones against every linted file whose dotted path ends with the module
+    (``app.prompts`` matches ``.../app/prompts.py`` and ``.../app/prompts/__init__.py``).
+    """
+    by_suffix: dict[str, list[Path]] = {}
+    for path in scans:
+        parts = list(path.with_suffix("").parts)
+        if parts and parts[-1] == "__init__":
+            parts = parts[:-1]
+        for i in range(len(parts) - 1, max(len(parts) - 6, 0) - 1, -1):
+            by_suffix.setdefault(".".join(parts[i:]), []).append(path)
+    found: set[Path] = set()
+    for path, result in scans.items():
+        if not (result.llm_import or result.sink_like):
+            continue
+        for module in result.imports:
+            if module.startswith("."):
+                dots = len(module) - len(module.lstrip("."))
+                base = path.parent
+                for _ in range(dots - 1):
+                    base = base.parent
+                rest = module[dots:].replace(".", "/")
+                for candidate in (base / (rest + ".py"), base / rest / "__init__.py") if rest else ():
+                    if candidate in scans:
+                        found.add(candidate)
+            else:
+                found.update(p for p in by_suffix.get(module, ()) if p != path)
+    return found

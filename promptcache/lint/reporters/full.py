@@ -1,0 +1,65 @@
+"""``--output-format full``: each finding with its source snippet (rich), then the summary.
+
+The snippet shows the reported line with one line of context on each side, a
+gutter of line numbers, and carets under the reported columns (as ruff's
+``full`` format does).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+from rich.console import Console
+from rich.text import Text
+
+from promptcache.lint.finding import Finding, Severity
+from promptcache.lint.reporters.summary import summary
+from promptcache.lint.runner import LintResult
+
+_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "bold cyan"}
+
+
+def _lines(path: str, cache: dict[str, list[str] | None]) -> list[str] | None:
+    if path not in cache:
+        try:
+            cache[path] = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            cache[path] = None
+    return cache[path]
+
+
+def _snippet(f: Finding, lines: list[str]) -> Text:
+    text = Text()
+    first, last = max(1, f.line - 1), min(len(lines), f.line + 1)
+    width = len(str(last))
+    for number in range(first, last + 1):
+        source = lines[number - 1].expandtabs(4) if number - 1 < len(lines) else ""
+        text.append(f"{number:>{width}} | ", style="blue")
+        text.append(source + "\n")
+        if number == f.line:
+            end = f.end_column if f.end_line == f.line else len(lines[number - 1]) + 1
+            carets = max(1, end - f.column)
+            text.append(" " * width + " | ", style="blue")
+            text.append(" " * (f.column - 1) + "^" * carets, style=_STYLE[f.severity])
+            text.append(f" {f.code}\n", style=_STYLE[f.severity])
+    return text
+
+
+def render(result: LintResult, out: TextIO, color: bool = False) -> None:
+    console = Console(file=out, force_terminal=color, no_color=not color, highlight=False, soft_wrap=True, width=200)
+    cache: dict[str, list[str] | None] = {}
+    for f in result.findings:
+        header = Text()
+        header.append(f"{f.path}:{f.line}:{f.column}: ", style="bold")
+        header.append(f"{f.code} ", style=_STYLE[f.severity])
+        header.append(f"{f.name} [{f.severity.value}]")
+        console.print(header)
+        console.print(Text("  " + f.message))
+        lines = _lines(f.path, cache)
+        if lines:
+            console.print(_snippet(f, lines), end="")
+        if f.fix is not None:
+            console.print(Text(f"  fix ({f.fix.applicability.value}): {f.fix.description}", style="green"))
+        console.print()
+    console.print(Text(summary(result), style="bold"))

@@ -1,0 +1,109 @@
+"""``--output-format sarif``: a SARIF 2.1.0 log (OASIS "Static Analysis Results Interchange Format" 2.1.0).
+
+One run; ``tool.driver.rules[]`` lists every selected rule with its short
+description, help URI and default level; each result has the rule id and
+index, a 1-based region (``columnKind`` is ``unicodeCodePoints``), a
+``partialFingerprints`` entry stable across line moves, and ``fixes[]`` when
+the finding has a fix. A clean run has an empty ``results`` array.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TextIO
+
+from promptcache import __version__
+from promptcache.lint.finding import Finding, Severity
+from promptcache.lint.runner import LintResult
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://github.com/promptcache/promptcache"
+RULE_HELP_URI = INFORMATION_URI + "/blob/main/docs/rules/{code}.md"
+_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def _fingerprint(f: Finding) -> str:
+    """Hash of (path, code, message): survives the finding moving to another line."""
+    return hashlib.sha256(f"{f.path}\0{f.code}\0{f.message}".encode()).hexdigest()[:32]
+
+
+def _region(line: int, column: int, end_line: int, end_column: int) -> dict:
+    return {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": max(end_column, column)}
+
+
+def to_sarif(result: LintResult) -> dict:
+    """The SARIF log as a dict."""
+    rules = [
+        {
+            "id": rule.code,
+            "name": rule.name,
+            "shortDescription": {"text": rule.summary()},
+            "fullDescription": {"text": rule.documentation()},
+            "helpUri": RULE_HELP_URI.format(code=rule.code),
+            "defaultConfiguration": {"level": _LEVEL[rule.severity]},
+            "properties": {"fixable": rule.fixable or "no"},
+        }
+        for rule in result.rules
+    ]
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
+    results = []
+    for f in result.findings:
+        entry = {
+            "ruleId": f.code,
+            "level": _LEVEL[f.severity],
+            "message": {"text": f.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                        "region": _region(f.line, f.column, f.end_line, f.end_column),
+                    }
+                }
+            ],
+            "partialFingerprints": {"promptcacheFinding/v1": _fingerprint(f)},
+        }
+        if f.code in index:
+            entry["ruleIndex"] = index[f.code]
+        if f.fix is not None and f.fix.edits:
+            entry["fixes"] = [
+                {
+                    "description": {"text": f.fix.description},
+                    "artifactChanges": [
+                        {
+                            "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                            "replacements": [
+                                {
+                                    "deletedRegion": _region(e.start_line, e.start_column, e.end_line, e.end_column),
+                                    "insertedContent": {"text": e.content},
+                                }
+                                for e in f.fix.edits
+                            ],
+                        }
+                    ],
+                }
+            ]
+        results.append(entry)
+    return {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "promptcache",
+                        "version": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": rules,
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+
+
+def render(result: LintResult, out: TextIO) -> None:
+    json.dump(to_sarif(result), out, indent=2, ensure_ascii=False)
+    out.write("\n")

@@ -1,0 +1,171 @@
+"""A whole lint run: discover, pre-filter, parse and lint in a process pool, merge, sort.
+
+:func:`lint_paths` is the library entry point behind ``promptcache lint``.
+Files that pass the pre-filter are linted in worker processes (``jobs``,
+default: the CPU count) when there are enough of them to pay for the pool;
+findings are sorted by (path, line, column, code) so every output is
+deterministic whatever the scheduling.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from promptcache.lint import prefilter
+from promptcache.lint.config import LintConfig
+from promptcache.lint.discovery import discover
+from promptcache.lint.errors import unparsable
+from promptcache.lint.filelint import FileResult, lint_bytes
+from promptcache.lint.finding import Finding, Severity
+from promptcache.lint.registry import discover as discover_rules
+from promptcache.lint.rule import LintRule
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+_POOL_MIN_FILES = 16
+
+
+@dataclass
+class LintResult:
+    """The outcome of one run.
+
+    ``files``: files found; ``parsed``: files parsed; ``skipped``: files the
+    pre-filter left out; ``lines``: lines in all files found; ``seconds``:
+    wall time; ``rules``: the selected rule classes (sorted by code).
+    """
+
+    findings: list[Finding] = field(default_factory=list)
+    files: int = 0
+    parsed: int = 0
+    skipped: int = 0
+    lines: int = 0
+    seconds: float = 0.0
+    rules: list[type[LintRule]] = field(default_factory=list)
+    parsed_paths: list[str] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        """How many PC901 (unreadable / unparsable file) findings there are."""
+        return sum(1 for f in self.findings if f.code == "PC901")
+
+    def exit_code(self, fail_on: Severity = Severity.WARNING, exit_zero: bool = False) -> int:
+        """0 clean (or only findings below ``fail_on``), 1 findings at or above it, 2 a file could not be linted."""
+        if exit_zero:
+            return EXIT_CLEAN
+        if self.errors:
+            return EXIT_ERROR
+        if any(f.severity.rank >= fail_on.rank for f in self.findings):
+            return EXIT_FINDINGS
+        return EXIT_CLEAN
+
+
+# -- worker side -------------------------------------------------------------
+_worker_rules: list[type[LintRule]] = []
+_worker_config: LintConfig | None = None
+
+
+def _init_worker(codes: list[str], config: LintConfig) -> None:
+    global _worker_rules, _worker_config
+    rules = discover_rules()
+    _worker_rules = [rules[c] for c in codes]
+    _worker_config = config
+
+
+def _lint_task(task: tuple[bytes, str, bool]) -> FileResult:
+    data, display, prompt_module = task
+    return lint_bytes(data, display, _worker_rules, _worker_config, prompt_module)
+
+
+# -- main side ---------------------------------------------------------------
+def select_rules(config: LintConfig) -> list[type[LintRule]]:
+    """The rule classes enabled by ``config`` (raises ConfigError for unknown codes)."""
+    rules = discover_rules()
+    config.validate_codes(rules)
+    chosen = config.selected(rules)
+    return [rules[c] for c in sorted(chosen)]
+
+
+def lint_paths(
+    paths: list[Path],
+    config: LintConfig,
+    *,
+    prefilter_files: bool = True,
+    jobs: int | None = None,
+) -> LintResult:
+    """Lint every Python file under ``paths`` with the rules ``config`` selects.
+
+    ``prefilter_files=False`` parses every file (``--no-prefilter``).
+    ``jobs`` is the number of worker processes (1: in this process). Raises
+    :class:`~promptcache.lint.config.ConfigError` for unknown rule codes.
+    """
+    started = time.perf_counter()
+    rules = select_rules(config)
+    visitors = [r for r in rules if r.code != "PC901"]
+    report_errors = len(visitors) < len(rules)
+    found = discover(paths, config)
+    result = LintResult(rules=rules)
+    findings: list[Finding] = list(found.problems)
+    scans: dict[Path, prefilter.Scan] = {}
+    contents: dict[Path, bytes] = {}
+    displays: dict[Path, str] = {}
+    for path, display in found.files:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            findings.append(unparsable(display, f"cannot be read ({exc.strerror}); fix its permissions or exclude it"))
+            continue
+        contents[path] = data
+        displays[path] = display
+        scans[path] = prefilter.scan(data, config.extra_sinks)
+        result.lines += data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    result.files = len(found.files)
+    modules = prefilter.prompt_modules(scans)
+    tasks = []
+    for path, data in contents.items():
+        if prefilter_files and not (scans[path].passes or path in modules):
+            result.skipped += 1
+            continue
+        tasks.append((data, displays[path], path in modules and not scans[path].passes))
+    result.parsed_paths = [t[1] for t in tasks]
+    for file_result in _run(tasks, visitors, config, jobs):
+        findings += file_result.findings
+        result.parsed += 1 if file_result.parsed else 0
+    if not report_errors:
+        findings = [f for f in findings if f.code != "PC901"]
+    result.findings = sorted(_apply_per_file_ignores(findings, config), key=lambda f: f.sort_key)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _run(tasks, rules, config, jobs):
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    if jobs <= 1 or len(tasks) < _POOL_MIN_FILES:
+        return [lint_bytes(data, display, rules, config, pm) for data, display, pm in tasks]
+    chunk = max(1, len(tasks) // (jobs * 8))
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=([r.code for r in rules], config)) as pool:
+        return list(pool.map(_lint_task, tasks, chunksize=chunk))
+
+
+def _apply_per_file_ignores(findings: list[Finding], config: LintConfig) -> list[Finding]:
+    if not config.per_file_ignores:
+        return findings
+    specs = [(pathspec.GitIgnoreSpec.from_lines([glob]), codes) for glob, codes in config.per_file_ignores]
+    kept = []
+    for finding in findings:
+        path = Path(finding.path)
+        absolute = path if path.is_absolute() else Path.cwd() / path
+        try:
+            rel = absolute.relative_to(config.root).as_posix()
+        except ValueError:
+            rel = finding.path
+        ignored = any(
+            spec.match_file(rel) and any(c == "ALL" or finding.code.startswith(c) for c in codes) for spec, codes in specs
+        )
+        if not ignored:
+            kept.append(finding)
+    return kept
