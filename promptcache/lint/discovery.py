@@ -6,8 +6,8 @@ by ``exclude`` / ``extend-exclude`` (gitignore syntax, relative to the config
 folder, or to the walked folder when it lies outside) and, unless
 ``respect-gitignore = false``, by ``.gitignore`` files: the ones between the
 walked folder and its git root, and every one met on the way down (matched
-with pathspec's git semantics). A file named on the command line is always
-linted.
+with pathspec's git semantics). A file or folder named on the command line is
+always linted, even when an outer ``.gitignore`` lists it.
 
 Directory symlinks are not followed (no loops). A ``.py`` symlink that
 dangles or loops, or a ``.py`` path that is not a regular file, is reported as
@@ -99,7 +99,8 @@ class _Walker:
                     folder = folder.parent
             for folder in reversed(chain[1:]):
                 spec = _read_gitignore(folder)
-                if spec is not None:
+                # A folder named on the command line is linted even when an outer .gitignore lists it.
+                if spec is not None and not spec.match_file(root.relative_to(folder).as_posix() + "/"):
                     ignores.append((folder, spec))
         self._walk_dir(root, root, ignores)
 

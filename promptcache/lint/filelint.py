@@ -7,6 +7,7 @@ what to do.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -41,20 +42,37 @@ def parse(data: bytes, path: str) -> cst.Module | Finding:
     try:
         return cst.parse_module(data)
     except cst.ParserSyntaxError as exc:
-        line, column = max(exc.raw_line, 1), exc.raw_column + 1
-        return unparsable(path, f"syntax error: {exc.message} (fix the syntax, or exclude the file if it is not Python 3)", line, column)
+        return _syntax_error(data, path, exc)
     except UnicodeDecodeError as exc:
         return unparsable(
             path,
             f"is not valid {exc.encoding.upper()} (byte 0x{data[exc.start]:02x} at offset {exc.start}): "
             "re-save it as UTF-8 or declare its encoding with a coding comment",
         )
-    except LookupError as exc:
-        return unparsable(path, f"declares an unknown encoding ({exc}): fix the coding comment")
+    except (LookupError, SyntaxError) as exc:
+        return unparsable(path, f"cannot be decoded ({exc}): fix its coding comment or re-save it as UTF-8")
     except (RecursionError, MemoryError) as exc:
         return unparsable(path, f"is too deeply nested or too large for libcst to parse ({type(exc).__name__}); exclude it")
     except Exception as exc:  # noqa: BLE001 - libcst reports some failures with bare exceptions
         return unparsable(path, f"libcst could not parse it ({type(exc).__name__}: {exc}); exclude it or report the file")
+
+
+def _syntax_error(data: bytes, path: str, exc: cst.ParserSyntaxError) -> Finding:
+    """Locate a syntax error with CPython's parser, whose messages and positions are the familiar ones."""
+    try:
+        compile(data, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as err:
+        line, column = max(err.lineno or 1, 1), max(err.offset or 1, 1)
+        return unparsable(path, f"syntax error: {err.msg} (fix the syntax, or exclude the file if it is not Python 3)", line, column)
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    line, column = max(exc.raw_line, 1), exc.raw_column + 1
+    return unparsable(
+        path,
+        f"libcst cannot parse this file although Python can ({exc.message.splitlines()[0]}); exclude it or report it to libcst",
+        line,
+        column,
+    )
 
 
 def lint_bytes(

@@ -34,7 +34,8 @@ _POOL_MIN_FILES = 16
 class LintResult:
     """The outcome of one run.
 
-    ``files``: files found; ``parsed``: files parsed; ``skipped``: files the
+    ``files``: files found; ``parsed``: files handed to the parser (those
+    that failed to parse are PC901 findings); ``skipped``: files the
     pre-filter left out; ``lines``: lines in all files found; ``seconds``:
     wall time; ``rules``: the selected rule classes (sorted by code).
     """
@@ -132,9 +133,9 @@ def lint_paths(
             continue
         tasks.append((data, displays[path], path in modules and not scans[path].passes))
     result.parsed_paths = [t[1] for t in tasks]
+    result.parsed = len(tasks)
     for file_result in _run(tasks, visitors, config, jobs):
         findings += file_result.findings
-        result.parsed += 1 if file_result.parsed else 0
     if not report_errors:
         findings = [f for f in findings if f.code != "PC901"]
     result.findings = sorted(_apply_per_file_ignores(findings, config), key=lambda f: f.sort_key)

@@ -1,0 +1,69 @@
+"""Benchmark ``promptcache lint`` on the running interpreter's standard library.
+
+Lints the stdlib folder (``sysconfig.get_paths()["stdlib"]``; ``site-packages``
+is excluded by the default ``exclude``) with 1 and 2 worker processes and
+prints a JSON object, then a table: files, lines, parsed files, findings,
+seconds and files per second.
+
+The standard library has no LLM code, so every finding there is a false
+positive: the script exits 1 if there is any (PC901 excepted with
+``--no-prefilter``, where Python 2 test data cannot parse).
+
+Usage::
+
+    python bench/lint_speed.py                    # pre-filter on (the default run), goal < 10 s on 2 cores
+    python bench/lint_speed.py --no-prefilter     # parse every file (minutes)
+    python bench/lint_speed.py --path some/tree --jobs 1 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import sysconfig
+from pathlib import Path
+
+from promptcache.lint.config import LintConfig
+from promptcache.lint.runner import lint_paths
+
+
+def run(path: Path, jobs: int, prefilter: bool) -> dict:
+    """One timed lint run; returns the measured numbers (seconds are wall time)."""
+    config = LintConfig(root=path, respect_gitignore=True)
+    result = lint_paths([path], config, prefilter_files=prefilter, jobs=jobs)
+    other = [f for f in result.findings if f.code != "PC901"]
+    return {
+        "jobs": jobs,
+        "prefilter": prefilter,
+        "files": result.files,
+        "lines": result.lines,
+        "parsed": result.parsed,
+        "skipped": result.skipped,
+        "findings": len(other),
+        "unparsable": result.errors,
+        "seconds": round(result.seconds, 3),
+        "files_per_s": round(result.files / result.seconds, 1) if result.seconds else None,
+    }
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--path", type=Path, default=Path(sysconfig.get_paths()["stdlib"]))
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--no-prefilter", action="store_true")
+    args = parser.parse_args(argv)
+    rows = [run(args.path, jobs, not args.no_prefilter) for jobs in args.jobs]
+    print(json.dumps({"path": str(args.path), "runs": rows}, indent=2))
+    header = f"{'jobs':>4} {'prefilter':>9} {'files':>6} {'lines':>8} {'parsed':>6} {'findings':>8} {'PC901':>5} {'seconds':>8} {'files/s':>8}"
+    print(header)
+    for r in rows:
+        print(
+            f"{r['jobs']:>4} {str(r['prefilter']):>9} {r['files']:>6} {r['lines']:>8} {r['parsed']:>6} "
+            f"{r['findings']:>8} {r['unparsable']:>5} {r['seconds']:>8.2f} {r['files_per_s']:>8}"
+        )
+    return 1 if any(r["findings"] for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

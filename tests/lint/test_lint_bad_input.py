@@ -1,0 +1,92 @@
+"""Bad input never crashes a run: every unreadable or unparsable file is reported (PC901), the rest is linted."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+POSITIVE = (
+    "import anthropic\nfrom datetime import datetime\nclient = anthropic.Anthropic()\n\n"
+    "def ask(q):\n    return client.messages.create(model='m', system=f'Now: {datetime.now()}', messages=[{'role': 'user', 'content': q}])\n"
+)
+
+
+@pytest.fixture
+def bad_folder(write_tree):
+    root = write_tree(
+        {
+            "nul.py": b"import anthropic\nx = 1\x00\n",
+            "latin.py": b"import openai\nNAME = 'caf\xe9'\n",
+            "syntax.py": "import anthropic\ndef broken(:\n    pass\n",
+            "empty.py": "",
+            "positive.py": POSITIVE,
+            "x.py/inner.txt": "a directory named x.py",
+        }
+    )
+    os.symlink("loop_b.py", root / "loop_a.py")
+    os.symlink("loop_a.py", root / "loop_b.py")
+    os.symlink("missing.py", root / "dangling.py")
+    return root
+
+
+def test_bad_files_are_reported_and_the_positive_is_still_found(bad_folder, run_cli):
+    code, out, err = run_cli("lint", bad_folder, "--output-format", "json")
+    assert code == 2
+    findings = json.loads(out)
+    by_file = {}
+    for f in findings:
+        by_file.setdefault(os.path.basename(f["path"]), []).append(f)
+    for name in ("nul.py", "latin.py", "syntax.py", "loop_a.py", "loop_b.py", "dangling.py"):
+        assert [f["code"] for f in by_file[name]] == ["PC901"], name
+    assert "NUL byte" in by_file["nul.py"][0]["message"]
+    assert "not valid UTF-8" in by_file["latin.py"][0]["message"]
+    assert "syntax error" in by_file["syntax.py"][0]["message"] and by_file["syntax.py"][0]["line"] == 2
+    assert "symbolic link loop" in by_file["loop_a.py"][0]["message"]
+    assert "dangling symbolic link" in by_file["dangling.py"][0]["message"]
+    assert [f["code"] for f in by_file["positive.py"]] == ["PC101"]
+    assert "empty.py" not in by_file and "x.py" not in by_file
+    assert "parsed 4" in err  # nul, latin, syntax, positive pass the pre-filter; empty.py is skipped
+
+
+def test_exit_zero_still_reports_bad_files(bad_folder, run_cli):
+    code, out, _ = run_cli("lint", bad_folder, "--exit-zero")
+    assert code == 0
+    assert out.count("PC901") == 6
+
+
+def test_unknown_config_key_exits_2_naming_it(write_tree, run_cli):
+    root = write_tree({"pyproject.toml": "[tool.promptcache.lint]\nselectt = ['PC1']\n", "app.py": POSITIVE})
+    code, out, err = run_cli("lint", root)
+    assert code == 2
+    assert "unknown key 'selectt'" in err and "pyproject.toml" in err
+
+
+def test_unknown_rule_code_exits_2_naming_it(write_tree, run_cli):
+    root = write_tree({"promptcache.toml": "[lint]\nignore = ['PC999']\n", "app.py": POSITIVE})
+    code, _, err = run_cli("lint", root)
+    assert code == 2
+    assert "unknown rule code 'PC999'" in err
+
+
+def test_unknown_code_on_the_command_line_exits_2(write_tree, run_cli):
+    root = write_tree({"app.py": POSITIVE})
+    code, _, err = run_cli("lint", root, "--select", "PC7")
+    assert code == 2
+    assert "'PC7'" in err
+
+
+def test_missing_path_is_reported(tmp_path, run_cli):
+    code, out, _ = run_cli("lint", tmp_path / "nope.py")
+    assert code == 2
+    assert "does not exist" in out
+
+
+def test_fifo_named_py_is_reported_not_read(tmp_path, run_cli):
+    (tmp_path / "app.py").write_text(POSITIVE)
+    os.mkfifo(tmp_path / "pipe.py")
+    code, out, _ = run_cli("lint", tmp_path)
+    assert code == 2
+    assert "pipe.py:1:1: PC901" in out and "not a regular file" in out
+    assert "PC101" in out

@@ -1,0 +1,149 @@
+"""Output formats: json fields, SARIF 2.1.0 validity (the official OASIS schema), GitHub annotations, full snippets.
+
+``sarif-schema-2.1.0.json`` beside this file is a vendored copy of the OASIS
+SARIF 2.1.0 (errata 01) JSON schema, id
+https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json
+(no network at test time).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+SCHEMA = json.loads((Path(__file__).parent / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+
+MIXED = '''\
+import os
+from datetime import datetime
+
+import anthropic
+
+client = anthropic.Anthropic()
+
+
+class Bot:
+    SYSTEM_PROMPT = """You answer questions.
+    Cite the section."""
+
+
+def prompt(text: str, web: bool) -> str:
+    return text.strip() if web else text
+
+
+def ask(question: str, text: str, web: bool) -> str:
+    client.messages.create(model="m", system=f"Now: {datetime.now()}", messages=[{"role": "user", "content": question}])
+    return client.messages.create(model="m", system=prompt(text, web), messages=[]).content[0].text
+'''
+
+SORTED_JSON = '''\
+import json
+
+import anthropic
+
+client = anthropic.Anthropic()
+
+
+def ask(rows):
+    table = {k: v for k, v in rows}
+    return client.messages.create(model="m", system=json.dumps(table), messages=[])
+'''
+
+
+@pytest.fixture
+def mixed(write_tree):
+    return write_tree({"app.py": MIXED})
+
+
+def test_json_fields(mixed, run_cli):
+    code, out, err = run_cli("lint", mixed, "--output-format", "json")
+    findings = json.loads(out)
+    assert code == 1
+    assert [(f["code"], f["severity"], f["line"]) for f in findings] == [
+        ("PC401", "warning", 10),
+        ("PC405", "info", 15),
+        ("PC101", "error", 19),
+    ]
+    first = findings[0]
+    assert set(first) == {"code", "name", "severity", "path", "line", "column", "end_line", "end_column", "message", "fix"}
+    assert first["name"] == "undedented-multiline-prompt" and first["fix"] is None
+    pc101 = findings[2]
+    source_line = MIXED.splitlines()[pc101["line"] - 1]
+    assert source_line[pc101["column"] - 1 : pc101["end_column"] - 1] == "datetime.now()"
+    assert "Found 3 findings" in err  # machine formats keep the summary on stderr
+
+
+def test_sarif_validates_against_the_official_schema(mixed, run_cli):
+    code, out, _ = run_cli("lint", mixed, "--output-format", "sarif")
+    log = json.loads(out)
+    jsonschema.Draft4Validator(SCHEMA).validate(log)
+    run = log["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules][:3] == ["PC101", "PC102", "PC103"] and len(rules) == 21
+    pc101 = next(r for r in rules if r["id"] == "PC101")
+    assert pc101["defaultConfiguration"]["level"] == "error" and pc101["helpUri"].endswith("/PC101.md")
+    assert pc101["shortDescription"]["text"].startswith("Finds a volatile value")
+    levels = [(r["ruleId"], r["level"]) for r in run["results"]]
+    assert levels == [("PC401", "warning"), ("PC405", "note"), ("PC101", "error")]
+    region = run["results"][2]["locations"][0]["physicalLocation"]["region"]
+    assert region["startLine"] == 19 and region["startColumn"] >= 1
+    assert all(rules[r["ruleIndex"]]["id"] == r["ruleId"] for r in run["results"])
+    assert all(r["partialFingerprints"] for r in run["results"])
+
+
+def test_sarif_clean_run_has_empty_results(write_tree, run_cli):
+    root = write_tree({"ok.py": "import anthropic\nSYSTEM_PROMPT = 'Be brief.'\n"})
+    code, out, _ = run_cli("lint", root, "--output-format", "sarif")
+    log = json.loads(out)
+    jsonschema.Draft4Validator(SCHEMA).validate(log)
+    assert code == 0 and log["runs"][0]["results"] == [] and log["runs"][0]["tool"]["driver"]["rules"]
+
+
+def test_sarif_fixes(write_tree, run_cli):
+    root = write_tree({"glossary.py": SORTED_JSON})
+    _, out, _ = run_cli("lint", root, "--output-format", "sarif")
+    log = json.loads(out)
+    jsonschema.Draft4Validator(SCHEMA).validate(log)
+    (result,) = log["runs"][0]["results"]
+    replacement = result["fixes"][0]["artifactChanges"][0]["replacements"][0]
+    assert replacement["insertedContent"]["text"] == "json.dumps(table, sort_keys=True)"
+    assert replacement["deletedRegion"]["startLine"] == 10
+
+
+def test_json_fix_field(write_tree, run_cli):
+    root = write_tree({"glossary.py": SORTED_JSON})
+    _, out, _ = run_cli("lint", root, "--output-format", "json")
+    (finding,) = json.loads(out)
+    assert finding["code"] == "PC304"
+    assert finding["fix"]["applicability"] == "unsafe" and finding["fix"]["message"] == "Add sort_keys=True"
+
+
+def test_github_annotations(mixed, run_cli):
+    _, out, _ = run_cli("lint", mixed, "--output-format", "github")
+    lines = out.strip().splitlines()
+    pattern = re.compile(r"^::(error|warning|notice) file=[^,]+,line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=PC\d{3} \([a-z-]+\)::.+$")
+    assert all(pattern.match(line) for line in lines), lines
+    assert [line.split(" ", 1)[0] for line in lines] == ["::warning", "::notice", "::error"]
+    assert "title=PC101 (volatile-in-system-prompt)::" in lines[2]
+
+
+def test_full_shows_the_source_snippet(mixed, run_cli):
+    _, out, _ = run_cli("lint", mixed, "--output-format", "full")
+    assert "app.py:19:" in out and "PC101 volatile-in-system-prompt [error]" in out
+    assert '19 |     client.messages.create(model="m", system=f"Now: {datetime.now()}"' in out
+    caret_line = next(line for line in out.splitlines() if "^" in line and "PC101" in line)
+    assert caret_line.count("^") == len("datetime.now()")
+    assert "Found 3 findings (1 error, 1 warning, 1 info) in 1 file." in out
+
+
+def test_concise_lines_and_output_file(mixed, run_cli, tmp_path):
+    target = tmp_path / "report.txt"
+    code, out, err = run_cli("lint", mixed, "-o", target)
+    assert code == 1 and out == ""
+    lines = target.read_text().splitlines()
+    assert lines[2].endswith("app.py:19:54: PC101 [error] `datetime.datetime.now()` reaches system=: the prompt prefix changes on every request, so provider caches (exact-prefix matching) never hit; move the value into the final user message")
+    assert lines[-1].startswith("Found 3 findings")
