@@ -52,7 +52,7 @@ def noqa_lines(text: str) -> dict[int, set[str] | None]:
     fstring_starts: list[int] = []
 
     def add(row: int, codes) -> None:
-        if row in out and (out[row] is None or codes is None):
+        if codes is None or (row in out and out[row] is None):
             out[row] = None
         else:
             out[row] = (out.get(row) or set()) | codes

@@ -1,0 +1,89 @@
+"""Configuration: discovery of the nearest file, strict validation, and the options' effect."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import lint_text
+
+from promptcache.lint.config import ConfigError, LintConfig, from_table, load_config
+from promptcache.lint.finding import Severity
+from promptcache.lint.registry import discover
+
+
+def test_nearest_config_wins_and_promptcache_toml_beats_pyproject(write_tree):
+    root = write_tree(
+        {
+            "pyproject.toml": "[tool.promptcache.lint]\nfail-on = 'error'\n",
+            "pkg/pyproject.toml": "[project]\nname = 'x'\n",  # no lint table: skipped
+            "pkg/sub/promptcache.toml": "[lint]\nfail-on = 'info'\n",
+            "pkg/sub/pyproject.toml": "[tool.promptcache.lint]\nfail-on = 'warning'\n",
+        }
+    )
+    assert load_config(start=root / "pkg").fail_on is Severity.ERROR
+    assert load_config(start=root / "pkg").source == root / "pyproject.toml"
+    sub = load_config(start=root / "pkg" / "sub")
+    assert sub.fail_on is Severity.INFO and sub.root == root / "pkg" / "sub"
+    assert load_config(config_file=root / "pkg" / "sub" / "pyproject.toml").fail_on is Severity.WARNING
+
+
+def test_defaults_without_config(tmp_path):
+    config = load_config(start=tmp_path)
+    assert config.source is None and config.select == ("ALL",) and config.fail_on is Severity.WARNING
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"selct": ["PC1"]}, "unknown key 'selct'"),
+        ({"select": "PC101"}, "select: expected a list of strings"),
+        ({"ignore": ["E501"]}, "unknown rule code 'E501'"),
+        ({"fail-on": "fatal"}, "fail-on: expected"),
+        ({"prompt-name-regex": "(unclosed"}, "prompt-name-regex: invalid regular expression"),
+        ({"min-cacheable-chars": -1}, "min-cacheable-chars: expected a non-negative integer"),
+        ({"respect-gitignore": "yes"}, "respect-gitignore: expected true or false"),
+        ({"per-file-ignores": {"tests/*": "PC101"}}, "per-file-ignores.tests/*: expected a list of rule codes"),
+    ],
+)
+def test_strict_validation(table, message):
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace("*", r"\*")):
+        from_table(table)
+
+
+def test_codes_must_exist():
+    config = from_table({"extend-select": ["PC999"]})
+    with pytest.raises(ConfigError, match="unknown rule code 'PC999'"):
+        config.validate_codes(discover())
+    from_table({"select": ["PC1", "PC203", "ALL"]}).validate_codes(discover())
+
+
+def test_selection_by_prefix():
+    config = from_table({"select": ["PC2"], "extend-select": ["PC401"], "ignore": ["PC203"]})
+    assert config.selected(discover()) == {"PC201", "PC202", "PC204", "PC401"}
+
+
+def test_prompt_name_regex_controls_prompt_constants():
+    code = "import anthropic\nimport time\nGREETING = f'Hi at {time.time()}'\n"
+    assert lint_text(code) == []
+    config = from_table({"prompt-name-regex": "(?i)greeting"})
+    assert [f.code for f in lint_text(code, config=config)] == ["PC101"]
+
+
+def test_volatile_name_regex():
+    code = "import anthropic\nc = anthropic.Anthropic()\ndef ask(tick, q):\n    return c.messages.create(model='m', system=f'Tick {tick}. Help.', messages=[])\n"
+    assert [f.code for f in lint_text(code)] == ["PC102"]  # a templated parameter: per-request
+    config = from_table({"volatile-name-regex": "^tick$"})
+    assert [f.code for f in lint_text(code, config=config)] == ["PC101"]
+
+
+def test_extra_sinks_and_extra_volatile_sources():
+    code = "from myco import llm, clock\ndef ask(q):\n    return llm.complete(model='m', system=f'{clock.now()} Help.', messages=[q])\n"
+    assert lint_text(code) == []
+    config = from_table({"extra-sinks": ["myco.llm.complete"], "extra-volatile-sources": ["myco.clock.now"]})
+    assert [f.code for f in lint_text(code, config=config)] == ["PC101"]
+    suffix = from_table({"extra-sinks": ["*.llm.complete"], "extra-volatile-sources": ["myco.clock.now"]})
+    assert [f.code for f in lint_text(code, config=suffix)] == ["PC101"]
+
+
+def test_with_overrides_ignores_none():
+    config = LintConfig().with_overrides(select=None, fail_on=Severity.INFO)
+    assert config.select == ("ALL",) and config.fail_on is Severity.INFO

@@ -1,0 +1,121 @@
+"""Taint propagation of the shared data-flow helpers, one construct at a time (lint-rules.md list).
+
+Each snippet builds ``system`` inside ``ask()`` and sends it as ``system=``; the
+test checks whether PC101 (a volatile value in the system prompt) is reported.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from conftest import lint_text
+
+HEAD = """\
+import textwrap, time, uuid, random, json
+from datetime import datetime, date
+import datetime as dt
+from uuid import uuid4 as make_id
+import anthropic
+client = anthropic.Anthropic()
+"""
+
+
+def pc101(body: str, prelude: str = "") -> bool:
+    code = HEAD + textwrap.dedent(prelude) + "def ask(q):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+    code += "    return client.messages.create(model='m', system=system, messages=[{'role': 'user', 'content': q}])\n"
+    return any(f.code == "PC101" for f in lint_text(code))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "system = f'Now {datetime.now()}'\n",
+        "now = datetime.now()\nsystem = 'Now ' + str(now)\n",
+        "a, b = time.time(), 1\nsystem = f'{a}'\n",
+        "if (t := time.time()):\n    pass\nsystem = f'{t}'\n",
+        "system = 'At %s' % time.ctime()\n",
+        "system = 'At {}'.format(date.today())\n",
+        "system = ' '.join(['At', str(uuid.uuid4())])\n",
+        "system = textwrap.dedent(f'''\\\n    At {dt.datetime.now()}''')\n",
+        "parts = ['Rules']\nparts.append(str(make_id()))\nsystem = '\\n'.join(parts)\n",
+        "parts = []\nparts.extend([str(random.random())])\nsystem = ''.join(parts)\n",
+        "parts = ['a']\nparts.insert(0, time.strftime('%H'))\nsystem = parts[0]\n",
+        "meta = {'stamp': time.time()}\nsystem = f\"{meta['stamp']}\"\n",
+        "system = f'{datetime.now()}' if q else 'static'\n",
+        "system = 'Rules'\nsystem += f' at {time.time()}'\n",
+        "session_id = q.session\nsystem = f'Session {session_id}'\n",
+        "system = stamp_prompt('Rules')\n",
+        "system = Builder().build()\n",
+    ],
+)
+def test_volatile_reaches(body):
+    prelude = """\
+    def stamp_prompt(base):
+        return f'{base} @ {datetime.utcnow()}'
+    class Builder:
+        def __init__(self):
+            self.stamp = uuid.uuid4().hex
+        def build(self):
+            return f'Rules {self.stamp}'
+    """
+    if "Builder" in body:
+        code = HEAD + textwrap.dedent(prelude) + "class Bot(Builder):\n    def ask(self, q):\n        return client.messages.create(model='m', system=self.build(), messages=[])\n"
+        assert any(f.code == "PC101" for f in lint_text(code))
+    else:
+        assert pc101(body, prelude)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "system = 'Rules'\nstarted = time.time()\n",
+        "system = f'Question at {len(q)}'\n",
+        "system = 'At %s' % 'noon'\n",
+        "system = time.strftime('%H:%M', (2024, 1, 1, 0, 0, 0, 0, 1, -1))\n",
+        "t = time.time()\nsystem = 'Rules' if t else 'Other'\n",
+        "parts = ['Rules']\nparts.append('More')\nsystem = '\\n'.join(parts)\n",
+    ],
+)
+def test_no_volatile(body):
+    assert not pc101(body)
+
+
+def test_async_await_and_returns_through_two_functions():
+    code = HEAD + textwrap.dedent(
+        """\
+        async def stamp():
+            return f'{datetime.now()}'
+        def outer(x):
+            return inner(x)
+        def inner(y):
+            return 'Rules ' + y
+        async def ask(q):
+            s = await stamp()
+            return await client.messages.create(model='m', system=outer(s), messages=[])
+        """
+    )
+    assert [f.code for f in lint_text(code)] == ["PC101"]
+
+
+def test_per_request_needs_static_text_and_the_sink_function():
+    wrapper = HEAD + "def call(system, q):\n    return client.messages.create(model='m', system=system, messages=[q])\n"
+    templated = HEAD + "def call(topic, q):\n    return client.messages.create(model='m', system='Answer about ' + topic, messages=[q])\n"
+    helper_param = HEAD + (
+        "def make(topic):\n    return f'Answer about {topic}'\nSYSTEM = make('tax')\n"
+        "def call(q):\n    return client.messages.create(model='m', system=SYSTEM, messages=[q])\n"
+    )
+    assert lint_text(wrapper) == []
+    assert [f.code for f in lint_text(templated)] == ["PC102"]
+    assert lint_text(helper_param) == []
+
+
+def test_one_problem_one_finding():
+    code = HEAD + "SYSTEM_PROMPT = f'Rules {datetime.now()}'\ndef ask(q):\n    return client.messages.create(model='m', system=SYSTEM_PROMPT, messages=[])\n"
+    findings = lint_text(code)
+    assert [(f.code, f.line) for f in findings] == [("PC101", 7)]  # at the constant, not again at system=
+
+
+def test_twilio_is_not_a_sink():
+    code = HEAD + "from twilio.rest import Client\nsms = Client()\ndef send(to):\n    return sms.messages.create(to=to, body=f'{datetime.now()}')\n"
+    assert lint_text(code) == []

@@ -1,0 +1,60 @@
+"""Rule documentation: required sections, generated pages up to date, ``promptcache rules`` / ``rule``."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from conftest import REPO_ROOT
+from promptcache.lint.registry import discover
+
+SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## When it does not fire")
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("gen_rule_pages", REPO_ROOT / "docs" / "gen_rule_pages.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("code", list(discover()))
+def test_rule_documentation_shape(code):
+    rule = discover()[code]
+    doc = rule.documentation()
+    positions = [doc.index(s) for s in SECTIONS]
+    assert positions == sorted(positions), f"{code}: sections out of order"
+    assert ("## Fix safety" in doc) == (rule.fixable is not None), f"{code}: Fix safety section iff a fix exists"
+    assert rule.name and rule.message and rule.summary()
+
+
+def test_rule_pages_are_up_to_date(tmp_path):
+    generator = _generator()
+    assert generator.stale() == [], "run `python docs/gen_rule_pages.py`"
+    generator.write(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*(f"{c}.md" for c in discover()), "index.md"])
+    assert generator.stale(tmp_path) == []
+    (tmp_path / "PC101.md").write_text("old text")
+    assert generator.stale(tmp_path) == ["PC101.md"]
+
+
+def test_rules_command_lists_every_rule(run_cli):
+    code, out, _ = run_cli("rules")
+    assert code == 0
+    for c, rule in discover().items():
+        assert c in out and rule.name in out
+    code, out, _ = run_cli("rules", "--output-format", "json")
+    rows = json.loads(out)
+    assert {r["code"] for r in rows} == set(discover())
+    assert next(r for r in rows if r["code"] == "PC301")["fix"] == "unsafe"
+
+
+def test_rule_command_prints_the_page(run_cli):
+    code, out, _ = run_cli("rule", "pc101")
+    assert code == 0
+    assert out.startswith("# PC101: volatile-in-system-prompt")
+    assert all(section in out for section in SECTIONS)
+    code, _, err = run_cli("rule", "PC999")
+    assert code == 2 and "unknown rule code" in err

@@ -1,0 +1,131 @@
+"""Engine behaviour: selection, suppression, exit codes, determinism, the pre-filter, discovery."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from promptcache.lint.config import LintConfig
+from promptcache.lint.runner import lint_paths
+
+VOLATILE = (
+    "import anthropic\nfrom datetime import datetime\nclient = anthropic.Anthropic()\n"
+    "def ask(q):\n    return client.messages.create(model='m', system=f'Now: {datetime.now()}', messages=[])\n"
+)
+INFO_ONLY = (
+    "import anthropic\nclient = anthropic.Anthropic()\n"
+    "def ask(text, web):\n    return client.messages.create(model='m', system=text.strip() if web else text, messages=[])\n"
+)
+UNDEDENTED = (
+    'import anthropic\n\n\nclass Bot:\n    SYSTEM_PROMPT = """Be brief.\n    Cite sources."""  # noqa: PC401\n'
+    '    OTHER_PROMPT = """Be kind.\n    Be exact."""\n'
+)
+
+
+def codes(out: str) -> list[str]:
+    return [f["code"] for f in json.loads(out)]
+
+
+def test_select_ignore_extend_select(write_tree, run_cli):
+    root = write_tree({"a.py": VOLATILE, "b.py": UNDEDENTED})
+    assert codes(run_cli("lint", root, "--output-format", "json")[1]) == ["PC101", "PC401"]
+    assert codes(run_cli("lint", root, "--output-format", "json", "--select", "PC4")[1]) == ["PC401"]
+    assert codes(run_cli("lint", root, "--output-format", "json", "--ignore", "PC101")[1]) == ["PC401"]
+    assert codes(run_cli("lint", root, "--output-format", "json", "--select", "PC4", "--extend-select", "PC101")[1]) == ["PC101", "PC401"]
+
+
+def test_config_select_and_per_file_ignores(write_tree, run_cli):
+    root = write_tree(
+        {
+            "pyproject.toml": '[tool.promptcache.lint]\nselect = ["PC1", "PC4"]\nper-file-ignores = { "legacy/*.py" = ["PC101"] }\n',
+            "legacy/old.py": VOLATILE,
+            "new.py": VOLATILE,
+        }
+    )
+    _, out, _ = run_cli("lint", root, "--output-format", "json")
+    assert [(Path(f["path"]).name, f["code"]) for f in json.loads(out)] == [("new.py", "PC101")]
+
+
+def test_noqa_line_multiline_string_and_file_level(write_tree, run_cli):
+    root = write_tree(
+        {
+            "bot.py": UNDEDENTED,
+            "bare.py": VOLATILE.replace("messages=[])\n", "messages=[])  # noqa\n"),
+            "other_code.py": VOLATILE.replace("messages=[])\n", "messages=[])  # noqa: PC401\n"),
+            "whole.py": "# promptcache: noqa\n" + VOLATILE,
+            "some.py": "# promptcache: noqa: PC401\n" + VOLATILE + UNDEDENTED.replace("import anthropic\n", ""),
+        }
+    )
+    _, out, _ = run_cli("lint", root, "--output-format", "json")
+    got = [(Path(f["path"]).name, f["code"], f["line"]) for f in json.loads(out)]
+    assert got == [("bot.py", "PC401", 7), ("other_code.py", "PC101", 5), ("some.py", "PC101", 6)]
+
+
+def test_noqa_inside_a_string_does_not_count(write_tree, run_cli):
+    root = write_tree({"a.py": VOLATILE.replace("f'Now: {datetime.now()}'", "f'Now: {datetime.now()} # noqa'")})
+    assert codes(run_cli("lint", root, "--output-format", "json")[1]) == ["PC101"]
+
+
+def test_exit_codes_and_fail_on(write_tree, run_cli):
+    clean = write_tree({"clean/ok.py": "import anthropic\nSYSTEM_PROMPT = 'Be brief.'\n"}) / "clean"
+    info = write_tree({"info/a.py": INFO_ONLY}) / "info"
+    error = write_tree({"error/a.py": VOLATILE}) / "error"
+    assert run_cli("lint", clean)[0] == 0
+    assert run_cli("lint", info)[0] == 0  # only an info finding, below the default --fail-on warning
+    assert run_cli("lint", info, "--fail-on", "info")[0] == 1
+    assert run_cli("lint", error)[0] == 1
+    assert run_cli("lint", error, "--fail-on", "error")[0] == 1
+    assert run_cli("lint", error, "--exit-zero")[0] == 0
+    assert run_cli("lint", error, "--output-format", "yaml")[0] == 2  # click usage error
+
+
+def test_pool_and_serial_give_identical_sorted_output(lint_cases_dir):
+    serial = lint_paths([lint_cases_dir], LintConfig(root=lint_cases_dir), jobs=1)
+    pooled = lint_paths([lint_cases_dir], LintConfig(root=lint_cases_dir), jobs=2)
+    assert [f.to_json() for f in serial.findings] == [f.to_json() for f in pooled.findings]
+    assert [f.sort_key for f in pooled.findings] == sorted(f.sort_key for f in pooled.findings)
+
+
+def test_prefilter_changes_speed_not_results(lint_cases_dir, write_tree):
+    root = write_tree({"util/strings.py": "def shout(s):\n    return s.upper() + '  \\n'\n", "util/clock.py": "import time\nNOW = time.time()\n"})
+    config = LintConfig(root=root)
+    with_prefilter = lint_paths([lint_cases_dir, root], config, jobs=1)
+    without = lint_paths([lint_cases_dir, root], config, jobs=1, prefilter_files=False)
+    assert [f.to_json() for f in with_prefilter.findings] == [f.to_json() for f in without.findings]
+    assert with_prefilter.skipped == 2 and with_prefilter.parsed == with_prefilter.files - 2
+    assert without.skipped == 0 and without.parsed == without.files
+
+
+def test_summary_and_verbose_report_parsed_and_skipped(write_tree, run_cli):
+    root = write_tree({"a.py": VOLATILE, "b.py": "print('hi')\n"})
+    _, out, err = run_cli("lint", root, "-v")
+    assert "Checked 2 files" in out and "parsed 1, skipped 1 by the pre-filter" in out
+    assert "parsed: " in err and err.strip().endswith("1 parsed, 1 skipped by the pre-filter, 21 rules")
+
+
+def test_gitignore_and_exclude_are_honoured(write_tree, run_cli):
+    root = write_tree(
+        {
+            ".gitignore": "generated/\n*_pb2.py\n",
+            "generated/a.py": VOLATILE,
+            "api_pb2.py": VOLATILE,
+            "vendor/b.py": VOLATILE,
+            ".venv/lib/c.py": VOLATILE,
+            "app.py": VOLATILE,
+            "pyproject.toml": '[tool.promptcache.lint]\nextend-exclude = ["vendor/"]\n',
+        }
+    )
+    (root / ".git").mkdir()
+    _, out, _ = run_cli("lint", root, "--output-format", "json")
+    assert [Path(f["path"]).name for f in json.loads(out)] == ["app.py"]
+    _, out, _ = run_cli("lint", root, "--output-format", "json", "--no-respect-gitignore")
+    assert sorted(Path(f["path"]).name for f in json.loads(out)) == ["a.py", "api_pb2.py", "app.py"]
+    _, out, _ = run_cli("lint", root / "generated" / "a.py", "--output-format", "json")
+    assert codes(out) == ["PC101"]  # a file named on the command line is always linted
+
+
+def test_folder_named_on_command_line_is_linted_even_if_an_outer_gitignore_lists_it(write_tree, run_cli):
+    root = write_tree({".gitignore": "versions/\n", "versions/3.11/app.py": VOLATILE})
+    (root / ".git").mkdir()
+    assert codes(run_cli("lint", root / "versions" / "3.11", "--output-format", "json")[1]) == ["PC101"]
+    assert codes(run_cli("lint", root, "--output-format", "json")[1]) == []
