@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml Makefile
 setup: $(VENV)/.installed
 
 demo: setup
-	$(BIN)/promptcache lint examples/ --output-format full --exit-zero
+	$(BIN)/promptcache lint examples/lint_demo --output-format full --exit-zero
 
 test: setup
 	$(BIN)/python -m pytest -q

@@ -125,7 +125,7 @@ class ToolsFromFilesystemOrder(FlowRule):
     INVALID = [
         Invalid(_CLAUDE + "import json\nfrom pathlib import Path\ndef run(q):\n    return client.messages.create(model='m', messages=[],\n        tools=[json.loads(p.read_text()) for p in Path('t').glob('*.json')])\n", line=7),
         Invalid(_OPENAI + "import os\ndef run(q):\n    tools = []\n    for name in os.listdir('tools'):\n        tools.append({'type': 'function', 'function': {'name': name}})\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n", line=8),
-        Invalid(_OPENAI + "from importlib.metadata import entry_points\nTOOLS = [ep.load() for ep in entry_points(group='tools')]\ndef run(q):\n    return client.chat.completions.create(model='m', messages=[], tools=TOOLS)\n", line=6),
+        Invalid(_OPENAI + "from importlib.metadata import entry_points\nTOOLS = [ep.load() for ep in entry_points(group='tools')]\ndef run(q):\n    return client.chat.completions.create(model='m', messages=[], tools=TOOLS)\n", line=4),
     ]
 
 

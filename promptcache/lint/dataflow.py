@@ -27,36 +27,20 @@ from functools import cached_property
 
 import libcst as cst
 
+from promptcache.lint import slots
 from promptcache.lint import sources as S
 from promptcache.lint.breakpoints import message_blocks_before_last_breakpoint
 from promptcache.lint.config import LintConfig
 from promptcache.lint.index import ModuleIndex, Scope
-from promptcache.lint.sinks import Sink, SinkFinder
+
+from promptcache.lint.sinks import SinkFinder
+from promptcache.lint.slots import Slot
 from promptcache.lint.taint import EMPTY, Source, TaintEngine
 from promptcache.lint.walk import TreeFacts
 
 SYSTEM_KINDS = frozenset({S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON, S.SUMMARY, S.IDENTITY, S.PARAM})
 TOOL_KINDS = frozenset({S.VOLATILE, S.IDENTITY, S.ENV, S.SHUFFLED, S.UNSORTED_JSON, S.UNORDERED, S.FS_ORDER, S.MCP, S.MCP_CALL})
-_SYSTEM_KEYWORDS = ("system", "instructions")
-_AGENT_KEYWORDS = ("system_prompt", "system_message", "instructions")
-
-
-@dataclass(eq=False)
-class Slot:
-    """A place whose value becomes part of the cached prefix.
-
-    ``kind``: system, tools, constant (a prompt-named constant), builder (a
-    return of a prompt-builder function) or cache_key. ``holder`` is the
-    function whose parameters are per-request data for this slot (the
-    function holding the sink), or None.
-    """
-
-    kind: str
-    expr: cst.BaseExpression
-    scope: Scope
-    holder: Scope | None
-    label: str
-    sink: Sink | None = None
+CONTENT_KINDS = frozenset({S.VOLATILE, S.IDENTITY, S.ENV, S.UNSORTED_JSON})
 
 
 @dataclass(eq=False)
@@ -101,69 +85,23 @@ class FlowAnalysis:
     # -- slots ---------------------------------------------------------------
     @cached_property
     def system_slots(self) -> list[Slot]:
-        """System-prompt slots, prompt-named constants and prompt-builder returns, in source order."""
-        slots: list[Slot] = []
-        seen: set[int] = set()
+        """System-prompt slots, prompt-named constants and prompt-builder returns (:mod:`promptcache.lint.slots`)."""
+        return slots.system_slots(self)
 
-        def add(kind, expr, scope, label, sink=None, holder=None):
-            if expr is not None and id(expr) not in seen:
-                seen.add(id(expr))
-                slots.append(Slot(kind, expr, scope, holder if holder is not None else self.holder_of(scope), label, sink))
-
-        for sink in self.sinks.all():
-            for kw in _SYSTEM_KEYWORDS:
-                add("system", sink.kw(kw), sink.scope, f"{kw}=", sink)
-        if not self.is_llm_file:
-            return slots
-        for node, scope in self.index.role_dicts:
-            role = _dict_value(node, "role")
-            if isinstance(role, cst.SimpleString) and role.value[1:-1] in ("system", "developer"):
-                add("system", _dict_value(node, "content"), scope, f"the {role.value[1:-1]} message")
-        if self.index.imports_langchain:
-            for node, scope in self.index.role_tuples:
-                add("system", node.elements[1].value, scope, "the LangChain system message")
-        for call, scope in self.index.calls:
-            name = self.index.qualified(call.func, scope) or ""
-            if name.endswith("SystemMessage") or name.endswith("SystemMessagePromptTemplate.from_template"):
-                content = next((a.value for a in call.args if a.keyword is None or a.keyword.value in ("content", "template")), None)
-                add("system", content, scope, "the LangChain system message")
-            for arg in call.args:
-                if arg.keyword is not None and arg.keyword.value in _AGENT_KEYWORDS and self.sinks.sink_at(call, scope) is None:
-                    add("system", arg.value, scope, f"{arg.keyword.value}=")
-        for scope in self.index.scopes:
-            if scope.kind not in ("module", "class"):
-                continue
-            for name, bindings in scope.bindings.items():
-                if self.is_prompt_name(name):
-                    for b in bindings:
-                        if b.kind == "assign":
-                            add("constant", b.value, scope, name, holder=None)
-        for scope in self.index.scopes:
-            if scope.kind == "function" and scope.parent is not None and scope.parent.kind in ("module", "class") and self.is_prompt_name(scope.name):
-                for ret in scope.returns:
-                    add("builder", ret, scope, f"{scope.name}()", holder=None)
-        slots.sort(key=lambda s: self.facts.order.get(s.expr, 0))
-        return slots
+    @cached_property
+    def tool_slots(self) -> list[Slot]:
+        """Tool slots (:mod:`promptcache.lint.slots`)."""
+        return slots.tool_slots(self)
 
     def is_prompt_name(self, name: str) -> bool:
         return bool(self.prompt_name.search(name))
 
     @cached_property
-    def tool_slots(self) -> list[Slot]:
-        """``tools=`` of sinks and agent constructors, and ``.bind_tools(x)``."""
-        slots: list[Slot] = []
-        seen: set[int] = set()
-        for call, scope in self.index.calls:
-            expr = None
-            sink = self.sinks.sink_at(call, scope)
-            if sink is not None or self.is_llm_file:
-                expr = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "tools"), None)
-            if expr is None and self.is_llm_file and isinstance(call.func, cst.Attribute) and call.func.attr.value == "bind_tools" and call.args:
-                expr = call.args[0].value
-            if expr is not None and id(expr) not in seen:
-                seen.add(id(expr))
-                slots.append(Slot("tools", expr, scope, self.holder_of(scope), "tools=", sink))
-        return slots
+    def _root_values(self) -> set[int]:
+        """Binding values and functions that are slots of their own (reported where they are defined)."""
+        roots = {id(s.expr) for s in self.system_slots + self.tool_slots if s.kind in ("constant", "tools", "tool_table") and s.holder is None and s.sink is None}
+        roots |= {id(s.scope) for s in self.system_slots + self.tool_slots if s.label.endswith("()") and s.holder is None}
+        return roots
 
     # -- locating where taint enters ---------------------------------------
     def sites(self, expr: cst.BaseExpression, scope: Scope, kinds: frozenset[str], depth: int = 0) -> list[tuple[cst.CSTNode, frozenset[Source]]]:
@@ -243,7 +181,7 @@ class FlowAnalysis:
             constant = bool(bindings) and all(b.scope.kind == "class" for b in bindings)
         else:
             return None
-        if constant and self.is_llm_file and self.is_prompt_name(name) and any(b.kind == "assign" for b in bindings):
+        if constant and any(b.kind == "assign" and id(b.value) in self._root_values for b in bindings):
             return []
         valued = [b for b in bindings if b.kind != "mutate"]
         containers = (cst.List, cst.Tuple, cst.Dict, cst.Set)
@@ -253,7 +191,7 @@ class FlowAnalysis:
 
     def _is_builder_call(self, call: cst.Call, scope: Scope) -> bool:
         callee = self.index.function_named(call.func, scope)
-        return callee is not None and self.is_llm_file and self.is_prompt_name(callee.name) and bool(callee.returns)
+        return callee is not None and id(callee) in self._root_values
 
     # -- classification -----------------------------------------------------
     @cached_property
@@ -266,7 +204,8 @@ class FlowAnalysis:
                 issue = self._classify_system(slot, node, t, per_request)
                 issues += issue
         for slot in self.tool_slots:
-            for node, t in self.sites(slot.expr, slot.scope, TOOL_KINDS):
+            kinds = TOOL_KINDS if slot.kind == "tools" else CONTENT_KINDS
+            for node, t in self.sites(slot.expr, slot.scope, kinds):
                 issues += self._classify_tools(slot, node, t)
         return _dedupe(issues)
 
@@ -290,10 +229,10 @@ class FlowAnalysis:
         if S.SUMMARY in by_kind:
             return [Issue("PC202", node, by_kind[S.SUMMARY][0].detail, slot)]
         if S.IDENTITY in by_kind:
-            return [Issue("PC102", node, by_kind[S.IDENTITY][0].detail, slot)]
+            return [Issue("PC102", node, f"the user identity `{by_kind[S.IDENTITY][0].detail}`", slot)]
         params = [s for s in by_kind.get(S.PARAM, ()) if (s.func_id, s.index) in per_request]
         if params:
-            return [Issue("PC102", node, f"parameter `{params[0].detail}`", slot)]
+            return [Issue("PC102", node, f"the per-request parameter `{params[0].detail}`", slot)]
         return []
 
     def _classify_tools(self, slot: Slot, node, t: frozenset[Source]) -> list[Issue]:
@@ -377,13 +316,6 @@ def _by_kind(t: frozenset[Source]) -> dict[str, list[Source]]:
     for s in sorted(t, key=lambda s: (s.kind, s.detail, s.origin_id)):
         out.setdefault(s.kind, []).append(s)
     return out
-
-
-def _dict_value(node: cst.Dict, key: str) -> cst.BaseExpression | None:
-    for el in node.elements:
-        if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and el.key.value[1:-1] == key:
-            return el.value
-    return None
 
 
 def _dedupe(issues: list[Issue]) -> list[Issue]:

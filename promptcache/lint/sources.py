@@ -103,6 +103,10 @@ _IDENTITY_RE = re.compile(
     r"(?i)(^|_)(user(_?name|_?id)?|e_?mail(_address)?|tenant(_?id)?|account(_?(id|number|name))?|"
     r"org(_?id)?|organi[sz]ation(_?id)?|locale|time_?zone|tz|level|plan|customer(_?id)?)$"
 )
+# Attribute names that identify a user whatever object they hang off (``ctx.user_id``, ``msg.email``).
+_IDENTITY_ATTR_RE = re.compile(
+    r"(?i)(^|_)(user(_?name|_?id)?|e_?mail(_address)?|tenant(_?id)?|account(_?(id|number))?|org(_?id)?|organi[sz]ation_?id)$"
+)
 _SUMMARY_NAME_RE = re.compile(r"(?i)(^|_)(summary|recap|digest|synopsis)$")
 _SUMMARISE_CALL_RE = re.compile(r"(?i)(summar|compress|condense|compact|recap)")
 _SUMMARISE_TEXT_RE = re.compile(r"(?i)\b(summari[sz]e|summary|condense|compress|recap)\b")
@@ -159,6 +163,15 @@ def is_constant_name(name: str) -> bool:
 def identity_name(name: str) -> bool:
     """True for identifiers naming a user, tenant, account, locale or plan (not all-caps constants)."""
     return not is_constant_name(name) and bool(_IDENTITY_RE.search(name))
+
+
+def identity_attribute(name: str) -> bool:
+    """True for attribute names that identify a user on any object (``x.user_id``, ``x.email``).
+
+    Broader words (plan, level, locale, customer) count only on an identity
+    base (``user.plan``) or as variable names, so ``row.plan`` is not identity.
+    """
+    return bool(_IDENTITY_ATTR_RE.search(name))
 
 
 def summary_name(name: str) -> bool:

@@ -112,14 +112,14 @@ class TaintEngine:
         self._memo[key] = result
         return result
 
-    def names(self, name: str, detail_node: cst.CSTNode | None = None) -> frozenset[Source]:
-        """Name-based sources: volatile-, identity- and summary-named identifiers."""
+    def names(self, name: str, attribute: bool = False) -> frozenset[Source]:
+        """Name-based sources: volatile-, identity- and summary-named identifiers (or attribute names)."""
         if S.summary_name(name):
             return frozenset({source(S.SUMMARY, name)})
         found = set()
         if self.volatile_name.search(name):
             found.add(source(S.VOLATILE, name))
-        if S.identity_name(name):
+        if S.identity_attribute(name) if attribute else S.identity_name(name):
             found.add(source(S.IDENTITY, name))
         return frozenset(found)
 
@@ -232,7 +232,7 @@ class TaintEngine:
         qualified = self.index.qualified(e, scope)
         if qualified == "os.environ":
             return frozenset({source(S.ENV, "os.environ")})
-        named = self.names(attr)
+        named = self.names(attr, attribute=True)
         if any(s.kind == S.SUMMARY for s in named):
             return named
         return self.of(e.value, scope) | named

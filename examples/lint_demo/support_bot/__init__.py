@@ -1,0 +1,1 @@
+"""Acme support bot (demo app for `promptcache lint`)."""

@@ -1,0 +1,140 @@
+"""Prefix slots: where a value becomes part of the cached prefix (lint-rules.md, "Prefix slot").
+
+- **System slots**: ``system=`` / ``instructions=`` of a sink; in an LLM file
+  (one that imports an LLM SDK, contains a sink, or is a prompt module) also
+  the content of a ``{"role": "system" | "developer", ...}`` message, LangChain
+  ``SystemMessage(...)`` / ``("system", ...)`` / ``SystemMessagePromptTemplate``,
+  agent ``system_prompt=`` / ``instructions=``, module or class constants whose
+  name matches ``prompt-name-regex`` and the returns of prompt-named builder
+  functions.
+- **Tool slots**: ``tools=`` of a sink or agent, ``.bind_tools(x)``; in an LLM
+  file also tool-named constants (``TOOLS``, ``*_TOOLS``, ``TOOL_SPECS``) and
+  the returns of tool-named functions (``enabled_tools()``), so a ``tools.py``
+  imported by the file that calls the SDK is checked where the tools are built.
+  A tool *table* (a dict of definitions) is checked for content, not order.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+if TYPE_CHECKING:  # pragma: no cover
+    from promptcache.lint.dataflow import FlowAnalysis
+    from promptcache.lint.index import Scope
+    from promptcache.lint.sinks import Sink
+
+_SYSTEM_KEYWORDS = ("system", "instructions")
+_AGENT_KEYWORDS = ("system_prompt", "system_message", "instructions")
+_TOOL_NAME = re.compile(r"(?i)(^|_)tools?(_|$)|tool_?(specs?|defs?|definitions?)")
+_TOOL_LISTS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.Call, cst.BinaryOperation)
+_TOOL_TABLES = (cst.Dict, cst.DictComp)
+
+
+@dataclass(eq=False)
+class Slot:
+    """A place whose value becomes part of the cached prefix.
+
+    ``kind``: system, tools, tool_table, constant (a prompt-named constant),
+    builder (a return of a prompt-builder function), cache_key or messages.
+    ``holder`` is the function whose parameters are per-request data for this
+    slot (the function holding the sink), or None. ``label`` names the slot in
+    messages (``system=``, ``SYSTEM_PROMPT``).
+    """
+
+    kind: str
+    expr: cst.BaseExpression
+    scope: Scope
+    holder: Scope | None
+    label: str
+    sink: Sink | None = None
+
+
+def dict_value(node: cst.Dict, key: str) -> cst.BaseExpression | None:
+    """The value of a string key in a dict literal, or None."""
+    for el in node.elements:
+        if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and el.key.value[1:-1] == key:
+            return el.value
+    return None
+
+
+class _Collector:
+    def __init__(self, flow: FlowAnalysis):
+        self.flow = flow
+        self.slots: list[Slot] = []
+        self.seen: set[int] = set()
+
+    def add(self, kind, expr, scope, label, sink=None, holder: Scope | None | bool = True) -> None:
+        if expr is not None and id(expr) not in self.seen:
+            self.seen.add(id(expr))
+            owner = self.flow.holder_of(scope) if holder is True else holder
+            self.slots.append(Slot(kind, expr, scope, owner, label, sink))
+
+    def named(self, pattern, kinds_for) -> None:
+        """Constants (module/class level) and builder functions whose names match ``pattern``."""
+        index = self.flow.index
+        for scope in index.scopes:
+            if scope.kind in ("module", "class"):
+                for name, bindings in scope.bindings.items():
+                    if pattern(name):
+                        for b in bindings:
+                            kind = kinds_for(b.value) if b.kind == "assign" else None
+                            if kind is not None:
+                                self.add(kind, b.value, scope, name, holder=None)
+            elif scope.parent is not None and scope.parent.kind in ("module", "class") and pattern(scope.name):
+                for ret in scope.returns:
+                    kind = kinds_for(None)
+                    self.add("builder" if kind == "constant" else kind, ret, scope, f"{scope.name}()", holder=None)
+
+
+def system_slots(flow: FlowAnalysis) -> list[Slot]:
+    """System-prompt slots, prompt-named constants and prompt-builder returns, in source order."""
+    c = _Collector(flow)
+    for sink in flow.sinks.all():
+        for kw in _SYSTEM_KEYWORDS:
+            c.add("system", sink.kw(kw), sink.scope, f"{kw}=", sink)
+    if flow.is_llm_file:
+        index = flow.index
+        for node, scope in index.role_dicts:
+            role = dict_value(node, "role")
+            if isinstance(role, cst.SimpleString) and role.value[1:-1] in ("system", "developer"):
+                c.add("system", dict_value(node, "content"), scope, f"the {role.value[1:-1]} message")
+        if index.imports_langchain:
+            for node, scope in index.role_tuples:
+                c.add("system", node.elements[1].value, scope, "the LangChain system message")
+        for call, scope in index.calls:
+            name = index.qualified(call.func, scope) or ""
+            if name.endswith("SystemMessage") or name.endswith("SystemMessagePromptTemplate.from_template"):
+                content = next((a.value for a in call.args if a.keyword is None or a.keyword.value in ("content", "template")), None)
+                c.add("system", content, scope, "the LangChain system message")
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value in _AGENT_KEYWORDS and flow.sinks.sink_at(call, scope) is None:
+                    c.add("system", arg.value, scope, f"{arg.keyword.value}=")
+        c.named(flow.is_prompt_name, lambda value: "constant")
+    c.slots.sort(key=lambda s: flow.facts.order.get(s.expr, 0))
+    return c.slots
+
+
+def tool_slots(flow: FlowAnalysis) -> list[Slot]:
+    """``tools=`` of sinks and agent constructors, ``.bind_tools(x)``, tool-named constants and builders."""
+    c = _Collector(flow)
+    for call, scope in flow.index.calls:
+        expr = None
+        sink = flow.sinks.sink_at(call, scope)
+        if sink is not None or flow.is_llm_file:
+            expr = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "tools"), None)
+        if expr is None and flow.is_llm_file and isinstance(call.func, cst.Attribute) and call.func.attr.value == "bind_tools" and call.args:
+            expr = call.args[0].value
+        c.add("tools", expr, scope, "tools=", sink)
+    if flow.is_llm_file:
+
+        def kind_of(value) -> str | None:
+            if value is None or isinstance(value, _TOOL_LISTS):
+                return "tools"
+            return "tool_table" if isinstance(value, _TOOL_TABLES) else None
+
+        c.named(lambda name: bool(_TOOL_NAME.search(name)), kind_of)
+    return c.slots
