@@ -3,7 +3,7 @@
 Each scheduled request contributes a *segment*: ``num_new_tokens`` token ids
 starting at position ``start``, and its block table. Segments are grouped so
 padding stays small (all decodes in one batch; prefill chunks of similar
-length together), and each group runs as one forward of the unmodified
+length together, a decode with them when it fits), and each group runs as one forward of the unmodified
 transformers model with:
 
 * ``input_ids`` / ``position_ids`` ``[B, Q]``, **left**-padded so every row's
@@ -129,18 +129,20 @@ class ModelRunner:
 
 
 def group_segments(segments: list[Segment]) -> list[list[int]]:
-    """Indices of ``segments`` batched together: all single-token segments (decodes) in one group,
-    longer ones grouped by length while padding stays within :data:`MAX_PADDING_RATIO`."""
-    decode = [i for i, s in enumerate(segments) if len(s.token_ids) == 1]
-    longer = sorted((i for i, s in enumerate(segments) if len(s.token_ids) > 1),
-                    key=lambda i: -len(segments[i].token_ids))
-    groups = [decode] if decode else []
+    """Indices of ``segments`` to batch together, longest first, while padding stays within
+    :data:`MAX_PADDING_RATIO` padded tokens per real token.
+
+    Decodes (one token each) always fit together; a decode also joins a
+    prefill group when the padding allows (one forward pass instead of two).
+    """
+    order = sorted(range(len(segments)), key=lambda i: -len(segments[i].token_ids))
+    groups: list[list[int]] = []
     current: list[int] = []
     real = 0
-    for i in longer:
+    for i in order:
         n = len(segments[i].token_ids)
         if current:
-            width = len(segments[current[0]].token_ids)  # sorted: the first is the longest
+            width = len(segments[current[0]].token_ids)  # sorted: the first is the widest
             if width * (len(current) + 1) > MAX_PADDING_RATIO * (real + n):
                 groups.append(current)
                 current, real = [], 0
