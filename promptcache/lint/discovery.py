@@ -7,7 +7,8 @@ folder, or to the walked folder when it lies outside) and, unless
 ``respect-gitignore = false``, by ``.gitignore`` files: the ones between the
 walked folder and its git root, and every one met on the way down (matched
 with pathspec's git semantics). A file or folder named on the command line is
-always linted, even when an outer ``.gitignore`` lists it.
+always linted, even when an outer ``.gitignore`` or an exclusion lists it (the
+exclusions then apply below it only).
 
 Directory symlinks are not followed (no loops). A ``.py`` symlink that
 dangles or loops, or a ``.py`` path that is not a regular file, is reported as
@@ -64,9 +65,11 @@ class _Walker:
         self.result = result
         self.exclude = _spec([*config.exclude, *config.extend_exclude])
         self.seen: set[str] = set()
+        self.excluded_roots: set[Path] = set()  # folders named on the command line inside an excluded area
 
     def excluded(self, path: Path, is_dir: bool, walk_root: Path) -> bool:
-        for base in (self.config.root, walk_root):
+        bases = (walk_root,) if walk_root in self.excluded_roots else (self.config.root, walk_root)
+        for base in bases:
             try:
                 rel = path.relative_to(base).as_posix()
             except ValueError:
@@ -86,6 +89,8 @@ class _Walker:
         self.result.problems.append(unparsable(display_path(path), reason))
 
     def walk(self, root: Path) -> None:
+        if self.excluded(root, True, root.parent):
+            self.excluded_roots.add(root)
         ignores: list[tuple[Path, pathspec.PathSpec]] = []
         if self.config.respect_gitignore:
             git_root = _git_root(root)

@@ -29,8 +29,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _SYSTEM_KEYWORDS = ("system", "instructions")
 _AGENT_KEYWORDS = ("system_prompt", "system_message", "instructions")
-_TOOL_NAME = re.compile(r"(?i)(^|_)tools?(_|$)|tool_?(specs?|defs?|definitions?)")
-_TOOL_LISTS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.Call, cst.BinaryOperation)
+# TOOLS, ALL_TOOLS, enabled_tools, TOOL_SPECS, tool_definitions: names for a tools array or table.
+_TOOL_NAME = re.compile(r"(?i)^_?(\w+_)?tools$|^_?(\w+_)?tool_?(specs|defs|definitions)$")
+# Callees whose tools= / system_prompt= / instructions= go to a model: agent and assistant constructors.
+_AGENT_CALLEE = re.compile(r"(?i)(agent|assistant|chat|llm|model|completion|crew)")
+_TOOL_LISTS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
 _TOOL_TABLES = (cst.Dict, cst.DictComp)
 
 
@@ -74,7 +77,10 @@ class _Collector:
             self.slots.append(Slot(kind, expr, scope, owner, label, sink))
 
     def named(self, pattern, kinds_for) -> None:
-        """Constants (module/class level) and builder functions whose names match ``pattern``."""
+        """Constants (module/class level) and builder functions whose names match ``pattern``.
+
+        ``kinds_for(value)`` gives the slot kind for a value (None: not a slot).
+        """
         index = self.flow.index
         for scope in index.scopes:
             if scope.kind in ("module", "class"):
@@ -86,8 +92,31 @@ class _Collector:
                                 self.add(kind, b.value, scope, name, holder=None)
             elif scope.parent is not None and scope.parent.kind in ("module", "class") and pattern(scope.name):
                 for ret in scope.returns:
-                    kind = kinds_for(None)
-                    self.add("builder" if kind == "constant" else kind, ret, scope, f"{scope.name}()", holder=None)
+                    kind = kinds_for(self._shape(ret, scope))
+                    if kind is not None:
+                        self.add("builder" if kind == "constant" else kind, ret, scope, f"{scope.name}()", holder=None)
+
+    def _shape(self, expr: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
+        """What a returned name was built as (its list/dict literal), else the expression itself."""
+        if isinstance(expr, cst.Name):
+            for b in self.flow.index.lookup(expr.value, scope)[1]:
+                if b.kind == "assign" and isinstance(b.value, (*_TOOL_LISTS, *_TOOL_TABLES)):
+                    return b.value
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("list", "sorted", "tuple"):
+            return cst.List([])
+        return expr
+
+
+def _agent_call(call: cst.Call) -> bool:
+    """True for calls like ``create_agent(...)``, ``Agent(...)``, ``client.beta.assistants.create(...)``."""
+    func = call.func
+    parts = []
+    while isinstance(func, cst.Attribute):
+        parts.append(func.attr.value)
+        func = func.value
+    if isinstance(func, cst.Name):
+        parts.append(func.value)
+    return any(_AGENT_CALLEE.search(p) for p in parts[:2])
 
 
 def system_slots(flow: FlowAnalysis) -> list[Slot]:
@@ -110,9 +139,10 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
             if name.endswith("SystemMessage") or name.endswith("SystemMessagePromptTemplate.from_template"):
                 content = next((a.value for a in call.args if a.keyword is None or a.keyword.value in ("content", "template")), None)
                 c.add("system", content, scope, "the LangChain system message")
-            for arg in call.args:
-                if arg.keyword is not None and arg.keyword.value in _AGENT_KEYWORDS and flow.sinks.sink_at(call, scope) is None:
-                    c.add("system", arg.value, scope, f"{arg.keyword.value}=")
+            if flow.sinks.sink_at(call, scope) is None and _agent_call(call):
+                for arg in call.args:
+                    if arg.keyword is not None and arg.keyword.value in _AGENT_KEYWORDS:
+                        c.add("system", arg.value, scope, f"{arg.keyword.value}=")
         c.named(flow.is_prompt_name, lambda value: "constant")
     c.slots.sort(key=lambda s: flow.facts.order.get(s.expr, 0))
     return c.slots
@@ -124,7 +154,7 @@ def tool_slots(flow: FlowAnalysis) -> list[Slot]:
     for call, scope in flow.index.calls:
         expr = None
         sink = flow.sinks.sink_at(call, scope)
-        if sink is not None or flow.is_llm_file:
+        if sink is not None or (flow.is_llm_file and _agent_call(call)):
             expr = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "tools"), None)
         if expr is None and flow.is_llm_file and isinstance(call.func, cst.Attribute) and call.func.attr.value == "bind_tools" and call.args:
             expr = call.args[0].value
@@ -132,7 +162,7 @@ def tool_slots(flow: FlowAnalysis) -> list[Slot]:
     if flow.is_llm_file:
 
         def kind_of(value) -> str | None:
-            if value is None or isinstance(value, _TOOL_LISTS):
+            if isinstance(value, _TOOL_LISTS) or (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("list", "sorted", "tuple")):
                 return "tools"
             return "tool_table" if isinstance(value, _TOOL_TABLES) else None
 

@@ -291,7 +291,7 @@ class TaintEngine:
             t = self.of(base, scope) | self.union(args, scope)
             if method == "join" and (has_text(base) or self._has_static_element(args, scope)):
                 return templated(t)
-            if method == "format" and has_text(base):
+            if method in ("format", "format_map") and self._static(base, scope):
                 return templated(t)
             if method == "get" and args:
                 key = key_text(args[0])
