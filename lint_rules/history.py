@@ -17,14 +17,27 @@ _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
 
 
-class PerTurnSummarization(LintRule):
+class _SiteRule(LintRule):
+    """Reports the ``(node, detail)`` sites that :meth:`sites` takes from the shared turn analysis."""
+
+    def sites(self) -> list:  # pragma: no cover - every subclass overrides it
+        raise NotImplementedError
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if self.flow.is_llm_file:
+            for site, detail in self.sites():
+                self.report(site, self.message.format(detail=detail))
+
+
+class PerTurnSummarization(_SiteRule):
     """
     ## What it does
     Finds conversation summarisation on every turn: a call to a
     ``summarize``/``compress``/``condense``/``compact`` function over the
     history, or an LLM call asking to summarise the chat, on the per-turn path
     (a loop body or a request handler) with no size guard; and LangChain's
-    ``ConversationSummaryMemory`` / ``ConversationSummaryBufferMemory``.
+    ``ConversationSummaryMemory`` / ``ConversationSummaryBufferMemory`` (and
+    LlamaIndex's ``ChatSummaryMemoryBuffer``).
 
     ## Why is this bad?
     A fresh summary replaces the messages the provider has cached, so the
@@ -60,10 +73,8 @@ class PerTurnSummarization(LintRule):
         "each time, so every turn re-pays the whole history; summarise only past a size threshold"
     )
 
-    def leave_Module(self, node: cst.Module) -> None:
-        if self.flow.is_llm_file:
-            for site, detail in self.flow.turns.summarisations:
-                self.report(site, self.message.format(detail=detail))
+    def sites(self) -> list:
+        return self.flow.turns.summarisations
 
     VALID = [
         _OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > 40:\n        history = compact_history(history)\n    return client.chat.completions.create(model='m', messages=history)\n",
@@ -131,7 +142,7 @@ class SummaryBeforeHistory(FlowRule):
     ]
 
 
-class SlidingWindowTrim(LintRule):
+class SlidingWindowTrim(_SiteRule):
     """
     ## What it does
     Finds history trimmed from the front on the per-turn path without a size
@@ -169,10 +180,8 @@ class SlidingWindowTrim(LintRule):
         "request, so the cached conversation is never reused; trim rarely, at a size threshold"
     )
 
-    def leave_Module(self, node: cst.Module) -> None:
-        if self.flow.is_llm_file:
-            for site, detail in self.flow.turns.trims:
-                self.report(site, self.message.format(detail=detail))
+    def sites(self) -> list:
+        return self.flow.turns.trims
 
     VALID = [
         _OPENAI + "def chat(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > 50:\n        history = history[-20:]\n    return client.chat.completions.create(model='m', messages=history)\n",
@@ -186,7 +195,7 @@ class SlidingWindowTrim(LintRule):
     ]
 
 
-class InPlaceHistoryEdit(LintRule):
+class InPlaceHistoryEdit(_SiteRule):
     """
     ## What it does
     Finds a store into a history message that was already sent:
@@ -222,10 +231,8 @@ class InPlaceHistoryEdit(LintRule):
         "prefix at that message; keep sent messages unchanged and append instead"
     )
 
-    def leave_Module(self, node: cst.Module) -> None:
-        if self.flow.is_llm_file:
-            for site, detail in self.flow.turns.edits:
-                self.report(site, self.message.format(detail=detail))
+    def sites(self) -> list:
+        return self.flow.turns.edits
 
     VALID = [
         _OPENAI + "def step(messages, extra):\n    messages[-1]['content'] += extra\n    return client.chat.completions.create(model='m', messages=messages)\n",

@@ -131,7 +131,7 @@ def lint_paths(
         if prefilter_files and not (scans[path].passes or path in modules):
             result.skipped += 1
             continue
-        tasks.append((data, displays[path], path in modules and not scans[path].passes))
+        tasks.append((data, displays[path], path in modules))
     result.parsed_paths = [t[1] for t in tasks]
     result.parsed = len(tasks)
     for file_result in _run(tasks, visitors, config, jobs):

@@ -1,6 +1,7 @@
 """Prefix slots: where a value becomes part of the cached prefix (lint-rules.md, "Prefix slot").
 
-- **System slots**: ``system=`` / ``instructions=`` of a sink; in an LLM file
+- **System slots**: ``system=`` / ``instructions=`` / ``response_format=`` of a sink
+  (OpenAI renders the structured-output schema ahead of the messages); in an LLM file
   (one that imports an LLM SDK, contains a sink, or is a prompt module) also
   the content of a ``{"role": "system" | "developer", ...}`` message, LangChain
   ``SystemMessage(...)`` / ``("system", ...)`` / ``SystemMessagePromptTemplate``,
@@ -27,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.index import Scope
     from promptcache.lint.sinks import Sink
 
-_SYSTEM_KEYWORDS = ("system", "instructions")
+_SYSTEM_KEYWORDS = ("system", "instructions", "response_format")
 _AGENT_KEYWORDS = ("system_prompt", "system_message", "instructions")
 # TOOLS, ALL_TOOLS, enabled_tools, TOOL_SPECS, tool_definitions: names for a tools array or table.
 _TOOL_NAME = re.compile(r"(?i)^_?(\w+_)?tools$|^_?(\w+_)?tool_?(specs|defs|definitions)$")

@@ -25,14 +25,14 @@ import libcst as cst
 
 from promptcache.lint import sources as S
 from promptcache.lint.index import Binding, Scope
-from promptcache.lint.walk import iter_children
+from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
 
 Ref = tuple[str, int, str]
 _GUARD_WORD = re.compile(r"(?i)(max|limit|threshold|budget|token|too_|exceed|overflow)")
-_SUMMARY_MEMORY = ("ConversationSummaryMemory", "ConversationSummaryBufferMemory")
+_SUMMARY_MEMORY = ("ConversationSummaryMemory", "ConversationSummaryBufferMemory", "ChatSummaryMemoryBuffer")
 _LIST_CALLS = ("list", "tuple", "reversed", "collections.deque")
 _EXITS = (cst.Return, cst.Continue, cst.Break, cst.Raise)
 
@@ -122,17 +122,13 @@ class Turns:
 
     def is_size_guard(self, test: cst.CSTNode) -> bool:
         """An expression comparing a length or a token count, or naming a limit/threshold/budget."""
-        stack = [test]
-        while stack:
-            n = stack.pop()
+        for n in descendants(test, (cst.Call, cst.Name, cst.Attribute)):
             if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "len":
                 return True
             if isinstance(n, cst.Name) and _GUARD_WORD.search(n.value):
                 return True
             if isinstance(n, cst.Attribute) and _GUARD_WORD.search(n.attr.value):
                 return True
-            if not isinstance(n, (cst.Name, cst.Lambda)):
-                stack.extend(iter_children(n))
         return False
 
     def guarded(self, node: cst.CSTNode, scope: Scope | None = None) -> bool:
@@ -184,7 +180,7 @@ class Turns:
         for sink in self.flow.sinks.all():
             for kw in ("messages", "input"):
                 expr = sink.kw(kw)
-                for sub in _subscripts(expr):
+                for sub in descendants(expr, cst.Subscript):
                     if self.is_history(sub.value, sink.scope) and _sliding(sub) and not self.guarded(sub):
                         out.append((sub, self.flow.code(sub)))
         return out
@@ -196,13 +192,13 @@ class Turns:
         for b in bindings:
             if b.kind not in ("assign", "walrus") or b.value is None:
                 continue
-            for call in _calls(b.value):
+            for call in descendants(b.value, cst.Call):
                 if self.index.qualified(call.func, b.scope) == "collections.deque" and any(
                     a.keyword is not None and a.keyword.value == "maxlen" and not (isinstance(a.value, cst.Name) and a.value.value == "None")
                     for a in call.args
                 ):
                     out.append((call, "deque(maxlen=...)"))
-            for sub in _subscripts(b.value):
+            for sub in descendants(b.value, cst.Subscript):
                 if self.ref_of(sub.value, b.scope) == ref and _front_window(sub) and self._unguarded_turn(b.node):
                     out.append((sub, self.flow.code(sub)))
         return out
@@ -342,26 +338,6 @@ def _sliding(sub: cst.Subscript) -> bool:
         return False
     value = _int(sl.lower)
     return value is None or value < 0
-
-
-def _subscripts(expr: cst.CSTNode | None):
-    stack = [expr] if expr is not None else []
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Subscript):
-            yield n
-        if not isinstance(n, cst.Lambda):
-            stack.extend(iter_children(n))
-
-
-def _calls(expr: cst.CSTNode):
-    stack = [expr]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Call):
-            yield n
-        if not isinstance(n, cst.Lambda):
-            stack.extend(iter_children(n))
 
 
 def _key(target: cst.BaseExpression) -> str | None:

@@ -73,6 +73,17 @@ def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                     yield item
 
 
+def descendants(node: cst.CSTNode | None, types: type | tuple[type, ...]) -> Iterator[cst.CSTNode]:
+    """Yield ``node`` and its descendants that are instances of ``types`` (not looking into lambdas)."""
+    stack = [node] if node is not None else []
+    while stack:
+        current = stack.pop()
+        if isinstance(current, types):
+            yield current
+        if not isinstance(current, cst.Lambda):
+            stack.extend(iter_children(current))
+
+
 class TreeFacts:
     """What the walk learns about every node: its parent and its pre-order index.
 
