@@ -233,7 +233,8 @@ class LocalEngine:
         for request in requests:
             self._enqueue(request)
         while any(not r.is_finished for r in requests):
-            self.step()
+            if not self.step() and not self.scheduler.running:  # pragma: no cover - a scheduler bug, not input
+                raise RuntimeError("the scheduler made no progress with requests waiting")
         return [self._request_output(r) for r in requests]
 
     # --- cache control and stats -----------------------------------------------------
