@@ -1,0 +1,241 @@
+"""Thin wrappers around the official SDK clients: send a Prompt, record the trace, keep cache statistics.
+
+::
+
+    import anthropic, promptcache
+
+    client = promptcache.wrap(anthropic.Anthropic(), trace="trace.jsonl", session="sup-001")
+    response = client.send(prompt, model="claude-sonnet-4-6", max_tokens=1024)
+    client.stats.summary()["total"]["hit_rate"]
+
+:func:`wrap` picks the class for the client (:class:`AnthropicClient`,
+:class:`AsyncAnthropicClient`, :class:`OpenAIClient`, :class:`AsyncOpenAIClient`;
+construct them directly if you prefer). ``send`` does, per request:
+
+1. renders the prompt (``to_anthropic`` / ``to_openai_chat``);
+2. runs the runtime prefix guard (:class:`promptcache.guard.PrefixGuard`, the
+   one miss-cause classifier) against the earlier requests of this client:
+   an unexpected divergence (a changed system prompt, a rewritten history, a
+   volatile value, reordered tools) issues a
+   :class:`~promptcache.errors.PrefixStabilityWarning` (``guard="warn"``,
+   the default) or raises :class:`~promptcache.errors.PrefixStabilityError`
+   before anything is sent (``guard="raise"``); a chunk truncation of the
+   prompt's own :class:`~promptcache.conversation.Conversation` is expected and not reported;
+3. sends it through the SDK's ``with_raw_response`` call, which hands back the
+   ``httpx`` request that went on the wire: its body bytes are recorded
+   verbatim (key order is content; headers and API keys never are) as one
+   trace line (``shared/traces/README.md`` format, with the provider's
+   ``usage``), after the optional ``redact(body) -> body`` hook;
+4. adds the response's usage to :attr:`stats` (a
+   :class:`promptcache.usage.UsageStats`: cache read / write / uncached
+   tokens, hit rate and cost against the no-cache price, per session);
+5. appends the turn and the reply to the prompt's conversation, if it has one.
+
+Everything else (``client.models.list()``, ...) passes through to the wrapped
+client. The SDKs are imported by the application, never by this module at
+import time.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from promptcache.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT
+from promptcache.errors import PrefixStabilityError, PrefixStabilityWarning
+from promptcache.guard import Divergence, PrefixGuard
+from promptcache.layers import Prompt
+from promptcache.providers import model_profile
+from promptcache.trace import Redactor, TraceRecord, append_record
+from promptcache.usage import UsageStats
+
+__all__ = ["AnthropicClient", "AsyncAnthropicClient", "AsyncOpenAIClient", "OpenAIClient", "wrap"]
+
+_GUARD_MODES = ("warn", "raise", "off")
+
+
+class _Wrapper:
+    """The provider-independent part: guard, trace recording, statistics.
+
+    The provider mixins supply ``_render(prompt, model, params) -> body`` and
+    ``_create() -> the SDK's with_raw_response create method``.
+    """
+
+    api = ""
+    provider = ""
+
+    def __init__(self, client: Any, *, trace: str | os.PathLike[str] | None = None, session: str = "default",
+                 redact: Redactor | None = None, guard: str = "warn", stats: UsageStats | None = None) -> None:
+        """
+        Args:
+            client: the SDK client to wrap.
+            trace: JSONL file to append one record per request to (None: no trace).
+            session: the default session id of :meth:`send`.
+            redact: ``redact(body) -> body`` applied to a copy of each body before it is written.
+            guard: ``"warn"`` (default), ``"raise"`` or ``"off"``.
+            stats: share a :class:`~promptcache.usage.UsageStats` between clients (default: a new one).
+
+        Raises:
+            ValueError: an unknown guard mode.
+        """
+        if guard not in _GUARD_MODES:
+            raise ValueError(f"guard must be one of {', '.join(_GUARD_MODES)}, not {guard!r}")
+        self.client, self.trace, self.session, self.redact, self.guard_mode = client, trace, session, redact, guard
+        self.stats = stats if stats is not None else UsageStats()
+        self.guard = PrefixGuard(self.api)
+        self.last_divergence: Divergence | None = None
+        self._start = time.monotonic()
+        self._last_t = -1.0
+        self._truncations: dict[int, int] = {}
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "client":  # not set yet (during __init__)
+            raise AttributeError(name)
+        return getattr(self.client, name)
+
+    def _check(self, prompt: Prompt, body: dict[str, Any]) -> None:
+        if self.guard_mode == "off":
+            return
+        divergence = self.guard.compare(body, self.api, layers=prompt.layer_hints(self.api))
+        self.last_divergence = divergence
+        conversation = prompt.conversation
+        if conversation is not None:
+            seen = self._truncations.get(id(conversation))
+            self._truncations[id(conversation)] = conversation.truncations
+            if divergence.layer == "history" and seen is not None and conversation.truncations > seen:
+                return  # the conversation's own chunk truncation: expected
+        if divergence.expected:
+            return
+        if self.guard_mode == "raise":
+            raise PrefixStabilityError(divergence.layer or "prompt", divergence.summary(), divergence.hint,
+                                       path=divergence.path or "", divergence=divergence)
+        warnings.warn(PrefixStabilityWarning(divergence.summary()), stacklevel=4)
+
+    def _t(self) -> float:
+        with self._lock:
+            t = max(round(time.monotonic() - self._start, 3), round(self._last_t + 0.001, 3))
+            self._last_t = t
+            return t
+
+    def _after(self, t: float, session: str, model: str, request: Any, response: Any, prompt: Prompt,
+               record_reply: bool) -> None:
+        usage = getattr(response, "usage", None)
+        usage_dict = usage.model_dump(exclude_none=True) if usage is not None else None
+        if self.trace is not None:
+            record = TraceRecord.from_wire(t, self.api, session, request.content, usage=usage_dict)
+            append_record(self.trace, record, redact=self.redact)
+        if usage_dict is not None:
+            self.stats.add(usage_dict, session=session, profile=model_profile(self.provider, model),
+                           provider=self.provider)
+        if record_reply and prompt.conversation is not None:
+            prompt.conversation.record(prompt, response)
+
+    def _prepare(self, prompt: Prompt, model: str, params: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(prompt, Prompt):
+            raise TypeError(f"send() takes a promptcache Prompt (PromptBuilder().build()), not {type(prompt).__name__}")
+        body = self._render(prompt, model, params)  # type: ignore[attr-defined]
+        self._check(prompt, body)
+        return body
+
+
+class _SyncSend(_Wrapper):
+    def send(self, prompt: Prompt, *, model: str, session: str | None = None, record_reply: bool = True,
+             **params: Any) -> Any:
+        """Send ``prompt`` and return the SDK's parsed response (see the module docstring for the steps).
+
+        Args:
+            prompt: a built :class:`~promptcache.layers.Prompt`.
+            model: the model id.
+            session: trace / statistics session (default: the client's).
+            record_reply: append the turn and the reply to the prompt's conversation.
+            params: further parameters of the SDK call (``max_tokens``, ``tool_choice``, ...).
+
+        Raises:
+            PrefixStabilityError: ``guard="raise"`` and an unexpected divergence (nothing is sent).
+            The SDK's errors (``anthropic.APIError``, ``openai.APIError``) unchanged.
+        """
+        body = self._prepare(prompt, model, params)
+        t = self._t()
+        raw = self._create()(**body)  # type: ignore[attr-defined]
+        response = raw.parse()
+        self._after(t, session or self.session, model, raw.http_request, response, prompt, record_reply)
+        return response
+
+
+class _AsyncSend(_Wrapper):
+    async def send(self, prompt: Prompt, *, model: str, session: str | None = None, record_reply: bool = True,
+                   **params: Any) -> Any:
+        """Async :meth:`_SyncSend.send`: the same steps, awaiting the SDK call."""
+        body = self._prepare(prompt, model, params)
+        t = self._t()
+        raw = await self._create()(**body)  # type: ignore[attr-defined]
+        response = raw.parse()
+        if inspect.isawaitable(response):
+            response = await response
+        self._after(t, session or self.session, model, raw.http_request, response, prompt, record_reply)
+        return response
+
+
+class _AnthropicMixin:
+    api, provider = ANTHROPIC_MESSAGES, "anthropic"
+
+    def _render(self, prompt: Prompt, model: str, params: dict[str, Any]) -> dict[str, Any]:
+        return prompt.to_anthropic(model, **params)
+
+    def _create(self) -> Callable[..., Any]:
+        return self.client.messages.with_raw_response.create  # type: ignore[attr-defined]
+
+
+class _OpenAIMixin:
+    api, provider = OPENAI_CHAT, "openai"
+
+    def _render(self, prompt: Prompt, model: str, params: dict[str, Any]) -> dict[str, Any]:
+        return prompt.to_openai_chat(model, **params)
+
+    def _create(self) -> Callable[..., Any]:
+        return self.client.chat.completions.with_raw_response.create  # type: ignore[attr-defined]
+
+
+class AnthropicClient(_AnthropicMixin, _SyncSend):
+    """Wraps ``anthropic.Anthropic``; :meth:`send` calls ``messages.create`` (``max_tokens`` defaults to 1024)."""
+
+
+class AsyncAnthropicClient(_AnthropicMixin, _AsyncSend):
+    """Wraps ``anthropic.AsyncAnthropic``; ``await client.send(prompt, model=...)``."""
+
+
+class OpenAIClient(_OpenAIMixin, _SyncSend):
+    """Wraps ``openai.OpenAI``; :meth:`send` calls ``chat.completions.create`` (pass ``prompt_cache_key=``)."""
+
+
+class AsyncOpenAIClient(_OpenAIMixin, _AsyncSend):
+    """Wraps ``openai.AsyncOpenAI``; ``await client.send(prompt, model=...)``."""
+
+
+_CLASSES = {
+    ("anthropic", "Anthropic"): AnthropicClient, ("anthropic", "AsyncAnthropic"): AsyncAnthropicClient,
+    ("openai", "OpenAI"): OpenAIClient, ("openai", "AsyncOpenAI"): AsyncOpenAIClient,
+}
+
+
+def wrap(client: Any, **options: Any) -> AnthropicClient | AsyncAnthropicClient | OpenAIClient | AsyncOpenAIClient:
+    """Wrap an ``anthropic.Anthropic`` / ``AsyncAnthropic`` or ``openai.OpenAI`` / ``AsyncOpenAI`` client (or subclass).
+
+    ``options`` are those of the wrapper classes: ``trace``, ``session``,
+    ``redact``, ``guard``, ``stats``.
+
+    Raises:
+        TypeError: any other object.
+    """
+    for cls in type(client).__mro__:
+        wrapper = _CLASSES.get((cls.__module__.split(".")[0], cls.__name__))
+        if wrapper is not None:
+            return wrapper(client, **options)
+    raise TypeError(f"wrap() takes an anthropic.Anthropic / AsyncAnthropic or openai.OpenAI / AsyncOpenAI client, "
+                    f"not {type(client).__module__}.{type(client).__name__}")

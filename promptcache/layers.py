@@ -1,0 +1,209 @@
+"""The prompt model: a :class:`Prompt` is six layers, most stable first.
+
+Architecture doc, "The prompt model":
+
+=====  ===========  ====================  =============================================
+order  layer        lifetime              rendered as
+=====  ===========  ====================  =============================================
+1      tools        deploy                canonical JSON (sorted keys), sorted by name
+2      system       deploy                Anthropic ``system[0]``; OpenAI system message
+3      documents    hours                 one more system text block each (Anthropic);
+                                          sections of the OpenAI system message
+4      examples     deploy                one system text block (Anthropic); a section (OpenAI)
+5      history      session, append-only  the conversation's messages
+6      turn         request               the new user message (with the request's facts)
+=====  ===========  ====================  =============================================
+
+Sections of the OpenAI system message are joined with the canonical separator
+``"\\n\\n"``; a document renders as ``<document name="...">`` ... ``</document>``
+and the examples as ``<examples>`` of ``<example>`` pairs. Per-request facts
+passed with ``user(text, context={...})`` render at the head of the turn as a
+``<context>`` block and enter the history verbatim once sent.
+
+Prompts are immutable; build them with :class:`promptcache.builder.PromptBuilder`.
+Renderers: :meth:`Prompt.to_anthropic`, :meth:`Prompt.to_openai_chat`,
+:meth:`Prompt.to_openai_responses`, :meth:`Prompt.to_tokens`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from promptcache.decompose import LAYERS
+from promptcache.messages import Message
+from promptcache.normalize import SECTION_SEPARATOR, ToolSpec, join_sections
+
+if TYPE_CHECKING:
+    import tiktoken
+
+    from promptcache.breakpoints import BreakpointPlan
+    from promptcache.conversation import Conversation
+
+__all__ = ["LAYERS", "Document", "Example", "Prompt", "render_context"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Document:
+    """A reference document of the ``documents`` layer (normalised text)."""
+
+    text: str
+    name: str | None = None
+
+    @property
+    def section(self) -> str:
+        """The rendered section: the text wrapped in ``<document name="...">`` tags."""
+        head = f'<document name="{self.name}">' if self.name else "<document>"
+        return f"{head}\n{self.text}\n</document>"
+
+
+@dataclasses.dataclass(frozen=True)
+class Example:
+    """A few-shot pair of the ``examples`` layer (normalised texts)."""
+
+    user: str
+    assistant: str
+
+
+def examples_section(examples: tuple[Example, ...]) -> str:
+    """The rendered examples layer (``""`` when there are none)."""
+    if not examples:
+        return ""
+    pairs = "\n".join(f"<example>\nUser: {e.user}\nAssistant: {e.assistant}\n</example>" for e in examples)
+    return f"<examples>\n{pairs}\n</examples>"
+
+
+def render_context(text: str, context: Mapping[str, Any] | None) -> str:
+    """The text of a turn: a ``<context>`` block of ``key: value`` lines (given order), a blank line, the text."""
+    if not context:
+        return text
+    lines = "\n".join(f"{key}: {value}" for key, value in context.items())
+    return f"<context>\n{lines}\n</context>{SECTION_SEPARATOR}{text}"
+
+
+class Prompt:
+    """An immutable, layered prompt, ready to render for any provider.
+
+    Attributes:
+        tools: the tools in their final order (:class:`~promptcache.normalize.ToolSpec`).
+        instructions: the system sections (normalised), joined into the ``system`` layer.
+        documents: the ``documents`` layer, in the order added.
+        examples: the ``examples`` layer, in the order added.
+        history: the conversation so far (:class:`~promptcache.messages.Message`).
+        turn: the new message(s) of this request (one user message).
+        ttls: explicit cache TTL labels per breakpoint layer (``system``,
+            ``documents``, ``examples``, ``history``); see :meth:`resolved_ttls`.
+        conversation: the :class:`~promptcache.conversation.Conversation` the
+            history came from (``None`` for a list), and ``conversation_mark``
+            its state when the prompt was built (:meth:`Conversation.record` checks it).
+    """
+
+    __slots__ = ("tools", "instructions", "documents", "examples", "history", "turn", "ttls", "conversation",
+                 "conversation_mark", "_sections", "_fingerprints")
+
+    def __init__(self, *, tools: tuple[ToolSpec, ...] = (), instructions: tuple[str, ...] = (),
+                 documents: tuple[Document, ...] = (), examples: tuple[Example, ...] = (),
+                 history: tuple[Message, ...] = (), turn: tuple[Message, ...] = (),
+                 ttls: Mapping[str, str] | None = None, conversation: Conversation | None = None,
+                 conversation_mark: tuple[int, int] | None = None) -> None:
+        self.tools, self.instructions, self.documents, self.examples = tools, instructions, documents, examples
+        self.history, self.turn, self.ttls = history, turn, dict(ttls or {})
+        self.conversation, self.conversation_mark = conversation, conversation_mark
+        self._sections: tuple[tuple[str, str], ...] | None = None
+        self._fingerprints: dict[str, str] | None = None
+
+    def __repr__(self) -> str:
+        return (f"Prompt(tools={len(self.tools)}, documents={len(self.documents)}, examples={len(self.examples)}, "
+                f"history={len(self.history)}, turn={len(self.turn)})")
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        """History then turn: the conversation messages of the request."""
+        return self.history + self.turn
+
+    @property
+    def sections(self) -> tuple[tuple[str, str], ...]:
+        """``(layer, text)`` of each system-side section in order: instructions, documents, examples."""
+        if self._sections is None:
+            out = []
+            if self.instructions:
+                out.append(("system", join_sections(self.instructions)))
+            out.extend(("documents", d.section) for d in self.documents)
+            if self.examples:
+                out.append(("examples", examples_section(self.examples)))
+            self._sections = tuple(out)
+        return self._sections
+
+    @property
+    def system_text(self) -> str:
+        """The system-side sections joined with the canonical separator (the OpenAI system message)."""
+        return SECTION_SEPARATOR.join(text for _, text in self.sections)
+
+    def resolved_ttls(self, default: str = "5m") -> dict[str, str]:
+        """TTL label per breakpoint layer: the explicit one, else the next later layer's, else ``default``.
+
+        So giving ``documents`` ``1h`` gives the earlier ``system`` ``1h`` too
+        (a shorter TTL may follow a longer one, never the reverse).
+        """
+        out: dict[str, str] = {}
+        later = self.ttls.get("history", default)
+        for layer in ("history", "examples", "documents", "system"):
+            later = out[layer] = self.ttls.get(layer, later)
+        return {layer: out[layer] for layer in ("system", "documents", "examples", "history")}
+
+    def layer_hints(self, api: str) -> dict[str, str]:
+        """Block path -> layer hints for :func:`promptcache.decompose.decompose` / the prefix guard."""
+        if api != "anthropic.messages":
+            return {}
+        return {f"system[{i}]": layer for i, (layer, _) in enumerate(self.sections)}
+
+    def fingerprints(self) -> dict[str, str]:
+        """A short hash of each non-empty layer's canonical rendering, in layer order."""
+        if self._fingerprints is None:
+            parts: dict[str, list[str]] = {layer: [] for layer in LAYERS}
+            parts["tools"] = [t.json for t in self.tools]
+            for layer, text in self.sections:
+                parts[layer].append(text)
+            parts["history"] = [repr(m.to_openai_chat()) for m in self.history]
+            parts["turn"] = [repr(m.to_openai_chat()) for m in self.turn]
+            self._fingerprints = {layer: hashlib.sha256("\x00".join(items).encode()).hexdigest()[:16]
+                                  for layer, items in parts.items() if items}
+        return dict(self._fingerprints)
+
+    def breakpoints(self, model: str, *, reserved: int = 0) -> BreakpointPlan:
+        """The Anthropic cache breakpoints planned for ``model`` (see :mod:`promptcache.breakpoints`)."""
+        from promptcache.render.anthropic import plan_for
+
+        return plan_for(self, model, reserved=reserved)
+
+    def to_anthropic(self, model: str, *, max_tokens: int = 1024, **params: Any) -> dict[str, Any]:
+        """Keyword arguments for ``anthropic.Anthropic().messages.create`` (see :mod:`promptcache.render.anthropic`)."""
+        from promptcache.render.anthropic import render_anthropic
+
+        return render_anthropic(self, model, max_tokens=max_tokens, **params)
+
+    def to_openai_chat(self, model: str, *, prompt_cache_key: str | None = None, **params: Any) -> dict[str, Any]:
+        """Keyword arguments for ``openai.OpenAI().chat.completions.create`` (see :mod:`promptcache.render.openai`)."""
+        from promptcache.render.openai import render_openai_chat
+
+        return render_openai_chat(self, model, prompt_cache_key=prompt_cache_key, **params)
+
+    def to_openai_responses(self, model: str, *, prompt_cache_key: str | None = None, **params: Any) -> dict[str, Any]:
+        """Keyword arguments for ``openai.OpenAI().responses.create`` (see :mod:`promptcache.render.openai`)."""
+        from promptcache.render.openai import render_openai_responses
+
+        return render_openai_responses(self, model, prompt_cache_key=prompt_cache_key, **params)
+
+    def to_tokens(self, tokenizer: tiktoken.Encoding | None = None, *, add_generation_prompt: bool = False) -> list[int]:
+        """Token ids of the whole prompt under the ChatML template (see :mod:`promptcache.render.tokens`)."""
+        from promptcache.render.tokens import render_tokens
+
+        return render_tokens(self, tokenizer, add_generation_prompt=add_generation_prompt)
+
+    def count_tokens(self) -> int:
+        """``len(self.to_tokens())``, from memoised per-layer and per-message counts (exact, not an estimate)."""
+        from promptcache.render.tokens import prompt_token_count
+
+        return prompt_token_count(self)

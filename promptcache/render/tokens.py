@@ -1,0 +1,122 @@
+"""Token ids and counts of a prompt under the ChatML template of the local engine.
+
+:func:`render_tokens` renders the OpenAI Chat form of the prompt (tools, the
+system message, the conversation) with :func:`promptcache.chatml.encode_chatml`:
+the whole prompt, never summed per piece (provider-cache-rules.md: appending
+text can change the tokens at the join).
+
+:func:`prompt_token_count` and :func:`layer_boundaries` give the same counts
+without re-encoding everything per request. ChatML encodes the tools block and
+every message on its own, between ``<|im_start|>`` and ``<|im_end|>\\n``, so
+the count of the whole prompt is exactly the sum of those per-message counts;
+each is memoised (the tools by their canonical JSON, the system message by its
+text, conversation messages on the :class:`~promptcache.messages.Message`).
+The tests check ``prompt_token_count(p) == len(render_tokens(p))``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import tiktoken
+
+from promptcache.breakpoints import Boundary
+from promptcache.chatml import chatml_encoding, encode_chatml, tools_text
+from promptcache.normalize import SECTION_SEPARATOR, ToolSpec
+
+if TYPE_CHECKING:
+    from promptcache.layers import Prompt
+
+__all__ = ["chat_tool", "layer_boundaries", "prompt_token_count", "render_tokens"]
+
+_FRAMING = 3
+"""Tokens ChatML adds around each message: ``<|im_start|>``, ``<|im_end|>`` and ``"\\n"``."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _chat_tool(spec: ToolSpec) -> dict[str, Any]:
+    function: dict[str, Any] = {"description": spec.description, "name": spec.name, "parameters": spec.parameters}
+    if not spec.description:
+        del function["description"]
+    if spec.strict is not None:
+        function["strict"] = spec.strict
+    return {"function": function, "type": "function"}
+
+
+def chat_tool(spec: ToolSpec) -> dict[str, Any]:
+    """The OpenAI Chat tool dict of ``spec``, canonical (keys sorted at every depth); shared, do not edit."""
+    return _chat_tool(spec)
+
+
+@functools.lru_cache(maxsize=256)
+def _tools_tokens(tools: tuple[ToolSpec, ...]) -> int:
+    text = tools_text([chat_tool(t) for t in tools])
+    return _FRAMING + len(chatml_encoding().encode(f"system\n{text}", disallowed_special=()))
+
+
+@functools.lru_cache(maxsize=1024)
+def _system_tokens(text: str) -> int:
+    return _FRAMING + len(chatml_encoding().encode(f"system\n{text}", disallowed_special=()))
+
+
+def chat_messages(prompt: Prompt) -> list[dict[str, Any]]:
+    """The OpenAI Chat messages of ``prompt``: the system message (if any), then the conversation."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": prompt.system_text}] if prompt.sections else []
+    for message in prompt.messages:
+        messages.extend(message.to_openai_chat())
+    return messages
+
+
+def render_tokens(prompt: Prompt, tokenizer: tiktoken.Encoding | None = None, *,
+                  add_generation_prompt: bool = False) -> list[int]:
+    """Token ids of the whole prompt under ChatML (:func:`promptcache.chatml.encode_chatml`).
+
+    Args:
+        tokenizer: a tiktoken ``Encoding`` for the text; None uses
+            :func:`promptcache.chatml.chatml_encoding` (cl100k with the ChatML
+            special tokens). The framing tokens are always ``<|im_start|>`` =
+            100264 and ``<|im_end|>`` = 100265.
+        add_generation_prompt: end with ``<|im_start|>assistant\\n``.
+
+    Returns:
+        A list of token ids; its length is the prompt's length in tokens.
+
+    Raises:
+        TypeError: ``tokenizer`` is not a tiktoken Encoding.
+    """
+    if tokenizer is not None and not isinstance(tokenizer, tiktoken.Encoding):
+        raise TypeError(f"tokenizer must be a tiktoken.Encoding or None, not {type(tokenizer).__name__}")
+    tools = [chat_tool(t) for t in prompt.tools] or None
+    return encode_chatml(chat_messages(prompt), tools, add_generation_prompt=add_generation_prompt,
+                         encoding=tokenizer)
+
+
+def _stable_counts(prompt: Prompt) -> dict[str, int]:
+    """Tokens of the prompt cut after each non-empty stable layer (``system`` includes the tools)."""
+    tools = _tools_tokens(prompt.tools) if prompt.tools else 0
+    counts: dict[str, int] = {}
+    if prompt.tools or prompt.instructions:
+        counts["system"] = tools
+    text = ""
+    for layer, section in prompt.sections:
+        text = f"{text}{SECTION_SEPARATOR}{section}" if text else section
+        counts[layer] = tools + _system_tokens(text)
+    counts["_stable"] = tools + (_system_tokens(text) if text else 0)
+    return counts
+
+
+def prompt_token_count(prompt: Prompt) -> int:
+    """``len(render_tokens(prompt))`` from memoised parts (exact: ChatML encodes messages independently)."""
+    return _stable_counts(prompt)["_stable"] + sum(m.chatml_tokens() for m in prompt.messages)
+
+
+def layer_boundaries(prompt: Prompt, ttls: Mapping[str, str]) -> list[Boundary]:
+    """The candidate breakpoints of ``prompt``: each non-empty layer's end, with its prefix tokens and TTL."""
+    counts = _stable_counts(prompt)
+    out = [Boundary(layer, counts[layer], ttls[layer]) for layer in ("system", "documents", "examples")
+           if layer in counts]
+    if prompt.messages:
+        out.append(Boundary("history", prompt_token_count(prompt), ttls["history"]))
+    return out
