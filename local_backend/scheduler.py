@@ -115,21 +115,25 @@ class Scheduler:
         while i < len(self.running) and budget > 0:
             request = self.running[i]
             num_new = min(request.num_tokens - request.num_computed_tokens, budget)
-            while not self.kv.allocate_slots(request, num_new):
-                victim = self.running.pop()
-                self._preempt(victim)
-                out.preempted.append(victim)
-                if victim is request:
-                    break
-            else:
-                out.scheduled.append(ScheduledRequest(request, request.num_computed_tokens, num_new))
-                budget -= num_new
-                i += 1
-                continue
-            break
+            if not self._allocate_or_preempt(request, num_new, out):
+                break  # the request itself was preempted: it was the last running one
+            out.scheduled.append(ScheduledRequest(request, request.num_computed_tokens, num_new))
+            budget -= num_new
+            i += 1
         if not out.preempted:
             self._admit_waiting(out, budget)
         return out
+
+    def _allocate_or_preempt(self, request: Request, num_new: int, out: SchedulerOutput) -> bool:
+        """Allocate slots for ``request``, preempting the most recently admitted running requests
+        until they fit. Returns False when ``request`` itself had to be preempted."""
+        while not self.kv.allocate_slots(request, num_new):
+            victim = self.running.pop()
+            self._preempt(victim)
+            out.preempted.append(victim)
+            if victim is request:
+                return False
+        return True
 
     def _admit_waiting(self, out: SchedulerOutput, budget: int) -> None:
         bs = self.kv.block_size
