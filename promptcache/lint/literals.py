@@ -82,6 +82,11 @@ def pieces(node: cst.BaseExpression) -> list[Piece]:
     return []
 
 
+def decode_text(part: cst.FormattedStringText, fstring: cst.FormattedString) -> str:
+    """The decoded value of one static part of an f-string."""
+    return _decode(part.value, fstring.start.rstrip("'\"").lower().replace("f", ""), fstring.end)
+
+
 def _decode(text: str, prefix: str, quote: str) -> str:
     if "r" in prefix:
         value = text

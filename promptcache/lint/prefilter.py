@@ -26,9 +26,8 @@ from promptcache.lint.imports import LLM_PACKAGES
 
 _PACKAGES = "|".join(sorted(re.escape(p) for p in LLM_PACKAGES) + [r"langchain\w*"])
 _SDK_IMPORT = re.compile(rb"^[ \t]*(?:from|import)[ \t]+(?:" + _PACKAGES.encode() + rb")\b", re.MULTILINE)
-_SINK_LIKE = re.compile(
-    rb"\.messages\.(?:create|stream)\s*\(|\.chat\.completions\.|\.responses\.(?:create|parse|stream)\s*\(|\ba?completion\s*\("
-)
+_SINK_LIKE = re.compile(rb"\.messages\.(?:create|stream)\s*\(|\.chat\.completions\.|\.responses\.(?:create|parse|stream)\s*\(")
+_COMPLETION_CALL = re.compile(rb"\ba?completion\s*\(")  # litellm; also common outside LLM code
 _CACHE_CONTROL = re.compile(rb"cache_control")
 _IMPORT = re.compile(
     rb"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import[ \t]+\(?(?P<names>[\w \t,]*)|import[ \t]+(?P<mods>[\w. \t,]+))",
@@ -43,17 +42,18 @@ class Scan:
     llm_import: bool = False
     sink_like: bool = False
     cache_control: bool = False
+    completion_call: bool = False
     imports: list[str] = field(default_factory=list)
 
     @property
     def passes(self) -> bool:
-        return self.llm_import or self.sink_like or self.cache_control
+        return self.llm_import or self.sink_like or self.cache_control or self.completion_call
 
     @property
     def reason(self) -> str:
         if self.llm_import:
             return "LLM SDK import"
-        if self.sink_like:
+        if self.sink_like or self.completion_call:
             return "LLM call"
         return "cache_control" if self.cache_control else ""
 
@@ -76,23 +76,30 @@ def scan(data: bytes, extra_sinks: tuple[str, ...] = ()) -> Scan:
             imports += [(module if module.endswith(".") else module + ".") + n for n in names]
         else:
             imports += [m.strip().split()[0] for m in match.group("mods").decode("ascii", "replace").split(",") if m.strip()]
-    return Scan(bool(_SDK_IMPORT.search(data)), sink_like, bool(_CACHE_CONTROL.search(data)), imports)
+    return Scan(
+        bool(_SDK_IMPORT.search(data)), sink_like, bool(_CACHE_CONTROL.search(data)), bool(_COMPLETION_CALL.search(data)), imports
+    )
 
 
 def prompt_modules(scans: dict[Path, Scan]) -> set[Path]:
-    """Files imported by a file that imports an LLM SDK or makes a sink-like call.
+    """Files imported by a file that imports an LLM SDK or makes an SDK-shaped call.
 
-    Relative imports resolve against the importing file's folder; absolute
-    ones against every linted file whose dotted path ends with the module
-    (``app.prompts`` matches ``.../app/prompts.py`` and ``.../app/prompts/__init__.py``).
+    A bare ``completion(`` call (litellm's name, but a common word) passes the
+    pre-filter without making its imports prompt modules.
+
+    Relative imports resolve against the importing file's folder. An absolute
+    import ``app.prompts`` resolves to a linted ``.../app/prompts.py`` (or
+    ``.../app/prompts/__init__.py``) whose import root (the folder holding
+    ``app/``) contains the importing file, as it does when the project runs
+    from that root; a same-named module elsewhere is not taken for it.
     """
-    by_suffix: dict[str, list[Path]] = {}
+    by_suffix: dict[str, list[tuple[Path, Path]]] = {}
     for path in scans:
         parts = list(path.with_suffix("").parts)
         if parts and parts[-1] == "__init__":
             parts = parts[:-1]
-        for i in range(len(parts) - 1, max(len(parts) - 6, 0) - 1, -1):
-            by_suffix.setdefault(".".join(parts[i:]), []).append(path)
+        for i in range(len(parts) - 1, max(len(parts) - 6, 0), -1):
+            by_suffix.setdefault(".".join(parts[i:]), []).append((path, Path(*parts[:i])))
     found: set[Path] = set()
     for path, result in scans.items():
         if not (result.llm_import or result.sink_like):
@@ -108,5 +115,5 @@ def prompt_modules(scans: dict[Path, Scan]) -> set[Path]:
                     if candidate in scans:
                         found.add(candidate)
             else:
-                found.update(p for p in by_suffix.get(module, ()) if p != path)
+                found.update(p for p, root in by_suffix.get(module, ()) if p != path and path.is_relative_to(root))
     return found

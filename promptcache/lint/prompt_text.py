@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from promptcache.lint.literals import pieces, string_value
+from promptcache.lint.literals import decode_text, pieces, string_value
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
@@ -217,8 +217,7 @@ class PromptText:
             operands = list(node.parts)
         for operand in operands:
             if isinstance(operand, cst.FormattedStringText):
-                value = string_value(cst.SimpleString('"' + operand.value.replace('"', '\\"') + '"'))
-                tokens.append(("lit", value or ""))
+                tokens.append(("lit", decode_text(operand, node)))
             elif isinstance(operand, cst.FormattedStringExpression):
                 key = self._part_key(operand.expression, scope)
                 if key is None or operand.format_spec or operand.conversion:

@@ -119,3 +119,23 @@ def test_one_problem_one_finding():
 def test_twilio_is_not_a_sink():
     code = HEAD + "from twilio.rest import Client\nsms = Client()\ndef send(to):\n    return sms.messages.create(to=to, body=f'{datetime.now()}')\n"
     assert lint_text(code) == []
+
+
+def test_format_on_a_prompt_constant_is_a_template():
+    code = HEAD + "TEMPLATE = 'You help {name} with taxes.'\ndef ask(name, q):\n    return client.messages.create(model='m', system=TEMPLATE.format(name=name), messages=[q])\n"
+    assert [f.code for f in lint_text(code)] == ["PC102"]
+
+
+def test_response_format_is_a_prefix_slot():
+    code = (
+        "from openai import OpenAI\nimport time\nclient = OpenAI()\n"
+        "def ask(q):\n    return client.chat.completions.create(model='m', messages=[q],\n"
+        "        response_format={'type': 'json_schema', 'json_schema': {'name': f'v{time.time()}'}})\n"
+    )
+    assert [(f.code, f.line) for f in lint_text(code)] == [("PC101", 6)]
+
+
+def test_a_prompt_module_that_also_passes_the_prefilter_keeps_its_constants():
+    code = "import time\nPREAMBLE = f'Started {time.time()}'\nNOTE = 'cache_control is set by the caller'\n"
+    assert lint_text(code) == []
+    assert [f.code for f in lint_text(code, prompt_module=True)] == ["PC101"]
