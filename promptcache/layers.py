@@ -28,6 +28,7 @@ Renderers: :meth:`Prompt.to_anthropic`, :meth:`Prompt.to_openai_chat`,
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -73,6 +74,24 @@ def examples_section(examples: tuple[Example, ...]) -> str:
         return ""
     pairs = "\n".join(f"<example>\nUser: {e.user}\nAssistant: {e.assistant}\n</example>" for e in examples)
     return f"<examples>\n{pairs}\n</examples>"
+
+
+@functools.lru_cache(maxsize=256)
+def stable_sections(instructions: tuple[str, ...], documents: tuple[Document, ...],
+                    examples: tuple[Example, ...]) -> tuple[tuple[str, str], ...]:
+    """``(layer, text)`` of the system-side sections, memoised: prompts built from one base share the result."""
+    out = []
+    if instructions:
+        out.append(("system", join_sections(instructions)))
+    out.extend(("documents", d.section) for d in documents)
+    if examples:
+        out.append(("examples", examples_section(examples)))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=256)
+def _joined(sections: tuple[tuple[str, str], ...]) -> str:
+    return SECTION_SEPARATOR.join(text for _, text in sections)
 
 
 def render_context(text: str, context: Mapping[str, Any] | None) -> str:
@@ -127,19 +146,13 @@ class Prompt:
     def sections(self) -> tuple[tuple[str, str], ...]:
         """``(layer, text)`` of each system-side section in order: instructions, documents, examples."""
         if self._sections is None:
-            out = []
-            if self.instructions:
-                out.append(("system", join_sections(self.instructions)))
-            out.extend(("documents", d.section) for d in self.documents)
-            if self.examples:
-                out.append(("examples", examples_section(self.examples)))
-            self._sections = tuple(out)
+            self._sections = stable_sections(self.instructions, self.documents, self.examples)
         return self._sections
 
     @property
     def system_text(self) -> str:
         """The system-side sections joined with the canonical separator (the OpenAI system message)."""
-        return SECTION_SEPARATOR.join(text for _, text in self.sections)
+        return _joined(self.sections)
 
     def resolved_ttls(self, default: str = "5m") -> dict[str, str]:
         """TTL label per breakpoint layer: the explicit one, else the next later layer's, else ``default``.

@@ -92,12 +92,21 @@ class ToolResult:
 Block = Text | ToolCall | ToolResult
 
 
-def _copy(value: Any) -> Any:
-    """A deep copy of plain JSON data (dicts and lists copied, scalars shared)."""
+def fresh(value: Any, depth: int) -> Any:
+    """A copy of plain JSON data whose dicts and lists are new down to ``depth`` levels; deeper values are shared.
+
+    Renderers hand out bodies whose containers (message dicts, block lists,
+    block dicts, tool dicts) are new, so callers may add or replace keys; the
+    nested JSON values below them (tool schemas, tool call inputs) are shared
+    with the prompt and must be treated as read-only. A full deep copy of 40
+    tool schemas would cost more than the whole render.
+    """
+    if depth <= 0:
+        return value
     if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
+        return {k: fresh(v, depth - 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [_copy(v) for v in value]
+        return [fresh(v, depth - 1) for v in value]
     return value
 
 
@@ -141,22 +150,22 @@ class Message:
         return tuple(b for b in self.blocks if isinstance(b, ToolResult))
 
     def to_anthropic(self) -> dict[str, Any]:
-        """The Anthropic message dict (a fresh copy the caller may edit)."""
+        """The Anthropic message dict (new containers; a tool call's ``input`` is shared, read-only)."""
         if self._anthropic is None:
             content: list[dict[str, Any]] = []
             for b in self.blocks:
                 if isinstance(b, Text):
                     content.append({"type": "text", "text": b.text})
                 elif isinstance(b, ToolCall):
-                    content.append({"type": "tool_use", "id": b.id, "name": b.name, "input": _copy(dict(b.input))})
+                    content.append({"type": "tool_use", "id": b.id, "name": b.name, "input": dict(b.input)})
                 else:
                     content.append({"type": "tool_result", "tool_use_id": b.tool_call_id, "content": b.content,
                                     **({"is_error": True} if b.is_error else {})})
             self._anthropic = {"role": self.role, "content": content}
-        return _copy(self._anthropic)
+        return fresh(self._anthropic, 3)  # message, content list, blocks
 
     def to_openai_chat(self) -> list[dict[str, Any]]:
-        """The OpenAI Chat message dicts (one per tool result, then the message itself), fresh copies."""
+        """The OpenAI Chat message dicts (one per tool result, then the message itself), new dicts."""
         if self._chat is None:
             out: list[dict[str, Any]] = [{"role": "tool", "tool_call_id": r.tool_call_id, "content": r.content}
                                          for r in self.tool_results]
@@ -171,10 +180,10 @@ class Message:
             elif text is not None:
                 out.append({"role": "user", "content": text})
             self._chat = out
-        return _copy(self._chat)
+        return fresh(self._chat, 5)  # list, messages, tool_calls, calls, function
 
     def to_openai_responses(self) -> list[dict[str, Any]]:
-        """The OpenAI Responses input items of this message, fresh copies."""
+        """The OpenAI Responses input items of this message, new dicts."""
         if self._responses is None:
             out: list[dict[str, Any]] = [{"type": "function_call_output", "call_id": r.tool_call_id, "output": r.content}
                                          for r in self.tool_results]
@@ -183,7 +192,7 @@ class Message:
             out.extend({"type": "function_call", "call_id": c.id, "name": c.name, "arguments": c.arguments}
                        for c in self.tool_calls)
             self._responses = out
-        return _copy(self._responses)
+        return fresh(self._responses, 2)  # list, items
 
     def chatml_tokens(self) -> int:
         """Tokens of this message under the ChatML template (:mod:`promptcache.chatml`), memoised.

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from promptcache.apis import ANTHROPIC_MESSAGES, sdk_ordered
 from promptcache.breakpoints import BreakpointPlan, plan_breakpoints
-from promptcache.messages import _copy
+from promptcache.messages import fresh
 from promptcache.normalize import ToolSpec
 from promptcache.providers import model_profile
 from promptcache.render.tokens import layer_boundaries
@@ -47,8 +47,8 @@ def _tool(spec: ToolSpec) -> dict[str, Any]:
 
 
 def anthropic_tool(spec: ToolSpec) -> dict[str, Any]:
-    """The Anthropic tool dict of ``spec`` (a fresh copy), keys sorted at every depth."""
-    return _copy(_tool(spec))
+    """The Anthropic tool dict of ``spec``, keys sorted at every depth (a new dict; its schema is shared, read-only)."""
+    return fresh(_tool(spec), 1)
 
 
 def plan_for(prompt: Prompt, model: str, *, reserved: int = 0) -> BreakpointPlan:

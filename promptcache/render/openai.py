@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from promptcache.apis import OPENAI_CHAT, sdk_ordered
-from promptcache.messages import _copy
+from promptcache.messages import fresh
 from promptcache.render.tokens import chat_messages, chat_tool
 
 if TYPE_CHECKING:
@@ -56,13 +56,13 @@ def render_openai_chat(prompt: Prompt, model: str, *, prompt_cache_key: str | No
     if prompt_cache_key is not None:
         body["prompt_cache_key"] = prompt_cache_key
     if prompt.tools:
-        body["tools"] = [_copy(chat_tool(t)) for t in prompt.tools]
+        body["tools"] = [fresh(chat_tool(t), 2) for t in prompt.tools]  # schemas shared, read-only
     return sdk_ordered(OPENAI_CHAT, body)
 
 
 def responses_tool(spec: Any) -> dict[str, Any]:
     """The Responses API function tool of a :class:`~promptcache.normalize.ToolSpec`, keys sorted."""
-    tool: dict[str, Any] = {"description": spec.description, "name": spec.name, "parameters": _copy(spec.parameters),
+    tool: dict[str, Any] = {"description": spec.description, "name": spec.name, "parameters": spec.parameters,
                             "strict": bool(spec.strict), "type": "function"}
     if not spec.description:
         del tool["description"]

@@ -95,15 +95,21 @@ def render_tokens(prompt: Prompt, tokenizer: tiktoken.Encoding | None = None, *,
 
 def _stable_counts(prompt: Prompt) -> dict[str, int]:
     """Tokens of the prompt cut after each non-empty stable layer (``system`` includes the tools)."""
-    tools = _tools_tokens(prompt.tools) if prompt.tools else 0
+    return _stable_counts_of(prompt.tools, bool(prompt.instructions), prompt.sections)
+
+
+@functools.lru_cache(maxsize=256)
+def _stable_counts_of(tools: tuple[ToolSpec, ...], instructions: bool,
+                      sections: tuple[tuple[str, str], ...]) -> dict[str, int]:
+    tool_tokens = _tools_tokens(tools) if tools else 0
     counts: dict[str, int] = {}
-    if prompt.tools or prompt.instructions:
-        counts["system"] = tools
+    if tools or instructions:
+        counts["system"] = tool_tokens
     text = ""
-    for layer, section in prompt.sections:
+    for layer, section in sections:
         text = f"{text}{SECTION_SEPARATOR}{section}" if text else section
-        counts[layer] = tools + _system_tokens(text)
-    counts["_stable"] = tools + (_system_tokens(text) if text else 0)
+        counts[layer] = tool_tokens + _system_tokens(text)
+    counts["_stable"] = tool_tokens + (_system_tokens(text) if text else 0)
     return counts
 
 

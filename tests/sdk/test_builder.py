@@ -211,15 +211,25 @@ def test_renderers_refuse_parameters_the_prompt_owns() -> None:
         prompt.to_openai_chat("gpt-4.1", messages=[])
 
 
-def test_rendered_bodies_are_fresh_copies() -> None:
+def test_rendered_bodies_have_new_containers() -> None:
     conversation = Conversation([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}])
     prompt = builder().system("Rules.").tools(TOOLS).history(conversation).user("c").build()
     body = prompt.to_anthropic("claude-sonnet-4-6")
     body["messages"][0]["content"][0]["text"] = "edited"
-    body["tools"][0]["input_schema"]["type"] = "edited"
+    body["messages"][1]["content"].append({"type": "text", "text": "added"})
+    body["tools"][0]["cache_control"] = {"type": "ephemeral"}
+    body["system"][0]["text"] = "edited"
     again = prompt.to_anthropic("claude-sonnet-4-6")
-    assert again["messages"][0]["content"][0]["text"] == "a" and again["tools"][0]["input_schema"]["type"] == "object"
-    assert json.dumps(prompt.to_openai_chat("gpt-4.1")) == json.dumps(prompt.to_openai_chat("gpt-4.1"))
+    assert again["messages"][0]["content"] == [{"type": "text", "text": "a"}]
+    assert again["messages"][1]["content"] == [{"type": "text", "text": "b"}]
+    assert "cache_control" not in again["tools"][0] and again["system"][0]["text"] == "Rules."
+    chat = prompt.to_openai_chat("gpt-4.1")
+    chat["messages"][1]["content"] = "edited"
+    chat["tools"][0]["function"]["description"] = "edited"
+    assert prompt.to_openai_chat("gpt-4.1")["messages"][1]["content"] == "a"
+    assert prompt.to_openai_chat("gpt-4.1")["tools"][0]["function"]["description"] == "Cancel it."
+    # nested schemas are shared with the prompt (read-only): a full deep copy would cost more than the render
+    assert body["tools"][0]["input_schema"] is prompt.to_anthropic("claude-sonnet-4-6")["tools"][0]["input_schema"]
 
 
 def test_import_promptcache_is_light() -> None:
