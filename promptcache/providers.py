@@ -76,6 +76,8 @@ class ModelProfile:
         routing_prefix_tokens / overflow_requests_per_minute: OpenAI machine routing.
         retention_idle_max_seconds / retention_max_seconds: OpenAI in-memory retention bounds.
         unit_rule / unit_tokens: DeepSeek prefix units (``boundary`` now, ``fixed`` 64-token legacy).
+        entry_visible_after_seconds: seconds after its writer starts until a new cache entry can be
+            read (Anthropic ~1 s per the traces README); ``None``: at once.
         input_usd_per_mtok / output_usd_per_mtok: list prices, ``None`` when not known.
         sources: field name -> ``"source key, read YYYY-MM-DD"`` for the values used.
     """
@@ -103,6 +105,7 @@ class ModelProfile:
     retention_max_seconds: int | None = None
     unit_rule: str | None = None
     unit_tokens: int | None = None
+    entry_visible_after_seconds: float | None = None
     input_usd_per_mtok: float | None = None
     output_usd_per_mtok: float | None = None
     as_of: _dt.date | None = None
