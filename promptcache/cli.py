@@ -21,6 +21,8 @@ COMMANDS: dict[str, str] = {
     "lint": "promptcache.commands.lint:lint",
     "rules": "promptcache.commands.rules:rules",
     "rule": "promptcache.commands.rules:rule",
+    "simulate": "promptcache.commands.simulate:simulate",
+    "diff": "promptcache.commands.diff:diff",
     "engine-bench": "promptcache.commands.engine_bench:engine_bench",
 }
 

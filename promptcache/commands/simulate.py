@@ -1,0 +1,140 @@
+"""``promptcache simulate``: what a provider's prompt cache would do with a trace, offline."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import warnings
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from promptcache.providers import PROVIDERS
+from promptcache.simulate import Simulation, simulate_trace
+from promptcache.trace import TraceFormatError
+
+EXIT_GATE, EXIT_ERROR = 1, 2
+
+
+def _fraction(value: str | None) -> float | None:
+    if value is None:
+        return None
+    text = value.strip().rstrip("%")
+    try:
+        number = float(text)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a rate; use 0.8 or 80%") from None
+    number = number / 100 if value.strip().endswith("%") or number > 1 else number
+    if not 0 <= number <= 1:
+        raise click.BadParameter(f"{value!r} is outside 0..1 (0%..100%)")
+    return number
+
+
+def _rules(values: tuple[str, ...]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for item in values:
+        name, sep, raw = item.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{item!r}: use NAME=VALUE, e.g. breakpoint_lookback=50")
+        try:
+            out[name.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[name.strip()] = raw
+    return out
+
+
+def _money(value: float, unit: str) -> str:
+    return f"${value:,.4f}" if unit == "USD" else f"{value:,.0f}"
+
+
+def print_table(simulation: Simulation, console: Console) -> None:
+    """The per-request table, per-group totals and the summary."""
+    unit = simulation.cost_unit
+    table = Table(title=f"{simulation.provider} prompt cache, {simulation.model}", header_style="bold")
+    for name, justify in (("#", "right"), ("t (s)", "right"), ("session", "left"), ("prompt", "right"),
+                          ("read", "right"), ("write", "right"), ("uncached", "right"), ("hit", "right"),
+                          ("cost", "right"), ("miss cause", "left")):
+        table.add_column(name, justify=justify, no_wrap=name != "miss cause")
+    for r in simulation.requests:
+        hit = f"{r.usage.hit_rate:.0%}" if not r.error else "-"
+        cause = f"[red]error: {r.error}[/red]" if r.error else (r.miss_cause or "")
+        if r.miss_cause and r.divergence is not None and r.divergence.path:
+            cause += f" [dim]({r.divergence.path})[/dim]"
+        table.add_row(str(r.index), f"{r.t:.1f}", r.session, f"{r.prompt_tokens:,}", f"{r.usage.cache_read:,}",
+                      f"{r.usage.cache_write:,}", f"{r.usage.uncached:,}", hit,
+                      _money(simulation.cost(r).with_cache, unit), cause)
+    console.print(table)
+    for title, key in (("by prompt_cache_key", lambda r: r.cache_key or "(none)"), ("by session", lambda r: r.session)):
+        groups = simulation.groups(key)
+        if title.endswith("key") and not any(r.cache_key for r in simulation.requests):
+            continue
+        if not 1 < len(groups) <= 30:
+            continue
+        by = Table(title=title, header_style="bold")
+        for name in (title.split()[-1], "requests", "prompt", "hit rate", "write rate", "cost", "vs uncached"):
+            by.add_column(name, justify="right" if name != title.split()[-1] else "left")
+        for name, (usage, cost) in groups.items():
+            by.add_row(name, str(usage.requests), f"{usage.prompt_tokens:,}", f"{usage.hit_rate:.1%}",
+                       f"{usage.write_rate:.1%}", _money(cost.with_cache, unit), f"{cost.ratio:.2f}x")
+        console.print(by)
+    usage, cost = simulation.totals()
+    errors = sum(1 for r in simulation.requests if r.error)
+    console.print(
+        f"[bold]{len(simulation.requests)} requests[/bold]"
+        + (f" ({errors} refused by the API)" if errors else "")
+        + f": hit rate [bold]{usage.hit_rate:.1%}[/bold], written {usage.write_rate:.1%}; input cost "
+        f"{_money(cost.with_cache, unit)} with caching vs {_money(cost.without_cache, unit)} without "
+        f"({cost.ratio:.2f}x, savings {_money(cost.savings, unit)}"
+        + ("" if unit == "USD" else " base-input tokens") + ")")
+    for note in simulation.notes:
+        console.print(f"[dim]note: {note}[/dim]")
+
+
+@click.command("simulate")
+@click.argument("trace", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--provider", type=click.Choice(PROVIDERS), help="Whose cache rules [default: from the model, else the trace's API].")
+@click.option("--model", help="Simulate every request as this model [default: each body's model].")
+@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--min-hit-rate", help="Exit 1 when the trace's hit rate is below this (0.8 or 80%).")
+@click.option("--strict", is_flag=True, help="Fail on a malformed trace line instead of skipping it.")
+@click.option("--as-of", help="Apply the rules in force on this date (YYYY-MM-DD).")
+@click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
+              help="Override a disputed rule, e.g. breakpoint_lookback=50, min_cacheable_tokens=2048, unit_rule=fixed.")
+@click.option("--unit", type=click.Choice(["USD", "relative"]), help="Cost unit [default: USD when the model has a price].")
+@click.option("--no-auto-cache", is_flag=True, help="Do not add automatic caching to OpenAI bodies converted for Anthropic.")
+def simulate(trace, provider, model, output_format, min_hit_rate, strict, as_of, rules, unit, no_auto_cache):
+    """Simulate a provider's prompt cache on TRACE (JSON Lines of requests): per-request reads,
+    writes, cost and miss cause, offline.
+
+    Exit codes: 0 done, 1 hit rate below --min-hit-rate, 2 a usage error or
+    (with --strict) a malformed trace line.
+    """
+    threshold = _fraction(min_hit_rate)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            simulation = simulate_trace(trace, strict=strict, provider=provider, model=model, as_of=as_of,
+                                        overrides=_rules(rules), unit=unit, auto_cache=not no_auto_cache)
+        except TraceFormatError as exc:
+            err.print(f"error: {exc} (run without --strict to skip malformed lines)", markup=False)
+            sys.exit(EXIT_ERROR)
+        except ValueError as exc:
+            err.print(f"error: {exc}", markup=False)
+            sys.exit(EXIT_ERROR)
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        err.print(f"warning: {message}", markup=False)
+    if output_format == "json":
+        click.echo(json.dumps(simulation.to_dict(), indent=2))
+        for note in simulation.notes:
+            err.print(f"note: {note}", markup=False)
+    else:
+        wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 130
+        print_table(simulation, Console(highlight=False, width=wide))
+    hit_rate = simulation.summary()["hit_rate"]
+    if threshold is not None and hit_rate < threshold:
+        err.print(f"hit rate {hit_rate:.1%} is below --min-hit-rate {threshold:.1%}", markup=False)
+        sys.exit(EXIT_GATE)

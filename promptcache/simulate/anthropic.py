@@ -1,0 +1,238 @@
+"""Anthropic Messages prompt caching, simulated from the documented rules.
+
+Rules (provider-cache-rules.md, "Anthropic"; numbers from
+``promptcache/data/providers.toml``):
+
+- Render order ``tools -> system -> messages``; the prompt is a sequence of
+  blocks (each tool, the ``system`` string or each system block, each message
+  content block), each keyed by a hash chain of its prefix. ``cache_control``
+  markers are not part of the key.
+- Breakpoints: ``cache_control: {"type": "ephemeral", "ttl": "5m" | "1h"}`` on
+  blocks, plus automatic caching (a top-level ``cache_control``: one
+  breakpoint on the last cacheable block). More than ``max_breakpoints`` (4,
+  the automatic one included), a ``1h`` marker after a ``5m`` one, an unknown
+  TTL or type, or a marker on a thinking / empty text block: the API refuses
+  the request (HTTP 400), so the request gets ``error`` and changes nothing.
+- Reads: each breakpoint checks its own block and the blocks before it,
+  ``lookback_blocks`` (20) positions in all, for an entry an earlier request
+  wrote; the longest hit over all breakpoints is read (``cache_read_input_tokens``).
+  An entry is readable ``entry_visible_after_seconds`` (~1 s) after its
+  writer started, until its TTL (``5m`` 300 s / ``1h`` 3,600 s, counted from
+  the request start) runs out; every read refreshes it at no cost.
+- Writes: only at breakpoints at least ``min_cacheable_tokens`` into the prompt
+  (per model: 512 ... 4,096; below it nothing is cached and there is no error)
+  and beyond the read; the tokens from the read to each written breakpoint are
+  billed at that breakpoint's TTL (``cache_creation.ephemeral_5m/1h``); the rest
+  is ``input_tokens``.
+- Invalidation levels: parameters are hashed in at the level they invalidate:
+  ``tool_choice``, thinking settings (and ``output_config.effort``), the number
+  of images -> messages; ``speed`` and citations toggles -> system and messages;
+  tool definitions are content of the first level and so invalidate all.
+  The model is part of every key.
+
+Token counts are approximate: Claude's tokenizer is not public; cl100k_base
+stands in (the traces README measures Claude at 10-30% more tokens).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from promptcache.apis import ANTHROPIC_MESSAGES
+from promptcache.prefix_index import common_prefix
+from promptcache.providers import ModelProfile
+from promptcache.simulate.base import CacheSimulator, RequestRefused, RequestResult, split_writes
+from promptcache.simulate.render import Block, PromptRender
+from promptcache.usage import Usage
+
+LEVELS = ("tools", "system", "messages")
+"""Anthropic's invalidation levels, in render order."""
+
+_UNCACHEABLE_TYPES = ("thinking", "redacted_thinking")
+_PRUNE_ABOVE = 8192  # entries kept before expired ones are dropped
+
+
+@dataclasses.dataclass
+class _Entry:
+    """A cache entry written at one breakpoint."""
+
+    tokens: Sequence[int]  # the writer's whole prompt (the entry is its first ``length`` tokens)
+    length: int
+    visible: float  # readable from this time on (s)
+    expires: float  # not readable from this time on (s)
+    ttl: str
+
+
+def _images(value: Any) -> int:
+    if isinstance(value, Mapping):
+        own = 1 if value.get("type") == "image" else 0
+        return own + sum(_images(v) for k, v in value.items() if k == "content")
+    if isinstance(value, list):
+        return sum(_images(v) for v in value)
+    return 0
+
+
+def _citations(body: Mapping[str, Any]) -> bool:
+    def walk(value: Any) -> bool:
+        if isinstance(value, Mapping):
+            citations = value.get("citations")
+            if isinstance(citations, Mapping) and citations.get("enabled"):
+                return True
+            return any(walk(v) for v in value.values() if isinstance(v, list | Mapping))
+        return isinstance(value, list) and any(walk(v) for v in value)
+    return walk(body.get("system")) or walk(body.get("messages"))
+
+
+def level_seeds(body: Mapping[str, Any]) -> dict[str, str]:
+    """The parameters hashed in at each invalidation level (provider-cache-rules.md, "Invalidation levels")."""
+    output_config = body.get("output_config") if isinstance(body.get("output_config"), Mapping) else {}
+    return {
+        "tools": "",
+        "system": json.dumps([body.get("speed"), _citations(body)], sort_keys=True, default=str),
+        "messages": json.dumps([body.get("tool_choice"), body.get("thinking"), output_config.get("effort"),
+                                _images(body.get("messages"))], sort_keys=True, default=str),
+    }
+
+
+def block_keys(render: PromptRender, model: str) -> list[int]:
+    """The hash chain of a request's blocks: key ``i`` covers blocks ``0..i``, the model and the level seeds."""
+    seeds = level_seeds(render.body)
+    parent = hash(("model", model))
+    mixed = 0  # levels whose seed is in the chain
+    keys = []
+    for block in render.blocks:
+        level = LEVELS.index(block.level)
+        while mixed <= level:
+            parent = hash((parent, LEVELS[mixed], seeds[LEVELS[mixed]]))
+            mixed += 1
+        parent = hash((parent, block.role, block.first_in_message, block.content))
+        keys.append(parent)
+    return keys
+
+
+def _cacheable(block: Block) -> bool:
+    value = block.value
+    if isinstance(value, Mapping):
+        if value.get("type") in _UNCACHEABLE_TYPES:
+            return False
+        if value.get("type") == "text" and not value.get("text"):
+            return False
+    return not (isinstance(value, str) and not value)
+
+
+def breakpoints(render: PromptRender, profile: ModelProfile) -> list[tuple[int, str]]:
+    """The request's breakpoints as ``(block index, TTL label)`` in render order.
+
+    Raises:
+        RequestRefused: what the API answers with HTTP 400: too many breakpoints, a
+            ``1h`` marker after a ``5m`` one, a bad marker, a marker on a thinking or
+            empty text block.
+    """
+    found: list[tuple[int, str, str]] = []
+
+    def ttl_of(marker: Any, where: str) -> str:
+        if not isinstance(marker, Mapping) or marker.get("type") != "ephemeral":
+            raise RequestRefused(f"{where}: cache_control.type must be 'ephemeral'")
+        ttl = marker.get("ttl", profile.default_ttl)
+        if ttl not in profile.ttl_seconds:
+            raise RequestRefused(f"{where}: cache_control.ttl must be one of {', '.join(profile.ttl_seconds)}, "
+                                 f"not {ttl!r}")
+        return str(ttl)
+
+    for index, block in enumerate(render.blocks):
+        marker = block.value.get("cache_control") if isinstance(block.value, Mapping) else None
+        if marker is None:
+            continue
+        if not _cacheable(block):
+            kind = block.value.get("type")
+            raise RequestRefused(f"{block.path}: cache_control cannot be set on "
+                                 f"{'empty text' if kind == 'text' else kind} blocks")
+        found.append((index, ttl_of(marker, block.path), block.path))
+    automatic = render.body.get("cache_control")
+    if automatic is not None:
+        ttl = ttl_of(automatic, "cache_control")
+        last = next((i for i in range(len(render.blocks) - 1, -1, -1) if _cacheable(render.blocks[i])), None)
+        if last is not None:
+            found.append((last, ttl, "cache_control (automatic caching, last block)"))
+    limit = profile.max_breakpoints or 4
+    if len(found) > limit:
+        raise RequestRefused(f"A maximum of {limit} blocks with cache_control may be provided. Found {len(found)}.")
+    ordered = sorted(found, key=lambda item: item[0])
+    shortest = None
+    for _, ttl, where in ordered:
+        seconds = profile.ttl_seconds[ttl]
+        if shortest is not None and seconds > profile.ttl_seconds[shortest]:
+            raise RequestRefused(f"{where}: a cache_control with ttl {ttl!r} must not come after one with ttl "
+                                 f"{shortest!r} (longer TTLs first)")
+        if shortest is None or seconds < profile.ttl_seconds[shortest]:
+            shortest = ttl
+    return [(index, ttl) for index, ttl, _ in ordered]
+
+
+class AnthropicSimulator(CacheSimulator):
+    """Anthropic's prompt cache: explicit breakpoints, automatic caching, 20-block lookback, TTLs.
+
+    Example::
+
+        sim = AnthropicSimulator()
+        result = sim.simulate(body, t=0.0)
+        result.usage.cache_read, result.usage.cache_write_5m, result.usage.uncached
+    """
+
+    provider = "anthropic"
+    api = ANTHROPIC_MESSAGES
+
+    def __init__(self, **options: Any) -> None:
+        """Options as :class:`~promptcache.simulate.base.CacheSimulator`."""
+        super().__init__(**options)
+        self.entries: dict[int, _Entry] = {}
+
+    def _simulate(self, render: PromptRender, profile: ModelProfile, t: float) -> RequestResult:
+        points = breakpoints(render, profile)
+        tokens, blocks = render.tokens, render.blocks
+        keys = block_keys(render, profile.model)
+        lookback = profile.lookback_blocks or 20
+        read, hits, expired_end = 0, [], 0
+        for index, _ in points:
+            for position in range(index, max(-1, index - lookback), -1):
+                entry = self.entries.get(keys[position])
+                if entry is None or entry.visible > t:
+                    continue
+                if entry.expires <= t:
+                    expired_end = max(expired_end, blocks[position].end)
+                    continue
+                length = min(blocks[position].end, entry.length, common_prefix(tokens, entry.tokens))
+                read = max(read, length)
+                hits.append(entry)
+                break
+        if profile.refresh_on_read:
+            for entry in hits:
+                entry.expires = max(entry.expires, t + profile.ttl_seconds[entry.ttl])
+        written: list[tuple[int, str]] = []
+        visible_after = profile.entry_visible_after_seconds or 0.0
+        for index, ttl in points:
+            end = blocks[index].end
+            if end < profile.min_cacheable_tokens or end <= read or (written and written[-1][0] == end):
+                continue
+            old = self.entries.get(keys[index])
+            visible = min(old.visible, t + visible_after) if old is not None and old.expires > t else t + visible_after
+            self.entries[keys[index]] = _Entry(tokens, end, visible, t + profile.ttl_seconds[ttl], ttl)
+            written.append((end, ttl))
+        short, long, cached_end = split_writes(read, written, profile)
+        usage = Usage(cache_read=read, cache_write_5m=short, cache_write_1h=long, uncached=len(tokens) - cached_end)
+        cause, detail = None, ""
+        if points and not read and all(blocks[i].end < profile.min_cacheable_tokens for i, _ in points):
+            cause, detail = "below_minimum", (f"every breakpoint is below the minimum cacheable prompt of "
+                                              f"{profile.min_cacheable_tokens:,} tokens for {profile.model}")
+        elif expired_end > read:
+            cause, detail = "ttl_expired", f"an entry of {expired_end:,} tokens had expired (TTL, no read in time)"
+        self._prune(t)
+        return RequestResult(usage, len(tokens), profile, runtime_cause=cause, runtime_detail=detail, render=render)
+
+    def _prune(self, t: float) -> None:
+        if len(self.entries) > _PRUNE_ABOVE:  # keep recently expired entries to name ttl_expired misses
+            longest = max((max(p.ttl_seconds.values()) for p in self._profiles.values()), default=3600)
+            self.entries = {k: e for k, e in self.entries.items() if e.expires > t - longest}

@@ -1,0 +1,138 @@
+"""``promptcache diff``: where and why a request stops sharing its prefix with an earlier one.
+
+Two entry points, both ending in the one miss-cause classifier
+(:mod:`promptcache.guard`):
+
+- :func:`diff_files`: two request bodies (``A.json`` earlier, ``B.json`` new),
+  each a bare body or a trace record (``{"t", "api", "session", "body"}``).
+- :func:`diff_trace`: request ``at`` (0-based, as in ``simulate``'s output) of
+  a trace against the earlier request sharing the longest prefix. The trace is
+  simulated up to that request under its own provider's rules, so a runtime
+  cause (``ttl_expired``, ``below_minimum``, ``evicted``) is named too.
+
+:func:`char_diff` splits the text around the divergence into equal / deleted /
+inserted runs for a coloured character diff.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from promptcache.apis import check_api, infer_api
+from promptcache.divergence import Divergence
+from promptcache.guard import compare_bodies
+from promptcache.simulate.driver import simulate_records
+from promptcache.trace import read_trace
+
+
+@dataclasses.dataclass(frozen=True)
+class DiffReport:
+    """The first divergence of a request from an earlier one, with labels for display.
+
+    Attributes:
+        divergence: the classifier's report (cause, layer, path, token offset, snippets, hint).
+        new_label / earlier_label: how to name the two requests (``B.json``, ``request 3 (sup-002, t=27.9 s)``).
+        miss_cause: the cause ``simulate`` reports for the request (None for a hit);
+            for two bare bodies, the divergence's cause unless it is benign.
+    """
+
+    divergence: Divergence
+    new_label: str
+    earlier_label: str | None
+    miss_cause: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the divergence fields plus the labels and the char diff runs."""
+        return {"new": self.new_label, "earlier": self.earlier_label, "miss_cause": self.miss_cause,
+                **self.divergence.to_dict(),
+                "char_diff": [list(run) for run in char_diff(self.divergence)]}
+
+
+def char_diff(divergence: Divergence) -> list[tuple[str, str]]:
+    """The snippets around the divergence as ``(op, text)`` runs, ``op`` in ``equal|delete|insert``.
+
+    ``delete`` runs are text of the earlier request, ``insert`` runs text of the new one.
+    """
+    old, new = divergence.earlier_snippet, divergence.snippet
+    if not old and not new:
+        return []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    runs: list[tuple[str, str]] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            runs.append(("equal", new[j1:j2]))
+            continue
+        if i2 > i1:
+            runs.append(("delete", old[i1:i2]))
+        if j2 > j1:
+            runs.append(("insert", new[j1:j2]))
+    return runs
+
+
+def load_request(path: str | os.PathLike[str], api: str | None = None) -> tuple[str, Mapping[str, Any]]:
+    """Read one request from a JSON file: a bare body or a trace record.
+
+    Returns:
+        ``(api, body)``; the API is the record's, ``api``, or inferred from the body's shape.
+
+    Raises:
+        ValueError: not JSON, not an object, or an API that cannot be inferred (pass ``--api``).
+    """
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}); give one request body per file")
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{path}: expected a JSON object (a request body or a trace record)")
+    if isinstance(value.get("body"), Mapping) and "messages" not in value:
+        return check_api(api or str(value.get("api"))), value["body"]
+    try:
+        return (check_api(api) if api else infer_api(value)), value
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}; pass --api anthropic.messages or --api openai.chat") from exc
+
+
+def diff_files(earlier: str | os.PathLike[str], new: str | os.PathLike[str], *, api: str | None = None) -> DiffReport:
+    """Compare request body ``new`` with ``earlier`` (``promptcache diff A.json B.json``).
+
+    Raises:
+        ValueError: what :func:`load_request` raises, or a body that cannot be rendered.
+    """
+    old_request, new_request = load_request(earlier, api), load_request(new, api)
+    divergence = compare_bodies(new_request, [old_request])
+    cause = None if divergence.expected and divergence.cause in ("new_turn", "repeat") else divergence.cause
+    return DiffReport(divergence, str(new), str(earlier), cause)
+
+
+def diff_trace(path: str | os.PathLike[str], at: int, *, strict: bool = False, **options: Any) -> DiffReport:
+    """Compare request ``at`` (0-based) of a trace with the earlier request sharing the longest prefix.
+
+    Args:
+        options: as :func:`promptcache.simulate.simulate_records` (``provider``, ``model``, ...).
+
+    Raises:
+        IndexError: ``at`` is not a request of the trace (the message gives the range).
+        ValueError / TraceFormatError: unreadable trace (``strict``), bad options.
+    """
+    records = read_trace(path, strict=strict)
+    if not 0 <= at < len(records):
+        raise IndexError(f"--at {at}: the trace has {len(records)} requests (indexes 0 to {len(records) - 1})")
+    simulation = simulate_records(records[:at + 1], **options)
+    request = simulation.requests[at]
+    if request.divergence is None:
+        raise ValueError(f"request {at} could not be compared: {request.error}")
+
+    def label(index: int) -> str:
+        record = records[index]
+        return f"request {index} ({record.session}, t={record.t:g} s)"
+
+    earlier = request.divergence.earlier_index
+    return DiffReport(request.divergence, label(at), label(earlier) if earlier is not None else None,
+                      request.miss_cause)

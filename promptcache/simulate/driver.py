@@ -1,0 +1,293 @@
+"""Feed a trace through a provider cache simulator: clock, body conversion, miss causes, costs.
+
+:func:`simulate_trace` reads a trace (:func:`promptcache.trace.read_trace`:
+a malformed line is reported with its line number and skipped, or raises with
+``strict=True``), picks the simulator of the provider, converts each body when
+the trace's API differs from the provider's (:func:`promptcache.convert.convert_body`,
+shared with ``verify``), runs the requests in order with the clock from their
+``t``, classifies every request against the earlier ones with the one
+miss-cause classifier (:mod:`promptcache.guard`), attaches the runtime causes
+only the simulator knows (``below_minimum``, ``ttl_expired``, ``evicted``) and
+costs each request from the model's profile (:func:`promptcache.usage.usage_cost`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from promptcache.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, sdk_ordered
+from promptcache.convert import convert_body
+from promptcache.divergence import Divergence, MissCause
+from promptcache.guard import PrefixGuard
+from promptcache.providers import PROVIDERS, ModelProfile, provider_for_model
+from promptcache.simulate.anthropic import AnthropicSimulator
+from promptcache.simulate.base import CacheSimulator, RequestResult
+from promptcache.simulate.deepseek import DeepSeekSimulator
+from promptcache.simulate.gemini import GeminiSimulator
+from promptcache.simulate.openai import OpenAISimulator
+from promptcache.tokenizers import encoding_name_for_model, is_approximate
+from promptcache.trace import TraceFormatError, TraceRecord, read_trace
+from promptcache.usage import Cost, Usage, usage_cost
+
+SIMULATORS: dict[str, type[CacheSimulator]] = {
+    "anthropic": AnthropicSimulator, "openai": OpenAISimulator,
+    "gemini": GeminiSimulator, "deepseek": DeepSeekSimulator,
+}
+"""Provider -> simulator class."""
+
+_API_PROVIDER = {ANTHROPIC_MESSAGES: "anthropic", OPENAI_CHAT: "openai"}
+_HIT_CAUSES = (MissCause.NEW_TURN.value, MissCause.REPEAT.value)
+
+
+def make_simulator(provider: str, **options: Any) -> CacheSimulator:
+    """A fresh simulator for ``provider`` (``anthropic``, ``openai``, ``gemini``, ``deepseek``).
+
+    Raises:
+        ValueError: unknown provider, or bad options (see :class:`~promptcache.simulate.base.CacheSimulator`).
+    """
+    if provider not in SIMULATORS:
+        raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
+    return SIMULATORS[provider](**options)
+
+
+@dataclasses.dataclass(frozen=True)
+class SimulatedRequest:
+    """One request of a simulated trace.
+
+    Attributes:
+        index: position in the trace (from 0; skipped malformed lines are not counted).
+        t, session: from the trace record.
+        model: the model simulated.
+        prompt_tokens: tokens of the rendered prompt.
+        usage: read / written / uncached tokens (all zero for a refused request).
+        profile: the model rules applied.
+        miss_cause: why the request read less than a full prefix hit (a
+            :class:`~promptcache.divergence.MissCause` value), None for a hit.
+        divergence: the classifier's full report (layer, path, token offset, detail, hint).
+        error: why the real API would refuse the request, else None.
+        cache_key: the body's OpenAI ``prompt_cache_key`` (None when unset).
+    """
+
+    index: int
+    t: float
+    session: str
+    model: str
+    prompt_tokens: int
+    usage: Usage
+    profile: ModelProfile
+    miss_cause: str | None
+    divergence: Divergence | None
+    error: str | None
+    cache_key: str | None = None
+
+
+@dataclasses.dataclass
+class Simulation:
+    """A simulated trace: per-request results, totals and notes for the report.
+
+    Attributes:
+        provider: the provider whose rules were applied.
+        model: the model simulated (``--model``, or the trace's single model; models joined by ``,``).
+        requests: one :class:`SimulatedRequest` per trace request, in order.
+        cost_unit: ``USD`` when every model has a list price (or asked for), else ``relative``
+            (one uncached input token = 1).
+        approximate: True when token counts come from a stand-in tokenizer.
+        encoding: the tiktoken encoding(s) used.
+        notes: what the report should say (conversions, approximations, skipped lines).
+    """
+
+    provider: str
+    model: str
+    requests: list[SimulatedRequest]
+    cost_unit: str
+    approximate: bool
+    encoding: str
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+    def cost(self, request: SimulatedRequest) -> Cost:
+        """The input cost of one request in :attr:`cost_unit` (zero for a refused request)."""
+        return usage_cost(request.usage, request.profile, unit=self.cost_unit)
+
+    def totals(self, requests: Iterable[SimulatedRequest] | None = None) -> tuple[Usage, Cost]:
+        """Summed usage and cost of ``requests`` (default: all), refused requests excluded."""
+        usage, with_cache, without = Usage(requests=0), 0.0, 0.0
+        for request in self.requests if requests is None else requests:
+            if request.error:
+                continue
+            usage = usage + request.usage
+            cost = self.cost(request)
+            with_cache, without = with_cache + cost.with_cache, without + cost.without_cache
+        return usage, Cost(with_cache, without, self.cost_unit)
+
+    def groups(self, key: Callable[[SimulatedRequest], str]) -> dict[str, tuple[Usage, Cost]]:
+        """Totals per group (e.g. ``key=lambda r: r.session``), in first-seen order."""
+        grouped: dict[str, list[SimulatedRequest]] = {}
+        for request in self.requests:
+            grouped.setdefault(key(request), []).append(request)
+        return {name: self.totals(members) for name, members in grouped.items()}
+
+    def summary(self) -> dict[str, Any]:
+        """``{"hit_rate", "write_rate", "cost", "cost_without_cache", "savings", "cost_unit"}``."""
+        usage, cost = self.totals()
+        return {"hit_rate": usage.hit_rate, "write_rate": usage.write_rate, "cost": cost.with_cache,
+                "cost_without_cache": cost.without_cache, "savings": cost.savings, "cost_unit": cost.unit}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--format json`` document (issue #6): provider, model, requests, summary."""
+        rows = []
+        for r in self.requests:
+            rows.append({
+                "index": r.index, "session": r.session, "prompt_tokens": r.prompt_tokens,
+                "cache_read_tokens": r.usage.cache_read, "cache_write_tokens": r.usage.cache_write,
+                "cache_write_5m_tokens": r.usage.cache_write_5m, "cache_write_1h_tokens": r.usage.cache_write_1h,
+                "uncached_tokens": r.usage.uncached, "cost": self.cost(r).with_cache,
+                "miss_cause": r.miss_cause, "error": r.error,
+            })
+        return {"provider": self.provider, "model": self.model, "requests": rows, "summary": self.summary()}
+
+
+def miss_cause(divergence: Divergence | None, result: RequestResult) -> tuple[str | None, Divergence | None]:
+    """The miss cause of a simulated request and the divergence it rests on.
+
+    A request that reads something and only diverges as expected (a new turn, a
+    repeat) is a hit (None). Otherwise the classifier's cause stands, unless it
+    is a benign divergence and the simulator saw a runtime reason
+    (``below_minimum``, ``ttl_expired``, ``evicted``), which then replaces it.
+    """
+    if result.error or divergence is None:
+        return None, divergence
+    if result.runtime_cause and divergence.expected and divergence.cause in _HIT_CAUSES:
+        divergence = divergence.with_cause(result.runtime_cause, result.runtime_detail)
+    if divergence.expected and divergence.cause in _HIT_CAUSES and result.usage.cache_read > 0:
+        return None, divergence
+    return divergence.cause, divergence
+
+
+def _pick_provider(records: list[TraceRecord], provider: str | None, model: str | None) -> str:
+    if provider:
+        if provider not in SIMULATORS:
+            raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
+        return provider
+    name = model or (str(records[0].body.get("model") or "") if records else "")
+    try:
+        return provider_for_model(name)
+    except ValueError:
+        return _API_PROVIDER.get(records[0].api, "anthropic") if records else "anthropic"
+
+
+def _prepare(record: TraceRecord, target: str, provider: str, model: str | None,
+             auto_cache: bool, notes: dict[str, int]) -> dict[str, Any]:
+    body: Mapping[str, Any] = record.body
+    if record.api != target:
+        body_model = str(body.get("model") or "")
+        if model is None:
+            try:
+                foreign = provider_for_model(body_model) != provider
+            except ValueError:
+                foreign = False
+            if foreign:
+                raise ValueError(f"the trace's model {body_model!r} is not a {provider} model; pass --model "
+                                 f"(for example a {provider} model id) to simulate it under {provider}'s rules")
+        converted = convert_body(body, record.api, target)
+        body = dict(converted.body)
+        notes[f"converted {record.api} bodies to {target} (promptcache.convert)"] = 1
+        for path in converted.dropped:
+            label = path.rsplit(".", 1)[-1].split("[")[0]
+            notes[f"dropped in conversion (no {target} counterpart): {label}"] = 1
+        if target == ANTHROPIC_MESSAGES and auto_cache and "cache_control" not in body:
+            body["cache_control"] = {"type": "ephemeral"}
+            body = sdk_ordered(target, body)
+            notes["added top-level cache_control (automatic caching) to the converted bodies"] = 1
+    if model is not None and body.get("model") != model:
+        body = {**body, "model": model}
+    return dict(body)
+
+
+def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = None, model: str | None = None,
+                     as_of: Any = None, overrides: Mapping[str, Any] | None = None, unit: str | None = None,
+                     auto_cache: bool = True, simulator_options: Mapping[str, Any] | None = None) -> Simulation:
+    """Simulate trace records in order under one provider's cache rules.
+
+    Args:
+        records: :class:`~promptcache.trace.TraceRecord` objects in time order.
+        provider: ``anthropic``, ``openai``, ``gemini`` or ``deepseek``; None: from
+            the model (``--model`` or the first body's), else from the trace's API.
+        model: simulate every request as this model; None: each body's model.
+        as_of: apply the rules in force on this date (``YYYY-MM-DD``).
+        overrides: ModelProfile fields to replace (``{"breakpoint_lookback": 50}``).
+        unit: ``USD`` or ``relative``; None: USD when every model has a list price.
+        auto_cache: when OpenAI bodies are converted for Anthropic, add top-level
+            automatic caching (they carry no ``cache_control`` markers to convert).
+        simulator_options: extra keyword arguments for the simulator class
+            (``{"interval_tokens": 1024}`` for DeepSeek).
+
+    Returns:
+        A :class:`Simulation`.
+
+    Raises:
+        ValueError: unknown provider, a foreign model without ``model``, a bad override,
+            or ``unit="USD"`` for a model without a price.
+    """
+    records = list(records)
+    provider = _pick_provider(records, provider, model)
+    simulator = make_simulator(provider, model=model, as_of=as_of, overrides=overrides,
+                               **dict(simulator_options or {}))
+    target = simulator.api
+    guard = PrefixGuard(target, max_requests=1 << 20)
+    notes: dict[str, int] = {}
+    results: list[tuple[TraceRecord, str, RequestResult | None, Divergence | None, str | None]] = []
+    keys: list[str | None] = []
+    compared: list[int] = []  # trace index of each request the guard remembers
+    for record in records:
+        body = _prepare(record, target, provider, model, auto_cache, notes)
+        name = str(body.get("model") or "")
+        keys.append(body.get("prompt_cache_key") or record.body.get("prompt_cache_key"))
+        try:
+            result = simulator.simulate(body, record.t)
+        except (ValueError, TypeError) as exc:
+            results.append((record, name, None, None, f"malformed request body: {exc}"))
+            continue
+        divergence = None
+        if not result.error:  # a refused request never reaches the cache
+            divergence = guard.compare(body, target)
+            if divergence.earlier_index is not None:
+                divergence = dataclasses.replace(divergence, earlier_index=compared[divergence.earlier_index])
+            compared.append(len(results))
+        results.append((record, name, result, divergence, result.error))
+    models = list(dict.fromkeys(name for _, name, *_ in results))
+    profiles = [simulator.profile(name) for name in models]
+    if unit is None:
+        unit = "USD" if profiles and all(p.has_usd_price for p in profiles) else "relative"
+    requests = []
+    for index, (record, name, result, divergence, error) in enumerate(results):
+        profile = simulator.profile(name)
+        if result is None:
+            requests.append(SimulatedRequest(index, record.t, record.session, name, 0, Usage(), profile,
+                                             None, None, error, keys[index]))
+            continue
+        cause, divergence = miss_cause(divergence, result)
+        requests.append(SimulatedRequest(index, record.t, record.session, name, result.prompt_tokens,
+                                         result.usage, profile, cause, divergence, error, keys[index]))
+    encodings = sorted({res.render.encoding for _, _, res, _, _ in results if res is not None and res.render})
+    expected = sorted({encoding_name_for_model(name) for name in models})
+    approximate = any(is_approximate(name) for name in models) or encodings != expected
+    note_list = list(notes)
+    if approximate:
+        note_list.insert(0, f"token counts are approximate: {', '.join(encodings) or 'cl100k_base'} on a ChatML "
+                            f"rendering stands in for {', '.join(models) or 'the model'}'s tokenizer")
+    return Simulation(provider, model or ",".join(models), requests, unit, approximate, ",".join(encodings), note_list)
+
+
+def simulate_trace(path: str | os.PathLike[str], *, strict: bool = False,
+                   on_problem: Callable[[TraceFormatError], None] | None = None, **options: Any) -> Simulation:
+    """Read a trace file and simulate it (see :func:`simulate_records` for ``options``).
+
+    A malformed line is reported (``TraceFormatWarning`` "file:LINE: reason;
+    line skipped", or ``on_problem``) and skipped; ``strict=True`` raises
+    :class:`~promptcache.trace.TraceFormatError` instead.
+    """
+    records = read_trace(path, strict=strict, on_problem=on_problem)
+    return simulate_records(records, **options)

@@ -1,0 +1,227 @@
+"""OpenAI prompt caching (Chat Completions), simulated from the documented rules.
+
+Classic automatic caching (models before GPT-5.6; provider-cache-rules.md,
+"OpenAI"; numbers from ``promptcache/data/providers.toml``):
+
+- Requests are routed to a cache machine by a hash of their first
+  ``routing_prefix_tokens`` (~256) tokens plus ``prompt_cache_key``. Above
+  ``overflow_requests_per_minute`` (~15) requests per minute for one
+  prefix+key, the overflow goes to other machines, which start cold.
+- ``cached_tokens`` = 0 when the longest common prefix L with an unexpired
+  earlier prompt on the same machine is below ``min_cacheable_tokens``
+  (1,024), else ``1024 + 128 * floor((L - 1024) / 128)``. No write fee.
+- Retention (``prompt_cache_retention``): ``in_memory`` keeps a prompt for
+  ``ttl_seconds["in_memory"]`` (300 s) of idleness, refreshed by every reuse,
+  and at most ``retention_max_seconds`` (1 h); ``24h`` keeps it 24 h.
+
+GPT-5.6 and later (explicit breakpoints; the SDK's ``PromptCacheOptions`` docs):
+
+- Breakpoints: ``prompt_cache_breakpoint: {"mode": "explicit", "ttl": "30m" |
+  "12h"}`` on content parts; with ``prompt_cache_options.mode`` ``implicit``
+  (the default) one implicit breakpoint at the end of the prompt plus the
+  latest three explicit ones are written, with ``explicit`` the latest four
+  (none: no caching). The boundary is not rounded to a token block.
+- A read is the longest entry among the latest ``breakpoint_lookback`` (80;
+  sources say 50 or 80: override it) entries of the same machine that is a
+  whole prefix of the request, with no block lookback limit.
+- Writes are billed x1.25 (``cache_write_tokens``), reads x0.1; entries live
+  ``30m`` (or ``12h``), refreshed on read.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from promptcache.apis import OPENAI_CHAT
+from promptcache.prefix_index import PrefixIndex, common_prefix
+from promptcache.providers import ModelProfile
+from promptcache.simulate.base import CacheSimulator, RequestRefused, RequestResult, rounded, split_writes
+from promptcache.simulate.render import PromptRender
+from promptcache.usage import Usage
+
+_MINUTE = 60.0
+
+
+@dataclasses.dataclass
+class _Stored:
+    """A prompt (classic) or a breakpoint prefix (GPT-5.6+) held by one machine."""
+
+    tokens: Sequence[int]
+    length: int
+    created: float
+    last_used: float
+    idle_seconds: float
+    max_seconds: float
+
+    def alive(self, t: float) -> bool:
+        return t < self.last_used + self.idle_seconds and t < self.created + self.max_seconds
+
+
+@dataclasses.dataclass
+class _Machine:
+    index: PrefixIndex
+    stored: dict[int, _Stored] = dataclasses.field(default_factory=dict)
+    breakpoints: collections.deque[_Stored] = dataclasses.field(default_factory=collections.deque)
+
+
+class OpenAISimulator(CacheSimulator):
+    """OpenAI's prompt cache: classic automatic caching, or GPT-5.6+ breakpoints, by the model's profile.
+
+    Example::
+
+        sim = OpenAISimulator(overrides={"min_cacheable_tokens": 2048})
+        sim.simulate(body, t=12.5).usage.cache_read    # prompt_tokens_details.cached_tokens
+    """
+
+    provider = "openai"
+    api = OPENAI_CHAT
+
+    def __init__(self, **options: Any) -> None:
+        """Options as :class:`~promptcache.simulate.base.CacheSimulator`."""
+        super().__init__(**options)
+        self.machines: dict[tuple[int, int], _Machine] = {}
+        self.recent: dict[int, collections.deque[float]] = {}
+        self.count = 0
+
+    def _route(self, render: PromptRender, profile: ModelProfile, t: float) -> tuple[int, int]:
+        """(prefix+key hash, overflow machine number): 0 until the per-minute limit is passed."""
+        head = tuple(render.tokens[:profile.routing_prefix_tokens or 256])
+        route = hash((profile.model, head, render.body.get("prompt_cache_key")))
+        times = self.recent.setdefault(route, collections.deque())
+        while times and times[0] <= t - _MINUTE:
+            times.popleft()
+        times.append(t)
+        limit = profile.overflow_requests_per_minute
+        return route, ((len(times) - 1) // limit if limit else 0)
+
+    def _machine(self, key: tuple[int, int]) -> _Machine:
+        machine = self.machines.get(key)
+        if machine is None:
+            machine = self.machines[key] = _Machine(PrefixIndex(max_entries=4096))
+        return machine
+
+    def _retention(self, render: PromptRender, profile: ModelProfile) -> tuple[float, float]:
+        """(idle seconds, max seconds) a classic prompt is kept."""
+        label = render.body.get("prompt_cache_retention") or profile.default_ttl
+        if label not in profile.ttl_seconds:
+            raise RequestRefused(f"prompt_cache_retention must be one of {', '.join(profile.ttl_seconds)}, not {label!r}")
+        idle = float(profile.ttl_seconds[label])
+        if label == profile.default_ttl and profile.retention_max_seconds:
+            return idle, float(profile.retention_max_seconds)
+        return idle, idle
+
+    def _simulate(self, render: PromptRender, profile: ModelProfile, t: float) -> RequestResult:
+        if profile.caching == "explicit_breakpoints":
+            return self._explicit(render, profile, t)
+        idle, longest = self._retention(render, profile)
+        route, overflow = self._route(render, profile, t)
+        machine = self._machine((route, overflow))
+        tokens = render.tokens
+        best = machine.index.best(tokens, lambda k: machine.stored[k].alive(t))
+        length = common_prefix(tokens, machine.stored[best].tokens) if best is not None else 0
+        cached = min(rounded(length, profile), len(tokens))
+        if best is not None and cached:
+            machine.stored[best].last_used = t
+        cause, detail = self._runtime_cause(render, profile, t, machine, length, route, overflow)
+        if len(tokens) >= profile.min_cacheable_tokens and (best is None or length < len(tokens) or not cached):
+            key = self.count  # a prompt the machine already holds whole is only refreshed, not stored again
+            self.count += 1
+            machine.stored[key] = _Stored(tokens, len(tokens), t, t, idle, longest)
+            for dropped in machine.index.add(key, tokens):
+                machine.stored.pop(dropped, None)
+        usage = Usage(cache_read=cached, uncached=len(tokens) - cached)
+        return RequestResult(usage, len(tokens), profile, runtime_cause=cause, runtime_detail=detail, render=render)
+
+    def _runtime_cause(self, render: PromptRender, profile: ModelProfile, t: float, machine: _Machine,
+                       length: int, route: int, overflow: int) -> tuple[str | None, str]:
+        tokens = render.tokens
+        anywhere = machine.index.best(tokens)
+        longer = common_prefix(tokens, machine.stored[anywhere].tokens) if anywhere is not None else 0
+        if rounded(longer, profile) > rounded(length, profile):
+            stored = machine.stored[anywhere]
+            if t >= stored.created + stored.max_seconds:
+                return "evicted", f"the matching prompt passed the {stored.max_seconds:.0f} s retention limit"
+            return "ttl_expired", f"the matching prompt was idle more than {stored.idle_seconds:.0f} s"
+        if overflow:
+            home = self.machines.get((route, 0))
+            best = home.index.best(tokens, lambda k: home.stored[k].alive(t)) if home else None
+            if best is not None and rounded(common_prefix(tokens, home.stored[best].tokens), profile):
+                return "evicted", (f"more than {profile.overflow_requests_per_minute} requests/min for this prefix "
+                                   f"and prompt_cache_key: routed to a cold overflow machine")
+        if 0 < length < profile.min_cacheable_tokens:
+            return "below_minimum", (f"the shared prefix ({length:,} tokens) is below the minimum of "
+                                     f"{profile.min_cacheable_tokens:,}")
+        return None, ""
+
+    def _explicit_points(self, render: PromptRender, profile: ModelProfile) -> list[tuple[int, str]]:
+        """GPT-5.6+ breakpoints written by this request: ``(prefix length, TTL label)`` in render order."""
+        options = render.body.get("prompt_cache_options") or {}
+        if not isinstance(options, Mapping):
+            raise RequestRefused("prompt_cache_options must be an object")
+        mode = options.get("mode", "implicit")
+        if mode not in ("implicit", "explicit"):
+            raise RequestRefused(f"prompt_cache_options.mode must be 'implicit' or 'explicit', not {mode!r}")
+        default = options.get("ttl", profile.default_ttl)
+        if default not in profile.ttl_seconds:
+            raise RequestRefused(f"prompt_cache_options.ttl must be one of {', '.join(profile.ttl_seconds)}, "
+                                 f"not {default!r}")
+        explicit = []
+        for block in render.blocks:
+            marker = block.value.get("prompt_cache_breakpoint") if isinstance(block.value, Mapping) else None
+            if marker is None:
+                continue
+            if not isinstance(marker, Mapping) or marker.get("mode") != "explicit":
+                raise RequestRefused(f"{block.path}.prompt_cache_breakpoint.mode must be 'explicit'")
+            ttl = marker.get("ttl", default)
+            if ttl not in profile.ttl_seconds:
+                raise RequestRefused(f"{block.path}.prompt_cache_breakpoint.ttl must be one of "
+                                     f"{', '.join(profile.ttl_seconds)}, not {ttl!r}")
+            explicit.append((block.end, str(ttl)))
+        limit = profile.max_breakpoints or 4
+        if mode == "implicit":
+            points = explicit[-(limit - 1):] if limit > 1 else []
+            points.append((len(render.tokens), str(default)))
+        else:
+            points = explicit[-limit:]
+        return sorted(set(points))
+
+    def _explicit(self, render: PromptRender, profile: ModelProfile, t: float) -> RequestResult:
+        points = self._explicit_points(render, profile)
+        route, overflow = self._route(render, profile, t)
+        machine = self._machine((route, overflow))
+        tokens = render.tokens
+        recent = list(machine.breakpoints)[-(profile.breakpoint_lookback or 80):]
+        read, hit, expired = 0, None, 0
+        for stored in recent:
+            if stored.length > len(tokens) or stored.length <= read:
+                continue
+            if common_prefix(tokens[:stored.length], stored.tokens[:stored.length]) < stored.length:
+                continue
+            if stored.alive(t):
+                read, hit = stored.length, stored
+            else:
+                expired = max(expired, stored.length)
+        if hit is not None and profile.refresh_on_read:
+            hit.last_used = t
+        written = []
+        for end, ttl in points:
+            if end < profile.min_cacheable_tokens or end <= read or (written and written[-1][0] == end):
+                continue
+            seconds = float(profile.ttl_seconds[ttl])
+            machine.breakpoints.append(_Stored(tokens, end, t, t, seconds, float("inf")))
+            written.append((end, ttl))
+        while len(machine.breakpoints) > 4 * (profile.breakpoint_lookback or 80):
+            machine.breakpoints.popleft()
+        short, long, cached_end = split_writes(read, written, profile)
+        usage = Usage(cache_read=read, cache_write_5m=short, cache_write_1h=long, uncached=len(tokens) - cached_end)
+        cause, detail = None, ""
+        if not points and (render.body.get("prompt_cache_options") or {}).get("mode") == "explicit":
+            detail = "prompt_cache_options.mode is 'explicit' and no breakpoint is set: no caching"
+        elif expired > read:
+            cause, detail = "ttl_expired", f"a breakpoint entry of {expired:,} tokens had expired"
+        elif points and not read and all(end < profile.min_cacheable_tokens for end, _ in points):
+            cause, detail = "below_minimum", f"every breakpoint is below {profile.min_cacheable_tokens:,} tokens"
+        return RequestResult(usage, len(tokens), profile, runtime_cause=cause, runtime_detail=detail, render=render)
