@@ -157,8 +157,8 @@ def breakpoints(render: PromptRender, profile: ModelProfile) -> list[tuple[int, 
         last = next((i for i in range(len(render.blocks) - 1, -1, -1) if _cacheable(render.blocks[i])), None)
         if last is not None:
             found.append((last, ttl, "cache_control (automatic caching, last block)"))
-    limit = profile.max_breakpoints or 4
-    if len(found) > limit:
+    limit = profile.max_breakpoints
+    if limit is not None and len(found) > limit:
         raise RequestRefused(f"A maximum of {limit} blocks with cache_control may be provided. Found {len(found)}.")
     ordered = sorted(found, key=lambda item: item[0])
     shortest = None
@@ -194,7 +194,7 @@ class AnthropicSimulator(CacheSimulator):
         points = breakpoints(render, profile)
         tokens, blocks = render.tokens, render.blocks
         keys = block_keys(render, profile.model)
-        lookback = profile.lookback_blocks or 20
+        lookback = profile.lookback_blocks or len(blocks)  # None: no lookback limit
         read, hits, expired_end = 0, [], 0
         for index, _ in points:
             for position in range(index, max(-1, index - lookback), -1):

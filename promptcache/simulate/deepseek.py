@@ -83,7 +83,7 @@ class DeepSeekSimulator(CacheSimulator):
         tokens = render.tokens
         best = index.best(tokens)
         length = common_prefix(tokens, self.prompts[best]) if best is not None else 0
-        unit = profile.unit_tokens or 64
+        unit = profile.unit_tokens or 1
         for dropped in index.add(self.count, tokens):
             self.prompts.pop(dropped, None)
         self.prompts[self.count] = tokens

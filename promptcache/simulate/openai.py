@@ -88,7 +88,7 @@ class OpenAISimulator(CacheSimulator):
 
     def _route(self, render: PromptRender, profile: ModelProfile, t: float) -> tuple[int, int]:
         """(prefix+key hash, overflow machine number): 0 until the per-minute limit is passed."""
-        head = tuple(render.tokens[:profile.routing_prefix_tokens or 256])
+        head = tuple(render.tokens[:profile.routing_prefix_tokens or len(render.tokens)])
         route = hash((profile.model, head, render.body.get("prompt_cache_key")))
         times = self.recent.setdefault(route, collections.deque())
         while times and times[0] <= t - _MINUTE:
@@ -180,12 +180,11 @@ class OpenAISimulator(CacheSimulator):
                 raise RequestRefused(f"{block.path}.prompt_cache_breakpoint.ttl must be one of "
                                      f"{', '.join(profile.ttl_seconds)}, not {ttl!r}")
             explicit.append((block.end, str(ttl)))
-        limit = profile.max_breakpoints or 4
+        limit = profile.max_breakpoints  # None: no limit
+        keep = limit if limit is None or mode == "explicit" else limit - 1  # the implicit one takes a slot
+        points = explicit if keep is None else (explicit[-keep:] if keep > 0 else [])
         if mode == "implicit":
-            points = explicit[-(limit - 1):] if limit > 1 else []
-            points.append((len(render.tokens), str(default)))
-        else:
-            points = explicit[-limit:]
+            points = [*points, (len(render.tokens), str(default))]
         return sorted(set(points))
 
     def _explicit(self, render: PromptRender, profile: ModelProfile, t: float) -> RequestResult:
@@ -193,7 +192,9 @@ class OpenAISimulator(CacheSimulator):
         route, overflow = self._route(render, profile, t)
         machine = self._machine((route, overflow))
         tokens = render.tokens
-        recent = list(machine.breakpoints)[-(profile.breakpoint_lookback or 80):]
+        recent = list(machine.breakpoints)
+        if profile.breakpoint_lookback is not None:  # None: all of them
+            recent = recent[-profile.breakpoint_lookback:] if profile.breakpoint_lookback > 0 else []
         read, hit, expired = 0, None, 0
         for stored in recent:
             if stored.length > len(tokens) or stored.length <= read:
@@ -213,7 +214,7 @@ class OpenAISimulator(CacheSimulator):
             seconds = float(profile.ttl_seconds[ttl])
             machine.breakpoints.append(_Stored(tokens, end, t, t, seconds, float("inf")))
             written.append((end, ttl))
-        while len(machine.breakpoints) > 4 * (profile.breakpoint_lookback or 80):
+        while profile.breakpoint_lookback and len(machine.breakpoints) > 4 * profile.breakpoint_lookback:
             machine.breakpoints.popleft()
         short, long, cached_end = split_writes(read, written, profile)
         usage = Usage(cache_read=read, cache_write_5m=short, cache_write_1h=long, uncached=len(tokens) - cached_end)

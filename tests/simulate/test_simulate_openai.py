@@ -158,3 +158,21 @@ def test_profile_overrides_must_name_fields():
     with pytest.raises(ValueError, match="unknown rule override 'lookback'"):
         OpenAISimulator(overrides={"lookback": 50})
     assert dataclasses.replace(model_profile("openai", "gpt-5.6"), breakpoint_lookback=50).breakpoint_lookback == 50
+
+
+def test_gpt56_writes_the_latest_explicit_breakpoints_only():
+    parts = [f"part {i} " + words(600) for i in range(6)]  # part 1 ends above the 1,024 minimum
+    five = list(range(5))
+    changed = parts[:2] + ["changed " + words(600)] + parts[3:]
+
+    def second_read(mode):
+        sim = OpenAISimulator()
+        first = sim.simulate(_explicit_body(*parts, mode=mode, marker_on=five), 0.0)
+        return first, sim.simulate(_explicit_body(*changed, mode=mode, marker_on=five), 10.0).usage.cache_read
+
+    first, implicit = second_read("implicit")  # implicit + latest 3 explicit: parts 2, 3, 4 and the end
+    assert implicit == 0
+    assert first.usage.cache_write_5m == first.prompt_tokens
+    first, explicit = second_read("explicit")  # latest 4 explicit: parts 1, 2, 3, 4
+    assert explicit == first.render.blocks[1].end
+    assert first.usage.cache_write_5m == first.render.blocks[4].end and first.usage.uncached > 0
