@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -57,7 +58,11 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
         with output_file.open("w", encoding="utf-8") as out:
             render(result, output_format, out)
     else:
-        render(result, output_format, sys.stdout, color=sys.stdout.isatty())
+        try:
+            render(result, output_format, sys.stdout, color=sys.stdout.isatty())
+            sys.stdout.flush()
+        except BrokenPipeError:  # `promptcache lint | head`: the reader left; keep the exit code
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if output_format in MACHINE_FORMATS or output_file is not None:
         click.echo(summary(result), err=True)
     if verbose:

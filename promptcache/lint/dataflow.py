@@ -32,10 +32,11 @@ from promptcache.lint import sources as S
 from promptcache.lint.breakpoints import message_blocks_before_last_breakpoint
 from promptcache.lint.config import LintConfig
 from promptcache.lint.index import ModuleIndex, Scope
-
+from promptcache.lint.prompt_text import PromptText
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.slots import Slot
-from promptcache.lint.taint import EMPTY, Source, TaintEngine
+from promptcache.lint.taint import Source, TaintEngine
+from promptcache.lint.turns import Turns
 from promptcache.lint.walk import TreeFacts
 
 SYSTEM_KINDS = frozenset({S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON, S.SUMMARY, S.IDENTITY, S.PARAM})
@@ -201,8 +202,7 @@ class FlowAnalysis:
         for slot in self.system_slots:
             per_request = self._per_request(slot)
             for node, t in self.sites(slot.expr, slot.scope, SYSTEM_KINDS):
-                issue = self._classify_system(slot, node, t, per_request)
-                issues += issue
+                issues += self._classify_system(slot, node, t, per_request)
         for slot in self.tool_slots:
             kinds = TOOL_KINDS if slot.kind == "tools" else CONTENT_KINDS
             for node, t in self.sites(slot.expr, slot.scope, kinds):
@@ -289,17 +289,13 @@ class FlowAnalysis:
 
     # -- the other two helpers ----------------------------------------------
     @cached_property
-    def turns(self):
+    def turns(self) -> Turns:
         """History and per-turn questions (:class:`promptcache.lint.turns.Turns`)."""
-        from promptcache.lint.turns import Turns
-
         return Turns(self)
 
     @cached_property
-    def text(self):
+    def text(self) -> PromptText:
         """Prompt-text questions (:class:`promptcache.lint.prompt_text.PromptText`)."""
-        from promptcache.lint.prompt_text import PromptText
-
         return PromptText(self)
 
     def code(self, node: cst.CSTNode) -> str:
