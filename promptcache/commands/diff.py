@@ -94,4 +94,4 @@ def diff(paths, at, api, provider, model, output_format, strict):
     if output_format == "json":
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:
-        print_report(report, Console(highlight=False))
+        print_report(report, Console(highlight=False, soft_wrap=True))
