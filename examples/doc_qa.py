@@ -14,7 +14,6 @@ see ``offline_provider.py``); ``--live`` uses the real API (``OPENAI_API_KEY``).
 
 from __future__ import annotations
 
-import argparse
 import json
 import tempfile
 from pathlib import Path
@@ -23,7 +22,6 @@ import openai
 
 import promptcache
 from promptcache import Conversation, PromptBuilder
-from promptcache.trace import validate_trace
 
 MODEL = "gpt-4.1-mini"
 
@@ -73,20 +71,19 @@ def scripted_reply(body: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--live", action="store_true", help="send to the real OpenAI API (needs OPENAI_API_KEY)")
-    parser.add_argument("--print-bodies", action="store_true", help="print the JSON of each request")
-    parser.add_argument("--trace", type=Path, help="where to write the trace (default: a temporary file)")
-    args = parser.parse_args(argv)
-    from offline_provider import OfflineProvider, print_stats
+    from offline_provider import OfflineProvider, example_args, report
+
+    args = example_args(__doc__, argv)
 
     provider = OfflineProvider("openai.chat", scripted_reply)
     client = promptcache.wrap(openai.OpenAI() if args.live else provider.openai_client(),
                               trace=args.trace or Path(tempfile.mkdtemp()) / "doc_qa.jsonl", guard="raise")
+    requests = 0
     for session, questions in QUESTIONS.items():
         chat = Conversation()
         for question in questions:
             prompt = BASE.history(chat).user(question).build()
+            requests += 1
             response = client.send(prompt, model=MODEL, session=session, prompt_cache_key="parcelpoint-docs-v2",
                                    max_completion_tokens=300)
             details = response.usage.prompt_tokens_details
@@ -94,10 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"  <- {question}")
             if args.print_bodies:
                 print(json.dumps(prompt.to_openai_chat(MODEL, prompt_cache_key="parcelpoint-docs-v2"), indent=1)[:2000])
-    print_stats("usage statistics (the client wrapper's)", client.stats.summary())
-    problems = validate_trace(client.trace)
-    print(f"\ntrace: {client.trace}, validator: {'ok' if not problems else problems}")
-    return 0 if not problems else 1
+    return report(client, requests)
 
 
 if __name__ == "__main__":

@@ -12,8 +12,10 @@ is to show the SDK's bodies, traces and statistics end to end.
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -22,6 +24,7 @@ import openai
 
 from promptcache.decompose import decompose
 from promptcache.prefix_index import PrefixIndex, common_prefix
+from promptcache.trace import validate_trace
 
 Reply = Callable[[dict[str, Any]], dict[str, Any]]
 """``reply(body) -> {"text": str}`` or ``{"tool_calls": [(name, {args})]}``."""
@@ -93,3 +96,22 @@ def print_stats(title: str, summary: dict[str, Any]) -> None:
         ratio = row["cost"] / row["cost_without_cache"] if row["cost_without_cache"] else 1.0
         print(f"{name:<16} {row['requests']:>8} {row['prompt_tokens']:>11,} {row['cache_read_tokens']:>8,} "
               f"{row['hit_rate']:>9.0%} {ratio:>16.2f}x")
+
+
+def example_args(doc: str, argv: list[str] | None, **extra: dict[str, Any]) -> argparse.Namespace:
+    """The examples' command line: ``--live``, ``--print-bodies``, ``--trace PATH`` and ``extra`` options."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--live", action="store_true", help="send to the real API (needs the provider's API key)")
+    parser.add_argument("--print-bodies", action="store_true", help="print the JSON of the requests")
+    parser.add_argument("--trace", type=Path, help="where to write the trace (default: a temporary file)")
+    for flag, options in extra.items():
+        parser.add_argument(f"--{flag}", **options)
+    return parser.parse_args(argv)
+
+
+def report(client: Any, requests: int) -> int:
+    """Print the wrapper's statistics and validate its trace; the exit status (0 when the trace is valid)."""
+    print_stats("usage statistics (the client wrapper's, from the provider's usage fields)", client.stats.summary())
+    problems = validate_trace(client.trace)
+    print(f"\ntrace: {client.trace} ({requests} requests), validator: {'ok' if not problems else problems}")
+    return 0 if not problems else 1

@@ -20,7 +20,6 @@ recorded trace, and ``--print-bodies`` shows the exact JSON sent.
 
 from __future__ import annotations
 
-import argparse
 import json
 import tempfile
 from pathlib import Path
@@ -29,7 +28,6 @@ import anthropic
 
 import promptcache
 from promptcache import Conversation, PromptBuilder
-from promptcache.trace import validate_trace
 
 MODEL = "claude-sonnet-4-6"
 
@@ -96,12 +94,9 @@ def scripted_reply(body: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--live", action="store_true", help="send to the real Anthropic API (needs ANTHROPIC_API_KEY)")
-    parser.add_argument("--print-bodies", action="store_true", help="print the JSON of each request")
-    parser.add_argument("--trace", type=Path, help="where to write the trace (default: a temporary file)")
-    args = parser.parse_args(argv)
-    from offline_provider import OfflineProvider, print_stats
+    from offline_provider import OfflineProvider, example_args, report
+
+    args = example_args(__doc__, argv)
 
     provider = OfflineProvider("anthropic.messages", scripted_reply)
     raw = anthropic.Anthropic() if args.live else provider.anthropic_client()
@@ -120,10 +115,7 @@ def main(argv: list[str] | None = None) -> int:
               f"written {usage.cache_creation_input_tokens:>5,}  uncached {usage.input_tokens:>4,}")
         if args.print_bodies:
             print(json.dumps(prompt.to_anthropic(MODEL, max_tokens=400), indent=1)[:3000])
-    print_stats("usage statistics (the client wrapper's, from the provider's usage fields)", client.stats.summary())
-    problems = validate_trace(trace)
-    print(f"\ntrace: {trace} ({len(turns)} requests), validator: {'ok' if not problems else problems}")
-    return 0 if not problems else 1
+    return report(client, len(turns))
 
 
 if __name__ == "__main__":

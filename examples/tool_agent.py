@@ -11,12 +11,11 @@ result: the builder refuses a turn that leaves a call unanswered.
 Runs offline by default (the real SDK client over a mock transport, see
 ``offline_provider.py``); ``--live`` uses the real API.
 
-    python examples/tool_agent.py [--provider openai|anthropic] [--print-bodies] [--live]
+    python examples/tool_agent.py [--provider openai|anthropic] [--print-bodies] [--trace PATH] [--live]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import tempfile
 from pathlib import Path
@@ -24,7 +23,6 @@ from typing import Any
 
 import promptcache
 from promptcache import Conversation, PromptBuilder
-from promptcache.trace import validate_trace
 
 MODELS = {"openai": "gpt-4.1-mini", "anthropic": "claude-sonnet-4-6"}
 
@@ -77,12 +75,9 @@ def scripted_model() -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--provider", choices=sorted(MODELS), default="openai")
-    parser.add_argument("--live", action="store_true", help="send to the real API (needs the provider's key)")
-    parser.add_argument("--print-bodies", action="store_true", help="print the last request's JSON")
-    args = parser.parse_args(argv)
-    from offline_provider import OfflineProvider, print_stats
+    from offline_provider import OfflineProvider, example_args, report
+
+    args = example_args(__doc__, argv, provider={"choices": sorted(MODELS), "default": "openai"})
 
     api = "openai.chat" if args.provider == "openai" else "anthropic.messages"
     provider = OfflineProvider(api, scripted_model())
@@ -93,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         raw = openai.OpenAI() if args.provider == "openai" else anthropic.Anthropic()
     else:
         raw = provider.openai_client() if args.provider == "openai" else provider.anthropic_client()
-    trace = Path(tempfile.mkdtemp()) / "agent.jsonl"
+    trace = args.trace or Path(tempfile.mkdtemp()) / "agent.jsonl"
     client = promptcache.wrap(raw, trace=trace, session="incident-7", guard="raise")
     chat = Conversation(budget_tokens=50_000)
     builder = BASE.history(chat).user("Alert: CheckoutApiLatencyHigh in eu-west-1. Can you take a look?",
@@ -113,10 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(prompt.to_openai_chat(MODELS["openai"]) if args.provider == "openai"
                          else prompt.to_anthropic(MODELS["anthropic"]), indent=1)[-3000:])
     print(f"tools in the order sent: {', '.join(t.name for t in prompt.tools)}")
-    print_stats("usage statistics (the client wrapper's)", client.stats.summary())
-    problems = validate_trace(trace)
-    print(f"\ntrace: {trace}, validator: {'ok' if not problems else problems}")
-    return 0 if not problems else 1
+    return report(client, step + 1)
 
 
 if __name__ == "__main__":

@@ -53,6 +53,15 @@ _REWRITE_FIX = ("only append: add a correction as a new message; to bound the si
                 "Conversation(budget_tokens=..., compactor=...), which truncates in large chunks")
 
 
+def _where(index: Any) -> tuple[str, int]:
+    """``("history[3]", 3)`` / ``("history[:-4]", 0)`` for an index or a slice."""
+    if isinstance(index, slice):
+        parts = ["" if v is None else str(v) for v in (index.start, index.stop)]
+        text = ":".join(parts) + (f":{index.step}" if index.step is not None else "")
+        return f"history[{text}]", index.start if isinstance(index.start, int) and index.start >= 0 else 0
+    return f"history[{index}]", index if isinstance(index, int) else 0
+
+
 def _reply_message(reply: Any) -> Message:
     """An assistant :class:`Message` from a text, a dict, or an SDK response (Anthropic Message / OpenAI completion)."""
     if isinstance(reply, str):
@@ -137,12 +146,14 @@ class Conversation:
         return self.messages[index]
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        raise HistoryRewriteError(f"history[{index}] was already sent; editing it rewrites the cached prefix",
-                                  _REWRITE_FIX, index=index if isinstance(index, int) else 0)
+        where, first = _where(index)
+        raise HistoryRewriteError(f"{where} was already sent; editing it rewrites the cached prefix",
+                                  _REWRITE_FIX, index=first, path=where)
 
     def __delitem__(self, index: Any) -> None:
-        raise HistoryRewriteError(f"history[{index}] was already sent; removing it rewrites the cached prefix",
-                                  _REWRITE_FIX, index=index if isinstance(index, int) else 0)
+        where, first = _where(index)
+        raise HistoryRewriteError(f"{where} was already sent; removing it rewrites the cached prefix",
+                                  _REWRITE_FIX, index=first, path=where)
 
     def to_anthropic(self) -> list[dict[str, Any]]:
         """The window as Anthropic message dicts (fresh copies)."""

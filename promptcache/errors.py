@@ -82,9 +82,9 @@ class HistoryRewriteError(PrefixStabilityError):
         index: the position of the first rewritten message in the conversation log.
     """
 
-    def __init__(self, problem: str, fix: str, *, index: int) -> None:
+    def __init__(self, problem: str, fix: str, *, index: int, path: str | None = None) -> None:
         self.index = index
-        super().__init__("history", problem, fix, path=f"history[{index}]")
+        super().__init__("history", problem, fix, path=path or f"history[{index}]")
 
 
 class WhitespaceDriftError(PrefixStabilityError):

@@ -209,14 +209,20 @@ class Prompt:
 
         return render_openai_responses(self, model, prompt_cache_key=prompt_cache_key, **params)
 
-    def to_tokens(self, tokenizer: tiktoken.Encoding | None = None, *, add_generation_prompt: bool = False) -> list[int]:
+    def to_tokens(self, tokenizer: tiktoken.Encoding | str | None = None, *,
+                  add_generation_prompt: bool = False) -> list[int]:
         """Token ids of the whole prompt under the ChatML template (see :mod:`promptcache.render.tokens`)."""
         from promptcache.render.tokens import render_tokens
 
         return render_tokens(self, tokenizer, add_generation_prompt=add_generation_prompt)
 
-    def count_tokens(self) -> int:
-        """``len(self.to_tokens())``, from memoised per-layer and per-message counts (exact, not an estimate)."""
-        from promptcache.render.tokens import prompt_token_count
+    def count_tokens(self, model: str | None = None) -> int:
+        """Tokens of the whole prompt: ``len(self.to_tokens(model))``.
 
-        return prompt_token_count(self)
+        Without ``model`` (ChatML cl100k) the count comes from memoised per-layer
+        and per-message counts (exact: ChatML encodes each message on its own);
+        with a model the whole prompt is encoded with that model's encoding.
+        """
+        from promptcache.render.tokens import prompt_token_count, render_tokens
+
+        return prompt_token_count(self) if model is None else len(render_tokens(self, model))

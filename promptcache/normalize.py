@@ -132,6 +132,16 @@ class ToolSpec:
         self.json = canonical_json_text({"description": description, "name": name, "parameters": parameters,
                                          "strict": strict})
 
+    def as_dict(self, schema_key: str, **extra: Any) -> dict[str, Any]:
+        """The tool as a provider dict with sorted keys: ``description`` (if any), ``name``, the schema under
+        ``schema_key`` (``input_schema`` / ``parameters``), ``strict`` (if set), then ``extra``."""
+        fields = {"name": self.name, schema_key: self.parameters, **extra}
+        if self.description:
+            fields["description"] = self.description
+        if self.strict is not None and "strict" not in fields:
+            fields["strict"] = self.strict
+        return dict(sorted(fields.items()))
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ToolSpec) and other.json == self.json
 

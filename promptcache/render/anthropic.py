@@ -38,12 +38,7 @@ _RESERVED_PARAMS = ("messages", "system", "tools", "model", "max_tokens")
 
 @functools.lru_cache(maxsize=4096)
 def _tool(spec: ToolSpec) -> dict[str, Any]:
-    tool: dict[str, Any] = {"description": spec.description, "input_schema": spec.parameters, "name": spec.name}
-    if not spec.description:
-        del tool["description"]
-    if spec.strict is not None:
-        tool["strict"] = spec.strict
-    return tool
+    return spec.as_dict("input_schema")
 
 
 def anthropic_tool(spec: ToolSpec) -> dict[str, Any]:

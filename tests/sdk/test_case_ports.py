@@ -92,7 +92,7 @@ def test_pc201_compress_each_turn_is_refused(lint_cases_dir, openai_client) -> N
 
     on_mention({"ts": "1.0", "text": "db-primary CPU at 95%"})
     on_mention({"ts": "1.0", "text": "still high after failover?"})
-    with pytest.raises(HistoryRewriteError, match=r"history\[slice\(None, -4, None\)\] was already sent; editing "
+    with pytest.raises(HistoryRewriteError, match=r"history\[:-4\] was already sent; editing "
                                                   r"it rewrites the cached prefix\. Fix: only append"):
         on_mention({"ts": "1.0", "text": "now replica lag too"})
     assert len(seen) == 2  # the rewritten request never left the process
