@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from promptcache.errors import HistoryRewriteError, PromptError
-from promptcache.messages import Message, Text, check_order, parse_message, parse_messages
+from promptcache.messages import Message, Text, check_order, message_from_responses, parse_message, parse_messages
 from promptcache.normalize import normalize_text
 
 if TYPE_CHECKING:
@@ -63,9 +63,12 @@ def _where(index: Any) -> tuple[str, int]:
 
 
 def _reply_message(reply: Any) -> Message:
-    """An assistant :class:`Message` from a text, a dict, or an SDK response (Anthropic Message / OpenAI completion)."""
+    """An assistant :class:`Message` from a text, a dict, or an SDK response (Anthropic Message, OpenAI chat
+    completion or Responses response)."""
     if isinstance(reply, str):
         return Message("assistant", [Text(reply)])
+    if isinstance(getattr(reply, "output", None), list) and hasattr(reply, "output_text"):  # openai Response
+        return message_from_responses(reply.output)
     choices = getattr(reply, "choices", None)
     if choices:  # openai ChatCompletion
         reply = choices[0].message

@@ -39,7 +39,8 @@ from promptcache.chatml import chatml_encoding, message_body
 from promptcache.convert import SEPARATOR
 from promptcache.errors import PromptError
 
-__all__ = ["Message", "Text", "ToolCall", "ToolResult", "check_order", "parse_message", "parse_messages"]
+__all__ = ["Message", "Text", "ToolCall", "ToolResult", "check_order", "message_from_responses", "parse_message",
+           "parse_messages"]
 
 
 class Text:
@@ -300,6 +301,26 @@ def parse_message(item: Any, where: str = "message") -> Message:
     if not blocks:
         raise PromptError(where, f"empty {role} message", "drop it or give it text")
     return Message(role, blocks)
+
+
+def message_from_responses(output: Iterable[Any], where: str = "reply") -> Message:
+    """The assistant :class:`Message` of an OpenAI Responses ``output`` list (``message`` and ``function_call``
+    items; reasoning items are not part of the conversation and are skipped).
+
+    Raises:
+        PromptError: an output without text or tool calls.
+    """
+    texts: list[Block] = []
+    calls: list[Block] = []
+    for j, raw in enumerate(output):
+        item, at = _as_dict(raw), f"{where}.output[{j}]"
+        if item.get("type") == "message":
+            texts.extend(Text(p["text"]) for p in item.get("content") or () if p.get("type") == "output_text" and p["text"])
+        elif item.get("type") == "function_call":
+            calls.append(ToolCall(str(item.get("call_id")), str(item.get("name")), *_arguments(item.get("arguments"), at)))
+    if not texts and not calls:
+        raise PromptError(where, "the response has no text and no function call", "pass the model's response")
+    return Message("assistant", texts + calls)
 
 
 def parse_messages(items: Iterable[Any], where: str = "history") -> list[Message]:

@@ -180,7 +180,12 @@ def test_replies_from_sdk_response_objects() -> None:
         "id": "c", "object": "chat.completion", "created": 1, "model": "gpt-4.1", "choices": [
             {"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": None, "tool_calls": [
                 {"id": "call_1", "type": "function", "function": {"name": "track", "arguments": '{"parcel":7}'}}]}}]})
-    for reply, call_id in ((a, "toolu_1"), (o, "call_1")):
+    r = openai.types.responses.Response.model_validate({
+        "id": "resp_1", "object": "response", "created_at": 1, "model": "gpt-4.1", "status": "completed",
+        "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], "output": [
+            {"type": "reasoning", "id": "rs_1", "summary": []},
+            {"type": "function_call", "id": "fc_1", "call_id": "call_r", "name": "track", "arguments": '{"parcel":7}'}]})
+    for reply, call_id in ((a, "toolu_1"), (o, "call_1"), (r, "call_r")):
         conversation = Conversation([{"role": "user", "content": "Where is parcel 7?"}])
         conversation.add_assistant(reply)
         assert [c.id for c in conversation[-1].tool_calls] == [call_id]
