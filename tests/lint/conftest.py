@@ -8,12 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from promptcache.cli import main
-from promptcache.lint.config import LintConfig
-from promptcache.lint.filelint import lint_bytes
-from promptcache.lint.registry import discover
+from lint_support import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from promptcache.cli import main
+from promptcache.lint.registry import discover
 
 
 def _corpus_files() -> list[Path]:
@@ -33,12 +31,6 @@ def pytest_generate_tests(metafunc):
 def all_rules():
     """Every registered rule class by code."""
     return discover()
-
-
-def lint_text(code: str, rules=None, *, prompt_module: bool = False, config: LintConfig | None = None, path: str = "case.py"):
-    """Lint one source text with ``rules`` (default: all) and return the findings."""
-    chosen = [r for r in (rules or discover().values()) if r.code != "PC901"]
-    return lint_bytes(code.encode("utf-8"), path, chosen, config or LintConfig(), prompt_module).findings
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import lint_text
+from lint_support import lint_text
 
 from promptcache.lint.config import ConfigError, LintConfig, from_table, load_config
 from promptcache.lint.finding import Severity

@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from conftest import lint_text
+from lint_support import lint_text
 
 HEAD = """\
 import textwrap, time, uuid, random, json

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import REPO_ROOT
+from lint_support import REPO_ROOT
 
 from promptcache.lint.config import LintConfig
 from promptcache.lint.runner import lint_paths

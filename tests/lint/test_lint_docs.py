@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import REPO_ROOT
+from lint_support import REPO_ROOT
 from promptcache.lint.registry import discover
 
 SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## When it does not fire")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import lint_text  # tests/lint/conftest.py
+from lint_support import lint_text
 
 from promptcache.lint.registry import discover
 from promptcache.lint.rule import Invalid, LintRule, Valid
