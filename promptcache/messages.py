@@ -144,10 +144,12 @@ class Message:
 
     @property
     def tool_calls(self) -> tuple[ToolCall, ...]:
+        """The assistant's tool calls, in order (empty for user messages)."""
         return tuple(b for b in self.blocks if isinstance(b, ToolCall))
 
     @property
     def tool_results(self) -> tuple[ToolResult, ...]:
+        """The tool results this user message sends back, in order (empty for assistant messages)."""
         return tuple(b for b in self.blocks if isinstance(b, ToolResult))
 
     def to_anthropic(self) -> dict[str, Any]:

@@ -31,7 +31,7 @@ def count_markers(body: dict) -> int:
     return json.dumps(body).count('"cache_control"')
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(turns=turns, tools=st.booleans(), document=st.booleans(), example=st.booleans(),
        ttl=st.sampled_from([{}, {"system": "1h"}, {"documents": "1h"}, {"system": "1h", "history": "5m"}]),
        model=st.sampled_from(MODELS), automatic=st.booleans())
