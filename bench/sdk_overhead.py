@@ -14,8 +14,8 @@ history are reused, as in a running app. Reported in microseconds per request
 - tokenisation: ``to_tokens()`` (the whole prompt through ChatML / cl100k) and
   ``count_tokens()`` (memoised per layer and per message; only the new turn is encoded).
 
-Goal: the builder's own work (build with a shared base + ``to_anthropic``),
-excluding tokenisation, under 1,000 us per request. The first request of a
+Goal: the builder's own work (build + ``to_anthropic``), excluding
+tokenisation, under 1,000 us per request; reported for both build patterns. The first request of a
 process pays the one-off normalisation and counting of the stable layers; it
 is reported separately (``first request``).
 
@@ -127,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         "count_tokens (memoised)": per_request(lambda i: count_prompts[i].count_tokens(), args.requests),
     }
     builder_us = rows["build (shared base)"] + rows["to_anthropic (with planner)"]
+    naive_us = rows["build (all layers per request)"] + rows["to_anthropic (with planner)"]
     result = {
         "benchmark": "sdk_overhead",
         "workload": {"tools": len(first_prompt.tools), "document_tokens": len(chatml_encoding().encode(document)),
@@ -134,9 +135,11 @@ def main(argv: list[str] | None = None) -> int:
         "us_per_request": {name: round(value, 1) for name, value in rows.items()},
         "first_request_us": round(first_us, 1),
         "builder_us_per_request": round(builder_us, 1),
+        "builder_all_layers_us_per_request": round(naive_us, 1),
         "tokenisation_us_per_request": round(rows["to_tokens (whole prompt)"], 1),
         "goal": "build + to_anthropic under 1000 us per request, excluding tokenisation",
         "goal_met": builder_us < 1000,
+        "goal_met_all_layers_per_request": naive_us < 1000,
     }
     print(json.dumps(result, indent=2))
     print()
@@ -146,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:<34} {value:>12.1f}")
     print("-" * 47)
     print(f"{'builder (build + to_anthropic)':<34} {builder_us:>12.1f}   goal < 1000: {'met' if builder_us < 1000 else 'NOT met'}")
+    print(f"{'builder, all layers per request':<34} {naive_us:>12.1f}   goal < 1000: "
+          f"{'met' if naive_us < 1000 else 'NOT met'}")
     print(f"{'first request (cold caches)':<34} {first_us:>12.1f}")
     return 0
 

@@ -178,8 +178,16 @@ def _tool_fields(tool: Mapping[str, Any], item: str) -> tuple[Any, Any, Any, Any
     return body.get("name"), body.get("description"), body.get(schema_key), body.get("strict")
 
 
+_SPECS: dict[str, ToolSpec] = {}
+_SPECS_MAX = 4096
+
+
 def tool_spec(tool: Mapping[str, Any] | ToolSpec, index: int = 0) -> ToolSpec:
     """Parse a tool dict in Anthropic, OpenAI Chat or OpenAI Responses shape into a :class:`ToolSpec`.
+
+    Memoised by the dict's ``repr`` (exact for plain JSON data: key order,
+    types and values all show in it), so an app that passes the same tool
+    dicts on every request canonicalises each once per process.
 
     Raises:
         PromptError: naming ``tools[index]`` (and the tool's name when it has
@@ -188,6 +196,19 @@ def tool_spec(tool: Mapping[str, Any] | ToolSpec, index: int = 0) -> ToolSpec:
     """
     if isinstance(tool, ToolSpec):
         return tool
+    key = repr(tool) if type(tool) is dict else None
+    found = _SPECS.get(key) if key is not None else None
+    if found is not None:
+        return found
+    spec = _parse_tool(tool, index)
+    if key is not None:
+        if len(_SPECS) >= _SPECS_MAX:
+            _SPECS.clear()
+        _SPECS[key] = spec
+    return spec
+
+
+def _parse_tool(tool: Any, index: int) -> ToolSpec:
     item = f"tools[{index}]"
     if not isinstance(tool, Mapping):
         raise PromptError(item, f"a tool must be a dict, not {type(tool).__name__}", "pass a tool definition dict")
