@@ -8,6 +8,7 @@ what to do.
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -22,6 +23,9 @@ from promptcache.lint.index import Indexer
 from promptcache.lint.positions import node_ranges
 from promptcache.lint.rule import LintRule
 from promptcache.lint.walk import TreeFacts, walk
+
+
+_RECURSION_LIMIT = 30_000
 
 
 @dataclass
@@ -85,22 +89,31 @@ def lint_bytes(
     """Lint the contents of one file with ``rules`` (selected rule classes).
 
     ``path`` is the display path used in findings. Returns findings sorted by
-    (line, column, code), suppressions applied.
+    (line, column, code), suppressions applied. Never raises for bad input.
     """
     skip = suppression.file_noqa(data)
     if skip is None:
         return FileResult(path)
-    parsed = parse(data, path)
-    if isinstance(parsed, Finding):
-        return FileResult(path, [parsed] if skip is False or parsed.code not in skip else [])
-    module = parsed
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))  # long `a + b + ...` chains nest one level per operand
+    try:
+        parsed = parse(data, path)
+        if isinstance(parsed, Finding):
+            return FileResult(path, [parsed] if skip is False or parsed.code not in skip else [])
+        try:
+            return _lint_module(parsed, data, path, rules, config, prompt_module, skip)
+        except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
+            reason = f"promptcache could not analyse this file ({type(exc).__name__}: {exc}); please report it"
+            return FileResult(path, [unparsable(path, reason)], True)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prompt_module, skip) -> FileResult:
     indexer = Indexer()
     facts = TreeFacts()
     context = FileContext(path, module, config, indexer.index, facts, prompt_module)
-    try:
-        walk(module, [indexer, *(rule(context) for rule in rules)], facts)
-    except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
-        return FileResult(path, [unparsable(path, f"promptcache could not analyse this file ({type(exc).__name__}: {exc}); please report it")], True)
+    walk(module, [indexer, *(rule(context) for rule in rules)], facts)
     if not context.reports:
         return FileResult(path, [], True)
     targets = [r.node for r in context.reports]
@@ -133,8 +146,7 @@ def lint_bytes(
             fix=_fix(report.fix, ranges),
         )
         findings.setdefault((finding.code, finding.line), finding)
-    ordered = sorted(findings.values(), key=lambda f: f.sort_key)
-    return FileResult(path, ordered, True)
+    return FileResult(path, sorted(findings.values(), key=lambda f: f.sort_key), True)
 
 
 def _fix(fix, ranges) -> Fix | None:

@@ -199,7 +199,9 @@ class Turns:
                 ):
                     out.append((call, "deque(maxlen=...)"))
             for sub in descendants(b.value, cst.Subscript):
-                if self.ref_of(sub.value, b.scope) == ref and _front_window(sub) and self._unguarded_turn(b.node):
+                source = self.ref_of(sub.value, b.scope)
+                moving = (source == ref and _front_window(sub)) or (source in self.history_refs and _sliding(sub))
+                if moving and self._unguarded_turn(b.node):
                     out.append((sub, self.flow.code(sub)))
         return out
 

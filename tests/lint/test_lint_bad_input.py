@@ -90,3 +90,10 @@ def test_fifo_named_py_is_reported_not_read(tmp_path, run_cli):
     assert code == 2
     assert "pipe.py:1:1: PC901" in out and "not a regular file" in out
     assert "PC101" in out
+
+
+def test_deeply_nested_expression_is_analysed_not_reported(write_tree, run_cli):
+    terms = " + ".join(f'"part {i}. "' for i in range(1500))  # deeper than Python's default recursion limit
+    root = write_tree({"deep.py": f"import anthropic\nSYSTEM_PROMPT = {terms} + 'end.'\n"})
+    code, out, _ = run_cli("lint", root)
+    assert code == 0, out

@@ -139,3 +139,15 @@ def test_a_prompt_module_that_also_passes_the_prefilter_keeps_its_constants():
     code = "import time\nPREAMBLE = f'Started {time.time()}'\nNOTE = 'cache_control is set by the caller'\n"
     assert lint_text(code) == []
     assert [f.code for f in lint_text(code, prompt_module=True)] == ["PC101"]
+
+
+def test_window_copied_into_the_sent_list_is_a_sliding_window():
+    code = HEAD + (
+        "def turn(history, text):\n"
+        "    messages = [{'role': 'system', 'content': 'Help.'}] + history[-10:]\n"
+        "    return client.messages.create(model='m', messages=messages)\n"
+        "def guarded(history, text):\n"
+        "    recent = history[-10:] if len(history) > 50 else history\n"
+        "    return client.messages.create(model='m', messages=recent)\n"
+    )
+    assert [(f.code, f.line) for f in lint_text(code)] == [("PC203", 8)]
