@@ -325,4 +325,4 @@ def _dedupe(issues: list[Issue]) -> list[Issue]:
     return out
 
 
-__all__ = ["EMPTY", "FlowAnalysis", "Issue", "Slot"]
+__all__ = ["FlowAnalysis", "Issue", "Slot"]
