@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import VOCAB, random_tokens
+from backend_support import VOCAB, random_tokens
 
 from local_backend import (
     DuplicateRequestError,

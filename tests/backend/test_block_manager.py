@@ -4,7 +4,7 @@ eviction under pressure, de-duplication, salt isolation, refused reset."""
 from __future__ import annotations
 
 import pytest
-from helpers import admit, compute_all, make_request
+from backend_support import admit, compute_all, make_request
 
 from local_backend.hashing import hash_block_tokens, root_extra_keys
 from local_backend.kv_cache_manager import KVCacheManager

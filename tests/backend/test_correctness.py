@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from conftest import random_tokens
+from backend_support import random_tokens
 
 from local_backend import LocalEngine, SamplingParams
 

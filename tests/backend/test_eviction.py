@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import admit, compute_all, make_request
+from backend_support import admit, compute_all, make_request
 
 from local_backend.block_pool import KVCacheBlock
 from local_backend.eviction import LFUPolicy, LRUPolicy, PriorityPolicy, make_policy

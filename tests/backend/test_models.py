@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import VOCAB, random_tokens, tiny_llama, tiny_qwen2
+from backend_support import VOCAB, random_tokens, tiny_llama, tiny_qwen2
 
 from local_backend import LocalEngine, SamplingParams
 from local_backend.embedded import EMBEDDED_MODEL_NAME, EMBEDDED_NOTICE

@@ -8,7 +8,7 @@ exactly, on the shared-system-prompt, few-shot, multi-turn and branching workloa
 from __future__ import annotations
 
 import pytest
-from conftest import VOCAB
+from backend_support import VOCAB
 
 from local_backend import LocalEngine
 from local_backend.oracle import PrefixTrieOracle

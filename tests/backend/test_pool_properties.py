@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from helpers import make_request
+from backend_support import make_request
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

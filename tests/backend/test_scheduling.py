@@ -3,7 +3,7 @@ token budget, and batching of segments."""
 
 from __future__ import annotations
 
-from conftest import random_tokens
+from backend_support import random_tokens
 
 from local_backend import LocalEngine, SamplingParams
 from local_backend.model_runner import Segment, group_segments
