@@ -88,13 +88,18 @@ class LocalEngine:
             torch.set_num_threads(cfg.num_threads)
         self.loaded = load_model(model, tokenizer, cfg.device, cfg.dtype)
         lm = self.loaded
-        self.bytes_per_block = KVStore.bytes_per_block(lm.num_layers, block_size, lm.num_kv_heads, lm.head_dim, lm.dtype)
+        self.bytes_per_block = KVStore.bytes_per_block(lm.num_layers, block_size, lm.num_kv_heads, lm.head_dim,
+                                                       lm.dtype)
         self.num_blocks = cfg.resolve_num_blocks(self.bytes_per_block)
         if cfg.max_model_len is not None and cfg.max_model_len > lm.max_context:
-            raise ValueError(f"max_model_len={cfg.max_model_len} exceeds the model's context of {lm.max_context} tokens")
+            raise ValueError(
+                f"max_model_len={cfg.max_model_len} exceeds the model's context of {lm.max_context} tokens"
+            )
         self.max_model_len = min(cfg.max_model_len or lm.max_context, self.num_blocks * block_size)
-        self.kv = KVCacheManager(self.num_blocks, block_size, cfg.eviction, cfg.enable_prefix_caching, cfg.verify_hits)
-        self.store = KVStore(lm.num_layers, self.num_blocks, block_size, lm.num_kv_heads, lm.head_dim, lm.dtype, lm.device)
+        self.kv = KVCacheManager(self.num_blocks, block_size, cfg.eviction, cfg.enable_prefix_caching,
+                                 cfg.verify_hits)
+        self.store = KVStore(lm.num_layers, self.num_blocks, block_size, lm.num_kv_heads, lm.head_dim, lm.dtype,
+                             lm.device)
         self.runner = ModelRunner(lm.model, self.store, block_size)
         eos = lm.tokenizer.eos_token_ids if lm.tokenizer is not None else _config_eos(lm.model.config)
         self.scheduler = Scheduler(

@@ -162,4 +162,5 @@ def load_model(
         hf_model.set_attn_implementation("sdpa")
     layers, kv_heads, head_dim, context = _geometry(hf_model.config)
     vocab = hf_model.get_input_embeddings().weight.shape[0]
-    return LoadedModel(hf_model, tok, name, fingerprint, dev, dt, vocab, layers, kv_heads, head_dim, context, is_embedded)
+    return LoadedModel(hf_model, tok, name, fingerprint, dev, dt, vocab, layers, kv_heads, head_dim, context,
+                       is_embedded)

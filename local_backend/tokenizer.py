@@ -77,7 +77,8 @@ class ChatMLTokenizer:
         tools: Sequence[Mapping[str, Any]] | None = None,
         add_generation_prompt: bool = True,
     ) -> list[int]:
-        return encode_chatml(messages, tools=tools, add_generation_prompt=add_generation_prompt, encoding=self._encoding)
+        return encode_chatml(messages, tools=tools, add_generation_prompt=add_generation_prompt,
+                             encoding=self._encoding)
 
 
 class HFTokenizer:

@@ -68,7 +68,8 @@ class WorkloadResult:
     def as_dict(self) -> dict[str, float | int | str]:
         return {"workload": self.name, "requests": len(self.requests), "prompt_tokens": self.prompt_tokens,
                 "cached_tokens": self.cached_tokens, "oracle_tokens": self.oracle_tokens,
-                "working_set_tokens": self.working_set_tokens, "hit_rate": self.hit_rate, "oracle_hit_rate": self.oracle_hit_rate,
+                "working_set_tokens": self.working_set_tokens, "hit_rate": self.hit_rate,
+                "oracle_hit_rate": self.oracle_hit_rate,
                 "hit_over_oracle": self.hit_over_oracle}
 
 
