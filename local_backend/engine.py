@@ -18,6 +18,7 @@ serving the other requests.
 from __future__ import annotations
 
 import itertools
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -337,23 +338,26 @@ def _config_eos(config: Any) -> tuple[int, ...]:
 
 
 def _as_prompt_list(prompts: Prompt | Sequence[Prompt]) -> list[Prompt]:
-    if isinstance(prompts, str):
+    if isinstance(prompts, str) or getattr(prompts, "ndim", None) == 1:  # text, or one 1-D array of ids
         return [prompts]
     prompts = list(prompts)
-    if prompts and all(isinstance(p, int) and not isinstance(p, bool) for p in prompts):
+    if prompts and all(isinstance(p, numbers.Integral) and not isinstance(p, bool) for p in prompts):
         return [prompts]  # one prompt given as token ids
     return prompts
 
 
 def _check_token_ids(prompt: Any, vocab_size: int) -> list[int]:
+    if hasattr(prompt, "tolist") and getattr(prompt, "ndim", 1) == 1:  # a 1-D numpy array or torch tensor
+        prompt = prompt.tolist()
     if not isinstance(prompt, Sequence) or isinstance(prompt, (bytes, bytearray)):
         raise InvalidRequestError(f"a prompt is text or a list of token ids, not {type(prompt).__name__}")
     ids = list(prompt)
     if not ids:
         raise EmptyPromptError("the prompt is empty: send at least one token")
     for position, token in enumerate(ids):
-        if isinstance(token, bool) or not isinstance(token, int):
+        if isinstance(token, bool) or not isinstance(token, numbers.Integral):
             raise InvalidRequestError(f"token ids must be integers; position {position} holds {token!r}")
+        ids[position] = token = int(token)  # numpy integers included
         if not 0 <= token < vocab_size:
             raise OutOfVocabularyError(
                 f"token id {token} at position {position} is outside the model's vocabulary [0, {vocab_size})"

@@ -68,6 +68,17 @@ def test_malformed_prompts_are_rejected_and_nothing_is_queued(engine, prompt, er
     _serves(engine)
 
 
+def test_numpy_and_torch_token_ids_are_accepted(engine):
+    import numpy as np
+    import torch
+
+    tokens = random_tokens(20, seed=9)
+    for prompt in (np.array(tokens, dtype=np.int64), torch.tensor(tokens), [np.int32(t) for t in tokens]):
+        for prompts in ([prompt], prompt):
+            (out,) = engine.generate(prompts, SamplingParams(max_tokens=1))
+            assert out.prompt_token_ids == tokens and all(type(t) is int for t in out.prompt_token_ids)
+
+
 def test_generate_checks_every_prompt_before_queuing_any(engine):
     with pytest.raises(EmptyPromptError):
         engine.generate([random_tokens(10, seed=6), []])
