@@ -100,9 +100,10 @@ class StepOutput:
     """What one :meth:`LocalEngine.step` produced for one request.
 
     Attributes:
-        new_token_ids: tokens sampled this step (one, or none for an abort).
+        new_token_ids: the token sampled this step (one).
         finished / finish_reason / stop_reason: set on the request's last step
-            (``"stop"``, ``"length"`` or ``"abort"``; the stop token id).
+            (``"stop"`` or ``"length"``; the stop token id). An aborted request
+            produces no more step outputs (``abort_request`` returns True).
         num_cached_tokens: the request's prefix hit (tokens), known from its first step.
         prompt_tokens: prompt length in tokens.
         ttft: seconds from arrival to the first token.
