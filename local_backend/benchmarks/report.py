@@ -25,7 +25,7 @@ def summary_table(results: dict[str, Any]) -> Table:
         "throughput": lambda r: (f"{r['speed_vs_generate_batch']:.2f}x generate_batch, "
                                  f"{r['speed_vs_generate_loop']:.2f}x generate loop"),
         "no_reuse": lambda r: (f"on {r['seconds_caching_on']:.2f} s vs off {r['seconds_caching_off']:.2f} s "
-                               f"({r['overhead'] * 100:+.1f}%)"),
+                               f"({r['overhead'] * 100:+.1f}%; median paired {r['median_paired_ratio']:.3f})"),
         "fragmentation": lambda r: (f"peak {r['peak']['internal_fragmentation'] * 100:.2f}% "
                                     f"({r['peak']['running']} running), decode peak "
                                     f"{r['decode_peak']['internal_fragmentation'] * 100:.2f}%, decode mean "

@@ -12,8 +12,9 @@ stop), same model, same prompts, best of 3 (runs interleaved):
   its defaults size the cache from free memory and ran 3-5x slower).
 
 No-reuse control: 6 random 1,024-token prompts with nothing in common, the
-engine with prefix caching on vs off (runs interleaved, best of 5): caching
-must cost under 5%.
+engine with prefix caching on vs off (after an untimed warm-up of both, runs
+interleaved in alternating order, best of 7; the median of paired run ratios is
+reported too): caching must cost under 5%.
 """
 
 from __future__ import annotations
@@ -97,21 +98,23 @@ def shared_prefix(model: object, hf_model, quick: bool) -> dict:
 def no_reuse_control(model: object, quick: bool) -> dict:
     rng = random.Random(12)
     n, length, new_tokens = (3, 128, 4) if quick else (6, 1024, 16)
-    repeats = 1 if quick else 5
+    repeats = 1 if quick else 7
     prompts = [random_prompt(rng, length) for _ in range(n)]
     engines = {"prefix caching on": LocalEngine(model, kv_cache_mb=256),
                "prefix caching off": LocalEngine(model, kv_cache_mb=256, enable_prefix_caching=False)}
-    for engine in engines.values():
-        _engine_run(engine, prompts[:1], 1)
-    best = {name: float("inf") for name in engines}
+    for engine in engines.values():  # untimed warm-up on the same shapes: first-call costs hit neither side
+        _engine_run(engine, prompts, new_tokens)
+    times: dict[str, list[float]] = {name: [] for name in engines}
     for repeat in range(repeats):  # interleaved, order alternating, so drift in machine load hits both alike
         for name, engine in (engines.items() if repeat % 2 == 0 else reversed(engines.items())):
             start = time.perf_counter()
             _engine_run(engine, prompts, new_tokens)
-            best[name] = min(best[name], time.perf_counter() - start)
+            times[name].append(time.perf_counter() - start)
+    on, off = times["prefix caching on"], times["prefix caching off"]
     hits = engines["prefix caching on"].stats()["prefix_cache"]["hits"]
-    overhead = best["prefix caching on"] / best["prefix caching off"] - 1.0
+    overhead = min(on) / min(off) - 1.0
+    paired = sorted(a / b for a, b in zip(on, off))
     return {"target": "caching on within 5% of caching off", "passed": overhead <= 0.05,
             "prompts": n, "prompt_tokens": length, "new_tokens": new_tokens, "hit_tokens": hits,
-            "seconds_caching_on": best["prefix caching on"], "seconds_caching_off": best["prefix caching off"],
-            "overhead": overhead}
+            "seconds_caching_on": min(on), "seconds_caching_off": min(off), "overhead": overhead,
+            "median_paired_ratio": paired[len(paired) // 2], "runs_caching_on": on, "runs_caching_off": off}
