@@ -19,6 +19,7 @@ setup: $(VENV)/.installed
 
 demo: setup
 	$(BIN)/promptcache lint examples/lint_demo --output-format full --exit-zero
+	$(BIN)/promptcache demo
 
 test: setup
 	$(BIN)/python -m pytest -q

@@ -24,6 +24,9 @@ COMMANDS: dict[str, str] = {
     "simulate": "promptcache.commands.simulate:simulate",
     "diff": "promptcache.commands.diff:diff",
     "engine-bench": "promptcache.commands.engine_bench:engine_bench",
+    "serve": "promptcache.commands.serve:serve",
+    "verify": "promptcache.commands.verify:verify",
+    "demo": "promptcache.commands.demo:demo",
 }
 
 

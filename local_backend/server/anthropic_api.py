@@ -1,0 +1,143 @@
+"""Anthropic-compatible endpoints: ``POST /v1/messages`` (streaming and not) and ``/v1/messages/count_tokens``.
+
+The body is converted to an OpenAI chat body (:func:`promptcache.convert.anthropic_to_openai`)
+and rendered through the model's chat template, tools and tool calls included.
+Usage is mapped from the engine's prefix hit by the request's ``cache_control``
+markers (:func:`~local_backend.server.prompt.anthropic_usage`); the raw hit
+is in the ``x-promptcache-cached-tokens`` header. More than 4 breakpoints is a
+400, as at the real API. Streaming follows the Messages streaming event
+sequence: ``message_start``, ``content_block_start``, ``ping``,
+``content_block_delta``..., ``content_block_stop``, ``message_delta``,
+``message_stop`` (Anthropic docs, "Streaming Messages").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+
+from local_backend.server.errors import bad_request
+from local_backend.server.generation import ClientDisconnected, Generation
+from local_backend.server.openai_api import CACHED_TOKENS_HEADER, CLIENT_CLOSED
+from local_backend.server.params import flag, integer, read_json, sampling_params, string_list
+from local_backend.server.prompt import ChatPrompt, anthropic_prompt, anthropic_usage
+from local_backend.server.state import ServerState, new_id
+
+router = APIRouter()
+
+STOP_REASONS = {"stop": "end_turn", "length": "max_tokens"}
+
+
+def check_messages(messages: Any) -> None:
+    """Validate Anthropic ``messages`` as the Messages API does.
+
+    Consecutive turns of one role are allowed (the API combines them).
+
+    Raises:
+        APIError: 400 for a missing or empty list, a role other than user /
+            assistant, content that is neither a string nor a list of blocks,
+            or a ``tool_result`` whose ``tool_use_id`` is not a ``tool_use`` of
+            the previous assistant turn.
+    """
+    if messages is None:
+        raise bad_request("messages: Field required")
+    if not isinstance(messages, list) or not messages:
+        raise bad_request("messages: must be a non-empty list of turns")
+    previous_tool_uses: set[str] = set()
+    for i, message in enumerate(messages):
+        path = f"messages.{i}"
+        if not isinstance(message, Mapping):
+            raise bad_request(f"{path}: a message must be an object with 'role' and 'content'")
+        role, content = message.get("role"), message.get("content")
+        if role not in ("user", "assistant"):
+            raise bad_request(f"{path}.role: Input should be 'user' or 'assistant' (got {role!r}); "
+                              "put system text in the top-level 'system' field")
+        if isinstance(content, str):
+            previous_tool_uses = set()
+            continue
+        if not isinstance(content, list) or not all(isinstance(b, Mapping) for b in content):
+            raise bad_request(f"{path}.content: expected a string or a list of content blocks")
+        uses = set()
+        for j, block in enumerate(content):
+            kind = block.get("type")
+            if kind == "tool_result" and block.get("tool_use_id") not in previous_tool_uses:
+                raise bad_request(f"{path}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                                  f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding "
+                                  "`tool_use` block in the previous message.")
+            if kind == "tool_use" and role == "assistant":
+                uses.add(block.get("id"))
+        previous_tool_uses = uses
+
+
+def _prompt(state: ServerState, body: Mapping[str, Any]) -> ChatPrompt:
+    check_messages(body.get("messages"))
+    system = body.get("system")
+    if system is not None and not isinstance(system, (str, list)):
+        raise bad_request("system: expected a string or a list of text blocks")
+    return anthropic_prompt(state.tokenizer, body)
+
+
+@router.post("/v1/messages")
+async def messages(request: Request) -> Response:
+    state: ServerState = request.app.state.server
+    body = await read_json(request)
+    model = state.check_model(body.get("model"))
+    max_tokens = integer(body, "max_tokens", minimum=1)
+    if max_tokens is None:
+        raise bad_request("max_tokens: Field required")
+    prompt = _prompt(state, body)
+    params = sampling_params(body, max_tokens, top_k_key="top_k")
+    stream = flag(body, "stream")
+    gen = Generation(state, new_id("msg_"), prompt.token_ids, params, stop=string_list(body, "stop_sequences"),
+                     http_request=request)
+    try:
+        await gen.start()
+    except ClientDisconnected:
+        return Response(status_code=CLIENT_CLOSED)
+    headers = {CACHED_TOKENS_HEADER: str(gen.cached_tokens)}
+    if stream:
+        return StreamingResponse(_events(gen, model, prompt), media_type="text/event-stream", headers=headers)
+    text = await gen.text()
+    return JSONResponse({
+        "id": gen.request_id, "type": "message", "role": "assistant", "model": model,
+        "content": [{"type": "text", "text": text}] if text else [],
+        "stop_reason": _stop_reason(gen), "stop_sequence": gen.stop_string,
+        "usage": anthropic_usage(gen.prompt_tokens, gen.cached_tokens, prompt.breakpoints, gen.output_tokens),
+    }, headers=headers)
+
+
+def _stop_reason(gen: Generation) -> str:
+    return "stop_sequence" if gen.stop_string is not None else STOP_REASONS.get(gen.finish_reason or "", "end_turn")
+
+
+def _event(kind: str, payload: dict[str, Any]) -> str:
+    return f"event: {kind}\ndata: {json.dumps({'type': kind, **payload}, ensure_ascii=False)}\n\n"
+
+
+async def _events(gen: Generation, model: str, prompt: ChatPrompt) -> AsyncIterator[str]:
+    usage = anthropic_usage(gen.prompt_tokens, gen.cached_tokens, prompt.breakpoints, 1)
+    yield _event("message_start", {"message": {
+        "id": gen.request_id, "type": "message", "role": "assistant", "model": model, "content": [],
+        "stop_reason": None, "stop_sequence": None, "usage": usage}})
+    yield _event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}})
+    yield _event("ping", {})
+    async for text in gen.deltas():
+        yield _event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": text}})
+    yield _event("content_block_stop", {"index": 0})
+    final = anthropic_usage(gen.prompt_tokens, gen.cached_tokens, prompt.breakpoints, gen.output_tokens)
+    yield _event("message_delta", {"delta": {"stop_reason": _stop_reason(gen), "stop_sequence": gen.stop_string},
+                                   "usage": final})
+    yield _event("message_stop", {})
+
+
+@router.post("/v1/messages/count_tokens")
+async def count_tokens(request: Request) -> dict[str, int]:
+    """Prompt tokens of a Messages body under this server's chat template (``{"input_tokens": N}``)."""
+    state: ServerState = request.app.state.server
+    body = await read_json(request)
+    state.check_model(body.get("model"))
+    return {"input_tokens": len(_prompt(state, body).token_ids)}

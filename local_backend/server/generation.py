@@ -1,0 +1,163 @@
+"""One generation as the HTTP handlers see it: submit, wait for the first token, stream text, clean up.
+
+:class:`Generation` wraps an engine request on the :class:`EngineLoop`:
+
+* :meth:`Generation.start` submits it and waits for its first step output
+  (the prefill), so the handler knows the prefix hit (``cached_tokens``, the
+  ``x-promptcache-cached-tokens`` header) and any refusal *before* it sends a
+  status line; a client that disconnects meanwhile aborts the request;
+* :meth:`Generation.deltas` yields text as it becomes final (stop strings
+  applied; a matched stop string aborts the engine request);
+* leaving the iteration early (client gone, stream cancelled) aborts the
+  engine request, freeing its KV blocks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING
+
+from local_backend.errors import InvalidRequestError, PromptTooLongError
+from local_backend.sampling_params import SamplingParams
+from local_backend.server.detokenizer import IncrementalDetokenizer
+from local_backend.server.engine_loop import EngineFailure
+from local_backend.server.errors import APIError
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+
+    from local_backend.server.state import ServerState
+
+DISCONNECT_POLL_S = 0.25
+"""How often a handler waiting for the first token checks whether its client is still there (seconds)."""
+
+
+class ClientDisconnected(Exception):
+    """The client closed the connection before the first token; the engine request was aborted."""
+
+
+class Generation:
+    """An engine request driven from a request handler.
+
+    Args:
+        state: the server state (engine loop, tokenizer, metrics).
+        request_id: unique id (``chatcmpl-...``, ``msg_...``).
+        prompt_token_ids: the prompt.
+        params: sampling parameters.
+        stop: stop strings.
+        cache_salt: isolates this request's cached blocks (vLLM's ``cache_salt``).
+        http_request: the Starlette request, to notice a client going away.
+
+    After :meth:`start`: ``prompt_tokens``, ``cached_tokens`` (the engine's
+    prefix hit, tokens) and ``ttft`` (seconds); after the deltas are consumed:
+    ``output_tokens``, ``finish_reason`` (``"stop"``, ``"length"``) and
+    ``stop_string`` (the stop string that ended it, if any).
+    """
+
+    def __init__(self, state: ServerState, request_id: str, prompt_token_ids: list[int], params: SamplingParams,
+                 *, stop: Sequence[str] = (), cache_salt: str | None = None,
+                 http_request: Request | None = None) -> None:
+        self.state = state
+        self.request_id = request_id
+        self.prompt_token_ids = prompt_token_ids
+        self.params = params
+        self.cache_salt = cache_salt
+        self.http_request = http_request
+        self.detokenizer = IncrementalDetokenizer(state.tokenizer, stop)
+        self.prompt_tokens = len(prompt_token_ids)
+        self.cached_tokens = 0
+        self.output_tokens = 0
+        self.ttft: float | None = None
+        self.finish_reason: str | None = None
+        self.stop_string: str | None = None
+        self._first = None
+        self._stream = None
+        self._done = False
+        self._started = time.perf_counter()
+
+    async def start(self) -> None:
+        """Submit and wait for the first token.
+
+        Raises:
+            APIError: 400 when the engine refuses the prompt or parameters
+                (``context_length_exceeded`` for a prompt that does not fit),
+                500 when the engine fails.
+            ClientDisconnected: the client left while the prompt was being computed.
+        """
+        loop = self.state.loop
+        self._stream = loop.submit(self.request_id, self.prompt_token_ids, self.params, cache_salt=self.cache_salt)
+        while True:
+            try:
+                first = await self._stream.next(timeout=DISCONNECT_POLL_S)
+                break
+            except asyncio.TimeoutError:
+                if self.http_request is not None and await self.http_request.is_disconnected():
+                    self.abort()
+                    raise ClientDisconnected(self.request_id) from None
+            except asyncio.CancelledError:
+                self.abort()
+                raise
+            except PromptTooLongError as exc:
+                self._done = True
+                raise APIError(400, str(exc), param="messages", code="context_length_exceeded") from exc
+            except InvalidRequestError as exc:
+                self._done = True
+                raise APIError(400, str(exc)) from exc
+            except EngineFailure as exc:
+                self._done = True
+                raise APIError(500, str(exc)) from exc
+        self._first = first
+        self.cached_tokens = first.num_cached_tokens
+        self.prompt_tokens = first.prompt_tokens
+        self.ttft = first.ttft if first.ttft is not None else time.perf_counter() - self._started
+        self.state.metrics.observe_ttft(self.ttft)
+
+    async def deltas(self) -> AsyncIterator[str]:
+        """Text deltas until the request finishes (call after :meth:`start`).
+
+        Raises:
+            APIError: 500 when the engine fails mid-generation.
+        """
+        output = self._first
+        try:
+            while True:
+                self.output_tokens += len(output.new_token_ids)
+                text = self.detokenizer.add(output.new_token_ids)
+                if self.detokenizer.stop_string is not None:
+                    self.stop_string = self.detokenizer.stop_string
+                    self.finish_reason = "stop"
+                    if not output.finished:
+                        self.abort()
+                    self._done = True
+                    if text:
+                        yield text
+                    return
+                if output.finished:
+                    self._done = True
+                    self.finish_reason = output.finish_reason or "stop"
+                    text += self.detokenizer.flush()
+                    if text:
+                        yield text
+                    return
+                if text:
+                    yield text
+                try:
+                    output = await self._stream.next()
+                except EngineFailure as exc:
+                    self._done = True
+                    raise APIError(500, str(exc)) from exc
+        finally:
+            if not self._done:  # the consumer stopped early: client gone or stream cancelled
+                self.abort()
+
+    async def text(self) -> str:
+        """Run to the end and return the whole output text."""
+        return "".join([delta async for delta in self.deltas()])
+
+    def abort(self) -> None:
+        """Abort the engine request (idempotent)."""
+        if not self._done:
+            self._done = True
+            self.state.loop.abort(self.request_id)

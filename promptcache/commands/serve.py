@@ -1,0 +1,91 @@
+"""``promptcache serve``: the local engine behind OpenAI- and Anthropic-compatible HTTP endpoints."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+from rich.console import Console
+
+BACKEND_INSTALL = "pip install 'promptcache[backend]'"
+SERVER_MODULES = ("torch", "transformers", "fastapi", "uvicorn", "prometheus_client")
+ENGINE_MODULES = ("torch", "transformers")
+
+
+class BackendMissing(click.ClickException):
+    """The ``backend`` extra is not installed (exit code 2, like other usage errors)."""
+
+    exit_code = 2
+
+
+def require_backend(modules: tuple[str, ...] = SERVER_MODULES, what: str = "the local backend") -> None:
+    """Import ``modules`` or stop with a message naming the install command.
+
+    Raises:
+        BackendMissing: a module is not installed.
+    """
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise BackendMissing(f"{what} needs the backend extra ({name} is not installed: {exc}). "
+                                 f"Install it with: {BACKEND_INSTALL}") from None
+
+
+@click.command("serve")
+@click.option("--model", "model_path", type=click.Path(file_okay=False), default=None,
+              help="Local transformers model directory [default: the embedded model, no download].")
+@click.option("--tokenizer", default=None,
+              help="'chatml' (the embedded model's cl100k + ChatML tokenizer) or a tokenizer directory "
+                   "[default: the model's own].")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--block-size", type=click.IntRange(min=1), default=16, show_default=True, help="Tokens per KV block.")
+@click.option("--kv-cache-mb", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="KV pool size in MiB [default: 1024].")
+@click.option("--num-blocks", type=click.IntRange(min=1), default=None, help="KV pool size in blocks (instead of MiB).")
+@click.option("--eviction", type=click.Choice(["lru", "lfu", "priority"]), default="lru", show_default=True)
+@click.option("--max-num-seqs", type=click.IntRange(min=1), default=None, help="Running requests at most [default: 32].")
+@click.option("--max-model-len", type=click.IntRange(min=1), default=None,
+              help="Context cap in tokens [default: the model's, bounded by the pool].")
+@click.option("--served-model-name", "served_model_names", multiple=True,
+              help="Accept only these model names (repeatable) [default: any name].")
+@click.option("--default-max-tokens", type=click.IntRange(min=1), default=256, show_default=True,
+              help="Output tokens of OpenAI requests that give no max_tokens.")
+@click.option("--device", default=None, help="cpu, cuda or mps [default: CUDA, then MPS, then CPU].")
+@click.option("--dtype", default=None, help="float32, bfloat16 or float16 [default: fp32 on CPU].")
+@click.option("--threads", type=click.IntRange(min=1), default=None, help="torch.set_num_threads.")
+@click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]), default="info",
+              show_default=True)
+def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks, eviction, max_num_seqs,
+          max_model_len, served_model_names, default_max_tokens, device, dtype, threads, log_level):
+    """Serve the local engine (paged KV cache, automatic prefix caching) over HTTP.
+
+    OpenAI: /v1/chat/completions, /v1/completions, /v1/models, /tokenize.
+    Anthropic: /v1/messages, /v1/messages/count_tokens. Also /metrics
+    (Prometheus), /v1/cache/reset, /health. Point the official SDKs at it
+    with base_url="http://HOST:PORT/v1" (OpenAI) or "http://HOST:PORT" (Anthropic).
+    """
+    require_backend(what="promptcache serve")
+    from local_backend.embedded import EMBEDDED_NOTICE
+    from local_backend.server.run import build_engine
+    from local_backend.server.run import serve as run_server
+
+    console = Console(stderr=True, highlight=False)
+    try:
+        with console.status("loading the model"):
+            engine = build_engine(model_path, tokenizer, block_size=block_size, kv_cache_mb=kv_cache_mb,
+                                  num_blocks=num_blocks, eviction=eviction, max_num_seqs=max_num_seqs,
+                                  max_model_len=max_model_len, device=device, dtype=dtype, num_threads=threads)
+    except (FileNotFoundError, ValueError, OSError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    stats = engine.stats()
+    names = ", ".join(served_model_names) if served_model_names else "any name"
+    console.print(f"model [bold]{engine.model_name}[/bold] ({stats['model']['device']}, {stats['model']['dtype']}), "
+                  f"served as {names}; KV pool {engine.num_blocks:,} blocks of {block_size} tokens "
+                  f"({stats['kv']['pool_bytes'] / 2**20:,.0f} MiB), context {engine.max_model_len:,} tokens")
+    if engine.loaded.is_embedded:
+        console.print(f"[dim]{EMBEDDED_NOTICE}[/dim]")
+    console.print(f"OpenAI base_url http://{host}:{port}/v1  Anthropic base_url http://{host}:{port}")
+    run_server(engine, host=host, port=port, served_model_names=served_model_names,
+               default_max_tokens=default_max_tokens, log_level=log_level)

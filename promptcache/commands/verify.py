@@ -1,0 +1,141 @@
+"""``promptcache verify``: replay a trace on a real prefix cache; per-request hits vs the oracle, and why misses happen."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import warnings
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from promptcache.commands.serve import ENGINE_MODULES, require_backend
+from promptcache.commands.simulate import _fraction
+from promptcache.trace import TraceFormatError
+from promptcache.verify import VerifyReport, make_backend, verify_trace
+
+EXIT_GATE, EXIT_ERROR = 1, 2
+
+
+def _ms(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1000:,.0f}"
+
+
+def print_report(report: VerifyReport, console: Console) -> None:
+    """The per-request table, the summary line, the worst requests with their first divergence."""
+    table = Table(title=f"{report.trace} on {report.backend} ({report.model}, {report.block_size}-token blocks)",
+                  header_style="bold")
+    for name in ("index", "t (s)", "session", "prompt", "cached", "oracle", "hit", "TTFT ms", "miss cause"):
+        table.add_column(name, justify="left" if name in ("session", "miss cause") else "right",
+                         no_wrap=name != "miss cause")
+    for r in report.requests:
+        if r.error:
+            table.add_row(str(r.index), f"{r.t:.1f}", r.session, "-", "-", "-", "-", "-", f"[red]error: {r.error}[/red]")
+            continue
+        d = r.divergence
+        cause = ""
+        if d is not None:
+            cause = d.cause if d.expected else f"[bold red]{d.cause}[/bold red]"
+            if not d.expected and d.path:
+                cause += f" [dim]({d.path})[/dim]"
+        hit = f"{r.cached_tokens / r.prompt_tokens:.0%}" if r.prompt_tokens else "-"
+        short = r.cached_tokens < r.oracle_tokens
+        table.add_row(str(r.index), f"{r.t:.1f}", r.session, f"{r.prompt_tokens:,}",
+                      f"[yellow]{r.cached_tokens:,}[/yellow]" if short else f"{r.cached_tokens:,}",
+                      f"{r.oracle_tokens:,}", hit, _ms(r.ttft_s), cause)
+    console.print(table)
+    s = report.summary()
+    oracle = "" if report.oracle_exact else " [yellow](approximate oracle)[/yellow]"
+    console.print(f"[bold]{s['requests']} requests[/bold], {s['prompt_tokens']:,} prompt tokens: "
+                  f"hit rate [bold]{s['hit_rate']:.1%}[/bold], oracle {s['oracle_hit_rate']:.1%}{oracle}, "
+                  f"hit / oracle [bold]{s['hit_vs_oracle']:.3f}[/bold], {s['tokens_saved']:,} prefill tokens saved"
+                  + (f", TTFT p50 {_ms(s['ttft_p50_s'])} ms" if s["ttft_p50_s"] is not None else ""))
+    style = "bold green" if s["good"] else "bold red"
+    console.print(f"verdict: [{style}]{s['verdict']}[/{style}]")
+    worst = [r for r in report.worst() if r.divergence is not None and not r.divergence.expected]
+    if worst:
+        console.print("[bold]worst requests[/bold] (tokens computed, first divergence from the earlier request "
+                      "sharing the longest prefix):")
+        for r in worst:
+            console.print(f"  index {r.index} ({r.session}): {r.missed_tokens:,} tokens computed; "
+                          f"{r.divergence.summary()}", markup=False)
+    for note in report.notes:
+        console.print(f"[dim]note: {note}[/dim]")
+
+
+@click.command("verify")
+@click.argument("trace", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--backend", default="local", show_default=True,
+              help="'local' (in-process engine) or the URL of an OpenAI-compatible server "
+                   "(promptcache serve, vLLM, SGLang).")
+@click.option("--model", default=None,
+              help="local: a transformers model directory [default: the embedded model]; "
+                   "URL: the model name to send [default: the first of /v1/models].")
+@click.option("--tokenizer", default=None, help="local: 'chatml' or a tokenizer directory [default: the model's].")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Output tokens per request (the recorded assistant turns stay as they are).")
+@click.option("--block-size", type=click.IntRange(min=1), default=16, show_default=True,
+              help="KV block size (local engine; for a URL, the server's, for the oracle's rounding: 1 for SGLang).")
+@click.option("--kv-cache-mb", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="local: KV pool size in MiB [default: 1024].")
+@click.option("--num-blocks", type=click.IntRange(min=1), default=None, help="local: KV pool size in blocks.")
+@click.option("--eviction", type=click.Choice(["lru", "lfu", "priority"]), default="lru", show_default=True)
+@click.option("--min-hit-rate", help="Exit 1 when the hit rate is below this (0.8 or 80%): a CI gate.")
+@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--strict", is_flag=True, help="Fail on a malformed trace line instead of skipping it.")
+def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb, num_blocks, eviction, min_hit_rate,
+           output_format, strict):
+    """Replay TRACE (JSON Lines of requests) in order on a prefix-caching backend and report, per
+    request, the cached tokens, the best possible (oracle) and the first divergence of every miss.
+
+    Exit codes: 0 done, 1 hit rate below --min-hit-rate, 2 a usage error.
+    """
+    threshold = _fraction(min_hit_rate)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    if backend == "local":
+        require_backend(ENGINE_MODULES, what="promptcache verify --backend local")
+    options = {"kv_cache_mb": kv_cache_mb, "num_blocks": num_blocks, "eviction": eviction, "tokenizer": tokenizer} \
+        if backend == "local" else {}
+    try:
+        with err.status("loading the backend"):
+            engine = make_backend(backend, model=model, max_tokens=max_tokens, block_size=block_size, **options)
+    except ImportError as exc:
+        err.print(f"error: {exc}", markup=False)
+        sys.exit(EXIT_ERROR)
+    except (ValueError, OSError) as exc:
+        err.print(f"error: cannot use backend {backend}: {exc}", markup=False)
+        sys.exit(EXIT_ERROR)
+    columns = (TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))
+    with warnings.catch_warnings(record=True) as caught, Progress(*columns, console=err, transient=True) as bar:
+        warnings.simplefilter("always")
+        task = bar.add_task("", total=None)
+
+        def progress(done: int, total: int, result) -> None:
+            bar.update(task, completed=done, total=total,
+                       description=f"{result.session}: {result.cached_tokens:,}/{result.prompt_tokens:,} cached")
+        try:
+            report = verify_trace(trace, engine, strict=strict, progress=progress)
+        except TraceFormatError as exc:
+            err.print(f"error: {exc} (run without --strict to skip malformed lines)", markup=False)
+            sys.exit(EXIT_ERROR)
+        finally:
+            engine.close()
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        err.print(f"warning: {message}", markup=False)
+    if output_format == "json":
+        click.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        if backend == "local" and getattr(engine.engine.loaded, "is_embedded", False):
+            from local_backend.embedded import EMBEDDED_NOTICE
+
+            err.print(f"[dim]{EMBEDDED_NOTICE}[/dim]")
+        wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 140
+        print_report(report, Console(highlight=False, width=wide))
+    if threshold is not None and report.hit_rate < threshold:
+        err.print(f"hit rate {report.hit_rate:.1%} is below --min-hit-rate {threshold:.1%}", markup=False)
+        sys.exit(EXIT_GATE)

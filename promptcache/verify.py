@@ -1,0 +1,216 @@
+"""``promptcache verify``: replay a trace on a real prefix cache and compare its hits with the best possible.
+
+The trace's requests are sent in recorded order (sessions interleaved as
+recorded), one at a time, to a backend (:mod:`promptcache.verify_backends`):
+the in-process local engine or an OpenAI-compatible URL. The recorded
+assistant turns stay as they are, so one output token per request is enough.
+
+For every request the report has the prompt tokens, the **cached tokens**
+the backend reported, the **oracle tokens** (the block-aligned longest prefix
+shared with anything computed before: prompts plus generated tokens but the
+last; :class:`local_backend.oracle.PrefixTrieOracle`), the TTFT, and the
+first divergence from the earlier request (any session) that shares the
+longest prefix, classified by the one miss-cause classifier
+(:mod:`promptcache.guard`). When a backend caches less than the oracle the
+divergence gets the runtime cause ``evicted``.
+
+With an ample pool and sequential requests the local engine's hit tokens
+equal the oracle's exactly (``hit_vs_oracle == 1.0``).
+
+The verdict is ``good`` when every miss the classifier sees is benign
+(first request, new turn, another cache key, a repeat) and ``bad`` otherwise,
+naming the cause that cost the most tokens.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from promptcache.divergence import Divergence
+from promptcache.guard import classify_requests
+from promptcache.trace import TraceRecord, read_trace
+
+WORST = 5
+"""Requests listed under "worst" in the summary."""
+
+
+@dataclass(frozen=True)
+class RequestResult:
+    """One replayed request. Token counts are tokens of the backend's tokenizer; ``ttft_s`` is seconds.
+
+    ``index`` counts from 0 in trace order; ``divergence`` is the classifier's
+    verdict against the earlier requests; ``error`` is set (and the counts are
+    0) when the backend refused the request.
+    """
+
+    index: int
+    t: float
+    session: str
+    api: str
+    prompt_tokens: int
+    cached_tokens: int
+    oracle_tokens: int
+    ttft_s: float | None
+    divergence: Divergence | None = None
+    error: str | None = None
+
+    @property
+    def missed_tokens(self) -> int:
+        """Prompt tokens the backend had to compute."""
+        return self.prompt_tokens - self.cached_tokens
+
+    def row(self) -> dict[str, Any]:
+        """The JSON row of ``--format json``."""
+        return {"index": self.index, "session": self.session, "prompt_tokens": self.prompt_tokens,
+                "cached_tokens": self.cached_tokens, "oracle_tokens": self.oracle_tokens, "ttft_s": self.ttft_s}
+
+
+@dataclass
+class VerifyReport:
+    """The whole replay: per-request results, the backend's identity, notes."""
+
+    trace: str
+    backend: str
+    model: str
+    block_size: int
+    oracle_exact: bool
+    requests: list[RequestResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def totals(self) -> tuple[int, int, int]:
+        """(prompt, cached, oracle) tokens summed over the requests."""
+        ok = [r for r in self.requests if r.error is None]
+        return (sum(r.prompt_tokens for r in ok), sum(r.cached_tokens for r in ok), sum(r.oracle_tokens for r in ok))
+
+    @property
+    def hit_rate(self) -> float:
+        """Cached tokens / prompt tokens over the trace (0.0 for no tokens)."""
+        prompt, cached, _ = self.totals()
+        return cached / prompt if prompt else 0.0
+
+    @property
+    def hit_vs_oracle(self) -> float:
+        """Cached tokens / oracle tokens (1.0 when the oracle finds nothing to reuse and nothing was cached)."""
+        _, cached, oracle = self.totals()
+        return cached / oracle if oracle else (1.0 if cached == 0 else float("inf"))
+
+    def worst(self, n: int = WORST) -> list[RequestResult]:
+        """The ``n`` requests that lost the most tokens, unexpected misses first."""
+        ranked = sorted((r for r in self.requests if r.error is None),
+                        key=lambda r: (r.divergence is None or r.divergence.expected, -r.missed_tokens, r.index))
+        return ranked[:n]
+
+    def verdict(self) -> tuple[bool, str]:
+        """``(good, text)``: good when no unexpected miss; else the costliest unexpected cause."""
+        lost: Counter[str] = Counter()
+        for r in self.requests:
+            if r.divergence is not None and not r.divergence.expected:
+                lost[r.divergence.cause] += max(r.divergence.prompt_tokens - r.divergence.common_prefix_tokens, 1)
+        if not lost:
+            return True, "good: every miss is a first request, a new turn or another cache key"
+        cause, _ = lost.most_common(1)[0]
+        count = sum(1 for r in self.requests if r.divergence is not None and r.divergence.cause == cause)
+        return False, f"bad: {cause} on {count} of {len(self.requests)} requests"
+
+    def summary(self) -> dict[str, Any]:
+        """Totals, rates, the verdict and the worst requests (JSON-ready)."""
+        prompt, cached, oracle = self.totals()
+        ttfts = [r.ttft_s for r in self.requests if r.ttft_s is not None]
+        good, verdict = self.verdict()
+        return {
+            "requests": len(self.requests), "prompt_tokens": prompt, "cached_tokens": cached,
+            "hit_rate": self.hit_rate, "oracle_tokens": oracle, "oracle_hit_rate": oracle / prompt if prompt else 0.0,
+            "hit_vs_oracle": self.hit_vs_oracle, "tokens_saved": cached,
+            "ttft_p50_s": statistics.median(ttfts) if ttfts else None,
+            "errors": sum(1 for r in self.requests if r.error is not None),
+            "trace": self.trace, "backend": self.backend, "model": self.model, "block_size": self.block_size,
+            "oracle": "exact" if self.oracle_exact else "approximate",
+            "good": good, "verdict": verdict,
+            "worst": [{"index": r.index, "session": r.session, "missed_tokens": r.missed_tokens,
+                       "cause": r.divergence.cause if r.divergence else None,
+                       "expected": r.divergence.expected if r.divergence else None,
+                       "path": r.divergence.path if r.divergence else None,
+                       "summary": r.divergence.summary() if r.divergence else None} for r in self.worst()],
+            "failed": [{"index": r.index, "session": r.session, "error": r.error}
+                       for r in self.requests if r.error is not None],
+            "notes": list(self.notes),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"requests": [row, ...], "summary": {...}}``: the ``--format json`` document."""
+        return {"requests": [r.row() for r in self.requests], "summary": self.summary()}
+
+
+ProgressFn = Callable[[int, int, RequestResult], None]
+
+
+def make_backend(backend: str = "local", *, model: str | None = None, max_tokens: int = 1, block_size: int = 16,
+                 **engine_options: Any) -> Any:
+    """A backend for ``--backend``: ``"local"`` (the in-process engine) or an ``http(s)://`` URL.
+
+    For ``local``, ``model`` is a model directory (None = embedded) and
+    ``engine_options`` go to ``LocalEngine`` (``kv_cache_mb``, ``num_blocks``,
+    ``eviction``, ``tokenizer``, ...). For a URL, ``model`` is the model name to send.
+
+    Raises:
+        ValueError: ``backend`` is neither ``local`` nor a URL.
+        ImportError: the backend's packages are missing (the message names the install command).
+    """
+    from promptcache.verify_backends import HTTPBackend, LocalBackend
+
+    if backend == "local":
+        return LocalBackend(model=model, max_tokens=max_tokens, block_size=block_size, **engine_options)
+    if backend.startswith(("http://", "https://")):
+        return HTTPBackend(backend, model=model, max_tokens=max_tokens, block_size=block_size)
+    raise ValueError(f"--backend must be 'local' or an http(s):// URL, not {backend!r}")
+
+
+def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend: Any, *,
+                 strict: bool = False, progress: ProgressFn | None = None) -> VerifyReport:
+    """Replay ``trace`` on ``backend`` in order and measure cache hits against the oracle.
+
+    Args:
+        trace: a trace path or records (time order).
+        backend: from :func:`make_backend`, or any object with ``name``,
+            ``model``, ``block_size``, ``oracle_exact``, ``prompt_ids(api,
+            body)`` and ``run(api, body, prompt_ids) -> Replay``.
+        strict: a malformed trace line raises ``TraceFormatError`` instead of being skipped with a warning.
+        progress: called after each request with ``(done, total, result)``.
+
+    Returns:
+        The report; a request the backend refuses becomes a row with ``error`` set.
+    """
+    from local_backend.oracle import PrefixTrieOracle
+
+    name = os.fspath(trace) if isinstance(trace, (str, os.PathLike)) else "<records>"
+    records = read_trace(trace, strict=strict) if isinstance(trace, (str, os.PathLike)) else list(trace)
+    divergences = classify_requests(records)
+    oracle = PrefixTrieOracle(backend.block_size)
+    report = VerifyReport(name, backend.name, backend.model, backend.block_size, backend.oracle_exact)
+    for index, (record, divergence) in enumerate(zip(records, divergences)):
+        try:
+            prompt = backend.prompt_ids(record.api, record.body)
+            best = oracle.hit_tokens(prompt)
+            replay = backend.run(record.api, record.body, prompt)
+        except Exception as exc:  # a refused request is reported, the rest still replayed
+            result = RequestResult(index, record.t, record.session, record.api, 0, 0, 0, None, divergence,
+                                   f"{type(exc).__name__}: {exc}")
+        else:
+            oracle.record(prompt, replay.output_token_ids or [])
+            if replay.cached_tokens < best and divergence is not None:
+                divergence = divergence.with_cause(
+                    "evicted", f"the backend cached {replay.cached_tokens:,} of the {best:,} tokens an ample "
+                               "cache would hold (evicted, or still being computed by another request)")
+            result = RequestResult(index, record.t, record.session, record.api, replay.prompt_tokens,
+                                   replay.cached_tokens, best, replay.ttft_s, divergence)
+        report.requests.append(result)
+        if progress is not None:
+            progress(index + 1, len(records), result)
+    report.oracle_exact = backend.oracle_exact
+    report.notes.extend(getattr(backend, "notes", []))
+    return report

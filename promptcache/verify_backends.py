@@ -1,0 +1,202 @@
+"""Where ``promptcache verify`` replays a trace: the in-process engine, or any OpenAI-compatible server.
+
+A backend turns one trace request into the prompt token ids the oracle
+should see and the figures the backend reports:
+
+* :class:`LocalBackend`: a :class:`~local_backend.engine.LocalEngine` in
+  this process. Bodies are rendered by :mod:`local_backend.server.prompt`,
+  the same code ``promptcache serve`` uses, so the local replay and an HTTP
+  replay against ``serve`` see identical tokens. The oracle is exact.
+* :class:`HTTPBackend`: an OpenAI-compatible URL (``promptcache serve``,
+  vLLM started with ``--enable-prompt-tokens-details``, SGLang with
+  ``--enable-cache-report``). Anthropic bodies are converted with
+  :func:`promptcache.convert.anthropic_to_openai`; each request is streamed
+  (TTFT = time to the first chunk) and ``usage.prompt_tokens_details.cached_tokens``
+  is read from the final usage chunk. The oracle's tokens come from the
+  server's ``/tokenize`` (vLLM's endpoint; ``serve`` has it too) when it
+  answers, else from the local ChatML tokenizer, flagged approximate.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from promptcache.apis import ANTHROPIC_MESSAGES
+from promptcache.convert import anthropic_to_openai
+
+OPENAI_INSTALL = "pip install 'promptcache[openai]'"
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What a backend reported for one request.
+
+    Attributes:
+        prompt_tokens: prompt length the backend reports (tokens).
+        cached_tokens: prefix-cache hit the backend reports (tokens).
+        ttft_s: seconds from sending to the first token (None if unknown).
+        output_token_ids: generated ids when the backend exposes them (local), else None.
+    """
+
+    prompt_tokens: int
+    cached_tokens: int
+    ttft_s: float | None
+    output_token_ids: list[int] | None = None
+
+
+def openai_body(api: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    """``body`` as an OpenAI chat body (Anthropic bodies converted; cache markers dropped).
+
+    Raises:
+        ValueError: the converter refuses the body (the message names the path).
+    """
+    return anthropic_to_openai(body).body if api == ANTHROPIC_MESSAGES else dict(body)
+
+
+class LocalBackend:
+    """The in-process engine.
+
+    Args:
+        engine: a ready ``LocalEngine``; or None to build one from ``model``
+            (None = the embedded model) and ``engine_options``.
+        max_tokens: output tokens per request (1 is enough: the recorded
+            assistant turns stay as they are).
+    """
+
+    oracle_exact = True
+
+    def __init__(self, engine: Any = None, *, model: str | None = None, max_tokens: int = 1,
+                 **engine_options: Any) -> None:
+        if engine is None:
+            from local_backend.server.run import build_engine
+
+            engine = build_engine(model, **engine_options)
+        from local_backend.sampling_params import SamplingParams
+
+        self.engine = engine
+        self.name = "local"
+        self.model = engine.model_name
+        self.block_size = engine.block_size
+        self.params = SamplingParams(max_tokens=max_tokens, temperature=0.0)
+
+    def prompt_ids(self, api: str, body: Mapping[str, Any]) -> list[int]:
+        """The prompt token ids the engine will see.
+
+        Raises:
+            ValueError: the body cannot be rendered (the message says why).
+        """
+        from local_backend.server.errors import APIError
+        from local_backend.server.prompt import anthropic_prompt, openai_chat_prompt
+
+        render = anthropic_prompt if api == ANTHROPIC_MESSAGES else openai_chat_prompt
+        try:
+            return render(self.engine.tokenizer, body).token_ids
+        except APIError as exc:
+            raise ValueError(exc.message) from exc
+
+    def run(self, api: str, body: Mapping[str, Any], prompt_ids: list[int]) -> Replay:
+        (out,) = self.engine.generate([prompt_ids], self.params)
+        return Replay(len(out.prompt_token_ids), out.num_cached_tokens, out.metrics.ttft,
+                      list(out.outputs[0].token_ids))
+
+    def close(self) -> None:
+        """Nothing to release (the engine belongs to the caller or is garbage collected)."""
+
+
+class HTTPBackend:
+    """An OpenAI-compatible server at ``url`` (``http://host:port`` or ``http://host:port/v1``).
+
+    Args:
+        url: the server's address.
+        model: the model name to send [default: the first of ``/v1/models``].
+        max_tokens: output tokens per request.
+        block_size: the server's KV block size, for the oracle's rounding
+            (16 for ``serve`` and vLLM; 1 for SGLang's token-level radix cache).
+        api_key: sent as the bearer token (``$OPENAI_API_KEY`` style servers).
+        timeout: seconds per request.
+
+    Raises:
+        ImportError: the ``openai`` package is missing (message names the install command).
+        ValueError: the server lists no model and none was given.
+    """
+
+    def __init__(self, url: str, *, model: str | None = None, max_tokens: int = 1, block_size: int = 16,
+                 api_key: str = "not-needed", timeout: float = 600.0) -> None:
+        try:
+            import httpx
+            import openai
+        except ImportError as exc:
+            raise ImportError(f"verify --backend URL needs the openai client ({exc}): {OPENAI_INSTALL}") from exc
+        root = url.rstrip("/")
+        root = root[:-3] if root.endswith("/v1") else root
+        self.name = root
+        self.block_size = block_size
+        self.max_tokens = max_tokens
+        self._http = httpx.Client(base_url=root, timeout=timeout, headers={"Authorization": f"Bearer {api_key}"})
+        self._client = openai.OpenAI(base_url=f"{root}/v1", api_key=api_key, timeout=timeout, max_retries=0)
+        if model is None:
+            listed = [m.id for m in self._client.models.list().data]
+            if not listed:
+                raise ValueError(f"{root}/v1/models lists no model; pass --model NAME")
+            model = listed[0]
+        self.model = model
+        self.oracle_exact = True
+        self.notes: list[str] = []
+
+    def prompt_ids(self, api: str, body: Mapping[str, Any]) -> list[int]:
+        """Token ids from the server's ``/tokenize``; the local ChatML tokenizer when it has none.
+
+        Raises:
+            ValueError: the body cannot be converted, or ``/tokenize`` refuses it.
+        """
+        chat = openai_body(api, body)
+        if self.oracle_exact:
+            payload = {"model": self.model, "messages": chat["messages"], "add_generation_prompt": True}
+            if chat.get("tools"):
+                payload["tools"] = chat["tools"]
+            response = self._http.post("/tokenize", json=payload)
+            if response.status_code == 200:
+                return list(response.json()["tokens"])
+            if response.status_code not in (404, 405, 501):
+                raise ValueError(f"/tokenize refused the request ({response.status_code}): {response.text[:300]}")
+            self.oracle_exact = False
+            self.notes.append(f"{self.name} has no /tokenize endpoint: the oracle uses the local ChatML tokenizer "
+                              "(cl100k), so oracle figures are approximate")
+        from promptcache.chatml import encode_chatml
+
+        return encode_chatml(chat["messages"], chat.get("tools"))
+
+    def run(self, api: str, body: Mapping[str, Any], prompt_ids: list[int]) -> Replay:
+        chat = openai_body(api, body)
+        extra: dict[str, Any] = {}
+        if chat.get("tools"):
+            extra = {"tools": chat["tools"], "tool_choice": "none"}  # tools rendered; no auto tool parsing needed
+        started = time.perf_counter()
+        ttft = None
+        usage = None
+        stream = self._client.chat.completions.create(
+            model=self.model, messages=chat["messages"], max_tokens=self.max_tokens, temperature=0.0, stream=True,
+            stream_options={"include_usage": True}, **extra)
+        for chunk in stream:
+            if ttft is None and chunk.choices:
+                ttft = time.perf_counter() - started
+            if chunk.usage is not None:
+                usage = chunk.usage
+        if usage is None:
+            raise ValueError("the server sent no usage; it must support stream_options.include_usage")
+        details = usage.prompt_tokens_details
+        cached = getattr(details, "cached_tokens", None) if details is not None else None
+        if cached is None:
+            note = ("the server reports no prompt_tokens_details.cached_tokens (vLLM: start it with "
+                    "--enable-prompt-tokens-details; SGLang: --enable-cache-report); cached tokens read as 0")
+            if note not in self.notes:
+                self.notes.append(note)
+            cached = 0
+        return Replay(usage.prompt_tokens, cached, ttft)
+
+    def close(self) -> None:
+        self._http.close()
+        self._client.close()
