@@ -75,10 +75,14 @@ class LintConfig:
     extra_volatile_sources: tuple[str, ...] = ()
     min_cacheable_chars: int = 4000
 
-    def selected(self, codes: Iterable[str]) -> set[str]:
-        """The codes enabled out of ``codes``: (select + extend-select) minus ignore, by prefix."""
+    def selected(self, codes: Iterable[str], always: Iterable[str] = ()) -> set[str]:
+        """The codes enabled out of ``codes``: (select + extend-select) minus ignore, by prefix.
+
+        ``always`` are codes that ``select`` cannot leave out (PC901): they are
+        enabled unless ``ignore`` names them (by code, prefix or ``ALL``).
+        """
         codes = list(codes)
-        chosen = _expand(self.select, codes) | _expand(self.extend_select, codes)
+        chosen = _expand(self.select, codes) | _expand(self.extend_select, codes) | (set(always) & set(codes))
         return chosen - _expand(self.ignore, codes)
 
     def validate_codes(self, codes: Iterable[str]) -> None:

@@ -31,13 +31,16 @@ class UnparsableFile(LintRule):
     files with ``exclude`` / ``extend-exclude`` in ``[tool.promptcache.lint]``.
 
     ## When it does not fire
-    An empty file is fine. Files the pre-filter skips are never parsed, so a
+    It is reported whatever ``select`` says (a file that is not analysed hides
+    every rule); only an explicit ``ignore = ["PC901"]`` (or a
+    ``per-file-ignores`` entry) turns it off. An empty file is fine. Files the pre-filter skips are never parsed, so a
     syntax error in code without LLM calls is only found with ``--no-prefilter``.
     """
 
     code = "PC901"
     name = "unparsable-file"
     severity = Severity.ERROR
+    always_selected = True
     message = "cannot lint this file"
     VALID = ["", "import anthropic\n", "# -*- coding: latin-1 -*-\nimport openai\nNAME = \"caf\xe9\"\n"]
     INVALID = ["import anthropic\ndef broken(:\n", "import openai\nx = (1,\n", "import anthropic\nclass\n"]

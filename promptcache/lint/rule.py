@@ -61,6 +61,9 @@ class LintRule:
     message: ClassVar[str] = ""
     #: "safe", "unsafe" or None: whether the rule offers a fix (shown by ``promptcache rules``).
     fixable: ClassVar[str | None] = None
+    #: True for engine codes that a narrower ``select`` cannot turn off (only an explicit ``ignore`` can),
+    #: as ruff always reports syntax errors: PC901.
+    always_selected: ClassVar[bool] = False
     VALID: ClassVar[list[Valid | str]] = []
     INVALID: ClassVar[list[Invalid | str]] = []
 

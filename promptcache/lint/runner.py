@@ -84,10 +84,14 @@ def _lint_task(task: tuple[bytes, str, bool]) -> FileResult:
 
 # -- main side ---------------------------------------------------------------
 def select_rules(config: LintConfig) -> list[type[LintRule]]:
-    """The rule classes enabled by ``config`` (raises ConfigError for unknown codes)."""
+    """The rule classes enabled by ``config`` (raises ConfigError for unknown codes).
+
+    Rules marked ``always_selected`` (PC901) are enabled whatever ``select``
+    says, unless ``ignore`` names them.
+    """
     rules = discover_rules()
     config.validate_codes(rules)
-    chosen = config.selected(rules)
+    chosen = config.selected(rules, always=[c for c, r in rules.items() if r.always_selected])
     return [rules[c] for c in sorted(chosen)]
 
 

@@ -97,3 +97,16 @@ def test_deeply_nested_expression_is_analysed_not_reported(write_tree, run_cli):
     root = write_tree({"deep.py": f"import anthropic\nSYSTEM_PROMPT = {terms} + 'end.'\n"})
     code, out, _ = run_cli("lint", root)
     assert code == 0, out
+
+
+def test_narrow_select_still_reports_unparsable_files(bad_folder, run_cli):
+    # ruff reports syntax errors whatever --select says; PC901 likewise, unless ignored explicitly.
+    code, out, _ = run_cli("lint", bad_folder, "--select", "PC4", "--output-format", "json")
+    assert code == 2
+    assert sorted(os.path.basename(f["path"]) for f in json.loads(out)) == [
+        "dangling.py", "latin.py", "loop_a.py", "loop_b.py", "nul.py", "syntax.py"
+    ]
+    code, out, _ = run_cli("lint", bad_folder, "--select", "PC4", "--ignore", "PC901", "--output-format", "json")
+    assert (code, json.loads(out)) == (0, [])
+    code, out, _ = run_cli("lint", bad_folder, "--ignore", "PC9", "--output-format", "json")
+    assert [f["code"] for f in json.loads(out)] == ["PC101"] and code == 1
