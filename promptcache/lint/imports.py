@@ -99,13 +99,20 @@ def import_aliases(node: cst.Import | cst.ImportFrom) -> list[tuple[str, str]]:
 
 
 def imported_modules(node: cst.Import | cst.ImportFrom) -> list[str]:
-    """The module paths an import statement loads (``from a.b import c`` gives ``a.b``)."""
+    """The module paths an import statement may load.
+
+    ``from a.b import c`` gives ``a.b`` and ``a.b.c`` (``c`` may be a
+    submodule: ``from google import genai`` loads ``google.genai``).
+    """
     if isinstance(node, cst.Import):
         return [dotted_name(alias.name) or "" for alias in node.names]
     base = "." * len(node.relative)
     if node.module is not None:
         base += dotted_name(node.module) or ""
-    return [base]
+    found = [base]
+    if not base.startswith(".") and not isinstance(node.names, cst.ImportStar):
+        found += [f"{base}.{dotted_name(alias.name)}" for alias in node.names]
+    return found
 
 
 def is_llm_module(module: str) -> bool:

@@ -22,24 +22,38 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from promptcache.lint.imports import LLM_PACKAGES
+from promptcache.lint.imports import is_llm_module
 
-_PACKAGES = "|".join(sorted(re.escape(p) for p in LLM_PACKAGES) + [r"langchain\w*"])
-_SDK_IMPORT = re.compile(rb"^[ \t]*(?:from|import)[ \t]+(?:" + _PACKAGES.encode() + rb")\b", re.MULTILINE)
 _SINK_LIKE = re.compile(rb"\.messages\.(?:create|stream)\s*\(|\.chat\.completions\.|\.responses\.(?:create|parse|stream)\s*\(")
 _COMPLETION_CALL = re.compile(rb"\ba?completion\s*\(")  # litellm; also common outside LLM code
 _CACHE_CONTROL = re.compile(rb"cache_control")
+_BOM = b"\xef\xbb\xbf"
+# An import statement starts a line, follows a `;` (`import json; import openai`) or the colon of a
+# one-line compound statement (`try: import openai`). Names may continue over backslash-newlines, or
+# inside parentheses over several lines. A match in a comment or a string only makes the file parsed.
 _IMPORT = re.compile(
-    rb"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import[ \t]+\(?(?P<names>[\w \t,]*)|import[ \t]+(?P<mods>[\w. \t,]+))",
+    rb"(?:^|[;:])[ \t]*(?:"
+    rb"from(?:[ \t]+|(?=\.))(?P<from>\.*[\w.]*)[ \t]+import[ \t]*"
+    rb"(?:\((?P<pnames>[^)]*)\)|(?P<names>[\w \t,*]*(?:\\\r?\n[\w \t,]*)*))"
+    rb"|import[ \t]+(?P<mods>[\w. \t,]+(?:\\\r?\n[\w. \t,]*)*))",
     re.MULTILINE,
 )
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.\w+)*")
+
+
+def _words(raw: bytes) -> list[str]:
+    """The dotted name leading each comma-separated item (``a.b as c, d`` gives ``a.b``, ``d``)."""
+    text = re.sub(r"#[^\n]*", "", raw.decode("ascii", "replace")).replace("\\", " ")
+    return [m.group() for item in text.split(",") if (m := _DOTTED.match(item.strip()))]
 
 
 @dataclass
 class Scan:
     """What the pre-filter saw in one file's bytes."""
 
-    llm_import: bool = False
+    llm_import: bool = False  # imports an LLM SDK (:func:`promptcache.lint.imports.is_llm_module`)
     sink_like: bool = False
     cache_control: bool = False
     completion_call: bool = False
@@ -59,7 +73,16 @@ class Scan:
 
 
 def scan(data: bytes, extra_sinks: tuple[str, ...] = ()) -> Scan:
-    """Scan one file's bytes (no parsing)."""
+    """Scan one file's bytes (no parsing).
+
+    SDK imports are read from the import statements found (``import json,
+    openai``, ``import json; import anthropic``, ``from google import genai``,
+    a first line after a UTF-8 BOM) and judged by the same
+    :func:`~promptcache.lint.imports.is_llm_module` the parsed module index
+    uses, so a file the analysis treats as LLM code always passes.
+    """
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
     sink_like = bool(_SINK_LIKE.search(data))
     if not sink_like:
         for name in extra_sinks:
@@ -71,14 +94,13 @@ def scan(data: bytes, extra_sinks: tuple[str, ...] = ()) -> Scan:
     for match in _IMPORT.finditer(data):
         if match.group("from") is not None:
             module = match.group("from").decode("ascii", "replace")
-            names = [n.strip().split()[0] for n in match.group("names").decode("ascii", "replace").split(",") if n.strip()]
+            names = _words(match.group("pnames") if match.group("pnames") is not None else match.group("names"))
             imports.append(module)
             imports += [(module if module.endswith(".") else module + ".") + n for n in names]
         else:
-            imports += [m.strip().split()[0] for m in match.group("mods").decode("ascii", "replace").split(",") if m.strip()]
-    return Scan(
-        bool(_SDK_IMPORT.search(data)), sink_like, bool(_CACHE_CONTROL.search(data)), bool(_COMPLETION_CALL.search(data)), imports
-    )
+            imports += _words(match.group("mods"))
+    llm_import = any(is_llm_module(m) for m in imports)
+    return Scan(llm_import, sink_like, bool(_CACHE_CONTROL.search(data)), bool(_COMPLETION_CALL.search(data)), imports)
 
 
 def prompt_modules(scans: dict[Path, Scan]) -> set[Path]:

@@ -96,6 +96,27 @@ def test_prefilter_changes_speed_not_results(lint_cases_dir, write_tree):
     assert without.skipped == 0 and without.parsed == without.files
 
 
+SDK_IMPORT_FORMS = {
+    "comma.py": b"import json, openai\n",
+    "semicolon.py": b"import json; import anthropic\n",
+    "bom.py": b"\xef\xbb\xbfimport openai\n",
+    "compound.py": b"try: import anthropic\nexcept ImportError: anthropic = None\n",
+    "continued.py": b"import os, \\\n    openai\n",
+    "from_package.py": b"from google import genai\n",
+}
+
+
+def test_prefilter_finds_sdk_imports_anywhere_an_import_can_stand(write_tree):
+    body = b"from datetime import datetime\nSYSTEM_PROMPT = f'Now {datetime.now()}'\n"
+    root = write_tree({name: head + body for name, head in SDK_IMPORT_FORMS.items()})
+    config = LintConfig(root=root)
+    with_prefilter = lint_paths([root], config, jobs=1)
+    without = lint_paths([root], config, jobs=1, prefilter_files=False)
+    assert [(Path(f.path).name, f.code) for f in with_prefilter.findings] == [(n, "PC101") for n in sorted(SDK_IMPORT_FORMS)]
+    assert [f.to_json() for f in with_prefilter.findings] == [f.to_json() for f in without.findings]
+    assert with_prefilter.skipped == 0
+
+
 def test_summary_and_verbose_report_parsed_and_skipped(write_tree, run_cli):
     root = write_tree({"a.py": VOLATILE, "b.py": "print('hi')\n"})
     _, out, err = run_cli("lint", root, "-v")
