@@ -34,10 +34,15 @@ SUFFIXES = (".py", ".pyi")
 
 @dataclass
 class Discovery:
-    """The files to lint (``(path, display path)``, sorted) and the problems met while looking."""
+    """The files to lint (``(path, display path)``, sorted) and the problems met while looking.
+
+    ``named`` holds the files named on the command line themselves (not found
+    in a named folder): pre-commit and changed-files CI name only edited files.
+    """
 
     files: list[tuple[Path, str]] = field(default_factory=list)
     problems: list[Finding] = field(default_factory=list)
+    named: set[Path] = field(default_factory=set)
 
 
 def display_path(path: Path) -> str:
@@ -197,6 +202,7 @@ def discover(paths: list[Path], config: LintConfig) -> Discovery:
             walker.walk(path)
         elif path.exists():
             walker._file(path)
+            result.named.add(path)
         else:
             result.problems.append(unparsable(display_path(path), "does not exist; check the path"))
     result.files.sort(key=lambda item: item[1])

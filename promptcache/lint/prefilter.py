@@ -11,6 +11,10 @@ parsed only when its bytes show one of:
 - ``cache_control``;
 - being a **prompt module**: a file imported (``import x`` / ``from .x
   import y``) by a file that imports an LLM SDK or makes a sink-like call.
+  Importers are looked for among the files of the run and, for a file named
+  on its own (``promptcache lint bot/prompts.py``, as pre-commit and
+  changed-files CI do), in its package and import root
+  (:func:`imported_by_llm_code`, bytes only).
 
 Every rule needs one of these to fire, so the pre-filter changes speed, not
 results (``--no-prefilter`` parses every file; the tests check both agree).
@@ -22,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from promptcache.lint.config import LintConfig
 from promptcache.lint.imports import is_llm_module
 
 _SINK_LIKE = re.compile(rb"\.messages\.(?:create|stream)\s*\(|\.chat\.completions\.|\.responses\.(?:create|parse|stream)\s*\(")
@@ -139,3 +144,65 @@ def prompt_modules(scans: dict[Path, Scan]) -> set[Path]:
             else:
                 found.update(p for p, root in by_suffix.get(module, ()) if p != path and path.is_relative_to(root))
     return found
+
+
+# Names a prompt module is read for: assigned (``SYSTEM_PROMPT = ...``, ``TOOLS: list = ...``) or defined (``def``).
+_DEFINED = re.compile(rb"^[ \t]*(?:(?:async[ \t]+)?def[ \t]+(\w+)|(\w+)[ \t]*(?::[^=\n]*)?=(?!=))", re.MULTILINE)
+_TOOL_WORD = re.compile(r"(?i)tool")
+_SEARCH_LIMIT = 5000  # files read when looking for the importers of one named file
+
+
+def may_hold_prompts(data: bytes, prompt_name_regex: str) -> bool:
+    """True when a file defines a prompt-named or tool-named name (what a prompt module contributes)."""
+    pattern = re.compile(prompt_name_regex)
+    for match in _DEFINED.finditer(data):
+        name = (match.group(1) or match.group(2)).decode("ascii", "replace")
+        if pattern.search(name) or _TOOL_WORD.search(name):
+            return True
+    return False
+
+
+def import_root(path: Path) -> tuple[Path, Path | None]:
+    """``(import root, top package)`` of a file: the folder holding its outermost package (folders with
+    ``__init__.py``) and that package, or ``(its folder, None)`` when it is not in a package."""
+    folder, top = path.parent, None
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        top, folder = folder, folder.parent
+    return folder, top
+
+
+def imported_by_llm_code(path: Path, own: Scan, config: LintConfig, known: dict[Path, Scan] | None = None) -> bool:
+    """True when a file of ``path``'s package or import root that uses an LLM SDK imports ``path``.
+
+    Searches, reading bytes only (no parsing): every file of the top package
+    (honouring ``exclude`` and ``.gitignore``) and the files directly in the
+    import root; outside a package, the files of ``path``'s folder and of the
+    folder above. At most 5,000 files are read. ``known`` are scans already
+    made in this run (not read again).
+    """
+    from promptcache.lint.discovery import discover  # discovery -> config; imported here to keep this module light
+
+    root, top = import_root(path)
+    folders = [root]
+    if top is None and root.parent != root:
+        folders.append(root.parent)
+    candidates: list[Path] = []
+    if top is not None:
+        candidates += [p for p, _ in discover([top], config).files]
+    for folder in folders:
+        try:
+            candidates += sorted(p for p in folder.iterdir() if p.suffix == ".py" and p.is_file())
+        except OSError:
+            continue
+    scans = {path: own}
+    for candidate in candidates[:_SEARCH_LIMIT]:
+        if candidate in scans:
+            continue
+        found = (known or {}).get(candidate)
+        if found is None:
+            try:
+                found = scan(candidate.read_bytes(), config.extra_sinks)
+            except OSError:
+                continue
+        scans[candidate] = found
+    return path in prompt_modules(scans)

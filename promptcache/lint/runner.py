@@ -130,6 +130,12 @@ def lint_paths(
         result.lines += data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     result.files = len(found.files)
     modules = prefilter.prompt_modules(scans)
+    for path in sorted(found.named):
+        # A prompt module named on its own: its importers are not in the run, so look for them.
+        if path in scans and not scans[path].passes and path not in modules:
+            if prefilter.may_hold_prompts(contents[path], config.prompt_name_regex):
+                if prefilter.imported_by_llm_code(path, scans[path], config, known=scans):
+                    modules.add(path)
     tasks = []
     for path, data in contents.items():
         if prefilter_files and not (scans[path].passes or path in modules):

@@ -65,3 +65,17 @@ def test_module_without_llm_importer_is_not_a_prompt_module(write_tree, run_cli)
     root = write_tree({"prompts.py": PROMPTS, "main.py": "from prompts import SYSTEM_PROMPT\nprint(SYSTEM_PROMPT)\n"})
     code, out, _ = run_cli("lint", root, "--no-prefilter")
     assert code == 0, out
+
+
+def test_prompt_module_named_on_its_own_is_read_as_one(write_tree, run_cli):
+    # pre-commit and changed-files CI pass only the edited file: its importer is not in the run.
+    root = write_tree({"support/__init__.py": "", "support/prompts.py": PROMPTS, "support/app.py": APP, "tools/clock.py": UNRELATED})
+    code, out, err = run_cli("lint", root / "support" / "prompts.py", "--output-format", "json")
+    assert sorted((f["code"], f["line"]) for f in json.loads(out)) == [("PC101", 3), ("PC401", 7)]
+    assert code == 1 and "parsed 1, skipped 0" in err
+    # Not in a package: the importer sits in the same folder (`import prompts`).
+    flat = write_tree({"flat/prompts.py": PROMPTS, "flat/app.py": "import anthropic\nimport prompts\n"}) / "flat"
+    assert [f["code"] for f in json.loads(run_cli("lint", flat / "prompts.py", "--output-format", "json")[1])] == ["PC101", "PC401"]
+    # Imported by nobody that uses an LLM SDK: skipped, as in a whole-folder run.
+    code, out, err = run_cli("lint", root / "tools" / "clock.py", "--output-format", "json")
+    assert (code, json.loads(out)) == (0, []) and "skipped 1" in err
