@@ -171,7 +171,8 @@ def make_backend(backend: str = "local", *, model: str | None = None, max_tokens
 
 
 def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend: Any, *,
-                 strict: bool = False, progress: ProgressFn | None = None) -> VerifyReport:
+                 strict: bool = False, reset_cache: bool = False, progress: ProgressFn | None = None
+                 ) -> VerifyReport:
     """Replay ``trace`` on ``backend`` in order and measure cache hits against the oracle.
 
     Args:
@@ -180,6 +181,8 @@ def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend:
             ``model``, ``block_size``, ``oracle_exact``, ``prompt_ids(api,
             body)`` and ``run(api, body, prompt_ids) -> Replay``.
         strict: a malformed trace line raises ``TraceFormatError`` instead of being skipped with a warning.
+        reset_cache: empty the backend's prefix cache first (``backend.reset_cache()``), so
+            hits come from this replay only; a note says when that was refused.
         progress: called after each request with ``(done, total, result)``.
 
     Returns:
@@ -192,6 +195,8 @@ def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend:
     divergences = classify_requests(records)
     oracle = PrefixTrieOracle(backend.block_size)
     report = VerifyReport(name, backend.name, backend.model, backend.block_size, backend.oracle_exact)
+    if reset_cache and not backend.reset_cache():
+        report.notes.append(f"{backend.name} refused to reset its prefix cache; hits may include earlier requests")
     for index, (record, divergence) in enumerate(zip(records, divergences)):
         try:
             prompt = backend.prompt_ids(record.api, record.body)
@@ -213,4 +218,7 @@ def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend:
             progress(index + 1, len(records), result)
     report.oracle_exact = backend.oracle_exact
     report.notes.extend(getattr(backend, "notes", []))
+    if any(r.cached_tokens > r.oracle_tokens for r in report.requests):
+        report.notes.append("the backend cached more than the oracle allows: its cache was warm before the replay "
+                            "(rerun with --reset-cache) or it shares blocks the trace did not compute")
     return report

@@ -102,6 +102,10 @@ class LocalBackend:
         return Replay(len(out.prompt_token_ids), out.num_cached_tokens, out.metrics.ttft,
                       list(out.outputs[0].token_ids))
 
+    def reset_cache(self) -> bool:
+        """Forget every cached block (True), so the replay starts cold; False while requests are running."""
+        return self.engine.reset_prefix_cache()
+
     def close(self) -> None:
         """Nothing to release (the engine belongs to the caller or is garbage collected)."""
 
@@ -117,6 +121,7 @@ class HTTPBackend:
             (16 for ``serve`` and vLLM; 1 for SGLang's token-level radix cache).
         api_key: sent as the bearer token (``$OPENAI_API_KEY`` style servers).
         timeout: seconds per request.
+        http_client: an ``httpx.Client`` to send through (e.g. a test client); default: a new one.
 
     Raises:
         ImportError: the ``openai`` package is missing (message names the install command).
@@ -124,9 +129,8 @@ class HTTPBackend:
     """
 
     def __init__(self, url: str, *, model: str | None = None, max_tokens: int = 1, block_size: int = 16,
-                 api_key: str = "not-needed", timeout: float = 600.0) -> None:
+                 api_key: str = "not-needed", timeout: float = 600.0, http_client: Any = None) -> None:
         try:
-            import httpx
             import openai
         except ImportError as exc:
             raise ImportError(f"verify --backend URL needs the openai client ({exc}): {OPENAI_INSTALL}") from exc
@@ -135,8 +139,10 @@ class HTTPBackend:
         self.name = root
         self.block_size = block_size
         self.max_tokens = max_tokens
-        self._http = httpx.Client(base_url=root, timeout=timeout, headers={"Authorization": f"Bearer {api_key}"})
-        self._client = openai.OpenAI(base_url=f"{root}/v1", api_key=api_key, timeout=timeout, max_retries=0)
+        self._openai = openai
+        self._owns_http = http_client is None
+        self._client = openai.OpenAI(base_url=f"{root}/v1", api_key=api_key, timeout=timeout, max_retries=0,
+                                     http_client=http_client)
         if model is None:
             listed = [m.id for m in self._client.models.list().data]
             if not listed:
@@ -157,11 +163,11 @@ class HTTPBackend:
             payload = {"model": self.model, "messages": chat["messages"], "add_generation_prompt": True}
             if chat.get("tools"):
                 payload["tools"] = chat["tools"]
-            response = self._http.post("/tokenize", json=payload)
-            if response.status_code == 200:
-                return list(response.json()["tokens"])
-            if response.status_code not in (404, 405, 501):
-                raise ValueError(f"/tokenize refused the request ({response.status_code}): {response.text[:300]}")
+            try:
+                return list(self._post("/tokenize", payload)["tokens"])
+            except self._openai.APIStatusError as exc:
+                if exc.status_code not in (404, 405, 501):
+                    raise ValueError(f"/tokenize refused the request ({exc.status_code}): {exc.message}") from exc
             self.oracle_exact = False
             self.notes.append(f"{self.name} has no /tokenize endpoint: the oracle uses the local ChatML tokenizer "
                               "(cl100k), so oracle figures are approximate")
@@ -197,6 +203,22 @@ class HTTPBackend:
             cached = 0
         return Replay(usage.prompt_tokens, cached, ttft)
 
+    def reset_cache(self) -> bool:
+        """Ask the server to forget its prefix cache: ``POST /v1/cache/reset`` (``promptcache serve``), else
+        ``POST /reset_prefix_cache`` (vLLM, SGLang: ``/flush_cache``). True when one of them answered 200."""
+        for path in ("/v1/cache/reset", "/reset_prefix_cache", "/flush_cache"):
+            try:
+                self._post(path, None)
+                return True
+            except self._openai.APIStatusError:
+                continue
+        return False
+
+    def _post(self, path: str, body: Any) -> Any:
+        """POST ``body`` to ``path`` under the server root (not ``/v1``) with the openai client; the JSON answer."""
+        return self._client.post(f"{self.name}{path}", body=body, cast_to=object)
+
     def close(self) -> None:
-        self._http.close()
-        self._client.close()
+        """Close the HTTP connections (not a client given as ``http_client``)."""
+        if self._owns_http:
+            self._client.close()

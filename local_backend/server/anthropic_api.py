@@ -102,6 +102,8 @@ async def messages(request: Request) -> Response:
     if stream:
         return StreamingResponse(_events(gen, model, prompt), media_type="text/event-stream", headers=headers)
     text = await gen.text()
+    if gen.disconnected:
+        return Response(status_code=CLIENT_CLOSED)
     return JSONResponse({
         "id": gen.request_id, "type": "message", "role": "assistant", "model": model,
         "content": [{"type": "text", "text": text}] if text else [],

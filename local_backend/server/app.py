@@ -25,6 +25,7 @@ from local_backend.engine import LocalEngine
 from local_backend.server import anthropic_api, openai_api
 from local_backend.server.engine_loop import EngineLoop
 from local_backend.server.errors import APIError, flavour_of
+from local_backend.server.metrics import RequestCounter
 from local_backend.server.state import DEFAULT_MAX_TOKENS, ServerState
 
 logger = logging.getLogger("promptcache.server")
@@ -81,13 +82,7 @@ def create_app(engine: LocalEngine, *, served_model_names: Sequence[str] = (),
         return APIError(500, f"internal server error: {type(exc).__name__}: {exc}").response(
             flavour_of(request.url.path))
 
-    @app.middleware("http")
-    async def count_requests(request: Request, call_next):
-        response = await call_next(request)
-        route = request.scope.get("route")
-        endpoint = getattr(route, "path", "unmatched")
-        state.metrics.http_requests.labels(endpoint, str(response.status_code)).inc()
-        return response
+    app.add_middleware(RequestCounter, counter=state.metrics.http_requests)
 
     @app.get("/health")
     async def health() -> JSONResponse:

@@ -8,8 +8,9 @@
   status line; a client that disconnects meanwhile aborts the request;
 * :meth:`Generation.deltas` yields text as it becomes final (stop strings
   applied; a matched stop string aborts the engine request);
-* leaving the iteration early (client gone, stream cancelled) aborts the
-  engine request, freeing its KV blocks.
+* a client that goes away (checked every :data:`DISCONNECT_POLL_S` while
+  waiting for a step) or a stream that is cancelled aborts the engine
+  request, freeing its KV blocks; the deltas then just end.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ class Generation:
     After :meth:`start`: ``prompt_tokens``, ``cached_tokens`` (the engine's
     prefix hit, tokens) and ``ttft`` (seconds); after the deltas are consumed:
     ``output_tokens``, ``finish_reason`` (``"stop"``, ``"length"``) and
-    ``stop_string`` (the stop string that ended it, if any).
+    ``stop_string`` (the stop string that ended it, if any); ``disconnected``
+    is True when the client left.
     """
 
     def __init__(self, state: ServerState, request_id: str, prompt_token_ids: list[int], params: SamplingParams,
@@ -75,6 +77,7 @@ class Generation:
         self._first = None
         self._stream = None
         self._done = False
+        self.disconnected = False
         self._started = time.perf_counter()
 
     async def start(self) -> None:
@@ -86,28 +89,19 @@ class Generation:
                 500 when the engine fails.
             ClientDisconnected: the client left while the prompt was being computed.
         """
-        loop = self.state.loop
-        self._stream = loop.submit(self.request_id, self.prompt_token_ids, self.params, cache_salt=self.cache_salt)
-        while True:
-            try:
-                first = await self._stream.next(timeout=DISCONNECT_POLL_S)
-                break
-            except asyncio.TimeoutError:
-                if self.http_request is not None and await self.http_request.is_disconnected():
-                    self.abort()
-                    raise ClientDisconnected(self.request_id) from None
-            except asyncio.CancelledError:
-                self.abort()
-                raise
-            except PromptTooLongError as exc:
-                self._done = True
-                raise APIError(400, str(exc), param="messages", code="context_length_exceeded") from exc
-            except InvalidRequestError as exc:
-                self._done = True
-                raise APIError(400, str(exc)) from exc
-            except EngineFailure as exc:
-                self._done = True
-                raise APIError(500, str(exc)) from exc
+        self._stream = self.state.loop.submit(self.request_id, self.prompt_token_ids, self.params,
+                                              cache_salt=self.cache_salt)
+        try:
+            first = await self._next()
+        except PromptTooLongError as exc:
+            self._done = True
+            raise APIError(400, str(exc), param="messages", code="context_length_exceeded") from exc
+        except InvalidRequestError as exc:
+            self._done = True
+            raise APIError(400, str(exc)) from exc
+        except EngineFailure as exc:
+            self._done = True
+            raise APIError(500, str(exc)) from exc
         self._first = first
         self.cached_tokens = first.num_cached_tokens
         self.prompt_tokens = first.prompt_tokens
@@ -144,13 +138,34 @@ class Generation:
                 if text:
                     yield text
                 try:
-                    output = await self._stream.next()
+                    output = await self._next()
+                except ClientDisconnected:
+                    return
                 except EngineFailure as exc:
                     self._done = True
                     raise APIError(500, str(exc)) from exc
         finally:
             if not self._done:  # the consumer stopped early: client gone or stream cancelled
                 self.abort()
+
+    async def _next(self):
+        """The next step output, checking every :data:`DISCONNECT_POLL_S` whether the client is still there.
+
+        Raises:
+            ClientDisconnected: the client left (the engine request is aborted).
+            CancelledError: the handler was cancelled (the engine request is aborted).
+        """
+        while True:
+            try:
+                return await self._stream.next(timeout=DISCONNECT_POLL_S)
+            except asyncio.TimeoutError:
+                if self.http_request is not None and await self.http_request.is_disconnected():
+                    self.disconnected = True
+                    self.abort()
+                    raise ClientDisconnected(self.request_id) from None
+            except asyncio.CancelledError:
+                self.abort()
+                raise
 
     async def text(self) -> str:
         """Run to the end and return the whole output text."""

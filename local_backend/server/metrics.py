@@ -35,6 +35,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 PREFIX = "promptcache"
@@ -117,3 +118,34 @@ class ServerMetrics:
         """Prometheus text exposition with ``engine_stats`` as the engine's figures."""
         self._engine.snapshot = engine_stats
         return generate_latest(self.registry)
+
+
+class RequestCounter:
+    """Pure ASGI middleware counting answered HTTP requests by route and status.
+
+    Pure ASGI rather than ``@app.middleware("http")``: Starlette's
+    ``BaseHTTPMiddleware`` wraps ``receive``, which hides a client's
+    disconnect from ``request.is_disconnected()`` while a handler waits for
+    the first token.
+    """
+
+    def __init__(self, app: ASGIApp, counter: Counter) -> None:
+        self.app = app
+        self.counter = counter
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        status = {"code": 500}
+
+        async def send_and_record(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_and_record)
+        finally:
+            endpoint = getattr(scope.get("route"), "path", "unmatched")
+            self.counter.labels(endpoint, str(status["code"])).inc()

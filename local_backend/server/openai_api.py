@@ -133,6 +133,8 @@ async def chat_completions(request: Request) -> Response:
         return StreamingResponse(_chat_chunks(gen, model, created, include_usage), media_type="text/event-stream",
                                  headers=headers)
     text = await gen.text()
+    if gen.disconnected:
+        return Response(status_code=CLIENT_CLOSED)
     return JSONResponse({
         "id": gen.request_id, "object": "chat.completion", "created": created, "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "refusal": None},
@@ -215,6 +217,8 @@ async def completions(request: Request) -> Response:
 
         return StreamingResponse(chunks(), media_type="text/event-stream", headers=headers)
     text = await gen.text()
+    if gen.disconnected:
+        return Response(status_code=CLIENT_CLOSED)
     return JSONResponse({**obj([choice(text, gen.finish_reason)]), "usage": _usage(gen),
                          "system_fingerprint": None}, headers=headers)
 

@@ -83,7 +83,8 @@ def flag(body: Mapping[str, Any], key: str) -> bool:
 
 
 def sampling_params(body: Mapping[str, Any], max_tokens: int, *, top_k_key: str | None = None) -> SamplingParams:
-    """``SamplingParams`` from the common fields (``temperature`` default 1.0, ``top_p``, ``seed``, top-k).
+    """``SamplingParams`` from the common fields (``temperature`` default 1.0, ``top_p``, ``seed``, top-k)
+    and vLLM's ``ignore_eos`` extension (generate exactly ``max_tokens``: benchmarks, tests).
 
     Raises:
         APIError: 400 naming the parameter that is out of range.
@@ -95,6 +96,7 @@ def sampling_params(body: Mapping[str, Any], max_tokens: int, *, top_k_key: str 
             top_p=number(body, "top_p", 1.0),
             top_k=integer(body, top_k_key, 0) if top_k_key else 0,
             seed=integer(body, "seed"),
+            ignore_eos=flag(body, "ignore_eos"),
         )
     except InvalidSamplingParamsError as exc:
         raise bad_request(str(exc), param=str(exc).split(" ", 1)[0]) from exc

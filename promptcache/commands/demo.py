@@ -52,21 +52,28 @@ def print_side_by_side(good: VerifyReport, bad: VerifyReport, console: Console) 
 
 
 @click.command("demo")
+@click.option("--model", type=click.Path(file_okay=False), default=None,
+              help="A local transformers model directory [default: the embedded model].")
+@click.option("--tokenizer", default=None, help="'chatml' or a tokenizer directory [default: the model's].")
 @click.option("--kv-cache-mb", type=click.FloatRange(min=0, min_open=True), default=256.0, show_default=True,
               help="KV pool size in MiB.")
-def demo(kv_cache_mb: float) -> None:
-    """Replay a good and a bad version of one app (bundled traces) on the local engine's embedded
-    model and print the side-by-side verdict: real prefix-cache hits, token by token.
+def demo(model: str | None, tokenizer: str | None, kv_cache_mb: float) -> None:
+    """Replay a good and a bad version of one app (bundled traces) on the local engine (the embedded
+    model unless --model) and print the side-by-side verdict: real prefix-cache hits, token by token.
     """
     require_backend(ENGINE_MODULES, what="promptcache demo")
     from local_backend.embedded import EMBEDDED_NOTICE
     from promptcache.verify_backends import LocalBackend
 
     console = Console(highlight=False, width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 110)
-    console.print(f"[dim]{EMBEDDED_NOTICE}[/dim]")
     started = time.perf_counter()
-    with console.status("building the embedded model"):
-        backend = LocalBackend(kv_cache_mb=kv_cache_mb)
+    try:
+        with console.status("loading the model"):
+            backend = LocalBackend(model=model, tokenizer=tokenizer, kv_cache_mb=kv_cache_mb)
+    except (FileNotFoundError, ValueError, OSError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if backend.engine.loaded.is_embedded:
+        console.print(f"[dim]{EMBEDDED_NOTICE}[/dim]")
     reports = []
     for name in (GOOD_TRACE, BAD_TRACE):
         with resources.as_file(_trace(name)) as path, console.status(f"replaying {name}") as status:

@@ -86,9 +86,12 @@ def print_report(report: VerifyReport, console: Console) -> None:
 @click.option("--eviction", type=click.Choice(["lru", "lfu", "priority"]), default="lru", show_default=True)
 @click.option("--min-hit-rate", help="Exit 1 when the hit rate is below this (0.8 or 80%): a CI gate.")
 @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--reset-cache", is_flag=True,
+              help="URL: empty the server's prefix cache first (promptcache serve, vLLM, SGLang), so hits "
+                   "come from this replay only.")
 @click.option("--strict", is_flag=True, help="Fail on a malformed trace line instead of skipping it.")
 def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb, num_blocks, eviction, min_hit_rate,
-           output_format, strict):
+           output_format, reset_cache, strict):
     """Replay TRACE (JSON Lines of requests) in order on a prefix-caching backend and report, per
     request, the cached tokens, the best possible (oracle) and the first divergence of every miss.
 
@@ -119,7 +122,7 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
             bar.update(task, completed=done, total=total,
                        description=f"{result.session}: {result.cached_tokens:,}/{result.prompt_tokens:,} cached")
         try:
-            report = verify_trace(trace, engine, strict=strict, progress=progress)
+            report = verify_trace(trace, engine, strict=strict, reset_cache=reset_cache, progress=progress)
         except TraceFormatError as exc:
             err.print(f"error: {exc} (run without --strict to skip malformed lines)", markup=False)
             sys.exit(EXIT_ERROR)

@@ -1,0 +1,119 @@
+"""The app in process (FastAPI's TestClient, an ``httpx.Client``) and the server's building blocks.
+
+An unrestricted app (no ``served_model_names``) serves any model name with
+the loaded model; the detokenizer holds back partial characters and stop
+strings; the breakpoint offsets and the Anthropic usage mapping are exact.
+"""
+
+from __future__ import annotations
+
+import json
+
+import openai
+import pytest
+from fastapi.testclient import TestClient
+from server_support import anthropic_expected
+
+from local_backend import LocalEngine
+from local_backend.server import create_app
+from local_backend.server.detokenizer import IncrementalDetokenizer
+from local_backend.server.errors import ANTHROPIC, OPENAI, APIError
+from local_backend.server.prompt import anthropic_prompt, anthropic_usage, breakpoint_cuts
+from local_backend.tokenizer import ChatMLTokenizer
+from promptcache.chatml import encode_chatml
+from promptcache.convert import anthropic_to_openai
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app(LocalEngine(kv_cache_mb=16), default_max_tokens=2)) as test_client:
+        yield test_client
+
+
+def test_any_model_name_is_served_and_echoed(client):
+    sdk = openai.OpenAI(base_url="http://testserver/v1", api_key="x", http_client=client, max_retries=0)
+    reply = sdk.chat.completions.create(model="my-app-model-v3", messages=[{"role": "user", "content": "hi"}])
+    assert reply.model == "my-app-model-v3"
+    assert reply.usage.completion_tokens == 2 or reply.choices[0].finish_reason == "stop"
+    assert [m.id for m in sdk.models.list().data] == ["promptcache-embedded"]
+    assert client.get("/health").json() == {"status": "ok", "model": "promptcache-embedded"}
+
+
+def test_stop_strings_end_the_text_before_them(client):
+    response = client.post("/v1/completions", json={"model": "m", "prompt": "count: one two", "max_tokens": 8,
+                                                    "temperature": 0, "ignore_eos": True})
+    full = response.json()["choices"][0]["text"]
+    assert response.json()["usage"]["completion_tokens"] == 8
+    cut = full[3:6]  # greedy decoding of the seeded embedded model: the same text every run
+    assert cut.strip() and full.index(cut) == 3, f"pick another stop string from {full!r}"
+    stopped = client.post("/v1/completions", json={"model": "m", "prompt": "count: one two", "max_tokens": 8,
+                                                   "temperature": 0, "ignore_eos": True, "stop": [cut]}).json()
+    assert stopped["choices"][0]["text"] == full[:full.index(cut)]
+    assert stopped["choices"][0]["finish_reason"] == "stop"
+
+
+def test_unknown_route_and_bad_params_are_provider_shaped(client):
+    missing = client.get("/v1/nothing-here")
+    assert missing.status_code == 404 and set(missing.json()["error"]) == {"message", "type", "param", "code"}
+    bad = client.post("/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "x"}],
+                                                    "temperature": -1})
+    assert bad.status_code == 400 and bad.json()["error"]["param"] == "temperature"
+    several = client.post("/v1/chat/completions", json={"model": "m", "n": 2,
+                                                        "messages": [{"role": "user", "content": "x"}]})
+    assert several.status_code == 400 and several.json()["error"]["param"] == "n"
+    no_max = client.post("/v1/messages", json={"model": "m", "messages": [{"role": "user", "content": "x"}]})
+    assert no_max.json() == {"type": "error", "error": {"type": "invalid_request_error",
+                                                        "message": "max_tokens: Field required"}}
+
+
+def test_detokenizer_holds_back_partial_characters_and_stop_strings():
+    tokenizer = ChatMLTokenizer()
+    text = "Caf\u00e9 \U0001f600 ok. END of text"
+    ids = tokenizer.encode(text)
+    detok = IncrementalDetokenizer(tokenizer, stop=["END"])
+    pieces = [detok.add([token]) for token in ids]
+    assert all("\ufffd" not in piece for piece in pieces)
+    assert "".join(pieces) + detok.flush() == "Caf\u00e9 \U0001f600 ok. "
+    assert detok.stop_string == "END"
+    plain = IncrementalDetokenizer(tokenizer)
+    assert "".join(plain.add([token]) for token in ids) + plain.flush() == text
+
+
+def test_breakpoint_offsets_are_the_tokens_up_to_each_marked_block():
+    tokenizer = ChatMLTokenizer()
+    marker = {"type": "ephemeral"}
+    body = {"max_tokens": 5, "model": "m",
+            "system": [{"type": "text", "text": "You are terse.", "cache_control": marker},
+                       {"type": "text", "text": "Reference: the handbook."}],
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "First part."},
+                                                      {"type": "text", "text": "Second part.", "cache_control": marker}]}],
+            "cache_control": marker}
+    assert len(breakpoint_cuts(body)) == 3
+    prompt = anthropic_prompt(tokenizer, body)
+    chat = anthropic_to_openai(body).body["messages"]
+    assert prompt.token_ids == encode_chatml(chat)
+    full = len(encode_chatml(chat, add_generation_prompt=False))
+    system_cut = len(encode_chatml([{"role": "system", "content": "You are terse."}], add_generation_prompt=False))
+    # The system marker sits before the second system block, inside the one system message: the offset is the
+    # common prefix with the cut rendering, i.e. the tokens up to the block's text (the cut's <|im_end|> differs).
+    assert system_cut - 3 <= prompt.breakpoints[0] < system_cut
+    assert prompt.breakpoints[1:] == (full, full)  # the last block's marker and the top-level one
+    assert len(prompt.token_ids) - full == 3  # the generation prompt: <|im_start|> "assistant" "\n"
+
+
+def test_anthropic_usage_mapping():
+    for prompt, hit, breakpoints in ((100, 0, (96,)), (100, 64, (96,)), (100, 96, (40, 96)), (100, 80, (40,)),
+                                     (100, 48, ())):
+        usage = anthropic_usage(prompt, hit, breakpoints, output_tokens=7)
+        expected = anthropic_expected(prompt, hit, breakpoints[-1] if breakpoints else None)
+        assert usage == {**expected, "output_tokens": 7}
+        assert usage["input_tokens"] + usage["cache_read_input_tokens"] + usage["cache_creation_input_tokens"] == prompt
+    assert anthropic_usage(100, 80, (40,), 1)["cache_read_input_tokens"] == 40
+
+
+def test_error_bodies_follow_each_provider():
+    error = APIError(404, "no such model", param="model", code="model_not_found")
+    assert error.body(OPENAI) == {"error": {"message": "no such model", "type": "invalid_request_error",
+                                            "param": "model", "code": "model_not_found"}}
+    assert error.body(ANTHROPIC) == {"type": "error", "error": {"type": "not_found_error", "message": "no such model"}}
+    assert json.loads(APIError(500, "boom").response(ANTHROPIC).body)["error"]["type"] == "api_error"

@@ -1,0 +1,84 @@
+"""``promptcache verify --backend URL`` against ``promptcache serve``, and the same replay in process.
+
+The slice is the first three requests of the shared sliding-window trace (an
+OpenAI trace whose prompts fit the test server's 2,048-token context).
+"""
+
+from __future__ import annotations
+
+import json
+
+import httpx2
+import pytest
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+
+from local_backend import LocalEngine
+from local_backend.server import create_app
+from promptcache.cli import main
+from promptcache.verify import verify_trace
+from promptcache.verify_backends import HTTPBackend, LocalBackend
+
+REQUESTS = 3
+
+
+@pytest.fixture(scope="module")
+def trace_slice(traces_dir, tmp_path_factory):
+    lines = (traces_dir / "bad_sliding_window.jsonl").read_text().splitlines()[:REQUESTS]
+    path = tmp_path_factory.mktemp("verify") / "sliding_3.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_verify_against_serve_matches_the_exact_oracle_and_the_local_replay(server, trace_slice):
+    httpx_backend = HTTPBackend(server, model="gpt-4.1-mini")
+    try:
+        served = verify_trace(trace_slice, httpx_backend)
+    finally:
+        httpx_backend.close()
+    assert served.oracle_exact and not served.notes
+    assert [r.error for r in served.requests] == [None] * REQUESTS
+    assert [r.cached_tokens for r in served.requests] == [r.oracle_tokens for r in served.requests]
+    assert served.requests[0].cached_tokens == 0 and served.requests[1].cached_tokens > 1000
+    assert served.hit_vs_oracle == 1.0 and all(r.ttft_s > 0 for r in served.requests)
+
+    local = verify_trace(trace_slice, LocalBackend(LocalEngine(kv_cache_mb=64)))
+    assert [(r.prompt_tokens, r.cached_tokens, r.oracle_tokens) for r in local.requests] == \
+        [(r.prompt_tokens, r.cached_tokens, r.oracle_tokens) for r in served.requests]
+
+
+def test_verify_cli_json_against_a_url(server, trace_slice):
+    result = CliRunner().invoke(main, ["verify", str(trace_slice), "--backend", f"{server}/v1", "--model",
+                                       "gpt-4.1-mini", "--format", "json", "--reset-cache"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert [row["index"] for row in document["requests"]] == list(range(REQUESTS))
+    assert document["summary"]["backend"] == server and document["summary"]["oracle"] == "exact"
+    assert document["summary"]["hit_vs_oracle"] == 1.0 and document["summary"]["notes"] == []
+    warm = CliRunner().invoke(main, ["verify", str(trace_slice), "--backend", server, "--format", "json"])
+    assert json.loads(warm.stdout)["summary"]["hit_vs_oracle"] > 1.0  # the cache is warm from the first replay
+    assert "rerun with --reset-cache" in json.loads(warm.stdout)["summary"]["notes"][0]
+
+
+class WithoutTokenize(httpx2.BaseTransport):
+    """A server like SGLang's, with no ``/tokenize``: that path answers 404, the rest goes to ``inner``."""
+
+    def __init__(self, inner: httpx2.BaseTransport) -> None:
+        self.inner = inner
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        if request.url.path == "/tokenize":
+            return httpx2.Response(404, json={"detail": "Not Found"})
+        return self.inner.handle_request(request)
+
+
+def test_a_server_without_tokenize_gives_an_approximate_oracle(trace_slice):
+    with TestClient(create_app(LocalEngine(kv_cache_mb=64))) as client:
+        http = httpx2.Client(transport=WithoutTokenize(client._transport))  # the openai client's httpx
+        backend = HTTPBackend("http://testserver", http_client=http)
+        report = verify_trace(trace_slice, backend)
+    assert backend.model == "promptcache-embedded"  # the first of /v1/models
+    assert not report.oracle_exact and report.summary()["oracle"] == "approximate"
+    assert "no /tokenize" in report.notes[0]
+    # The local fallback is the same ChatML tokenizer here, so even the approximate oracle is met exactly.
+    assert [r.cached_tokens for r in report.requests] == [r.oracle_tokens for r in report.requests]
