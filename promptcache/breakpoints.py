@@ -10,8 +10,12 @@ number read from ``promptcache/data/providers.toml`` through
   stable tools + system prefix, the end of the documents, the end of the
   examples, and a moving breakpoint on the last block of the newest message
   (``history``), which lets the next turn read everything before it;
-- at most ``max_breakpoints`` (4) markers, fewer when a top-level
-  ``cache_control`` takes a slot; when there are more candidates than slots,
+- a top-level ``cache_control`` (automatic caching) puts one breakpoint on
+  the last cacheable block, which is where the moving breakpoint goes: with
+  it, the planner plans no ``history`` marker of its own (the automatic
+  breakpoint is the moving one, with the top-level TTL) and keeps the other
+  3 slots for the stable layers (:func:`automatic_ttl` checks the value);
+- at most ``max_breakpoints`` (4) markers, the automatic one included; when there are more candidates than slots,
   the moving breakpoint stays and the stable boundary adding the fewest
   tokens over the previous kept one is merged into the next (it loses the
   least: its tokens are still cached by the next breakpoint);
@@ -32,10 +36,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from promptcache.providers import ModelProfile, model_profile, provider_rules
 
-__all__ = ["BREAKPOINT_LAYERS", "Boundary", "Breakpoint", "BreakpointPlan", "check_ttls", "plan_breakpoints"]
+__all__ = ["BREAKPOINT_LAYERS", "Boundary", "Breakpoint", "BreakpointPlan", "automatic_ttl", "check_ttls",
+           "plan_breakpoints"]
 
 BREAKPOINT_LAYERS = ("system", "documents", "examples", "history")
 """Layers that can end with a breakpoint, in prompt order (``system`` covers the tools too)."""
@@ -77,11 +83,15 @@ class BreakpointPlan:
         breakpoints: the markers to place, in prompt order (at most the slots available).
         skipped: ``(layer, reason)`` for each candidate left without a marker.
         profile: the model's cache rules used.
+        automatic: the moving breakpoint a top-level ``cache_control`` places on the
+            last block (layer ``history``, its TTL), or None without automatic caching.
+            It is not one of :attr:`breakpoints`: the API places it, not a marker.
     """
 
     breakpoints: tuple[Breakpoint, ...]
     skipped: tuple[tuple[str, str], ...]
     profile: ModelProfile
+    automatic: Breakpoint | None = None
 
     def at(self, layer: str) -> Breakpoint | None:
         """The breakpoint planned at the end of ``layer``, or None."""
@@ -90,6 +100,9 @@ class BreakpointPlan:
     def explain(self) -> str:
         """One line per candidate: placed (with TTL and prefix tokens) or skipped (with why)."""
         lines = [f"{b.layer}: cache_control ttl={b.ttl} after {b.prefix_tokens:,} tokens" for b in self.breakpoints]
+        if self.automatic is not None:
+            lines.append(f"{self.automatic.layer}: top-level cache_control (automatic caching) ttl={self.automatic.ttl} "
+                         f"after {self.automatic.prefix_tokens:,} tokens")
         lines += [f"{layer}: no breakpoint ({reason})" for layer, reason in self.skipped]
         return "\n".join(lines)
 
@@ -125,28 +138,80 @@ def check_ttls(ttls: Mapping[str, str], ttl_seconds: Mapping[str, int] | None = 
         previous = (layer, ttl)
 
 
+def automatic_ttl(cache_control: Any, profile: ModelProfile) -> str:
+    """The TTL label of a top-level ``cache_control`` (automatic caching), checked as the API checks it.
+
+    Args:
+        cache_control: the value passed as the ``cache_control`` parameter of ``messages.create``.
+        profile: the model's rules (TTL labels and the default TTL).
+
+    Returns:
+        ``"5m"`` or ``"1h"`` (the default TTL when the value has no ``ttl``).
+
+    Raises:
+        ValueError: not ``{"type": "ephemeral"[, "ttl": "5m" | "1h"]}`` (the API answers such a
+            request with HTTP 400), naming what to pass instead.
+    """
+    fix = "pass cache_control={'type': 'ephemeral'} or {'type': 'ephemeral', 'ttl': '1h'}"
+    if not isinstance(cache_control, Mapping):
+        raise ValueError(f"cache_control must be an object, not {type(cache_control).__name__}; {fix}")
+    if cache_control.get("type") != "ephemeral":
+        raise ValueError(f"cache_control type {cache_control.get('type')!r} is not supported (only 'ephemeral'); {fix}")
+    unknown = sorted(set(cache_control) - {"type", "ttl"})
+    if unknown:
+        raise ValueError(f"cache_control has unknown key(s) {unknown}; {fix}")
+    ttl = cache_control.get("ttl", profile.default_ttl)
+    if ttl not in profile.ttl_seconds:
+        raise ValueError(f"cache_control ttl {ttl!r} is not one of {', '.join(profile.ttl_seconds)}; {fix}")
+    return str(ttl)
+
+
+def _check_automatic(boundaries: Sequence[Boundary], ttl: str, seconds: Mapping[str, int]) -> None:
+    for b in boundaries:
+        if b.layer != "history" and seconds[ttl] > seconds[b.ttl]:
+            raise ValueError(f"top-level cache_control: ttl {ttl!r} (automatic caching, the moving breakpoint on the "
+                             f"last block) may not follow the {b.ttl} breakpoint of the {b.layer} layer (Anthropic "
+                             f"rejects a longer TTL after a shorter one); pass cache_control={{'type': 'ephemeral', "
+                             f"'ttl': {b.ttl!r}}}, or .cache_ttl({b.layer}={ttl!r}) on the builder")
+
+
 def plan_breakpoints(boundaries: Sequence[Boundary], model: str, *, reserved: int = 0,
-                     profile: ModelProfile | None = None) -> BreakpointPlan:
+                     profile: ModelProfile | None = None, automatic: str | None = None) -> BreakpointPlan:
     """Place up to ``max_breakpoints - reserved`` Anthropic cache breakpoints at layer boundaries.
 
     Args:
         boundaries: the non-empty layers' ends, in prompt order (at most one
             per layer of :data:`BREAKPOINT_LAYERS`), ``prefix_tokens`` increasing.
         model: the Anthropic model (minimum cacheable tokens and limits per model).
-        reserved: slots already used (1 for a top-level ``cache_control``).
+        reserved: slots used by other markers of the request (the automatic one is counted by ``automatic``).
         profile: use this profile instead of looking ``model`` up (tests, overrides).
+        automatic: the TTL label of a top-level ``cache_control`` (automatic caching;
+            :func:`automatic_ttl`). It is the moving breakpoint: the ``history``
+            boundary gets no marker of its own (it is :attr:`BreakpointPlan.automatic`),
+            one slot is used, and no stable layer may have a shorter TTL.
 
     Returns:
-        A :class:`BreakpointPlan`; never more than 4 breakpoints.
+        A :class:`BreakpointPlan`; never more than 4 breakpoints, the automatic one included.
 
     Raises:
-        ValueError: boundaries out of order, an unknown layer, or bad TTLs (:func:`check_ttls`).
+        ValueError: boundaries out of order, an unknown layer, or bad TTLs (:func:`check_ttls`),
+            also a top-level TTL longer than a stable layer's.
     """
     profile = profile or model_profile("anthropic", model)
+    if automatic is not None:
+        if automatic not in profile.ttl_seconds:
+            raise ValueError(f"automatic caching ttl {automatic!r} is not one of {', '.join(profile.ttl_seconds)}")
+        _check_automatic(boundaries, automatic, profile.ttl_seconds)
     check_ttls({b.layer: b.ttl for b in boundaries}, profile.ttl_seconds)
     order = [BREAKPOINT_LAYERS.index(b.layer) for b in boundaries]
     if order != sorted(set(order)) or any(a.prefix_tokens > b.prefix_tokens for a, b in zip(boundaries, boundaries[1:])):
         raise ValueError("boundaries must be distinct layers in prompt order with non-decreasing prefix_tokens")
+    moving: Breakpoint | None = None
+    if automatic is not None:
+        last = next((b for b in boundaries if b.layer == "history"), None)
+        moving = Breakpoint("history", last.prefix_tokens, automatic) if last is not None else None
+        boundaries = [b for b in boundaries if b.layer != "history"]
+        reserved += 1
     minimum = profile.min_cacheable_tokens
     slots = max(0, (profile.max_breakpoints or 0) - reserved)
     skipped: list[tuple[str, str]] = []
@@ -164,4 +229,4 @@ def plan_breakpoints(boundaries: Sequence[Boundary], model: str, *, reserved: in
         skipped.append((kept[drop].layer, f"no slot left ({profile.max_breakpoints} per request, {reserved} reserved)"))
         del kept[drop]
     breakpoints = tuple(Breakpoint(b.layer, b.prefix_tokens, b.ttl) for b in kept)
-    return BreakpointPlan(breakpoints, tuple(skipped), profile)
+    return BreakpointPlan(breakpoints, tuple(skipped), profile, moving)

@@ -154,14 +154,25 @@ class Prompt:
         """The system-side sections joined with the canonical separator (the OpenAI system message)."""
         return _joined(self.sections)
 
-    def resolved_ttls(self, default: str = "5m") -> dict[str, str]:
+    def resolved_ttls(self, default: str = "5m", *, history: str | None = None) -> dict[str, str]:
         """TTL label per breakpoint layer: the explicit one, else the next later layer's, else ``default``.
 
         So giving ``documents`` ``1h`` gives the earlier ``system`` ``1h`` too
         (a shorter TTL may follow a longer one, never the reverse).
+
+        Args:
+            default: the provider's default TTL label.
+            history: the moving breakpoint's TTL when a top-level ``cache_control``
+                (automatic caching) sets it; the earlier layers then default to it.
+
+        Raises:
+            ValueError: ``history`` differs from an explicit ``cache_ttl(history=...)``.
         """
+        if history is not None and self.ttls.get("history", history) != history:
+            raise ValueError(f"the top-level cache_control (ttl {history!r}) is the moving breakpoint, but the "
+                             f"prompt sets cache_ttl(history={self.ttls['history']!r}); give them the same TTL")
         out: dict[str, str] = {}
-        later = self.ttls.get("history", default)
+        later = self.ttls.get("history", history or default)
         for layer in ("history", "examples", "documents", "system"):
             later = out[layer] = self.ttls.get(layer, later)
         return {layer: out[layer] for layer in ("system", "documents", "examples", "history")}
@@ -185,11 +196,16 @@ class Prompt:
                                   for layer, items in parts.items() if items}
         return dict(self._fingerprints)
 
-    def breakpoints(self, model: str, *, reserved: int = 0) -> BreakpointPlan:
-        """The Anthropic cache breakpoints planned for ``model`` (see :mod:`promptcache.breakpoints`)."""
+    def breakpoints(self, model: str, *, reserved: int = 0, cache_control: Mapping[str, Any] | None = None
+                    ) -> BreakpointPlan:
+        """The Anthropic cache breakpoints planned for ``model`` (see :mod:`promptcache.breakpoints`).
+
+        ``cache_control``: the top-level value ``to_anthropic`` would get (automatic caching);
+        ``reserved``: slots taken by markers of your own.
+        """
         from promptcache.render.anthropic import plan_for
 
-        return plan_for(self, model, reserved=reserved)
+        return plan_for(self, model, reserved=reserved, cache_control=cache_control)
 
     def to_anthropic(self, model: str, *, max_tokens: int = 1024, **params: Any) -> dict[str, Any]:
         """Keyword arguments for ``anthropic.Anthropic().messages.create`` (see :mod:`promptcache.render.anthropic`)."""

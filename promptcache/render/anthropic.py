@@ -14,15 +14,18 @@ Body (the shape of the shared traces; keys in the SDK's wire order
   instructions), on the last document block, on the examples block, and on
   the last block of the newest message; ``{"type": "ephemeral"}`` for the
   default 5-minute TTL, ``{"type": "ephemeral", "ttl": "1h"}`` otherwise.
+  With a top-level ``cache_control`` (automatic caching) the API places the
+  moving breakpoint on the last block itself, so the newest message gets no marker.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from promptcache.apis import ANTHROPIC_MESSAGES, sdk_ordered
-from promptcache.breakpoints import BreakpointPlan, plan_breakpoints
+from promptcache.breakpoints import BreakpointPlan, automatic_ttl, plan_breakpoints
 from promptcache.messages import fresh
 from promptcache.normalize import ToolSpec
 from promptcache.providers import model_profile
@@ -46,15 +49,25 @@ def anthropic_tool(spec: ToolSpec) -> dict[str, Any]:
     return fresh(_tool(spec), 1)
 
 
-def plan_for(prompt: Prompt, model: str, *, reserved: int = 0) -> BreakpointPlan:
+def plan_for(prompt: Prompt, model: str, *, reserved: int = 0,
+             cache_control: Mapping[str, Any] | None = None) -> BreakpointPlan:
     """The breakpoint plan of ``prompt`` for the Anthropic ``model`` (TTLs from :meth:`Prompt.resolved_ttls`).
 
+    Args:
+        reserved: slots taken by markers the caller adds itself.
+        cache_control: the top-level ``cache_control`` of the request (automatic
+            caching), if any: it is the moving breakpoint, so no ``history``
+            marker is planned, and its TTL is the history layer's.
+
     Raises:
-        ValueError: TTLs that increase along the prompt (:func:`promptcache.breakpoints.check_ttls`).
+        ValueError: TTLs that increase along the prompt (:func:`promptcache.breakpoints.check_ttls`),
+            or a ``cache_control`` the API would refuse (:func:`promptcache.breakpoints.automatic_ttl`).
     """
     profile = model_profile("anthropic", model)
-    ttls = prompt.resolved_ttls(profile.default_ttl)
-    return plan_breakpoints(layer_boundaries(prompt, ttls), model, reserved=reserved, profile=profile)
+    automatic = automatic_ttl(cache_control, profile) if cache_control is not None else None
+    ttls = prompt.resolved_ttls(profile.default_ttl, history=automatic)
+    return plan_breakpoints(layer_boundaries(prompt, ttls), model, reserved=reserved, profile=profile,
+                            automatic=automatic)
 
 
 def render_anthropic(prompt: Prompt, model: str, *, max_tokens: int = 1024, **params: Any) -> dict[str, Any]:
@@ -65,18 +78,23 @@ def render_anthropic(prompt: Prompt, model: str, *, max_tokens: int = 1024, **pa
         max_tokens: the output limit (required by the API).
         params: further ``messages.create`` parameters (``tool_choice``,
             ``metadata``, ``thinking``, ``cache_control`` for automatic caching, ...).
+            A top-level ``cache_control`` is the moving breakpoint (the API puts it
+            on the last block): the planner then places no marker on the newest
+            message and keeps the other 3 slots for the stable layers.
 
     Returns:
         A new dict the caller may edit.
 
     Raises:
         ValueError: a parameter the prompt owns (``messages``, ``system``, ``tools``),
-            or TTLs that increase along the prompt.
+            TTLs that increase along the prompt (a ``1h`` top-level ``cache_control``
+            after a ``5m`` layer too), or a top-level ``cache_control`` that is not
+            ``{"type": "ephemeral"[, "ttl": "5m" | "1h"]}``.
     """
     clash = [k for k in params if k in _RESERVED_PARAMS]
     if clash:
         raise ValueError(f"{clash} come from the prompt; build them with PromptBuilder instead of passing them")
-    plan = plan_for(prompt, model, reserved=1 if params.get("cache_control") else 0)
+    plan = plan_for(prompt, model, cache_control=params.get("cache_control"))
     tools = [anthropic_tool(t) for t in prompt.tools]
     system = [{"type": "text", "text": text} for _, text in prompt.sections]
     messages = [m.to_anthropic() for m in prompt.messages]

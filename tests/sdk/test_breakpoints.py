@@ -9,6 +9,7 @@ import pytest
 from promptcache import PromptBuilder
 from promptcache.breakpoints import Boundary, plan_breakpoints
 from promptcache.providers import UnknownModelWarning, model_profile
+from promptcache.simulate import AnthropicSimulator
 from promptcache.stability import LayerRegistry
 
 SECTION = " ".join(f"Guideline {i}: keep answers short, friendly and specific to the order in question."
@@ -61,11 +62,45 @@ def test_marker_positions_and_ttls_in_the_body() -> None:
         {"type": "ephemeral", "ttl": "1h"}, None, {"type": "ephemeral", "ttl": "1h"}, {"type": "ephemeral"}]
 
 
-def test_a_top_level_cache_control_takes_a_slot() -> None:
+def test_a_top_level_cache_control_is_the_moving_breakpoint() -> None:
+    """Automatic caching marks the last block itself: no history marker of our own, 3 stable slots."""
     body = prompt().to_anthropic("claude-sonnet-4-6", cache_control={"type": "ephemeral"})
-    assert markers(body) == ["top", "system[0]", "system[2]", "messages[0]"]  # the ~20-token examples gain least
-    plan = prompt().breakpoints("claude-sonnet-4-6", reserved=1)
-    assert plan.skipped == (("examples", "no slot left (4 per request, 1 reserved)"),)
+    assert markers(body) == ["top", "system[0]", "system[2]", "system[3]"]
+    plan = prompt().breakpoints("claude-sonnet-4-6", cache_control={"type": "ephemeral"})
+    assert [b.layer for b in plan.breakpoints] == ["system", "documents", "examples"] and plan.skipped == ()
+    assert plan.automatic is not None and (plan.automatic.layer, plan.automatic.ttl) == ("history", "5m")
+    assert plan.automatic.prefix_tokens == prompt().count_tokens()
+    assert "history: top-level cache_control (automatic caching) ttl=5m after" in plan.explain()
+    mark = prompt().breakpoints("claude-sonnet-4-6", reserved=1)  # a marker of the caller's own still takes a slot
+    assert mark.skipped == (("examples", "no slot left (4 per request, 1 reserved)"),) and mark.automatic is None
+
+
+def test_a_1h_top_level_cache_control_gives_the_stable_layers_1h() -> None:
+    """/tmp/rev/bp.py: a 5m history marker plus a 1h top-level one is HTTP 400 (1h after 5m)."""
+    body = prompt().to_anthropic("claude-sonnet-4-6", cache_control={"type": "ephemeral", "ttl": "1h"})
+    assert body["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    assert markers(body) == ["top", "system[0]", "system[2]", "system[3]"]
+    assert {json.dumps(b.get("cache_control")) for b in body["system"]} == {
+        json.dumps({"type": "ephemeral", "ttl": "1h"}), "null"}
+    result = AnthropicSimulator().simulate(body, 0.0)  # the API's checks: accepted, written for an hour
+    assert result.error is None and result.usage.cache_write_5m == 0
+    assert result.usage.cache_write_1h == result.prompt_tokens - result.usage.uncached > 0
+
+
+def test_top_level_cache_control_is_checked() -> None:
+    with pytest.raises(ValueError, match=r"top-level cache_control: ttl '1h' .* may not follow the 5m breakpoint of "
+                                         r"the system layer"):
+        (PromptBuilder(registry=LayerRegistry()).system(SECTION).cache_ttl(system="5m").user("q").build()
+         .to_anthropic("claude-sonnet-4-6", cache_control={"type": "ephemeral", "ttl": "1h"}))
+    with pytest.raises(ValueError, match=r"is the moving breakpoint, but the prompt sets cache_ttl\(history='1h'\)"):
+        (PromptBuilder(registry=LayerRegistry()).system(SECTION).cache_ttl(history="1h").user("q").build()
+         .to_anthropic("claude-sonnet-4-6", cache_control={"type": "ephemeral"}))
+    for bad, message in [({"type": "persistent"}, "type 'persistent' is not supported"),
+                         ({"type": "ephemeral", "ttl": "2h"}, "ttl '2h' is not one of 5m, 1h"),
+                         ({"type": "ephemeral", "scope": "org"}, r"unknown key\(s\) \['scope'\]"),
+                         ("ephemeral", "must be an object, not str")]:
+        with pytest.raises(ValueError, match=message):
+            prompt().to_anthropic("claude-sonnet-4-6", cache_control=bad)
 
 
 def test_tools_only_prefix_marks_the_last_tool() -> None:
