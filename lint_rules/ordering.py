@@ -80,6 +80,9 @@ class ToolsFromUnorderedCollection(FlowRule):
         Invalid(_OPENAI + "from .specs import SPECS\ndef run(q, extra):\n    names = {'a', 'b'} | set(extra)\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n", line=6),
         Invalid(_CLAUDE + "from .skills import SKILLS\ndef run(active):\n    names = {t for s in active for t in SKILLS[s]}\n    return client.messages.create(model='m', messages=[], tools=[{'name': n} for n in names])\n", line=6),
         Invalid(_CLAUDE + "def run(specs):\n    tools = list(frozenset(specs))\n    return client.messages.create(model='m', messages=[], tools=tools)\n", line=5),
+        # Set operators on dict views give sets.
+        Invalid(_OPENAI + "REGISTRY = {'a': {'type': 'function'}, 'b': {'type': 'function'}}\ndef ask(q, allowed):\n    names = REGISTRY.keys() & allowed\n    return client.chat.completions.create(model='m', messages=[], tools=[REGISTRY[n] for n in names])\n", line=6),
+        Invalid(_OPENAI + "REGISTRY = {'a': {'type': 'function'}, 'b': {'type': 'function'}}\ndef ask(q, disabled):\n    names = REGISTRY.keys() - disabled\n    return client.chat.completions.create(model='m', messages=[], tools=[REGISTRY[n] for n in names])\n", line=6),
     ]
 
 
@@ -153,9 +156,11 @@ class ShuffledPrefix(FlowRule):
     request.
 
     ## When it does not fire
-    Randomness used for retries or sampling outside the prompt; a seeded,
-    fixed permutation computed once at import is still reported (it changes
-    with every process start), unless it is sorted afterwards.
+    Randomness used for retries or sampling outside the prompt; a generator
+    seeded with a constant (``random.Random(1234).sample(...)``), which gives
+    the same order in every process; a shuffle sorted afterwards. The
+    unseeded module functions (``random.sample``) are reported wherever they
+    run, at import too: each process start draws a new order.
     """
 
     code = "PC303"
@@ -169,6 +174,8 @@ class ShuffledPrefix(FlowRule):
         _OPENAI + "import random\nfrom .t import TOOLS\ndef run(q):\n    return client.chat.completions.create(model='m', messages=[], tools=TOOLS, temperature=random.random())\n",
         _OPENAI + "import random\nfrom .t import TOOLS\ndef run(q):\n    tools = list(TOOLS)\n    random.shuffle(tools)\n    return client.chat.completions.create(model='m', messages=[], tools=sorted(tools, key=lambda t: t['name']))\n",
         _CLAUDE + "import random, time\ndef run(q):\n    time.sleep(random.uniform(0, 1))\n    return client.messages.create(model='m', system='Help.', messages=[])\n",
+        # A seeded generator gives the same sample in every process.
+        _CLAUDE + "import random\nrng = random.Random(1234)\nEXAMPLES = ['a', 'b', 'c']\ndef run(q):\n    shots = rng.sample(EXAMPLES, 2)\n    return client.messages.create(model='m', system='Examples:\\n' + '\\n'.join(shots), messages=[])\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "import random\nfrom .t import TOOLS\ndef run(q):\n    tools = list(TOOLS)\n    random.shuffle(tools)\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n", line=7),

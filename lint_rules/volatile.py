@@ -65,9 +65,14 @@ class VolatileInSystemPrompt(FlowRule):
         _CLAUDE + "import time\ndef ask(q):\n    t0 = time.time()\n    r = client.messages.create(model='m', system='Be brief.', messages=[{'role': 'user', 'content': q}])\n    print(time.time() - t0)\n    return r\n",
         _OPENAI + "from datetime import datetime\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'system', 'content': 'Be brief.'},\n        {'role': 'user', 'content': f'{datetime.now():%Y-%m-%d} {q}'}])\n",
         "import time\nSYSTEM_PROMPT = f'Started {time.time()}'\n",
+        # A seeded generator is deterministic: the same greeting in every process.
+        _CLAUDE + "import random\nGREETINGS = ['Hi', 'Hello']\ndef ask(q):\n    return client.messages.create(model='m', system=random.Random(7).choice(GREETINGS) + '. Help.', messages=[])\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "from datetime import datetime\ndef ask(q):\n    return client.messages.create(model='m', system=f'Now: {datetime.now()}', messages=[])\n", line=5),
+        # int() / round() drop ordering taint only: the number is still the clock.
+        Invalid(_CLAUDE + "import time\ndef ask(q):\n    return client.messages.create(model='m', system=f'Epoch {int(time.time())}', messages=[])\n", line=5),
+        Invalid(_CLAUDE + "import time\ndef ask(q):\n    return client.messages.create(model='m', system='Seed: %d' % round(time.time()), messages=[])\n", line=5),
         Invalid(_OPENAI + "import uuid\nclass Chat:\n    def __init__(self):\n        self.sid = uuid.uuid4().hex\n        self.messages = [{'role': 'system', 'content': f'Session {self.sid}'}]\n    def ask(self):\n        return client.chat.completions.create(model='m', messages=self.messages)\n", line=7),
         Invalid("import time\nfrom langchain_core.messages import SystemMessage\nsystem = SystemMessage(content=f\"Received {time.strftime('%H:%M')}\")\n", line=3),
         Invalid("import anthropic\nfrom datetime import date\nSYSTEM_PROMPT = 'Today is ' + str(date.today())\n", line=3),
@@ -101,8 +106,11 @@ class PerRequestDataInSystemPrompt(FlowRule):
 
     ## When it does not fire
     A whole parameter passed straight through (``def call(system): create(system=system)``:
-    a generic wrapper), values set once per object in ``__init__``, and data
-    placed in the user turn.
+    a generic wrapper), also with only whitespace added (``system + "\\n"``,
+    ``"\\n\\n".join(system_parts)``); values set once per object in ``__init__``;
+    an identity-named module constant (``reading_level = "grade 8"``: identity
+    needs a per-request origin, a parameter, a request object or a value
+    computed at run time); and data placed in the user turn.
     """
 
     code = "PC102"
@@ -116,6 +124,12 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + "def call(system, q):\n    return client.messages.create(model='m', system=system, messages=[{'role': 'user', 'content': q}])\n",
         _CLAUDE + "class Bot:\n    def __init__(self, product):\n        self.system = f'You support {product}.'\n    def ask(self, q):\n        return client.messages.create(model='m', system=self.system, messages=[{'role': 'user', 'content': q}])\n",
         _OPENAI + "def ask(user, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Help.'}, {'role': 'user', 'content': f'{user.name}: {q}'}])\n",
+        # Generic wrappers: an escape sequence is a line break, not static text.
+        _CLAUDE + "def call(system, q):\n    return client.messages.create(model='m', system=system + '\\n', messages=[{'role': 'user', 'content': q}])\n",
+        _CLAUDE + "def call(system, q):\n    return client.messages.create(model='m', system=f'{system}\\n', messages=[{'role': 'user', 'content': q}])\n",
+        _CLAUDE + "def call(system_parts, q):\n    return client.messages.create(model='m', system='\\n\\n'.join(system_parts), messages=[{'role': 'user', 'content': q}])\n",
+        # A module-level literal is one value for everyone, whatever its name says.
+        _CLAUDE + "reading_level = 'grade 8'\ndef ask(q):\n    return client.messages.create(model='m', system=f'Write at {reading_level}.', messages=[])\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "def ask(user, q):\n    return client.messages.create(model='m', system=f'Talking to {user.email}', messages=[])\n", line=4),

@@ -36,6 +36,8 @@ UNSORTED_JSON = "unsorted_json"
 ENV = "env"
 
 ORDER_KINDS = frozenset({UNORDERED, FS_ORDER, MCP, SHUFFLED})
+# What a number computed from a value no longer carries: the order of elements or keys.
+ORDERING_KINDS = ORDER_KINDS | {MCP_CALL, UNSORTED_JSON}
 
 DEFAULT_PROMPT_NAME_REGEX = r"(?i)(prompt|system|instruction|preamble)"
 DEFAULT_VOLATILE_NAME_REGEX = (
@@ -93,11 +95,17 @@ _FS_CALLS = frozenset(
 )
 _FS_METHODS = frozenset({"glob", "rglob", "iterdir"})
 _ENV_CALLS = frozenset({"os.getenv", "os.environ.get", "os.environ.__getitem__"})
-# Calls whose result does not carry the order (or the content) of their argument.
-_OPAQUE_CALLS = frozenset(
-    {"len", "sum", "min", "max", "any", "all", "bool", "int", "float", "abs", "round", "isinstance", "hash", "id", "print", "callable", "type"}
-)
-_SET_METHODS = frozenset({"union", "intersection", "difference", "symmetric_difference"})
+# Calls whose result is a count or a flag: it carries nothing of its argument.
+_OPAQUE_CALLS = frozenset({"len", "any", "all", "bool", "isinstance", "id", "print", "callable", "type"})
+# Calls whose result is a number made from the argument's value: ``int(time.time())`` is still the clock,
+# but the order of the argument's elements is gone.
+_VALUE_CALLS = frozenset({"int", "float", "round", "abs", "sum", "min", "max", "hash", "divmod", "pow"})
+# Random generators: seeded with an argument they are deterministic (the seed's taint is theirs);
+# without one they are seeded from the OS, so they are volatile.
+_SEEDED_GENERATORS = frozenset({"random.Random", "numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator"})
+# Order-free set operations: ``d.keys() & other`` and ``d.items() - other`` give sets.
+_DICT_VIEWS = frozenset({"keys", "items"})
+_COMPLETION_ORDER = frozenset({"asyncio.as_completed", "asyncio.wait", "concurrent.futures.as_completed"})
 
 _IDENTITY_RE = re.compile(
     r"(?i)(^|_)(user(_?name|_?id)?|e_?mail(_address)?|tenant(_?id)?|account(_?(id|number|name))?|"
@@ -147,12 +155,28 @@ def env_call(qualified: str) -> bool:
 
 
 def opaque_call(qualified: str) -> bool:
-    """Builtins whose result is a number or flag, not the argument's content."""
+    """Builtins whose result is a count or a flag, not the argument's content (``len``, ``isinstance``)."""
     return qualified in _OPAQUE_CALLS
 
 
-def set_method(method: str) -> bool:
-    return method in _SET_METHODS
+def value_call(qualified: str) -> bool:
+    """Builtins whose result is a number made from the argument (``int``, ``round``): ordering taint is dropped, the rest kept."""
+    return qualified in _VALUE_CALLS
+
+
+def seeded_generator(qualified: str) -> bool:
+    """``random.Random(...)`` and numpy generators: deterministic when given a seed."""
+    return qualified in _SEEDED_GENERATORS
+
+
+def dict_view(method: str) -> bool:
+    """``keys`` / ``items``: dict views, whose ``&``, ``|``, ``-``, ``^`` give sets."""
+    return method in _DICT_VIEWS
+
+
+def completion_order(detail: str) -> bool:
+    """True when an unordered source's ``detail`` names a completion-order iterator (not a set)."""
+    return detail.removesuffix("()") in _COMPLETION_ORDER
 
 
 def is_constant_name(name: str) -> bool:

@@ -24,9 +24,11 @@ import libcst as cst
 
 from promptcache.lint import sources as S
 from promptcache.lint.index import Binding, ModuleIndex, Scope
+from promptcache.lint.literals import PLACEHOLDER, pieces
 from promptcache.lint.sinks import SinkFinder
 
 _ALNUM = re.compile(r"[A-Za-z0-9]")
+_SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
 
 
 @dataclass(frozen=True)
@@ -63,14 +65,17 @@ def templated(taint: frozenset[Source]) -> frozenset[Source]:
 
 
 def has_text(node: cst.CSTNode) -> bool:
-    """True for a string literal (or f-string) with letters or digits in its static text."""
-    if isinstance(node, cst.SimpleString):
-        return bool(_ALNUM.search(node.value[node.value.index(node.value[-1]) :]))
-    if isinstance(node, cst.FormattedString):
-        return any(isinstance(p, cst.FormattedStringText) and _ALNUM.search(p.value) for p in node.parts)
-    if isinstance(node, cst.ConcatenatedString):
-        return has_text(node.left) or has_text(node.right)
-    return False
+    """True for a string literal (or f-string) with letters or digits in its decoded static text.
+
+    The value is judged, not the source: ``"\\n"`` is a line break, not the letter n, so
+    ``system + "\\n"`` and ``"\\n\\n".join(parts)`` add no static text.
+    """
+    return any(_ALNUM.search(p.value.replace(PLACEHOLDER, "")) for p in pieces(node)) if isinstance(node, cst.BaseString) else False
+
+
+def _dict_view(node: cst.BaseExpression) -> bool:
+    """``x.keys()`` / ``x.items()``."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and S.dict_view(node.func.attr.value) and not node.args
 
 
 def key_text(node: cst.BaseExpression) -> str | None:
@@ -146,6 +151,8 @@ class TaintEngine:
             t = of(e.left, scope) | of(e.right, scope)
             if isinstance(e.operator, (cst.Add, cst.Modulo)) and (self._static(e.left, scope) or self._static(e.right, scope)):
                 return templated(t)
+            if isinstance(e.operator, _SET_OPERATORS) and (_dict_view(e.left) or _dict_view(e.right)):
+                return t | {source(S.UNORDERED, "a set operation on dict keys", e)}
             return t
         if isinstance(e, (cst.List, cst.Tuple, cst.Set)):
             t = self.union((el.value for el in e.elements), scope)
@@ -198,6 +205,8 @@ class TaintEngine:
         out = set(self.names(e.value))
         if any(s.kind == S.SUMMARY for s in out):
             return frozenset(out)
+        if bindings and not any(_per_request_origin(b) for b in bindings):
+            out = {s for s in out if s.kind != S.IDENTITY}  # `reading_level = "grade 8"`: one value for everyone
         for binding in bindings:
             out |= self._binding(binding, e.value)
         if found_scope is not None and e.value in found_scope.sorted_names:
@@ -256,6 +265,8 @@ class TaintEngine:
         qualified = self.index.qualified(func, scope)
         method = func.attr.value if isinstance(func, cst.Attribute) else None
         args = [a.value for a in e.args]
+        if qualified is not None and S.seeded_generator(qualified):
+            return self.union(args, scope) if args else frozenset({source(S.VOLATILE, f"{qualified}() without a seed", e)})
         if qualified is not None:
             if S.volatile_call(qualified, len(e.args)) or qualified in self.extra_volatile:
                 return frozenset({source(S.VOLATILE, f"{qualified}()", e)})
@@ -265,6 +276,8 @@ class TaintEngine:
                 return frozenset({source(S.ENV, f"{qualified}()", e)})
             if S.opaque_call(qualified):
                 return EMPTY
+            if S.value_call(qualified):
+                return frozenset(s for s in self.union(args, scope) if s.kind not in S.ORDERING_KINDS)
             if qualified == "sorted":
                 first = self.of(args[0], scope) if args else EMPTY
                 return frozenset(s for s in first if s.kind not in S.ORDER_KINDS)
@@ -364,6 +377,30 @@ class TaintEngine:
                 t = self.of(arg, scope)
                 out |= templated(t) if s.templated else t
         return frozenset(out)
+
+
+_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Imaginary)
+
+
+def _literal(node: cst.BaseExpression | None) -> bool:
+    """A constant written in the source: a string, a number, True/False/None, or a container of them."""
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return all(isinstance(el, cst.Element) and _literal(el.value) for el in node.elements)
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False", "None")
+    return isinstance(node, _LITERALS)
+
+
+def _per_request_origin(b: Binding) -> bool:
+    """Whether a binding can give an identity-named name a per-user value.
+
+    A parameter, an import (``current_user`` proxies), a loop or ``with``
+    target, or a value computed inside a function can; a module- or
+    class-level assignment (computed once, at import) and a literal cannot.
+    """
+    if b.kind in ("param", "import", "for", "with"):
+        return True
+    return b.scope.kind == "function" and not _literal(b.value)
 
 
 def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
