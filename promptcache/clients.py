@@ -20,7 +20,10 @@ construct them directly if you prefer). ``send`` does, per request:
    :class:`~promptcache.errors.PrefixStabilityWarning` (``guard="warn"``,
    the default) or raises :class:`~promptcache.errors.PrefixStabilityError`
    before anything is sent (``guard="raise"``); a chunk truncation of the
-   prompt's own :class:`~promptcache.conversation.Conversation` is expected and not reported;
+   prompt's own :class:`~promptcache.conversation.Conversation` is expected and not reported.
+   Only a request the provider accepted becomes a reference for later
+   comparisons: a refused (or failed) request does not, so sending it again
+   is refused again;
 3. sends it through the SDK's ``with_raw_response`` call, which hands back the
    ``httpx`` request that went on the wire: its body bytes are recorded
    verbatim (key order is content; headers and API keys never are) as one
@@ -100,14 +103,14 @@ class _Wrapper:
         return getattr(self.client, name)
 
     def _check(self, prompt: Prompt, body: dict[str, Any]) -> None:
+        """Classify ``body`` against the requests sent so far; nothing is remembered here (see :meth:`_sent`)."""
         if self.guard_mode == "off":
             return
-        divergence = self.guard.compare(body, self.api, layers=prompt.layer_hints(self.api))
+        divergence = self.guard.compare(body, self.api, layers=prompt.layer_hints(self.api), record=False)
         self.last_divergence = divergence
         conversation = prompt.conversation
         if conversation is not None:
             seen = self._truncations.get(id(conversation))
-            self._truncations[id(conversation)] = conversation.truncations
             if divergence.layer == "history" and seen is not None and conversation.truncations > seen:
                 return  # the conversation's own chunk truncation: expected
         if divergence.expected:
@@ -122,6 +125,15 @@ class _Wrapper:
             t = max(round(time.monotonic() - self._start, 3), round(self._last_t + 0.001, 3))
             self._last_t = t
             return t
+
+    def _sent(self, prompt: Prompt, body: dict[str, Any]) -> None:
+        """The provider accepted ``body``: remember it as a reference for the guard (a refused or failed
+        request never is, so retrying a refused request is refused again)."""
+        if self.guard_mode == "off":
+            return
+        self.guard.remember(body, self.api, layers=prompt.layer_hints(self.api))
+        if prompt.conversation is not None:
+            self._truncations[id(prompt.conversation)] = prompt.conversation.truncations
 
     def _after(self, t: float, session: str, model: str, request: Any, response: Any, prompt: Prompt,
                record_reply: bool) -> None:
@@ -163,6 +175,7 @@ class _SyncSend(_Wrapper):
         body = self._prepare(prompt, model, params)
         t = self._t()
         raw = self._create()(**body)  # type: ignore[attr-defined]
+        self._sent(prompt, body)
         response = raw.parse()
         self._after(t, session or self.session, model, raw.http_request, response, prompt, record_reply)
         return response
@@ -175,6 +188,7 @@ class _AsyncSend(_Wrapper):
         body = self._prepare(prompt, model, params)
         t = self._t()
         raw = await self._create()(**body)  # type: ignore[attr-defined]
+        self._sent(prompt, body)
         response = raw.parse()
         if inspect.isawaitable(response):
             response = await response

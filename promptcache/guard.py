@@ -302,12 +302,29 @@ class PrefixGuard:
         if divergence.layer == "history" and not divergence.expected:
             divergence = self._against_predecessor(rendering, divergence)
         if record:
-            self.renderings[self.count] = rendering
-            for dropped in self.index.add(self.count, rendering.tokens):
-                self.renderings.pop(dropped, None)
-            self.count += 1
+            self._add(rendering)
         self.last = divergence
         return divergence
+
+    def remember(self, body: Mapping[str, Any], api: str | None = None, *,
+                 layers: Mapping[str, str] | None = None) -> None:
+        """Remember ``body`` for later comparisons without classifying it.
+
+        For callers that compare first (``compare(..., record=False)``) and
+        remember a request only once it really went out: the client wrappers
+        remember a body after the provider accepted it, so a refused or failed
+        request never becomes the reference a retry is compared with.
+
+        Raises:
+            ValueError: as :meth:`compare`.
+        """
+        self._add(decompose(body, api or self.api or infer_api(body), layers=layers))
+
+    def _add(self, rendering: Rendering) -> None:
+        self.renderings[self.count] = rendering
+        for dropped in self.index.add(self.count, rendering.tokens):
+            self.renderings.pop(dropped, None)
+        self.count += 1
 
     def _against_predecessor(self, rendering: Rendering, divergence: Divergence) -> Divergence:
         """Re-classify against the same conversation's latest earlier request, when there is one.
