@@ -26,6 +26,7 @@ class MissCause(enum.StrEnum):
     BELOW_MINIMUM = "below_minimum"
     TTL_EXPIRED = "ttl_expired"
     EVICTED = "evicted"
+    NO_BREAKPOINT = "no_breakpoint"
     FIRST_REQUEST = "first_request"
     NEW_TURN = "new_turn"
     REPEAT = "repeat"
@@ -34,8 +35,11 @@ class MissCause(enum.StrEnum):
 
 EXPECTED_CAUSES = frozenset({MissCause.FIRST_REQUEST, MissCause.NEW_TURN, MissCause.REPEAT, MissCause.OTHER_CACHE_KEY})
 """Divergences that are part of normal operation."""
-RUNTIME_CAUSES = frozenset({MissCause.BELOW_MINIMUM, MissCause.TTL_EXPIRED, MissCause.EVICTED})
-"""Causes only callers with runtime facts can tell (attach with :meth:`Divergence.with_cause`)."""
+RUNTIME_CAUSES = frozenset({MissCause.BELOW_MINIMUM, MissCause.TTL_EXPIRED, MissCause.EVICTED,
+                            MissCause.NO_BREAKPOINT})
+"""Causes only callers with runtime facts can tell (attach with :meth:`Divergence.with_cause`):
+``no_breakpoint`` is a request that cannot read or write the cache at all (Anthropic without any
+``cache_control``, GPT-5.6+ in explicit mode without a breakpoint), whatever its prefix."""
 
 HINTS = {
     MissCause.TOOLS_CHANGED: "build the tool list once, sort it by name and serialise schemas with a stable key order",
@@ -49,6 +53,7 @@ HINTS = {
                                "(normalise it once)",
     MissCause.VOLATILE_VALUE: "drop the value or move it into the newest user turn, at the coarsest granularity that works",
     MissCause.PARAMS_CHANGED: "keep model, tool_choice, thinking and effort fixed within a conversation",
+    MissCause.NO_BREAKPOINT: "add cache_control (top-level automatic caching or a marker on the stable prefix)",
     MissCause.NEW_TURN: "put variable content last: the identical part after the divergence could be cached "
                         "if it came before the variable part",
 }
@@ -92,7 +97,8 @@ class Divergence:
     hint: str = ""
 
     def with_cause(self, cause: str, detail: str = "") -> Divergence:
-        """A copy with a runtime cause (``below_minimum``, ``ttl_expired``, ``evicted``) supplied by the caller."""
+        """A copy with a runtime cause (``below_minimum``, ``ttl_expired``, ``evicted``, ``no_breakpoint``)
+        supplied by the caller."""
         cause = MissCause(cause)
         return dataclasses.replace(self, cause=cause.value, expected=cause in EXPECTED_CAUSES,
                                    detail=detail or self.detail, hint=HINTS.get(cause, ""))

@@ -12,11 +12,13 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from promptcache.divergence import EXPECTED_CAUSES
 from promptcache.providers import PROVIDERS
 from promptcache.simulate import Simulation, simulate_trace
 from promptcache.trace import TraceFormatError
 
 EXIT_GATE, EXIT_ERROR = 1, 2
+_BENIGN = tuple(cause.value for cause in EXPECTED_CAUSES)
 
 
 def _fraction(value: str | None) -> float | None:
@@ -61,6 +63,8 @@ def print_table(simulation: Simulation, console: Console) -> None:
     for r in simulation.requests:
         hit = f"{r.usage.hit_rate:.0%}" if not r.error else "-"
         cause = f"[red]error: {r.error}[/red]" if r.error else (r.miss_cause or "")
+        if r.miss_cause in _BENIGN and not r.expected:  # a new turn with static content after it
+            cause = f"[bold red]{cause}, unexpected[/bold red]"
         if r.miss_cause and r.divergence is not None and r.divergence.path:
             cause += f" [dim]({r.divergence.path})[/dim]"
         table.add_row(str(r.index), f"{r.t:.1f}", r.session, f"{r.prompt_tokens:,}", f"{r.usage.cache_read:,}",
@@ -82,9 +86,11 @@ def print_table(simulation: Simulation, console: Console) -> None:
         console.print(by)
     usage, cost = simulation.totals()
     errors = sum(1 for r in simulation.requests if r.error)
+    unexpected = sum(1 for r in simulation.requests if not r.expected and not r.error)
     console.print(
         f"[bold]{len(simulation.requests)} requests[/bold]"
         + (f" ({errors} refused by the API)" if errors else "")
+        + (f", [bold red]{unexpected} unexpected miss{'es' if unexpected > 1 else ''}[/bold red]" if unexpected else "")
         + f": hit rate [bold]{usage.hit_rate:.1%}[/bold], written {usage.write_rate:.1%}; input cost "
         f"{_money(cost.with_cache, unit)} with caching vs {_money(cost.without_cache, unit)} without "
         f"({cost.ratio:.2f}x, savings {_money(cost.savings, unit)}"

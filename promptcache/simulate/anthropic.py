@@ -113,6 +113,20 @@ def block_keys(render: PromptRender, model: str) -> list[int]:
     return keys
 
 
+def has_breakpoint(body: Mapping[str, Any]) -> bool:
+    """True when an Anthropic body sets any ``cache_control`` (top-level or on a tool, system or message block).
+
+    Without one the request neither reads nor writes the cache (reads happen at breakpoints).
+    """
+    if body.get("cache_control") is not None:
+        return True
+    blocks = [*(body.get("tools") or ()), *(body.get("system") if isinstance(body.get("system"), list) else ())]
+    for message in body.get("messages") or ():
+        content = message.get("content") if isinstance(message, Mapping) else None
+        blocks.extend(content if isinstance(content, list) else ())
+    return any(isinstance(b, Mapping) and b.get("cache_control") is not None for b in blocks)
+
+
 def _cacheable(block: Block) -> bool:
     value = block.value
     if isinstance(value, Mapping):
@@ -224,7 +238,10 @@ class AnthropicSimulator(CacheSimulator):
         short, long, cached_end = split_writes(read, written, profile)
         usage = Usage(cache_read=read, cache_write_5m=short, cache_write_1h=long, uncached=len(tokens) - cached_end)
         cause, detail = None, ""
-        if points and not read and all(blocks[i].end < profile.min_cacheable_tokens for i, _ in points):
+        if not points:
+            cause, detail = "no_breakpoint", ("no cache_control anywhere (no marker, no top-level automatic caching): "
+                                              "the request neither reads nor writes the cache")
+        elif points and not read and all(blocks[i].end < profile.min_cacheable_tokens for i, _ in points):
             cause, detail = "below_minimum", (f"every breakpoint is below the minimum cacheable prompt of "
                                               f"{profile.min_cacheable_tokens:,} tokens for {profile.model}")
         elif expired_end > read:

@@ -33,8 +33,8 @@ class RequestResult:
         prompt_tokens: tokens of the rendered prompt (also for a refused request).
         profile: the model rules applied.
         error: why the real API would refuse the request, else None.
-        runtime_cause: ``below_minimum``, ``ttl_expired`` or ``evicted`` when the
-            simulator saw the read fall short for that reason, else None.
+        runtime_cause: ``below_minimum``, ``ttl_expired``, ``evicted`` or ``no_breakpoint``
+            when the simulator saw the read fall short for that reason, else None.
         runtime_detail: one sentence on that runtime cause.
         render: the rendered prompt (None when it could not be rendered).
     """

@@ -24,9 +24,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from promptcache.apis import check_api, infer_api
+from promptcache.apis import ANTHROPIC_MESSAGES, check_api, infer_api
 from promptcache.divergence import Divergence
 from promptcache.guard import compare_bodies
+from promptcache.simulate.anthropic import has_breakpoint
 from promptcache.simulate.driver import simulate_records
 from promptcache.trace import read_trace
 
@@ -102,11 +103,17 @@ def load_request(path: str | os.PathLike[str], api: str | None = None) -> tuple[
 def diff_files(earlier: str | os.PathLike[str], new: str | os.PathLike[str], *, api: str | None = None) -> DiffReport:
     """Compare request body ``new`` with ``earlier`` (``promptcache diff A.json B.json``).
 
+    Without a clock there is no simulation, but one runtime fact is static: an
+    Anthropic request without any ``cache_control`` reads nothing (``no_breakpoint``).
+
     Raises:
         ValueError: what :func:`load_request` raises, or a body that cannot be rendered.
     """
     old_request, new_request = load_request(earlier, api), load_request(new, api)
     divergence = compare_bodies(new_request, [old_request])
+    if divergence.expected and new_request[0] == ANTHROPIC_MESSAGES and not has_breakpoint(new_request[1]):
+        divergence = divergence.with_cause("no_breakpoint", "no cache_control anywhere in the new request (no marker, "
+                                                            "no top-level automatic caching): it reads nothing")
     cause = None if divergence.expected and divergence.cause in ("new_turn", "repeat") else divergence.cause
     return DiffReport(divergence, str(new), str(earlier), cause)
 

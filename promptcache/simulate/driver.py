@@ -7,7 +7,8 @@ the trace's API differs from the provider's (:func:`promptcache.convert.convert_
 shared with ``verify``), runs the requests in order with the clock from their
 ``t``, classifies every request against the earlier ones with the one
 miss-cause classifier (:mod:`promptcache.guard`), attaches the runtime causes
-only the simulator knows (``below_minimum``, ``ttl_expired``, ``evicted``) and
+only the simulator knows (``below_minimum``, ``ttl_expired``, ``evicted``,
+``no_breakpoint``) and
 costs each request from the model's profile (:func:`promptcache.usage.usage_cost`).
 """
 
@@ -83,6 +84,14 @@ class SimulatedRequest:
     error: str | None
     cache_key: str | None = None
 
+    @property
+    def expected(self) -> bool:
+        """True for a hit or an ordinary miss (``first_request``, ``other_cache_key``, a ``new_turn`` that only
+        appends); False for every miss a CI gate should flag: a broken prefix, a runtime cause
+        (``no_breakpoint``, ``below_minimum``, ``ttl_expired``, ``evicted``), a ``new_turn`` with static content
+        after it (variable content first), and a refused request."""
+        return self.error is None and self.divergence is not None and self.divergence.expected
+
 
 @dataclasses.dataclass
 class Simulation:
@@ -144,7 +153,7 @@ class Simulation:
                 "cache_read_tokens": r.usage.cache_read, "cache_write_tokens": r.usage.cache_write,
                 "cache_write_5m_tokens": r.usage.cache_write_5m, "cache_write_1h_tokens": r.usage.cache_write_1h,
                 "uncached_tokens": r.usage.uncached, "cost": self.cost(r).with_cache,
-                "miss_cause": r.miss_cause, "error": r.error,
+                "miss_cause": r.miss_cause, "expected": r.expected, "error": r.error,
             })
         return {"provider": self.provider, "model": self.model, "requests": rows, "summary": self.summary()}
 
@@ -155,7 +164,8 @@ def miss_cause(divergence: Divergence | None, result: RequestResult) -> tuple[st
     A request that reads something and only diverges as expected (a new turn, a
     repeat) is a hit (None). Otherwise the classifier's cause stands, unless it
     is a benign divergence and the simulator saw a runtime reason
-    (``below_minimum``, ``ttl_expired``, ``evicted``), which then replaces it.
+    (``below_minimum``, ``ttl_expired``, ``evicted``, ``no_breakpoint``), which
+    then replaces it (and makes it unexpected).
     """
     if result.error or divergence is None:
         return None, divergence

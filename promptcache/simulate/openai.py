@@ -220,7 +220,8 @@ class OpenAISimulator(CacheSimulator):
         usage = Usage(cache_read=read, cache_write_5m=short, cache_write_1h=long, uncached=len(tokens) - cached_end)
         cause, detail = None, ""
         if not points and (render.body.get("prompt_cache_options") or {}).get("mode") == "explicit":
-            detail = "prompt_cache_options.mode is 'explicit' and no breakpoint is set: no caching"
+            cause, detail = "no_breakpoint", ("prompt_cache_options.mode is 'explicit' and no breakpoint is set: "
+                                              "no caching")
         elif expired > read:
             cause, detail = "ttl_expired", f"a breakpoint entry of {expired:,} tokens had expired"
         elif points and not read and all(end < profile.min_cacheable_tokens for end, _ in points):

@@ -16,7 +16,7 @@ from promptcache.simulate import simulate_records
 from promptcache.trace import TraceRecord, write_trace
 
 REQUEST_KEYS = ["index", "session", "prompt_tokens", "cache_read_tokens", "cache_write_tokens",
-                "cache_write_5m_tokens", "cache_write_1h_tokens", "uncached_tokens", "cost", "miss_cause", "error"]
+                "cache_write_5m_tokens", "cache_write_1h_tokens", "uncached_tokens", "cost", "miss_cause", "expected", "error"]
 SUMMARY_KEYS = ["hit_rate", "write_rate", "cost", "cost_without_cache", "savings", "cost_unit"]
 
 
@@ -67,7 +67,7 @@ def test_table_format_and_the_min_hit_rate_gate(traces_dir):
     bad = run("simulate", traces_dir / "bad_rag_question_first.jsonl", "--min-hit-rate", "50%")
     assert bad.exit_code == 1
     assert "hit rate 0.0% is below --min-hit-rate 50.0%" in bad.stderr
-    assert "new_turn (messages[1].content)" in bad.stdout
+    assert "new_turn, unexpected (messages[1].content)" in bad.stdout
     assert run("simulate", traces_dir / "good_rag_doc_qa.jsonl", "--min-hit-rate", "high").exit_code == 2
 
 

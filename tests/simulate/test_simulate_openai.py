@@ -118,7 +118,9 @@ def test_gpt56_explicit_breakpoint_writes_are_billed_and_reads_are_not_rounded()
 
 def test_gpt56_explicit_mode_without_breakpoints_does_not_cache():
     body = _explicit_body(words(1500), "q", mode="explicit", marker_on=())
-    assert [r.usage.cache_read + r.usage.cache_write for r in repeat(body)] == [0, 0]
+    results = repeat(body)
+    assert [r.usage.cache_read + r.usage.cache_write for r in results] == [0, 0]
+    assert [r.runtime_cause for r in results] == ["no_breakpoint", "no_breakpoint"]
 
 
 def test_gpt56_breakpoint_lookback_is_a_parameter():
