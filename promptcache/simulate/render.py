@@ -63,7 +63,8 @@ class Block:
         first_in_message: True for the first block of its message (a role change is content).
         end: the prefix length in tokens through this block (tokens that end within it count).
         value: the body value as sent (markers included).
-        content: compact JSON of ``value`` without its markers, key order kept (the cache key's content).
+        content: compact JSON of ``value`` without its markers, key order kept (the cache key's content;
+            :func:`block_content`: an Anthropic string is one text block).
     """
 
     path: str
@@ -129,6 +130,17 @@ def _strip_markers(value: Any) -> Any:
 
 def _compact(value: Any) -> str:
     return json.dumps(_strip_markers(value), ensure_ascii=False, separators=(",", ":"))
+
+
+def block_content(api: str, value: Any) -> str:
+    """The cache-key content of one block: compact JSON of its value without markers, key order kept.
+
+    Anthropic: a string ``system`` or ``content`` is one text block
+    (provider-cache-rules.md), so it has the content of ``{"type": "text", "text": value}``.
+    """
+    if api == ANTHROPIC_MESSAGES and isinstance(value, str):
+        value = {"type": "text", "text": value}
+    return _compact(value)
 
 
 def body_blocks(api: str, body: Mapping[str, Any]) -> list[tuple[str, str, int | None, str, Any]]:
@@ -246,7 +258,8 @@ def render_prompt(body: Mapping[str, Any], api: str, *, model: str | None = None
         end = token_end(block_end[path]) if path in block_end else last_end
         end = max(end, last_end)
         first = message is None or message != last_message
-        blocks.append(Block(path, level, message, role, first and message is not None, end, value, _compact(value)))
+        blocks.append(Block(path, level, message, role, first and message is not None, end, value,
+                            block_content(api, value)))
         last_end, last_message = end, (message if message is not None else last_message)
     roles = [str(m.get("role", "")) if isinstance(m, Mapping) else "" for m in body.get("messages") or []]
     spans = tuple(MessageSpan(i, roles[i] if i < len(roles) else "", token_end(start), token_end(end))

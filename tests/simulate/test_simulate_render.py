@@ -6,6 +6,7 @@ import tiktoken
 from simbodies import EPHEMERAL, anthropic_body, openai_body, system_block, user, words
 
 from promptcache.chatml import IM_END_ID, IM_START_ID, chatml_encoding
+from promptcache.simulate import AnthropicSimulator
 from promptcache.simulate.render import render_prompt
 
 
@@ -61,3 +62,17 @@ def test_markers_are_not_block_content():
     plain = render_prompt(anthropic_body([system_block("hello")]), "anthropic.messages")
     assert marked.blocks[0].content == plain.blocks[0].content == '{"type":"text","text":"hello"}'
     assert marked.blocks[0].marker == EPHEMERAL and plain.blocks[0].marker is None
+
+
+def test_a_string_is_one_text_block():
+    """Rules doc: "A string system or content is one text block" (the same cache content)."""
+    text = words(1500)
+    strings = anthropic_body(text, [{"role": "user", "content": "Where is my parcel?"}], cache_control=EPHEMERAL)
+    blocks = anthropic_body([system_block(text)], [user("Where is my parcel?")], cache_control=EPHEMERAL)
+    a, b = render_prompt(strings, "anthropic.messages"), render_prompt(blocks, "anthropic.messages")
+    assert [x.path for x in a.blocks] == ["system", "messages[0].content"]
+    assert [x.content for x in a.blocks] == [x.content for x in b.blocks] and a.tokens == b.tokens
+    sim = AnthropicSimulator()
+    assert sim.simulate(strings, 0.0).usage.cache_write == a.blocks[-1].end  # automatic caching: the last block
+    again = sim.simulate(blocks, 10.0).usage
+    assert (again.cache_read, again.cache_write) == (b.blocks[-1].end, 0)
