@@ -134,6 +134,9 @@ class SummaryBeforeHistory(FlowRule):
         _OPENAI + "def turn(history, summary):\n    history.append({'role': 'user', 'content': summary})\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Plan.'}, *history])\n",
         _OPENAI + "def turn(history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Plan.'}, *history])\n",
         _CLAUDE + "def turn(history, text):\n    return client.messages.create(model='m', system='Plan trips.', messages=history + [{'role': 'user', 'content': text}])\n",
+        # Summaries of fixed data (a loop over a literal table) and all-caps constants are not conversation summaries.
+        _CLAUDE + "ENDPOINTS = [('GET', '/a', 'List a.'), ('POST', '/b', 'Make b.')]\ndef reference():\n    return '\\n'.join(f'{m} {p}: {summary}' for m, p, summary in ENDPOINTS)\ndef turn(history):\n    return client.messages.create(model='m', system=reference(), messages=history)\n",
+        _CLAUDE + "SUMMARY = 'Reply with a one-line summary of the ticket.'\ndef turn(history):\n    return client.messages.create(model='m', system=SUMMARY, messages=history)\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "class Planner:\n    def turn(self, text):\n        return client.messages.create(model='m', system=f'Plan.\\n{self.summary}', messages=[])\n", line=5),

@@ -118,8 +118,11 @@ class TaintEngine:
         return result
 
     def names(self, name: str, attribute: bool = False) -> frozenset[Source]:
-        """Name-based sources: volatile-, identity- and summary-named identifiers (or attribute names)."""
-        if S.summary_name(name):
+        """Name-based sources: volatile-, identity- and summary-named identifiers (or attribute names).
+
+        All-caps constants (``SUMMARY``, ``USER_ROLE``) name fixed values, not summaries or identities.
+        """
+        if S.summary_name(name) and not S.is_constant_name(name):
             return frozenset({source(S.SUMMARY, name)})
         found = set()
         if self.volatile_name.search(name):
@@ -204,7 +207,9 @@ class TaintEngine:
         found_scope, bindings = self.index.lookup(e.value, scope)
         out = set(self.names(e.value))
         if any(s.kind == S.SUMMARY for s in out):
-            return frozenset(out)
+            if not bindings or not all(self._fixed(b) for b in bindings):
+                return frozenset(out)
+            out = set()  # `for method, path, summary in ENDPOINTS`: a summary of fixed data, not of the chat
         if bindings and not any(_per_request_origin(b) for b in bindings):
             out = {s for s in out if s.kind != S.IDENTITY}  # `reading_level = "grade 8"`: one value for everyone
         for binding in bindings:
@@ -212,6 +217,21 @@ class TaintEngine:
         if found_scope is not None and e.value in found_scope.sorted_names:
             out = {s for s in out if s.kind not in S.ORDER_KINDS}
         return frozenset(out)
+
+    def _fixed(self, b: Binding) -> bool:
+        """A binding to source-code constants: a literal, or a loop over a literal (or a constant bound to one)."""
+        if b.kind in ("assign", "walrus"):
+            return _literal(b.value)
+        if b.kind == "for":
+            value = b.value
+            if isinstance(value, cst.Name):
+                found, bindings = self.index.lookup(value.value, b.scope)
+                assigns = [x for x in bindings if x.kind == "assign"]
+                if found is None or found.kind == "function" or len(assigns) != len(bindings) or not assigns:
+                    return False
+                return all(_literal(x.value) for x in assigns)
+            return _literal(value)
+        return False
 
     def _binding(self, b: Binding, name: str) -> frozenset[Source]:
         kind = b.kind
@@ -386,6 +406,8 @@ def _literal(node: cst.BaseExpression | None) -> bool:
     """A constant written in the source: a string, a number, True/False/None, or a container of them."""
     if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
         return all(isinstance(el, cst.Element) and _literal(el.value) for el in node.elements)
+    if isinstance(node, cst.Dict):
+        return all(isinstance(el, cst.DictElement) and _literal(el.key) and _literal(el.value) for el in node.elements)
     if isinstance(node, cst.Name):
         return node.value in ("True", "False", "None")
     return isinstance(node, _LITERALS)
