@@ -75,6 +75,8 @@ class ToolsFromUnorderedCollection(FlowRule):
         _OPENAI + "from .specs import SPECS\nBASE = {'a', 'b'}\ndef run(q):\n    names = sorted(BASE | {'c'})\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n",
         _OPENAI + "from .specs import SPECS\ndef run(q):\n    tools = [SPECS[n] for n in {'a', 'b'}]\n    tools.sort(key=lambda t: t['name'])\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n",
         _CLAUDE + "TOOLS = [{'name': 'a'}, {'name': 'b'}]\ndef run(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n",
+        # PromptBuilder sorts tools by name (its default tool_order) and writes canonical JSON.
+        "from promptcache import PromptBuilder\nfrom .specs import SPECS\ndef base(extra):\n    return PromptBuilder().tools([SPECS[n] for n in {'a', 'b'} | set(extra)])\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "from .specs import SPECS\ndef run(q, extra):\n    names = {'a', 'b'} | set(extra)\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n", line=6),
@@ -82,6 +84,7 @@ class ToolsFromUnorderedCollection(FlowRule):
         Invalid(_CLAUDE + "def run(specs):\n    tools = list(frozenset(specs))\n    return client.messages.create(model='m', messages=[], tools=tools)\n", line=5),
         # Set operators on dict views give sets.
         Invalid(_OPENAI + "REGISTRY = {'a': {'type': 'function'}, 'b': {'type': 'function'}}\ndef ask(q, allowed):\n    names = REGISTRY.keys() & allowed\n    return client.chat.completions.create(model='m', messages=[], tools=[REGISTRY[n] for n in names])\n", line=6),
+        Invalid("from promptcache import PromptBuilder\nfrom .specs import SPECS\ndef base(extra):\n    return PromptBuilder(tool_order='registered').tools([SPECS[n] for n in set(extra)])\n", line=4),
         Invalid(_OPENAI + "REGISTRY = {'a': {'type': 'function'}, 'b': {'type': 'function'}}\ndef ask(q, disabled):\n    names = REGISTRY.keys() - disabled\n    return client.chat.completions.create(model='m', messages=[], tools=[REGISTRY[n] for n in names])\n", line=6),
     ]
 

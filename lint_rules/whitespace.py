@@ -15,6 +15,7 @@ from promptcache.lint.rule import Invalid, LintRule
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
+_BUILDER = "from promptcache import PromptBuilder\n"
 
 
 class _TextRule(LintRule):
@@ -64,7 +65,9 @@ class UndedentedMultilinePrompt(_TextRule):
 
     ## When it does not fire
     The literal goes through ``textwrap.dedent`` / ``inspect.cleandoc`` on some
-    path; it is at module level with its text starting on the line of the
+    path, or is given to promptcache's ``PromptBuilder`` (``.system()``,
+    ``.document()``, ``.example()``) or ``promptcache.normalize_text``, which
+    dedent it; it is at module level with its text starting on the line of the
     quotes; its continuation lines are not indented.
     """
 
@@ -89,6 +92,8 @@ class UndedentedMultilinePrompt(_TextRule):
         _CLAUDE + "import textwrap\nclass Bot:\n    SYSTEM_PROMPT = textwrap.dedent('''\\\n        Be brief.\n        Cite sources.''')\n",
         _CLAUDE + "SYSTEM_PROMPT = '''Be brief.\nCite sources.\n'''\n",
         _CLAUDE + "def ask(q):\n    note = '''a\n    b'''\n    return client.messages.create(model='m', messages=[{'role': 'user', 'content': note}])\n",
+        # The SDK dedents the layers it is given.
+        _BUILDER + "class Bot:\n    BASE = PromptBuilder().system(\'\'\'You answer questions.\n        Cite the section title.\'\'\')\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "class Bot:\n    SYSTEM_PROMPT = '''Be brief.\n    Cite sources.'''\n", line=4),
@@ -121,6 +126,9 @@ class TrailingWhitespaceInPrompt(_TextRule):
     ## When it does not fire
     A piece that ends in a space and is joined to more text (implicit
     concatenation, ``+``, f-string parts): the space is part of the sentence.
+    Whitespace the text loses on its way: the closing-quote indentation that
+    ``textwrap.dedent`` blanks or ``inspect.cleandoc`` strips, and anything
+    promptcache's ``PromptBuilder`` / ``normalize_text`` strips from each line.
     """
 
     code = "PC402"
@@ -135,7 +143,9 @@ class TrailingWhitespaceInPrompt(_TextRule):
         for use in self.flow.text.literals:
             found = L.pieces(use.node)
             whole = "".join(p.value for p in found)
-            if L.trailing_whitespace(whole, use.at_end) is None:
+            # Judge the text as sent: dedent() blanks whitespace-only lines, cleandoc() and the SDK strip.
+            problems = [what for sent in use.as_sent(whole) if (what := L.trailing_whitespace(sent, use.at_end))]
+            if not problems:
                 continue
             for i, piece in enumerate(found):
                 joined = piece.value + (found[i + 1].value[:1] if i + 1 < len(found) else "")
@@ -143,11 +153,18 @@ class TrailingWhitespaceInPrompt(_TextRule):
                 if what:
                     self.report(piece.node, self.message.format(what=what))
                     break
+            else:
+                self.report(use.node, self.message.format(what=problems[0]))
 
     VALID = [
         _OPENAI + "SYSTEM_PROMPT = ('You answer billing questions. '\n    'Never change a plan.')\n",
         _OPENAI + "SYSTEM_PROMPT = 'Line one.\\nLine two.\\n'\n",
         _OPENAI + "def ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': 'Question:  \\n' + q}])\n",
+        # The fix PC401 recommends: dedent() blanks the whitespace-only last line, cleandoc() strips it.
+        _CLAUDE + "import textwrap\ndef ask(q):\n    system = textwrap.dedent(\'\'\'\\\n        You support ACME.\n        Be brief.\n        \'\'\')\n    return client.messages.create(model='m', system=system, messages=[])\n",
+        _CLAUDE + "import inspect\nclass Bot:\n    SYSTEM_PROMPT = inspect.cleandoc(\'\'\'\n        You support ACME.\n        Be brief.\n        \'\'\')\n",
+        # The SDK strips trailing whitespace from every line of a layer.
+        _BUILDER + "BASE = PromptBuilder().system('Be brief.  \\nCite sources. ').document('Handbook text  ', name='h')\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "SYSTEM_PROMPT = '''Extract data.  \nReturn JSON.\n'''\n", line=3),
@@ -238,7 +255,8 @@ class CrlfInPrompt(_TextRule):
 
     ## When it does not fire
     Text read in text mode with default newline handling, or normalised with
-    ``.replace("\\r\\n", "\\n")`` / ``.splitlines()`` on the way to the slot.
+    ``.replace("\\r\\n", "\\n")`` / ``.splitlines()`` / promptcache's
+    ``PromptBuilder`` or ``normalize_text`` on the way to the slot.
     """
 
     code = "PC404"
@@ -252,7 +270,7 @@ class CrlfInPrompt(_TextRule):
     def check(self) -> None:
         for use in self.flow.text.literals:
             for piece in L.pieces(use.node):
-                if "\r" in piece.value:
+                if any("\r" in sent for sent in use.as_sent(piece.value)):
                     self.report(piece.node, self.message.format(what="this prompt literal contains carriage returns (\\r)"))
         for call, normalised in self.flow.text.reads:
             if normalised:
@@ -267,6 +285,8 @@ class CrlfInPrompt(_TextRule):
         _CLAUDE + "from pathlib import Path\nSYSTEM_PROMPT = Path('p.md').read_text(encoding='utf-8')\n",
         _CLAUDE + "def load(p):\n    with open(p, newline='') as fh:\n        return fh.read().replace('\\r\\n', '\\n')\nSYSTEM_PROMPT = load('p.md')\n",
         _CLAUDE + "def ask(q):\n    return client.messages.create(model='m', messages=[{'role': 'user', 'content': 'a\\r\\nb'}])\n",
+        # The SDK turns CRLF into LF, in literals and in text read without newline translation.
+        _BUILDER + "def base(path):\n    with open(path, newline='') as fh:\n        return PromptBuilder().system('Line one.\\r\\nLine two.').document(fh.read(), name='d')\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "SYSTEM_PROMPT = 'Line one.\\r\\nLine two.'\n", line=3),
@@ -365,7 +385,10 @@ class InvisibleCharacters(_TextRule):
     ```
 
     ## When it does not fire
-    Visible non-ASCII text in NFC form (accents, other scripts, emoji).
+    Visible non-ASCII text in NFC form (accents, other scripts, emoji); a BOM,
+    zero-width characters or non-NFC text given to promptcache's
+    ``PromptBuilder`` or ``normalize_text``, which remove them (a no-break
+    space inside a line stays, and is reported).
     """
 
     code = "PC406"
@@ -379,7 +402,7 @@ class InvisibleCharacters(_TextRule):
     def check(self) -> None:
         for use in self.flow.text.literals:
             for piece in L.pieces(use.node):
-                what = L.invisible(piece.value)
+                what = next((w for sent in use.as_sent(piece.value) if (w := L.invisible(sent))), None)
                 if what:
                     self.report(piece.node, self.message.format(what=what))
 
@@ -387,6 +410,8 @@ class InvisibleCharacters(_TextRule):
         _CLAUDE + "SYSTEM_PROMPT = 'Réponds en français. 日本語も可。'\n",
         _CLAUDE + "def ask(q):\n    return client.messages.create(model='m', messages=[{'role': 'user', 'content': 'a\\u00a0b'}])\n",
         _CLAUDE + "SYSTEM_PROMPT = 'Rules:\\n  - one\\n  - two'\n",
+        # The SDK removes BOMs and zero-width characters and applies NFC.
+        _BUILDER + "import promptcache\nBASE = PromptBuilder().system('\\ufeffBe\\u200b brief.').example('Cafe\\u0301?', 'Yes.')\nSYSTEM_PROMPT = promptcache.normalize_text('\\u200bHi')\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "SYSTEM_PROMPT = 'Quote amounts\\u00a0exactly.'\n", line=3),

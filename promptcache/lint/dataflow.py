@@ -70,8 +70,18 @@ class FlowAnalysis:
     # -- module facts --------------------------------------------------------
     @cached_property
     def is_llm_file(self) -> bool:
-        """Imports an LLM SDK, contains a sink, or is a prompt module imported by one."""
-        return self.index.imports_llm or self.prompt_module or bool(self.sinks.all())
+        """Imports an LLM SDK, contains a sink or builds a PromptBuilder layer, or is a prompt module imported by one."""
+        return self.index.imports_llm or self.prompt_module or bool(self.sinks.all()) or bool(self.builder_calls)
+
+    @cached_property
+    def builder_calls(self) -> list[tuple[cst.Call, Scope, str]]:
+        """``(call, scope, layer)`` for every PromptBuilder ``.system/.tools/.document/.example`` call."""
+        out = []
+        for call, scope in self.index.calls:
+            method = slots.builder_method(self, call, scope)
+            if method is not None:
+                out.append((call, scope, method))
+        return out
 
     def holder_of(self, scope: Scope) -> Scope | None:
         """The innermost function scope at or above ``scope``."""

@@ -9,6 +9,7 @@ parsed only when its bytes show one of:
 - a sink-like call (``.messages.create(``, ``.chat.completions.``,
   ``.responses.create(``, ``completion(``) or an ``extra-sinks`` name;
 - ``cache_control``;
+- promptcache's own ``PromptBuilder`` (its layers are prefix slots);
 - being a **prompt module**: a file imported (``import x`` / ``from .x
   import y``) by a file that imports an LLM SDK or makes a sink-like call.
   Importers are looked for among the files of the run and, for a file named
@@ -32,6 +33,9 @@ from promptcache.lint.imports import is_llm_module
 _SINK_LIKE = re.compile(rb"\.messages\.(?:create|stream)\s*\(|\.chat\.completions\.|\.responses\.(?:create|parse|stream)\s*\(")
 _COMPLETION_CALL = re.compile(rb"\ba?completion\s*\(")  # litellm; also common outside LLM code
 _CACHE_CONTROL = re.compile(rb"cache_control")
+# promptcache's own builder (its layers are prefix slots), imported by name or used as promptcache.PromptBuilder.
+_BUILDER_IMPORTS = frozenset({"promptcache.PromptBuilder", "promptcache.builder.PromptBuilder"})
+_BUILDER_ATTRIBUTE = re.compile(rb"\bpromptcache\.PromptBuilder\b")
 _BOM = b"\xef\xbb\xbf"
 # An import statement starts a line, follows a `;` (`import json; import openai`) or the colon of a
 # one-line compound statement (`try: import openai`). Names may continue over backslash-newlines, or
@@ -63,10 +67,17 @@ class Scan:
     cache_control: bool = False
     completion_call: bool = False
     imports: list[str] = field(default_factory=list)
+    builder: bool = False  # mentions promptcache's PromptBuilder
 
     @property
     def passes(self) -> bool:
-        return self.llm_import or self.sink_like or self.cache_control or self.completion_call
+        """Worth parsing (see the module docstring)."""
+        return self.llm_import or self.sink_like or self.cache_control or self.completion_call or self.builder
+
+    @property
+    def llm_code(self) -> bool:
+        """Builds or sends LLM requests: the files it imports are prompt modules."""
+        return self.llm_import or self.sink_like or self.builder
 
     @property
     def reason(self) -> str:
@@ -74,6 +85,8 @@ class Scan:
             return "LLM SDK import"
         if self.sink_like or self.completion_call:
             return "LLM call"
+        if self.builder:
+            return "PromptBuilder"
         return "cache_control" if self.cache_control else ""
 
 
@@ -105,11 +118,14 @@ def scan(data: bytes, extra_sinks: tuple[str, ...] = ()) -> Scan:
         else:
             imports += _words(match.group("mods"))
     llm_import = any(is_llm_module(m) for m in imports)
-    return Scan(llm_import, sink_like, bool(_CACHE_CONTROL.search(data)), bool(_COMPLETION_CALL.search(data)), imports)
+    return Scan(
+        llm_import, sink_like, bool(_CACHE_CONTROL.search(data)), bool(_COMPLETION_CALL.search(data)), imports,
+        any(m in _BUILDER_IMPORTS for m in imports) or bool(_BUILDER_ATTRIBUTE.search(data)),
+    )
 
 
 def prompt_modules(scans: dict[Path, Scan]) -> set[Path]:
-    """Files imported by a file that imports an LLM SDK or makes an SDK-shaped call.
+    """Files imported by a file that imports an LLM SDK, makes an SDK-shaped call or uses PromptBuilder.
 
     A bare ``completion(`` call (litellm's name, but a common word) passes the
     pre-filter without making its imports prompt modules.
@@ -129,7 +145,7 @@ def prompt_modules(scans: dict[Path, Scan]) -> set[Path]:
             by_suffix.setdefault(".".join(parts[i:]), []).append((path, Path(*parts[:i])))
     found: set[Path] = set()
     for path, result in scans.items():
-        if not (result.llm_import or result.sink_like):
+        if not result.llm_code:
             continue
         for module in result.imports:
             if module.startswith("."):

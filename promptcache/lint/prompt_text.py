@@ -5,11 +5,15 @@ value of a prompt-named constant (lint-rules.md); user-message text is not.
 :class:`PromptText` walks backwards from every slot of
 :class:`~promptcache.lint.dataflow.FlowAnalysis` through names, ``self``
 attributes, module-local function returns, ``+``, ``%``, f-strings,
-``.format``, ``join``, ``textwrap.dedent`` / ``inspect.cleandoc`` (the
-literal is then *dedented*), ``.strip()`` (its end is then not the end of the
+``.format``, ``join``, the text transforms ``textwrap.dedent`` /
+``inspect.cleandoc`` and promptcache's own normalisation (the arguments of
+``PromptBuilder().system/tools/document/example`` and of
+``promptcache.normalize.*``: dedent, trailing whitespace, CRLF, NFC, BOM and
+zero-width characters), ``.strip()`` (its end is then not the end of the
 prompt) and ``.replace("\\r\\n", "\\n")`` (then *normalised*), and records:
 
-- every prompt literal, with whether some path dedents it and whether every
+- every prompt literal, with the transforms each path applies to it (the
+  rules judge the text as sent, :meth:`LiteralUse.as_sent`) and whether every
   path puts its end at the very end of the assembled prompt;
 - every assembly (``a + "\\n" + b``, ``f"{a}\\n\\n{b}"``, ``"\\n".join(parts)``)
   with its parts and separators (PC403);
@@ -19,6 +23,8 @@ prompt) and ``.replace("\\r\\n", "\\n")`` (then *normalised*), and records:
 
 from __future__ import annotations
 
+import inspect
+import textwrap
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -26,23 +32,44 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.literals import decode_text, pieces, string_value
+from promptcache.lint.slots import builder_method
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
     from promptcache.lint.index import Scope
 
-_DEDENT = frozenset({"textwrap.dedent", "inspect.cleandoc", "inspect.getdoc"})
+_DEDENT = {"textwrap.dedent": "dedent", "inspect.cleandoc": "cleandoc", "inspect.getdoc": "cleandoc"}
+# promptcache's own normalisation (promptcache/normalize.py): dedent, trailing whitespace, CRLF, NFC, BOM
+# and zero-width characters. PromptBuilder layers and promptcache.normalize.* apply it to their text.
+_SDK_NORMALISERS = frozenset({"promptcache.normalize_text", "promptcache.normalize.normalize_text", "promptcache.normalize.join_sections"})
 _OPEN = frozenset({"open", "io.open", "codecs.open"})
 _VALUE_BINDINGS = ("assign", "walrus", "with", "aug", "mutate")
 
 
 @dataclass
 class LiteralUse:
-    """A prompt literal and how it is used: ``dedented`` on any path, ``at_end`` on every path."""
+    """A prompt literal and how it reaches its slots.
+
+    ``chains`` holds, for each path, the text transforms applied to the
+    literal on the way, outermost first (``"dedent"`` for ``textwrap.dedent``,
+    ``"cleandoc"`` for ``inspect.cleandoc``, ``"sdk"`` for promptcache's own
+    normalisation: :class:`~promptcache.PromptBuilder` layers and
+    ``promptcache.normalize``). ``at_end`` is True when every path puts the
+    literal's end at the very end of the assembled prompt.
+    """
 
     node: cst.BaseExpression
-    dedented: bool
+    chains: set[tuple[str, ...]]
     at_end: bool
+
+    @property
+    def dedented(self) -> bool:
+        """Some path removes the source indentation (dedent, cleandoc or the SDK)."""
+        return any(chain for chain in self.chains)
+
+    def as_sent(self, value: str) -> list[str]:
+        """``value`` (the literal's text) as each path sends it, transforms applied innermost first."""
+        return [apply_transforms(value, chain) for chain in sorted(self.chains)]
 
 
 @dataclass(frozen=True)
@@ -63,11 +90,12 @@ class PromptText:
 
     def _roots(self):
         for slot in self.flow.system_slots + self.flow.tool_slots:
-            yield slot.expr, slot.scope
+            sdk = slot.sanitiser == "sdk"
+            yield slot.expr, slot.scope, (("sdk",) if sdk else (), True, sdk)
         for sink in self.flow.sinks.all():
             fmt = sink.kw("response_format")
             if fmt is not None:
-                yield fmt, sink.scope
+                yield fmt, sink.scope, ((), True, False)
 
     @cached_property
     def _walk(self):
@@ -75,21 +103,22 @@ class PromptText:
         assemblies: dict[cst.CSTNode, Scope] = {}
         reads: dict[cst.CSTNode, bool] = {}
         seen: set[tuple[int, int, tuple]] = set()
-        stack = [(expr, scope, (False, True, False)) for expr, scope in self._roots()]
+        stack = list(self._roots())
         while stack:
             e, scope, ctx = stack.pop()
             key = (id(e), id(scope), ctx)
             if e is None or key in seen:
                 continue
             seen.add(key)
-            dedented, at_end, normalised = ctx
+            chain, at_end, normalised = ctx
+            inner = (chain, False, normalised)  # a part of a larger text: its end is not the prompt's end
             push = stack.append
             if isinstance(e, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
                 use = literals.get(e)
                 if use is None:
-                    literals[e] = LiteralUse(e, dedented, at_end)
+                    literals[e] = LiteralUse(e, {chain}, at_end)
                 else:
-                    use.dedented |= dedented
+                    use.chains.add(chain)
                     use.at_end &= at_end
                 if isinstance(e, cst.FormattedString):
                     assemblies[e] = scope
@@ -97,7 +126,7 @@ class PromptText:
                     if isinstance(piece.node, cst.FormattedString):
                         for part in piece.node.parts:
                             if isinstance(part, cst.FormattedStringExpression):
-                                push((part.expression, scope, (dedented, False, normalised)))
+                                push((part.expression, scope, inner))
             elif isinstance(e, cst.Name):
                 for b in self.index.lookup(e.value, scope)[1]:
                     if b.kind in _VALUE_BINDINGS:
@@ -113,11 +142,11 @@ class PromptText:
                 if isinstance(e.operator, cst.Add):
                     if not isinstance(self.flow.facts.parent.get(e), cst.BinaryOperation):
                         assemblies[e] = scope
-                    push((e.left, scope, (dedented, False, normalised)))
+                    push((e.left, scope, inner))
                     push((e.right, scope, ctx))
                 elif isinstance(e.operator, cst.Modulo):
                     push((e.left, scope, ctx))
-                    push((e.right, scope, (dedented, False, normalised)))
+                    push((e.right, scope, inner))
             elif isinstance(e, cst.IfExp):
                 push((e.body, scope, ctx))
                 push((e.orelse, scope, ctx))
@@ -126,44 +155,48 @@ class PromptText:
                 push((e.right, scope, ctx))
             elif isinstance(e, (cst.List, cst.Tuple)):
                 for el in e.elements:
-                    push((el.value, scope, (dedented, False, normalised)))
+                    push((el.value, scope, inner))
             elif isinstance(e, cst.Dict):
                 for el in e.elements:
                     push((el.value, scope, ctx))
             elif isinstance(e, cst.Subscript):
-                push((e.value, scope, (dedented, False, normalised)))
+                push((e.value, scope, inner))
             elif isinstance(e, cst.Await):
                 push((e.expression, scope, ctx))
         return literals, assemblies, reads
 
     def _call(self, e: cst.Call, scope: Scope, ctx, push, assemblies, reads) -> None:
-        dedented, at_end, normalised = ctx
+        chain, at_end, normalised = ctx
+        inner = (chain, False, normalised)
         func = e.func
         qualified = self.index.qualified(func, scope)
         method = func.attr.value if isinstance(func, cst.Attribute) else None
         args = [a.value for a in e.args]
         if qualified in _DEDENT and args:
-            push((args[0], scope, (True, at_end, normalised)))
+            push((args[0], scope, (chain + (_DEDENT[qualified],), at_end, normalised)))
+        elif (qualified in _SDK_NORMALISERS or builder_method(self.flow, e, scope) is not None) and args:
+            for arg in args:
+                push((arg, scope, (chain + ("sdk",), at_end, True)))
         elif qualified in _OPEN:
             reads[e] = reads.get(e, True) and normalised
         elif qualified == "str" and args:
             push((args[0], scope, ctx))
         elif method in ("strip", "rstrip"):
-            push((func.value, scope, (dedented, False, normalised)))
+            push((func.value, scope, inner))
         elif method == "lstrip":
             push((func.value, scope, ctx))
         elif method == "replace" and args and "\r" in (string_value(args[0]) or ""):
-            push((func.value, scope, (dedented, at_end, True)))
+            push((func.value, scope, (chain, at_end, True)))
         elif method == "splitlines":
-            push((func.value, scope, (dedented, at_end, True)))
+            push((func.value, scope, (chain, at_end, True)))
         elif method in ("format", "format_map"):
             push((func.value, scope, ctx))
             for arg in args:
-                push((arg, scope, (dedented, False, normalised)))
+                push((arg, scope, inner))
         elif method == "join" and args:
             assemblies[e] = scope
-            push((func.value, scope, (dedented, False, normalised)))
-            push((args[0], scope, (dedented, False, normalised)))
+            push((func.value, scope, inner))
+            push((args[0], scope, inner))
         elif method == "decode" and isinstance(func.value, cst.Call) and isinstance(func.value.func, cst.Attribute) and func.value.func.attr.value in ("read_bytes", "read"):
             reads[e] = reads.get(e, True) and normalised
         elif method in ("read", "readlines", "getvalue") and isinstance(func.value, (cst.Name, cst.Attribute)):
@@ -283,3 +316,17 @@ def _flatten_add(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add) and not node.lpar:
         return _flatten_add(node.left) + _flatten_add(node.right)
     return [node]
+
+
+def apply_transforms(value: str, chain: tuple[str, ...]) -> str:
+    """Apply a path's transforms (outermost first in ``chain``) to a literal's text, innermost first."""
+    for name in reversed(chain):
+        if name == "dedent":
+            value = textwrap.dedent(value)
+        elif name == "cleandoc":
+            value = inspect.cleandoc(value)
+        elif name == "sdk":
+            from promptcache.normalize import normalize_text  # the SDK's own rules; loaded only when used
+
+            value = normalize_text(value)
+    return value

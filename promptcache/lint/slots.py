@@ -8,6 +8,10 @@
   agent ``system_prompt=`` / ``instructions=``, module or class constants whose
   name matches ``prompt-name-regex`` and the returns of prompt-named builder
   functions.
+- **PromptBuilder layers**: ``.system(...)``, ``.document(...)``, ``.example(...)``
+  (system slots) and ``.tools(...)`` (a tool slot, checked for content: the
+  builder orders tools by name) of a :class:`promptcache.PromptBuilder`; the
+  SDK normalises their text, so only values, not whitespace, can break them.
 - **Tool slots**: ``tools=`` of a sink or agent, ``.bind_tools(x)``; in an LLM
   file also tool-named constants (``TOOLS``, ``*_TOOLS``, ``TOOL_SPECS``) and
   the returns of tool-named functions (``enabled_tools()``), so a ``tools.py``
@@ -35,6 +39,10 @@ _TOOL_NAME = re.compile(r"(?i)^_?(\w+_)?tools$|^_?(\w+_)?tool_?(specs|defs|defin
 # Callees whose tools= / system_prompt= / instructions= go to a model: agent and assistant constructors.
 _AGENT_CALLEE = re.compile(r"(?i)(agent|assistant|chat|llm|model|completion|crew)")
 _TOOL_LISTS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
+# promptcache's own prompt builder: its layers are prefix slots, and it normalises their text.
+_BUILDER_CLASSES = frozenset({"promptcache.PromptBuilder", "promptcache.builder.PromptBuilder"})
+_BUILDER_LAYERS = frozenset({"system", "tools", "document", "example"})
+_BUILDER_METHODS = _BUILDER_LAYERS | {"cache_ttl", "history", "user", "tool_result", "turn"}
 _TOOL_TABLES = (cst.Dict, cst.DictComp)
 
 
@@ -46,7 +54,8 @@ class Slot:
     builder (a return of a prompt-builder function), cache_key or messages.
     ``holder`` is the function whose parameters are per-request data for this
     slot (the function holding the sink), or None. ``label`` names the slot in
-    messages (``system=``, ``SYSTEM_PROMPT``).
+    messages (``system=``, ``SYSTEM_PROMPT``). ``sanitiser`` is ``"sdk"`` for
+    a :class:`~promptcache.PromptBuilder` layer, whose text the SDK normalises.
     """
 
     kind: str
@@ -55,6 +64,7 @@ class Slot:
     holder: Scope | None
     label: str
     sink: Sink | None = None
+    sanitiser: str = ""
 
 
 def dict_value(node: cst.Dict, key: str) -> cst.BaseExpression | None:
@@ -71,11 +81,11 @@ class _Collector:
         self.slots: list[Slot] = []
         self.seen: set[int] = set()
 
-    def add(self, kind, expr, scope, label, sink=None, holder: Scope | None | bool = True) -> None:
+    def add(self, kind, expr, scope, label, sink=None, holder: Scope | None | bool = True, sanitiser: str = "") -> None:
         if expr is not None and id(expr) not in self.seen:
             self.seen.add(id(expr))
             owner = self.flow.holder_of(scope) if holder is True else holder
-            self.slots.append(Slot(kind, expr, scope, owner, label, sink))
+            self.slots.append(Slot(kind, expr, scope, owner, label, sink, sanitiser))
 
     def named(self, pattern, kinds_for) -> None:
         """Constants (module/class level) and builder functions whose names match ``pattern``.
@@ -106,6 +116,52 @@ class _Collector:
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("list", "sorted", "tuple"):
             return cst.List([])
         return expr
+
+
+def builder_method(flow: FlowAnalysis, call: cst.Call, scope: Scope) -> str | None:
+    """``system`` / ``tools`` / ``document`` / ``example`` when ``call`` adds that layer to a
+    :class:`promptcache.PromptBuilder` (``PromptBuilder().system(...)``, ``base.document(...)``), else None."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _BUILDER_LAYERS and builder_root(flow, func.value, scope) is not None:
+        return func.attr.value
+    return None
+
+
+def builder_root(flow: FlowAnalysis, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> cst.CSTNode | None:
+    """The ``PromptBuilder(...)`` call (or the annotated parameter) that ``expr`` is built from, if any.
+
+    Follows builder method chains, names and ``self`` attributes bound to a builder.
+    """
+    if depth > 8:
+        return None
+    index = flow.index
+    if isinstance(expr, cst.Call):
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _BUILDER_METHODS:
+            return builder_root(flow, expr.func.value, scope, depth + 1)
+        return expr if index.qualified(expr.func, scope) in _BUILDER_CLASSES else None
+    bindings = []
+    if isinstance(expr, cst.Name):
+        bindings = index.lookup(expr.value, scope)[1]
+    elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        cls = index.class_of_receiver(expr.value, scope)
+        bindings = cls.attrs.get(expr.attr.value, []) if cls is not None else []
+    for b in bindings:
+        if b.kind in ("assign", "walrus", "aug") and b.value is not None:
+            found = builder_root(flow, b.value, b.scope, depth + 1)
+            if found is not None:
+                return found
+        if b.kind == "param" and isinstance(b.node, cst.Param) and b.node.annotation is not None:
+            if index.qualified(b.node.annotation.annotation, b.scope) in _BUILDER_CLASSES:
+                return b.node
+    return None
+
+
+def _registered_order(root: cst.CSTNode) -> bool:
+    """``PromptBuilder(tool_order="registered")``: the builder keeps the order tools were added in."""
+    return isinstance(root, cst.Call) and any(
+        a.keyword is not None and a.keyword.value == "tool_order" and not (isinstance(a.value, cst.SimpleString) and a.value.value[1:-1] == "name")
+        for a in root.args
+    )
 
 
 def _agent_call(call: cst.Call) -> bool:
@@ -145,6 +201,11 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
                     if arg.keyword is not None and arg.keyword.value in _AGENT_KEYWORDS:
                         c.add("system", arg.value, scope, f"{arg.keyword.value}=")
         c.named(flow.is_prompt_name, lambda value: "constant")
+    for call, scope, method in flow.builder_calls:
+        if method != "tools":
+            for arg in call.args:
+                if arg.keyword is None:
+                    c.add("system", arg.value, scope, f"PromptBuilder.{method}()", sanitiser="sdk")
     c.slots.sort(key=lambda s: flow.facts.order.get(s.expr, 0))
     return c.slots
 
@@ -168,4 +229,10 @@ def tool_slots(flow: FlowAnalysis) -> list[Slot]:
             return "tool_table" if isinstance(value, _TOOL_TABLES) else None
 
         c.named(lambda name: bool(_TOOL_NAME.search(name)), kind_of)
+    for call, scope, method in flow.builder_calls:
+        if method == "tools" and call.args:
+            # The builder sorts tools by name (unless tool_order="registered") and writes canonical JSON:
+            # only the content of the definitions is checked.
+            ordered = _registered_order(builder_root(flow, call.func.value, scope))
+            c.add("tools" if ordered else "tool_table", call.args[0].value, scope, "PromptBuilder.tools()", sanitiser="sdk")
     return c.slots
