@@ -21,8 +21,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from local_backend.server.errors import bad_request
-from local_backend.server.generation import ClientDisconnected, Generation
-from local_backend.server.openai_api import CACHED_TOKENS_HEADER, CLIENT_CLOSED
+from local_backend.server.generation import Generation
 from local_backend.server.params import flag, integer, read_json, sampling_params, string_list
 from local_backend.server.prompt import ChatPrompt, anthropic_prompt, anthropic_usage
 from local_backend.server.state import ServerState, new_id
@@ -94,16 +93,11 @@ async def messages(request: Request) -> Response:
     stream = flag(body, "stream")
     gen = Generation(state, new_id("msg_"), prompt.token_ids, params, stop=string_list(body, "stop_sequences"),
                      http_request=request)
-    try:
-        await gen.start()
-    except ClientDisconnected:
-        return Response(status_code=CLIENT_CLOSED)
-    headers = {CACHED_TOKENS_HEADER: str(gen.cached_tokens)}
+    await gen.start()
+    headers = gen.headers
     if stream:
         return StreamingResponse(_events(gen, model, prompt), media_type="text/event-stream", headers=headers)
     text = await gen.text()
-    if gen.disconnected:
-        return Response(status_code=CLIENT_CLOSED)
     return JSONResponse({
         "id": gen.request_id, "type": "message", "role": "assistant", "model": model,
         "content": [{"type": "text", "text": text}] if text else [],

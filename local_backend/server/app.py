@@ -25,12 +25,15 @@ from local_backend.engine import LocalEngine
 from local_backend.server import anthropic_api, openai_api
 from local_backend.server.engine_loop import EngineLoop
 from local_backend.server.errors import APIError, flavour_of
+from local_backend.server.generation import ClientDisconnected
 from local_backend.server.metrics import RequestCounter
 from local_backend.server.state import DEFAULT_MAX_TOKENS, ServerState
 
 logger = logging.getLogger("promptcache.server")
 
 PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+CLIENT_CLOSED = 499
+"""Status of a request whose client left (nginx's convention)."""
 
 
 def create_app(engine: LocalEngine, *, served_model_names: Sequence[str] = (),
@@ -66,6 +69,10 @@ def create_app(engine: LocalEngine, *, served_model_names: Sequence[str] = (),
     @app.exception_handler(APIError)
     async def api_error(request: Request, exc: APIError) -> JSONResponse:
         return exc.response(flavour_of(request.url.path))
+
+    @app.exception_handler(ClientDisconnected)
+    async def client_gone(request: Request, exc: ClientDisconnected) -> Response:
+        return Response(status_code=CLIENT_CLOSED)  # nobody reads it; logged and counted as 499
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -31,12 +31,15 @@ if TYPE_CHECKING:
 
     from local_backend.server.state import ServerState
 
+CACHED_TOKENS_HEADER = "x-promptcache-cached-tokens"
+"""Response header with the engine's raw prefix hit (tokens), on every generation endpoint."""
+
 DISCONNECT_POLL_S = 0.25
 """How often a handler waiting for the first token checks whether its client is still there (seconds)."""
 
 
 class ClientDisconnected(Exception):
-    """The client closed the connection before the first token; the engine request was aborted."""
+    """The client closed the connection; the engine request was aborted (the app answers 499, unseen)."""
 
 
 class Generation:
@@ -167,9 +170,21 @@ class Generation:
                 self.abort()
                 raise
 
+    @property
+    def headers(self) -> dict[str, str]:
+        """Response headers known once started: ``x-promptcache-cached-tokens``."""
+        return {CACHED_TOKENS_HEADER: str(self.cached_tokens)}
+
     async def text(self) -> str:
-        """Run to the end and return the whole output text."""
-        return "".join([delta async for delta in self.deltas()])
+        """Run to the end and return the whole output text.
+
+        Raises:
+            ClientDisconnected: the client left meanwhile.
+        """
+        text = "".join([delta async for delta in self.deltas()])
+        if self.disconnected:
+            raise ClientDisconnected(self.request_id)
+        return text
 
     def abort(self) -> None:
         """Abort the engine request (idempotent)."""

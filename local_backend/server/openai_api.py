@@ -21,19 +21,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from local_backend.server.errors import bad_request
-from local_backend.server.generation import ClientDisconnected, Generation
+from local_backend.server.generation import Generation
 from local_backend.server.params import flag, integer, read_json, sampling_params, string_list
 from local_backend.server.prompt import openai_chat_prompt, render_messages
 from local_backend.server.state import ServerState, new_id
 
 router = APIRouter()
 
-CACHED_TOKENS_HEADER = "x-promptcache-cached-tokens"
-"""Response header with the engine's raw prefix hit (tokens), on every generation endpoint."""
-
 ROLES = ("system", "developer", "user", "assistant", "tool")
-CLIENT_CLOSED = 499
-"""Status logged for a request whose client left before the first token (nginx's convention)."""
 
 
 def _state(request: Request) -> ServerState:
@@ -99,6 +94,11 @@ def _common_checks(body: Mapping[str, Any]) -> None:
         raise bad_request("cache_salt: expected a string", param="cache_salt")
 
 
+def _include_usage(body: Mapping[str, Any]) -> bool:
+    options = body.get("stream_options")
+    return isinstance(options, Mapping) and bool(options.get("include_usage"))
+
+
 def _usage(gen: Generation) -> dict[str, Any]:
     return {"prompt_tokens": gen.prompt_tokens, "completion_tokens": gen.output_tokens,
             "total_tokens": gen.prompt_tokens + gen.output_tokens,
@@ -118,23 +118,17 @@ async def chat_completions(request: Request) -> Response:
     _common_checks(body)
     params = sampling_params(body, _max_tokens(state, body))
     stop, stream = string_list(body, "stop"), flag(body, "stream")
-    include_usage = stream and isinstance(body.get("stream_options"), Mapping) and \
-        bool(body["stream_options"].get("include_usage"))
+    include_usage = stream and _include_usage(body)
     prompt = openai_chat_prompt(state.tokenizer, body)
     gen = Generation(state, new_id("chatcmpl-"), prompt.token_ids, params, stop=stop,
                      cache_salt=body.get("cache_salt"), http_request=request)
-    try:
-        await gen.start()
-    except ClientDisconnected:
-        return Response(status_code=CLIENT_CLOSED)
-    headers = {CACHED_TOKENS_HEADER: str(gen.cached_tokens)}
+    await gen.start()
+    headers = gen.headers
     created = int(time.time())
     if stream:
         return StreamingResponse(_chat_chunks(gen, model, created, include_usage), media_type="text/event-stream",
                                  headers=headers)
     text = await gen.text()
-    if gen.disconnected:
-        return Response(status_code=CLIENT_CLOSED)
     return JSONResponse({
         "id": gen.request_id, "object": "chat.completion", "created": created, "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "refusal": None},
@@ -188,15 +182,11 @@ async def completions(request: Request) -> Response:
     token_ids = _completion_prompt(state, body.get("prompt"))
     params = sampling_params(body, _max_tokens(state, body))
     stop, stream = string_list(body, "stop"), flag(body, "stream")
-    include_usage = stream and isinstance(body.get("stream_options"), Mapping) and \
-        bool(body["stream_options"].get("include_usage"))
+    include_usage = stream and _include_usage(body)
     gen = Generation(state, new_id("cmpl-"), token_ids, params, stop=stop, cache_salt=body.get("cache_salt"),
                      http_request=request)
-    try:
-        await gen.start()
-    except ClientDisconnected:
-        return Response(status_code=CLIENT_CLOSED)
-    headers = {CACHED_TOKENS_HEADER: str(gen.cached_tokens)}
+    await gen.start()
+    headers = gen.headers
     created = int(time.time())
 
     def choice(text: str, finish_reason: str | None) -> dict[str, Any]:
@@ -217,8 +207,6 @@ async def completions(request: Request) -> Response:
 
         return StreamingResponse(chunks(), media_type="text/event-stream", headers=headers)
     text = await gen.text()
-    if gen.disconnected:
-        return Response(status_code=CLIENT_CLOSED)
     return JSONResponse({**obj([choice(text, gen.finish_reason)]), "usage": _usage(gen),
                          "system_fingerprint": None}, headers=headers)
 

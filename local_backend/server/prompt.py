@@ -21,7 +21,6 @@ The offsets feed the Anthropic usage mapping (design doc ``local-backend.md``,
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -135,7 +134,7 @@ def breakpoint_cuts(body: Mapping[str, Any]) -> list[dict[str, Any]]:
                 cut_message = {**message, "content": content[:j + 1]}
                 cuts.append({**head, "messages": [*messages[:i], cut_message]})
     if body.get("cache_control") and messages:
-        cuts.append({**head, "messages": copy.copy(messages)})
+        cuts.append({**head, "messages": messages})
     return cuts
 
 

@@ -45,7 +45,8 @@ def require_backend(modules: tuple[str, ...] = SERVER_MODULES, what: str = "the 
               help="KV pool size in MiB [default: 1024].")
 @click.option("--num-blocks", type=click.IntRange(min=1), default=None, help="KV pool size in blocks (instead of MiB).")
 @click.option("--eviction", type=click.Choice(["lru", "lfu", "priority"]), default="lru", show_default=True)
-@click.option("--max-num-seqs", type=click.IntRange(min=1), default=None, help="Running requests at most [default: 32].")
+@click.option("--max-num-seqs", type=click.IntRange(min=1), default=None,
+              help="Running requests at most [default: 32].")
 @click.option("--max-model-len", type=click.IntRange(min=1), default=None,
               help="Context cap in tokens [default: the model's, bounded by the pool].")
 @click.option("--served-model-name", "served_model_names", multiple=True,

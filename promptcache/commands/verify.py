@@ -1,4 +1,5 @@
-"""``promptcache verify``: replay a trace on a real prefix cache; per-request hits vs the oracle, and why misses happen."""
+"""``promptcache verify``: replay a trace on a real prefix cache; per-request hits vs the oracle, and why misses
+happen."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def print_report(report: VerifyReport, console: Console) -> None:
                          no_wrap=name != "miss cause")
     for r in report.requests:
         if r.error:
-            table.add_row(str(r.index), f"{r.t:.1f}", r.session, "-", "-", "-", "-", "-", f"[red]error: {r.error}[/red]")
+            table.add_row(str(r.index), f"{r.t:.1f}", r.session, *["-"] * 5, f"[red]error: {r.error}[/red]")
             continue
         d = r.divergence
         cause = ""

@@ -13,9 +13,7 @@ import anthropic
 import httpx
 import openai
 import pytest
-from server_support import SERVED_NAMES, ServerProcess
-
-MAX_MODEL_LEN = 2048
+from server_support import MAX_MODEL_LEN, SERVED_NAMES, ServerProcess
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,10 @@ import httpx
 
 from local_backend.oracle import PrefixTrieOracle
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
 STARTUP_TIMEOUT_S = 120.0
+MAX_MODEL_LEN = 2048
+"""``--max-model-len`` of the test server: an oversize prompt is cheap to send."""
 BLOCK = 16
 HEADER = "x-promptcache-cached-tokens"
 SERVED_NAMES = ("promptcache-test", "gpt-4.1-mini", "claude-sonnet-4-6")

@@ -9,8 +9,7 @@ import anthropic
 import httpx
 import openai
 import pytest
-from conftest import MAX_MODEL_LEN
-from server_support import metric, metrics, unique_system
+from server_support import MAX_MODEL_LEN, metric, metrics, unique_system
 
 OPENAI_KEYS = {"message", "type", "param", "code"}
 

@@ -85,8 +85,9 @@ def test_breakpoint_offsets_are_the_tokens_up_to_each_marked_block():
     body = {"max_tokens": 5, "model": "m",
             "system": [{"type": "text", "text": "You are terse.", "cache_control": marker},
                        {"type": "text", "text": "Reference: the handbook."}],
-            "messages": [{"role": "user", "content": [{"type": "text", "text": "First part."},
-                                                      {"type": "text", "text": "Second part.", "cache_control": marker}]}],
+            "messages": [{"role": "user", "content": [
+                {"type": "text", "text": "First part."},
+                {"type": "text", "text": "Second part.", "cache_control": marker}]}],
             "cache_control": marker}
     assert len(breakpoint_cuts(body)) == 3
     prompt = anthropic_prompt(tokenizer, body)

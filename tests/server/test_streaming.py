@@ -55,7 +55,8 @@ def test_anthropic_stream_helper_and_raw_events(anthropic_client):
     assert hit == oracle_hit([prompt], prompt) >= system_offset // 16 * 16
     start, end = events[0].message.usage, events[-2].usage
     assert start.cache_read_input_tokens == end.cache_read_input_tokens == min(hit, system_offset)
-    assert start.cache_creation_input_tokens == end.cache_creation_input_tokens == system_offset - min(hit, system_offset)
+    creation = system_offset - min(hit, system_offset)
+    assert start.cache_creation_input_tokens == end.cache_creation_input_tokens == creation
     assert 1 <= end.output_tokens <= MAX_TOKENS
     assert events[-2].delta.stop_reason == ("max_tokens" if end.output_tokens == MAX_TOKENS else "end_turn")
 

@@ -13,7 +13,8 @@ from promptcache.verify_backends import LocalBackend
 
 def test_a_small_pool_evicts_and_the_shortfall_is_reported(traces_dir, tiny_model):
     # 150 blocks of 16 tokens hold one ~2.2k-token tenant prompt: switching tenants evicts the other's prefix.
-    report = verify_trace(traces_dir / "mixed_multi_tenant.jsonl", LocalBackend(tiny_engine(tiny_model, num_blocks=150)))
+    backend = LocalBackend(tiny_engine(tiny_model, num_blocks=150))
+    report = verify_trace(traces_dir / "mixed_multi_tenant.jsonl", backend)
     short = [r for r in report.requests if r.cached_tokens < r.oracle_tokens]
     assert short and report.hit_vs_oracle < 1.0
     assert all(r.divergence.cause == "evicted" and not r.divergence.expected for r in short)

@@ -28,7 +28,7 @@ from promptcache.chatml import IM_END_ID
 
 
 def tiny_chatml_model(seed: int = 0) -> LlamaForCausalLM:
-    """1 layer, width 16, one attention head, the embedded model's vocabulary and context (random weights, fixed seed)."""
+    """1 layer, width 16, one attention head; the embedded model's vocabulary and context; random weights, seeded."""
     config = LlamaConfig(vocab_size=EMBEDDED_VOCAB, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
                          num_attention_heads=1, num_key_value_heads=1, max_position_embeddings=EMBEDDED_CONTEXT,
                          tie_word_embeddings=True, bos_token_id=None, eos_token_id=IM_END_ID, pad_token_id=None)
