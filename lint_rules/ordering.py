@@ -275,7 +275,9 @@ class McpToolsUnsorted(FlowRule):
 
     ## When it does not fire
     The tools are listed once (outside the request loop and the request
-    handler) and sorted by name.
+    handler) and sorted by name. In a function whose LLM calls all run inside
+    a loop (a conversation or agent loop), only the loop body is the per-turn
+    path: listing the tools before the loop is listing them once.
     """
 
     code = "PC305"
@@ -298,9 +300,12 @@ class McpToolsUnsorted(FlowRule):
         _CLAUDE + "class A:\n    async def connect(self, s):\n        listed = await s.list_tools()\n        self.tools = [{'name': t.name} for t in sorted(listed.tools, key=lambda t: t.name)]\n    async def ask(self, m):\n        return client.messages.create(model='m', tools=self.tools, messages=m)\n",
         _CLAUDE + "async def names(s):\n    return [t.name for t in (await s.list_tools()).tools]\n",
         _CLAUDE + "TOOLS = [{'name': 'a'}]\nasync def ask(s, m):\n    await s.list_tools()\n    return client.messages.create(model='m', tools=TOOLS, messages=m)\n",
+        # Listed once before the turn loop: only the loop body is the per-turn path.
+        _CLAUDE + "async def agent(session, questions):\n    listed = await session.list_tools()\n    tools = sorted(({'name': t.name} for t in listed.tools), key=lambda t: t['name'])\n    history = []\n    for q in questions:\n        history.append({'role': 'user', 'content': q})\n        r = client.messages.create(model='m', tools=tools, messages=history)\n        history.append({'role': 'assistant', 'content': r.content})\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "async def ask(s, m):\n    return client.messages.create(model='m', messages=m,\n        tools=[{'name': t.name} for t in (await s.list_tools()).tools])\n", line=5),
         Invalid(_CLAUDE + "async def ask(s, m):\n    listed = await s.list_tools()\n    tools = sorted(listed.tools, key=lambda t: t.name)\n    return client.messages.create(model='m', tools=tools, messages=m)\n", line=4),
         Invalid(_CLAUDE + "class A:\n    async def connect(self, s):\n        self.tools = (await s.list_tools()).tools\n    async def ask(self, m):\n        return client.messages.create(model='m', tools=self.tools, messages=m)\n", line=7),
+        Invalid(_CLAUDE + "async def agent(session, questions):\n    history = []\n    for q in questions:\n        listed = await session.list_tools()\n        tools = sorted(listed.tools, key=lambda t: t.name)\n        history.append({'role': 'user', 'content': q})\n        client.messages.create(model='m', tools=tools, messages=history)\n", line=6),
     ]

@@ -90,9 +90,6 @@ class FlowAnalysis:
             current = current.parent
         return current
 
-    def function_has_sink(self, func: Scope | None) -> bool:
-        return func is not None and any(self.holder_of(s.scope) is func for s in self.sinks.all())
-
     # -- slots ---------------------------------------------------------------
     @cached_property
     def system_slots(self) -> list[Slot]:

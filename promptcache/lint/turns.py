@@ -112,12 +112,20 @@ class Turns:
 
     # -- per-turn path and size guards --------------------------------------
     def per_turn(self, node: cst.CSTNode) -> bool:
-        """True inside a loop body or a function that contains a sink."""
+        """True inside a loop body, or in a function that contains a sink (a request handler).
+
+        When every sink of that function runs inside a loop of the function (a
+        conversation loop, an agent loop), only the loop body is the per-turn
+        path: code before the loop (listing MCP tools once, loading the
+        history) runs once per conversation.
+        """
         for anc in self.facts.ancestors(node):
             if isinstance(anc, (cst.For, cst.While)):
                 return True
             if isinstance(anc, cst.FunctionDef):
-                return self.flow.function_has_sink(self.index.scope_of_node.get(anc))
+                func = self.index.scope_of_node.get(anc)
+                sinks = [s for s in self.flow.sinks.all() if self.flow.holder_of(s.scope) is func]
+                return bool(sinks) and not all(_in_loop(self, s.call) for s in sinks)
         return False
 
     def is_size_guard(self, test: cst.CSTNode) -> bool:
