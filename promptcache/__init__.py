@@ -34,6 +34,7 @@ _EXPORTS = {
     "PromptError": "promptcache.errors",
     "PrefixStabilityError": "promptcache.errors",
     "PrefixStabilityWarning": "promptcache.errors",
+    "RecordingWarning": "promptcache.errors",
     "VolatileValueError": "promptcache.errors",
     "HistoryRewriteError": "promptcache.errors",
     "WhitespaceDriftError": "promptcache.errors",
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
     from promptcache.clients import AnthropicClient, AsyncAnthropicClient, AsyncOpenAIClient, OpenAIClient, wrap
     from promptcache.conversation import Conversation
     from promptcache.errors import (HistoryRewriteError, PrefixStabilityError, PrefixStabilityWarning, PromptError,
-                                    VolatileValueError, WhitespaceDriftError)
+                                    RecordingWarning, VolatileValueError, WhitespaceDriftError)
     from promptcache.guard import PrefixGuard
     from promptcache.layers import Prompt
     from promptcache.messages import Message

@@ -32,7 +32,12 @@ construct them directly if you prefer). ``send`` does, per request:
 4. adds the response's usage to :attr:`stats` (a
    :class:`promptcache.usage.UsageStats`: cache read / write / uncached
    tokens, hit rate and cost against the no-cache price, per session);
-5. appends the turn and the reply to the prompt's conversation, if it has one.
+5. appends the turn and the reply to the prompt's conversation, if it has one
+   (``thinking`` blocks of the reply included, verbatim).
+
+The response was paid for once it came back: if a recording step fails, the
+response is still returned and a :class:`~promptcache.errors.RecordingWarning`
+says what was not recorded.
 
 Everything else (``client.models.list()``, ...) passes through to the wrapped
 client. The SDKs are imported by the application, never by this module at
@@ -50,7 +55,7 @@ from collections.abc import Callable
 from typing import Any
 
 from promptcache.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT
-from promptcache.errors import PrefixStabilityError, PrefixStabilityWarning
+from promptcache.errors import PrefixStabilityError, PrefixStabilityWarning, RecordingWarning
 from promptcache.guard import Divergence, PrefixGuard
 from promptcache.layers import Prompt
 from promptcache.providers import model_profile
@@ -137,16 +142,33 @@ class _Wrapper:
 
     def _after(self, t: float, session: str, model: str, request: Any, response: Any, prompt: Prompt,
                record_reply: bool) -> None:
+        """Record a response the provider returned (and billed): trace line, statistics, conversation.
+
+        Each step runs on its own; one that fails (an unwritable trace file, a
+        redaction hook that raises, an unknown usage shape, a reply the
+        conversation cannot hold) issues a :class:`~promptcache.errors.RecordingWarning`
+        and the others still run, so ``send`` always returns the response.
+        """
         usage = getattr(response, "usage", None)
         usage_dict = usage.model_dump(exclude_none=True) if usage is not None else None
+
+        def step(name: str, action: Callable[[], object]) -> None:
+            try:
+                action()
+            except Exception as exc:  # noqa: BLE001 - the paid response must reach the caller whatever fails here
+                warnings.warn(RecordingWarning(f"the response was returned but {name} failed: "
+                                               f"{type(exc).__name__}: {exc}"), stacklevel=4)
+
         if self.trace is not None:
-            record = TraceRecord.from_wire(t, self.api, session, request.content, usage=usage_dict)
-            append_record(self.trace, record, redact=self.redact)
+            step("writing the trace line", lambda: append_record(
+                self.trace, TraceRecord.from_wire(t, self.api, session, request.content, usage=usage_dict),
+                redact=self.redact))
         if usage_dict is not None:
-            self.stats.add(usage_dict, session=session, profile=model_profile(self.provider, model),
-                           provider=self.provider)
+            step("adding the usage to the statistics", lambda: self.stats.add(
+                usage_dict, session=session, profile=model_profile(self.provider, model), provider=self.provider))
         if record_reply and prompt.conversation is not None:
-            prompt.conversation.record(prompt, response)
+            step("appending the turn and the reply to the conversation",
+                 lambda: prompt.conversation.record(prompt, response))
 
     def _prepare(self, prompt: Prompt, model: str, params: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(prompt, Prompt):

@@ -17,7 +17,8 @@ input with ``except ValueError`` keep working:
   base class with the :class:`~promptcache.guard.Divergence` attached.
 
 :class:`PrefixStabilityWarning` is what the client wrappers issue instead of
-raising when their guard runs in ``"warn"`` mode.
+raising when their guard runs in ``"warn"`` mode; :class:`RecordingWarning`
+what they issue when a response came back but could not be recorded.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
-    "HistoryRewriteError", "PrefixStabilityError", "PrefixStabilityWarning", "PromptError",
+    "HistoryRewriteError", "PrefixStabilityError", "PrefixStabilityWarning", "PromptError", "RecordingWarning",
     "VolatileValueError", "WhitespaceDriftError",
 ]
 
@@ -93,3 +94,8 @@ class WhitespaceDriftError(PrefixStabilityError):
 
 class PrefixStabilityWarning(UserWarning):
     """The client wrappers' guard found an unexpected prefix divergence (guard mode ``"warn"``)."""
+
+
+class RecordingWarning(UserWarning):
+    """The client wrappers returned a (paid) response but could not record it: the trace line, the usage
+    statistics or the conversation append failed; the message names the step and the error."""

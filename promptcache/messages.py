@@ -9,7 +9,8 @@ Neutral model (provider-cache-rules.md: Anthropic renders tool results as
 blocks of the next user turn, OpenAI as ``tool`` messages):
 
 - ``user``: :class:`ToolResult` blocks first, then :class:`Text` blocks.
-- ``assistant``: :class:`Text` blocks, then :class:`ToolCall` blocks.
+- ``assistant``: :class:`Thinking` blocks (Anthropic extended thinking, kept
+  verbatim), then :class:`Text` blocks, then :class:`ToolCall` blocks.
 
 Renderings (key order as the SDKs and the shared traces have it):
 
@@ -25,7 +26,11 @@ Responses      ``{"type": "function_call_output", "call_id", "output"}``, ``{"ro
 =============  =====================================================================================
 
 Several text blocks of one message join with the section separator into one
-OpenAI string. A tool call keeps both its ``input`` object and its
+OpenAI string. ``thinking`` / ``redacted_thinking`` blocks render only for
+Anthropic, exactly as the model returned them (the API requires them back,
+unmodified, in tool loops; their signature covers the content); OpenAI has no
+counterpart, so they are left out of its renderings and of the ChatML token
+counts. A tool call keeps both its ``input`` object and its
 ``arguments`` JSON text, so both providers' renderings are byte-stable.
 """
 
@@ -39,8 +44,8 @@ from promptcache.chatml import chatml_encoding, message_body
 from promptcache.convert import SEPARATOR
 from promptcache.errors import PromptError
 
-__all__ = ["Message", "Text", "ToolCall", "ToolResult", "check_order", "message_from_responses", "parse_message",
-           "parse_messages"]
+__all__ = ["Message", "Text", "Thinking", "ToolCall", "ToolResult", "check_order", "message_from_responses",
+           "parse_message", "parse_messages"]
 
 
 class Text:
@@ -90,7 +95,34 @@ class ToolResult:
         return hash(("result", self.tool_call_id, self.content, self.is_error))
 
 
-Block = Text | ToolCall | ToolResult
+class Thinking:
+    """An assistant's ``thinking`` or ``redacted_thinking`` block, kept verbatim for Anthropic.
+
+    ``block`` is the block as the model returned it (``{"type": "thinking",
+    "thinking", "signature"}`` or ``{"type": "redacted_thinking", "data"}``),
+    with its keys in the API's order (``type`` first) and without a
+    ``cache_control`` marker (the API refuses one there).
+    """
+
+    __slots__ = ("block", "_key")
+
+    _FIELDS = {"thinking": ("thinking", "signature"), "redacted_thinking": ("data",)}
+
+    def __init__(self, block: Mapping[str, Any]) -> None:
+        kind = block["type"]
+        first = [k for k in self._FIELDS.get(kind, ()) if k in block]  # the API's order, whatever the source
+        rest = [k for k in block if k not in ("type", "cache_control", *first)]
+        self.block = {"type": kind, **{k: block[k] for k in (*first, *rest)}}
+        self._key = json.dumps(self.block, sort_keys=True, ensure_ascii=False)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Thinking) and other._key == self._key
+
+    def __hash__(self) -> int:
+        return hash(("thinking", self._key))
+
+
+Block = Thinking | Text | ToolCall | ToolResult
 
 
 def fresh(value: Any, depth: int) -> Any:
@@ -116,7 +148,7 @@ class Message:
 
     Attributes:
         role: ``"user"`` or ``"assistant"``.
-        blocks: user: tool results then texts; assistant: texts then tool calls.
+        blocks: user: tool results then texts; assistant: thinking blocks, texts, then tool calls.
     """
 
     __slots__ = ("role", "blocks", "_anthropic", "_chat", "_responses", "_tokens")
@@ -157,7 +189,9 @@ class Message:
         if self._anthropic is None:
             content: list[dict[str, Any]] = []
             for b in self.blocks:
-                if isinstance(b, Text):
+                if isinstance(b, Thinking):
+                    content.append(dict(b.block))
+                elif isinstance(b, Text):
                     content.append({"type": "text", "text": b.text})
                 elif isinstance(b, ToolCall):
                     content.append({"type": "tool_use", "id": b.id, "name": b.name, "input": dict(b.input)})
@@ -259,6 +293,13 @@ def _blocks(content: Any, role: str, where: str) -> list[Block]:
                 raise PromptError(at, "a text block needs a string 'text'", "pass {'type': 'text', 'text': ...}")
             if block["text"]:
                 out.append(Text(block["text"]))
+        elif kind in ("thinking", "redacted_thinking") and role == "assistant":
+            field = "thinking" if kind == "thinking" else "data"
+            if not isinstance(block.get(field), str) or (kind == "thinking" and not isinstance(block.get("signature"), str)):
+                raise PromptError(at, f"a {kind} block needs a string {field!r}"
+                                  + (" and 'signature'" if kind == "thinking" else ""),
+                                  "pass the block exactly as the model returned it")
+            out.append(Thinking(block))
         elif kind == "tool_use" and role == "assistant":
             arguments = _arguments(block.get("input", {}), at)
             out.append(ToolCall(str(block.get("id")), str(block.get("name")), *arguments))
@@ -267,7 +308,7 @@ def _blocks(content: Any, role: str, where: str) -> list[Block]:
                                   bool(block.get("is_error", False))))
         else:
             raise PromptError(at, f"{kind!r} blocks are not supported in a {role} message by the prompt builder",
-                              "use text, tool_use (assistant) and tool_result (user) blocks")
+                              "use text, thinking and tool_use (assistant), tool_result (user) blocks")
     return out
 
 
@@ -298,7 +339,7 @@ def parse_message(item: Any, where: str = "message") -> Message:
         call, at = _as_dict(call), f"{where}.tool_calls[{j}]"
         function = call.get("function") or {}
         blocks.append(ToolCall(str(call.get("id")), str(function.get("name")), *_arguments(function.get("arguments"), at)))
-    order = (ToolResult, Text) if role == "user" else (Text, ToolCall)
+    order = (ToolResult, Text) if role == "user" else (Thinking, Text, ToolCall)
     blocks.sort(key=lambda b: order.index(type(b)))
     if not blocks:
         raise PromptError(where, f"empty {role} message", "drop it or give it text")

@@ -3,6 +3,8 @@ appended across runs. Real SDK clients through httpx2.MockTransport."""
 
 from __future__ import annotations
 
+import json
+
 import anthropic
 import httpx2
 import pytest
@@ -62,3 +64,48 @@ def test_a_failed_call_is_not_a_reference() -> None:
         client.send(prompt(RULES), model=MODEL)
     client.send(prompt("Edited. " + RULES), model=MODEL)
     assert len(sent) == 2 and client.last_divergence.cause == "first_request"
+
+
+THINKING = {"type": "thinking", "thinking": "The parcel id is P-7; look it up.", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA"}
+REDACTED = {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"}
+TRACK = {"name": "track_parcel", "description": "Track a parcel.",
+         "input_schema": {"type": "object", "properties": {"parcel": {"type": "string"}}, "required": ["parcel"]}}
+
+
+def test_thinking_blocks_go_back_verbatim_in_a_tool_loop() -> None:
+    """/tmp/rev/think.py: a reply with thinking blocks no longer fails after the (billed) call."""
+    call = {"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "track_parcel", "input": {"parcel": "P-7"}}
+    replies = [message([THINKING, REDACTED, call], 0), message([{"type": "text", "text": "It arrives Friday."}], 1)]
+    client, sent = anthropic_client(lambda n: replies[n], guard="raise")
+    chat = promptcache.Conversation()
+    base = PromptBuilder(registry=LayerRegistry()).system(RULES).tools([TRACK])
+    thinking = {"type": "enabled", "budget_tokens": 1024}
+    client.send(base.history(chat).user("Where is P-7?").build(), model=MODEL, thinking=thinking, max_tokens=2000)
+    assert [type(b).__name__ for b in chat[-1].blocks] == ["Thinking", "Thinking", "ToolCall"]
+    follow_up = base.history(chat).tool_result(call["id"], {"status": "in transit"}).build()
+    client.send(follow_up, model=MODEL, thinking=thinking, max_tokens=2000)
+    body = json.loads(sent[1].content)
+    assert body["messages"][1] == {"role": "assistant", "content": [THINKING, REDACTED, call]}  # key order too
+    assert list(body["messages"][1]["content"][0]) == ["type", "thinking", "signature"]
+    chat_body = follow_up.to_openai_chat("gpt-4.1-mini")  # no OpenAI counterpart: left out there
+    assert "thinking" not in json.dumps(chat_body["messages"])
+    assert follow_up.count_tokens() == len(follow_up.to_tokens())
+    with pytest.raises(promptcache.PromptError, match=r"reply.content\[0\]: a thinking block needs a string "
+                                                      r"'thinking' and 'signature'"):
+        chat.add_assistant({"role": "assistant", "content": [{"type": "thinking", "thinking": "x"}]})
+
+
+def test_a_paid_response_is_returned_when_recording_fails(tmp_path) -> None:
+    client, sent = anthropic_client(lambda n: message([{"type": "text", "text": f"Answer {n}."}], n),
+                                    trace=tmp_path)  # a folder: the trace line cannot be written
+    chat = promptcache.Conversation()
+    p = PromptBuilder(registry=LayerRegistry()).system(RULES).history(chat).user("Hi").build()
+    with pytest.warns(promptcache.RecordingWarning, match=r"writing the trace line failed: IsADirectoryError"):
+        response = client.send(p, model=MODEL)
+    assert response.content[0].text == "Answer 0." and len(chat) == 2  # the other steps still ran
+    assert client.stats.summary()["total"]["requests"] == 1
+    with pytest.warns(promptcache.RecordingWarning) as caught:
+        again = client.send(p, model=MODEL)  # a stale prompt: the conversation refuses it, the reply comes back
+    assert again.content[0].text == "Answer 1." and len(sent) == 2 and len(chat) == 2
+    assert "appending the turn and the reply to the conversation failed: PromptError: record: the prompt was not " \
+           "built from this conversation" in str(caught[-1].message)
