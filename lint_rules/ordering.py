@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import libcst as cst
 
+from promptcache.lint import sources as S
 from promptcache.lint.finding import Applicability, Severity
 from promptcache.lint.rule import FlowRule, Invalid, NodeFix
+from promptcache.lint.walk import descendants
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
+_HASH_REASON = "set order varies between processes (hash randomisation)"
+_COMPLETION_REASON = "completion order (which task finishes first) varies from call to call"
 
 
 class ToolsFromUnorderedCollection(FlowRule):
@@ -25,7 +29,8 @@ class ToolsFromUnorderedCollection(FlowRule):
 
     ## Why is this bad?
     String hashing is randomised per process (``PYTHONHASHSEED``), so a set of
-    tool names iterates in a different order in each worker. Tools render
+    tool names iterates in a different order in each worker; completion-order
+    iterators (``asyncio.as_completed``) give a different order on every call. Tools render
     first, so two workers send different prefixes for the same request and
     never share a cache entry.
 
@@ -42,7 +47,10 @@ class ToolsFromUnorderedCollection(FlowRule):
     ```
 
     ## Fix safety
-    The fix wraps the iterated collection in ``sorted(...)``. It is unsafe: it
+    The fix wraps the collection in ``sorted(...)`` with the key its elements
+    need: none for tool names iterated by a comprehension, ``key=lambda t:
+    t["name"]`` for tool definitions (``t["function"]["name"]`` in the OpenAI
+    Chat shape), ``key=lambda t: t.name`` for objects. It is unsafe: it
     changes the order of the tools, so the first request after deploying it
     writes a new cache entry.
 
@@ -56,7 +64,7 @@ class ToolsFromUnorderedCollection(FlowRule):
     severity = Severity.ERROR
     fixable = "unsafe"
     message = (
-        "tools= comes from {detail} without sorted(): set order varies between processes (hash randomisation), "
+        "tools= comes from {detail} without sorted(): {reason}, "
         "and tools render first, so workers send different prefixes; sort the tools by name"
     )
 
@@ -68,8 +76,39 @@ class ToolsFromUnorderedCollection(FlowRule):
                 fix = None
                 if isinstance(issue.node, (cst.Name, cst.Attribute, cst.BinaryOperation, cst.Call, cst.SetComp, cst.Set)):
                     code = self.flow.code(issue.node)
-                    fix = NodeFix("Wrap the collection in sorted()", Applicability.UNSAFE, ((issue.node, f"sorted({code})"),))
-                self.report(issue.node, self.message.format(detail=issue.detail, slot=issue.slot.label), fix)
+                    key = self._sort_key(issue)
+                    extra = f", key={key}" if key else ""
+                    fix = NodeFix(f"Wrap the collection in sorted(...{extra})", Applicability.UNSAFE, ((issue.node, f"sorted({code}{extra})"),))
+                reason = _COMPLETION_REASON if S.completion_order(issue.detail) else _HASH_REASON
+                self.report(issue.node, self.message.format(detail=issue.detail, slot=issue.slot.label, reason=reason), fix)
+
+    def _sort_key(self, issue) -> str | None:
+        """The ``key=`` that sorts what ``issue.node`` holds, or None when its elements sort as they are.
+
+        Iterated by a comprehension, the elements are what the loop variable
+        is used as: ``SPECS[name]`` / ``{"name": name}`` (names: no key),
+        ``t.name`` or ``t["name"]`` (objects or dicts: by that field). Sent as
+        the tools themselves, they are tool definitions: by ``["name"]``, or
+        ``["function"]["name"]`` in the OpenAI Chat shape.
+        """
+        node = issue.node
+        parent = self.flow.facts.parent.get(node)
+        if isinstance(parent, cst.CompFor) and parent.iter is node and isinstance(parent.target, cst.Name):
+            comp = next((a for a in self.flow.facts.ancestors(parent) if isinstance(a, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp))), None)
+            target = parent.target.value
+            for use in descendants(comp, (cst.Attribute, cst.Subscript)):
+                base = use.value
+                if not (isinstance(base, cst.Name) and base.value == target):
+                    continue
+                if isinstance(use, cst.Attribute) and use.attr.value == "name":
+                    return "lambda t: t.name"
+                if isinstance(use, cst.Subscript) and self.flow.code(use).replace(" ", "") in (f'{target}["name"]', f"{target}['name']"):
+                    return 'lambda t: t["name"]'
+            return None
+        sink = issue.slot.sink
+        if sink is not None and sink.api == "openai_chat":
+            return 'lambda t: t["function"]["name"]'
+        return 'lambda t: t["name"]'
 
     VALID = [
         _OPENAI + "from .specs import SPECS\nBASE = {'a', 'b'}\ndef run(q):\n    names = sorted(BASE | {'c'})\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n",
