@@ -133,19 +133,51 @@ _KEYS = {
 }
 
 
+_TABLES = ("lint",)  # the tables promptcache reads from promptcache.toml / [tool.promptcache]
+
+
+def _lint_table(path: Path, data: dict) -> dict | None:
+    """The lint table of a parsed config file (None: a pyproject.toml without ``[tool.promptcache]``).
+
+    Raises ConfigError for a key or table promptcache does not know at the top
+    of ``promptcache.toml`` or in ``[tool.promptcache]`` (``select = [...]``
+    without ``[lint]``, a misspelt ``[lnit]``): a silently ignored setting is
+    worse than an error.
+    """
+    if path.name == "pyproject.toml":
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict) or "promptcache" not in tool:
+            return None
+        table, where = tool["promptcache"], "[tool.promptcache]"
+    else:
+        table, where = data, "the top level"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: {where} must be a table")
+    unknown = sorted(set(table) - set(_TABLES))
+    if unknown:
+        hint = "[tool.promptcache.lint]" if path.name == "pyproject.toml" else "[lint]"
+        raise ConfigError(
+            f"{path}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(repr(k) for k in unknown)} at {where}; "
+            f"lint settings go in the {hint} table (known tables: {', '.join(_TABLES)})"
+        )
+    return table.get("lint", {})
+
+
 def find_config(start: Path) -> tuple[Path, dict] | None:
-    """The nearest config file at or above ``start`` and its lint table, or None."""
+    """The nearest config file at or above ``start`` and its lint table, or None.
+
+    A ``promptcache.toml`` always counts; a ``pyproject.toml`` counts when it
+    has a ``[tool.promptcache]`` table. Raises ConfigError for unknown keys there.
+    """
     start = start.resolve()
     folder = start if start.is_dir() else start.parent
     for candidate in (folder, *folder.parents):
-        own = candidate / "promptcache.toml"
-        if own.is_file():
-            return own, _read(own).get("lint", {})
-        pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file():
-            table = _read(pyproject).get("tool", {}).get("promptcache", {})
-            if isinstance(table, dict) and "lint" in table:
-                return pyproject, table["lint"]
+        for name in ("promptcache.toml", "pyproject.toml"):
+            path = candidate / name
+            if path.is_file():
+                table = _lint_table(path, _read(path))
+                if table is not None:
+                    return path, table
     return None
 
 
@@ -166,12 +198,8 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> L
     if config_file is not None:
         if not config_file.is_file():
             raise ConfigError(f"{config_file}: configuration file not found")
-        data = _read(config_file)
-        if config_file.name == "pyproject.toml":
-            table = data.get("tool", {}).get("promptcache", {}).get("lint", {})
-        else:
-            table = data.get("lint", {})
-        found: tuple[Path, dict] | None = (config_file.resolve(), table)
+        table = _lint_table(config_file, _read(config_file))
+        found: tuple[Path, dict] | None = (config_file.resolve(), table or {})
     else:
         found = find_config(start or Path.cwd())
     if found is None:

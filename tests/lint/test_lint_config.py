@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from lint_support import lint_text
 
@@ -87,3 +89,22 @@ def test_extra_sinks_and_extra_volatile_sources():
 def test_with_overrides_ignores_none():
     config = LintConfig().with_overrides(select=None, fail_on=Severity.INFO)
     assert config.select == ("ALL",) and config.fail_on is Severity.INFO
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("promptcache.toml", 'select = ["PC4"]\n', "unknown key 'select' at the top level; lint settings go in the [lint] table"),
+        ("promptcache.toml", '[lnit]\nselect = ["PC4"]\n', "unknown key 'lnit' at the top level"),
+        ("pyproject.toml", '[tool.promptcache]\nselect = ["PC4"]\n', "unknown key 'select' at [tool.promptcache]; lint settings go in the [tool.promptcache.lint] table"),
+        ("pyproject.toml", '[tool.promptcache.lnit]\nselect = ["PC4"]\n', "unknown key 'lnit' at [tool.promptcache]"),
+    ],
+)
+def test_unknown_top_level_keys_and_tables_are_errors(write_tree, run_cli, name, text, message):
+    root = write_tree({name: text, "app.py": "import anthropic\n"})
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(start=root)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(config_file=root / name)
+    code, _, err = run_cli("lint", root)
+    assert code == 2 and message in err and name in err
