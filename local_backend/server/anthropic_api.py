@@ -20,7 +20,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
-from local_backend.server.errors import bad_request
+from local_backend.server.errors import ANTHROPIC, APIError, bad_request
 from local_backend.server.generation import Generation
 from local_backend.server.params import flag, integer, read_json, sampling_params, string_list
 from local_backend.server.prompt import ChatPrompt, anthropic_prompt, anthropic_usage
@@ -121,8 +121,12 @@ async def _events(gen: Generation, model: str, prompt: ChatPrompt) -> AsyncItera
         "stop_reason": None, "stop_sequence": None, "usage": usage}})
     yield _event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}})
     yield _event("ping", {})
-    async for text in gen.deltas():
-        yield _event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": text}})
+    try:
+        async for text in gen.deltas():
+            yield _event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": text}})
+    except APIError as exc:  # the status line is sent: Anthropic's in-stream error event
+        yield _event("error", {"error": exc.body(ANTHROPIC)["error"]})
+        return
     yield _event("content_block_stop", {"index": 0})
     final = anthropic_usage(gen.prompt_tokens, gen.cached_tokens, prompt.breakpoints, gen.output_tokens)
     yield _event("message_delta", {"delta": {"stop_reason": _stop_reason(gen), "stop_sequence": gen.stop_string},

@@ -20,7 +20,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
-from local_backend.server.errors import bad_request
+from local_backend.server.errors import OPENAI, APIError, bad_request
 from local_backend.server.generation import Generation
 from local_backend.server.params import flag, integer, read_json, sampling_params, string_list
 from local_backend.server.prompt import openai_chat_prompt, render_messages
@@ -143,8 +143,13 @@ async def _chat_chunks(gen: Generation, model: str, created: int, include_usage:
                 "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}]}
 
     yield _sse(chunk({"role": "assistant", "content": ""}))
-    async for text in gen.deltas():
-        yield _sse(chunk({"content": text}))
+    try:
+        async for text in gen.deltas():
+            yield _sse(chunk({"content": text}))
+    except APIError as exc:  # the status line is sent: report the failure in the stream (as vLLM does)
+        yield _sse(exc.body(OPENAI))
+        yield "data: [DONE]\n\n"
+        return
     yield _sse(chunk({}, gen.finish_reason))
     if include_usage:
         yield _sse({"id": gen.request_id, "object": "chat.completion.chunk", "created": created, "model": model,
@@ -198,8 +203,13 @@ async def completions(request: Request) -> Response:
 
     if stream:
         async def chunks() -> AsyncIterator[str]:
-            async for text in gen.deltas():
-                yield _sse(obj([choice(text, None)]))
+            try:
+                async for text in gen.deltas():
+                    yield _sse(obj([choice(text, None)]))
+            except APIError as exc:  # the status line is sent: report the failure in the stream
+                yield _sse(exc.body(OPENAI))
+                yield "data: [DONE]\n\n"
+                return
             yield _sse(obj([choice("", gen.finish_reason)]))
             if include_usage:
                 yield _sse({**obj([]), "usage": _usage(gen)})

@@ -7,14 +7,17 @@ strings; the breakpoint offsets and the Anthropic usage mapping are exact.
 
 from __future__ import annotations
 
+import functools
 import json
 
 import openai
 import pytest
 from fastapi.testclient import TestClient
 from server_support import anthropic_expected
+from transformers import LlamaConfig, LlamaForCausalLM
 
 from local_backend import LocalEngine
+from local_backend.embedded import EMBEDDED_VOCAB
 from local_backend.server import create_app
 from local_backend.server.detokenizer import IncrementalDetokenizer
 from local_backend.server.errors import ANTHROPIC, OPENAI, APIError
@@ -118,3 +121,40 @@ def test_error_bodies_follow_each_provider():
                                             "param": "model", "code": "model_not_found"}}
     assert error.body(ANTHROPIC) == {"type": "error", "error": {"type": "not_found_error", "message": "no such model"}}
     assert json.loads(APIError(500, "boom").response(ANTHROPIC).body)["error"]["type"] == "api_error"
+
+
+class FlakyLlama(LlamaForCausalLM):
+    """A tiny real model whose forward raises once, ``fail_in`` calls from now (a device failure, say)."""
+
+    fail_in: int | None = None
+
+    @functools.wraps(LlamaForCausalLM.forward)
+    def forward(self, *args, **kwargs):
+        if self.fail_in is not None:
+            self.fail_in -= 1
+            if self.fail_in < 0:
+                self.fail_in = None
+                raise RuntimeError("simulated device failure")
+        return super().forward(*args, **kwargs)
+
+
+def test_an_engine_failure_fails_the_requests_in_flight_and_the_server_keeps_serving():
+    config = LlamaConfig(vocab_size=EMBEDDED_VOCAB, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                         num_attention_heads=1, num_key_value_heads=1, max_position_embeddings=4096,
+                         tie_word_embeddings=True, bos_token_id=None, eos_token_id=None, pad_token_id=None)
+    config._attn_implementation = "sdpa"
+    model = FlakyLlama(config).eval()
+    chat = {"model": "m", "max_tokens": 6, "ignore_eos": True, "messages": [{"role": "user", "content": "hi"}]}
+    with TestClient(create_app(LocalEngine(model, tokenizer=ChatMLTokenizer(), num_blocks=256))) as client:
+        model.fail_in = 0
+        failed = client.post("/v1/chat/completions", json=chat)
+        assert failed.status_code == 500 and failed.json()["error"]["type"] == "server_error"
+        assert "simulated device failure" in failed.json()["error"]["message"]
+        model.fail_in = 3  # prefill, two decode steps, then the failure mid-stream
+        with client.stream("POST", "/v1/messages", json={**chat, "stream": True}) as stream:
+            events = [line for line in stream.iter_lines() if line.startswith("event: ")]
+        assert events[:3] == ["event: message_start", "event: content_block_start", "event: ping"]
+        assert events[-1] == "event: error"
+        assert client.get("/health").json()["status"] == "ok"
+        served = client.post("/v1/chat/completions", json=chat)
+        assert served.status_code == 200 and served.json()["usage"]["completion_tokens"] == 6
