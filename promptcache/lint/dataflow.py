@@ -214,7 +214,24 @@ class FlowAnalysis:
             kinds = TOOL_KINDS if slot.kind == "tools" else CONTENT_KINDS
             for node, t in self.sites(slot.expr, slot.scope, kinds):
                 issues += self._classify_tools(slot, node, t)
-        return _dedupe(issues)
+        return self._innermost(_dedupe(issues))
+
+    def _innermost(self, issues: list[Issue]) -> list[Issue]:
+        """Drop an issue whose node contains another issue of the same code: one value, one report.
+
+        A slot nested in another (a LangChain system message inside a
+        prompt-named ``ChatPromptTemplate``) reports the value at the inner slot.
+        """
+        by_code: dict[str, set[cst.CSTNode]] = {}
+        for issue in issues:
+            by_code.setdefault(issue.code, set()).add(issue.node)
+        contains: set[tuple[str, cst.CSTNode]] = set()
+        for code, nodes in by_code.items():
+            for node in nodes:
+                for anc in self.facts.ancestors(node):
+                    if anc in nodes:
+                        contains.add((code, anc))
+        return [i for i in issues if (i.code, i.node) not in contains]
 
     def _per_request(self, slot: Slot) -> set[tuple[int, int]]:
         if slot.holder is None:

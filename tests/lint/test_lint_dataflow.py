@@ -116,6 +116,16 @@ def test_one_problem_one_finding():
     assert [(f.code, f.line) for f in findings] == [("PC101", 7)]  # at the constant, not again at system=
 
 
+def test_a_slot_inside_a_prompt_named_constant_reports_once_at_the_inner_slot():
+    code = (
+        "from datetime import datetime\nfrom langchain_core.prompts import ChatPromptTemplate\n"
+        "prompt2 = ChatPromptTemplate.from_messages([\n"
+        "    ('system', f'You are a travel agent. Now: {datetime.now()}'),\n"
+        "    ('human', '{question}'),\n])\n"
+    )
+    assert [(f.code, f.line, f.column) for f in lint_text(code)] == [("PC101", 4, 48)]
+
+
 def test_twilio_is_not_a_sink():
     code = HEAD + "from twilio.rest import Client\nsms = Client()\ndef send(to):\n    return sms.messages.create(to=to, body=f'{datetime.now()}')\n"
     assert lint_text(code) == []
