@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -59,7 +58,7 @@ from promptcache.errors import PrefixStabilityError, PrefixStabilityWarning, Rec
 from promptcache.guard import Divergence, PrefixGuard
 from promptcache.layers import Prompt
 from promptcache.providers import model_profile
-from promptcache.trace import Redactor, TraceRecord, append_record
+from promptcache.trace import Redactor, TraceClock, TraceRecord
 from promptcache.usage import UsageStats
 
 __all__ = ["AnthropicClient", "AsyncAnthropicClient", "AsyncOpenAIClient", "OpenAIClient", "wrap"]
@@ -78,7 +77,8 @@ class _Wrapper:
     provider = ""
 
     def __init__(self, client: Any, *, trace: str | os.PathLike[str] | None = None, session: str = "default",
-                 redact: Redactor | None = None, guard: str = "warn", stats: UsageStats | None = None) -> None:
+                 redact: Redactor | None = None, guard: str = "warn", stats: UsageStats | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
         """
         Args:
             client: the SDK client to wrap.
@@ -87,6 +87,9 @@ class _Wrapper:
             redact: ``redact(body) -> body`` applied to a copy of each body before it is written.
             guard: ``"warn"`` (default), ``"raise"`` or ``"off"``.
             stats: share a :class:`~promptcache.usage.UsageStats` between clients (default: a new one).
+            clock: monotonic seconds for the trace's ``t`` (default :func:`time.monotonic`;
+                see :class:`promptcache.trace.TraceClock`: a trace file that already holds
+                records is continued after its last ``t``).
 
         Raises:
             ValueError: an unknown guard mode.
@@ -97,10 +100,9 @@ class _Wrapper:
         self.stats = stats if stats is not None else UsageStats()
         self.guard = PrefixGuard(self.api)
         self.last_divergence: Divergence | None = None
-        self._start = time.monotonic()
-        self._last_t = -1.0
+        self._clock = clock or time.monotonic
+        self._trace_clock = TraceClock(trace, self._clock) if trace is not None else None
         self._truncations: dict[int, int] = {}
-        self._lock = threading.Lock()
 
     def __getattr__(self, name: str) -> Any:
         if name == "client":  # not set yet (during __init__)
@@ -126,10 +128,8 @@ class _Wrapper:
         warnings.warn(PrefixStabilityWarning(divergence.summary()), stacklevel=4)
 
     def _t(self) -> float:
-        with self._lock:
-            t = max(round(time.monotonic() - self._start, 3), round(self._last_t + 0.001, 3))
-            self._last_t = t
-            return t
+        """The clock reading at a request's start (stamped into the trace's ``t`` when it is written)."""
+        return self._clock()
 
     def _sent(self, prompt: Prompt, body: dict[str, Any]) -> None:
         """The provider accepted ``body``: remember it as a reference for the guard (a refused or failed
@@ -159,9 +159,9 @@ class _Wrapper:
                 warnings.warn(RecordingWarning(f"the response was returned but {name} failed: "
                                                f"{type(exc).__name__}: {exc}"), stacklevel=4)
 
-        if self.trace is not None:
-            step("writing the trace line", lambda: append_record(
-                self.trace, TraceRecord.from_wire(t, self.api, session, request.content, usage=usage_dict),
+        if self._trace_clock is not None:
+            step("writing the trace line", lambda: self._trace_clock.append(
+                t, lambda stamp: TraceRecord.from_wire(stamp, self.api, session, request.content, usage=usage_dict),
                 redact=self.redact))
         if usage_dict is not None:
             step("adding the usage to the statistics", lambda: self.stats.add(

@@ -29,6 +29,7 @@ import json
 import math
 import os
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -37,8 +38,8 @@ from promptcache.apis import ANTHROPIC_MESSAGES, APIS, OPENAI_CHAT
 from promptcache.trace_checks import TraceIssue, validate_body
 
 __all__ = [
-    "ANTHROPIC_MESSAGES", "OPENAI_CHAT", "APIS", "RECORD_KEYS", "Redactor", "TraceFormatError",
-    "TraceFormatWarning", "TraceIssue", "TraceRecord", "append_record", "parse_record", "read_trace",
+    "ANTHROPIC_MESSAGES", "OPENAI_CHAT", "APIS", "RECORD_KEYS", "Redactor", "TraceClock", "TraceFormatError",
+    "TraceFormatWarning", "TraceIssue", "TraceRecord", "append_record", "last_t", "parse_record", "read_trace",
     "validate_body", "validate_record", "validate_trace", "write_trace",
 ]
 
@@ -197,6 +198,43 @@ def read_trace(path: str | os.PathLike[str], *, strict: bool = False,
     return records
 
 
+def _lines_backwards(path: str | os.PathLike[str], block: int = 1 << 16):
+    """The lines of a file from the last to the first (bytes, without the newline), reading blocks from the end."""
+    with open(path, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        position, tail = fh.tell(), b""
+        while position > 0:
+            step = min(block, position)
+            position -= step
+            fh.seek(position)
+            parts = (fh.read(step) + tail).split(b"\n")
+            tail = parts[0]
+            yield from reversed(parts[1:])
+        yield tail
+
+
+def last_t(path: str | os.PathLike[str]) -> float | None:
+    """The ``t`` of the last readable record of a trace file, reading from its end.
+
+    Used to continue a trace: a process that appends to an existing file must
+    keep ``t`` increasing (traces README). Blank and malformed trailing lines
+    (an interrupted write) are passed over.
+
+    Returns:
+        The last record's ``t``, or None when the file is missing or holds no readable record.
+    """
+    try:
+        for raw in _lines_backwards(path):
+            if raw.strip():
+                try:
+                    return parse_record(raw.decode("utf-8")).t
+                except (TraceFormatError, UnicodeDecodeError):
+                    continue
+    except FileNotFoundError:
+        return None
+    return None
+
+
 def _redacted(record: TraceRecord, redact: Redactor | None) -> TraceRecord:
     if redact is None:
         return record
@@ -226,6 +264,73 @@ def append_record(path: str | os.PathLike[str], record: TraceRecord, *, redact: 
     line = _redacted(record, redact).to_json() + "\n"
     with _append_lock, open(path, "a", encoding="utf-8", newline="\n") as fh:
         fh.write(line)
+
+
+class TraceClock:
+    """Stamps and appends the records a process adds to one trace file, with ``t`` strictly increasing.
+
+    ``t`` is the request start in seconds since the start of the trace
+    (traces README). A new file starts at ``0.0``; a file that already holds
+    records continues after its last ``t`` (:func:`last_t`) plus the wall-clock
+    time since the file was last written, so a trace appended to across runs
+    stays valid and keeps a realistic idle gap for TTL simulations. Every clock
+    of this class in the process shares, per file, the last ``t`` written, and
+    stamps and appends under one lock, so records of several clients (or
+    concurrent requests that finish out of order) still get increasing ``t``.
+
+    Example::
+
+        clock = TraceClock("trace.jsonl")
+        start = clock.now()                      # when the request starts
+        ...                                      # send it
+        clock.append(start, lambda t: TraceRecord.from_wire(t, api, session, wire_bytes))
+    """
+
+    _last: dict[str, float] = {}
+    _lock = threading.Lock()
+
+    def __init__(self, path: str | os.PathLike[str], clock: Callable[[], float] | None = None) -> None:
+        """
+        Args:
+            path: the trace file.
+            clock: monotonic seconds (default :func:`time.monotonic`); a test or an
+                offline provider may pass a virtual clock.
+        """
+        self.path = os.path.abspath(os.fspath(path))
+        self.clock = clock or time.monotonic
+        self._offset: float | None = None
+
+    def now(self) -> float:
+        """The clock reading to pass to :meth:`append` for a request starting now."""
+        return self.clock()
+
+    def _stamp(self, start: float) -> float:
+        if self._offset is None:
+            last = self._last.get(self.path)
+            if last is None:
+                last = last_t(self.path)
+            if last is None:
+                self._offset = -start
+            else:
+                idle = max(time.time() - os.path.getmtime(self.path), 0.0) if os.path.exists(self.path) else 0.0
+                self._offset = last + max(idle, 0.001) - start
+        t = round(start + self._offset, 3)
+        previous = self._last.get(self.path)
+        if previous is not None and t <= previous:
+            t = round(previous + 0.001, 3)
+        self._last[self.path] = t
+        return t
+
+    def append(self, start: float, make: Callable[[float], TraceRecord], *, redact: Redactor | None = None) -> float:
+        """Append ``make(t)`` to the file, ``t`` stamped from the clock reading ``start``; returns ``t``.
+
+        Raises:
+            OSError: the file cannot be written; TypeError: see :func:`append_record`.
+        """
+        with self._lock:
+            t = self._stamp(start)
+            append_record(self.path, make(t), redact=redact)
+            return t
 
 
 def validate_record(record: TraceRecord | Mapping[str, Any], *, line: int | None = None) -> list[TraceIssue]:

@@ -126,7 +126,7 @@ def simulate(trace, provider, model, output_format, min_hit_rate, strict, as_of,
             simulation = simulate_trace(trace, strict=strict, provider=provider, model=model, as_of=as_of,
                                         overrides=_rules(rules), unit=unit, auto_cache=not no_auto_cache)
         except TraceFormatError as exc:
-            err.print(f"error: {exc} (run without --strict to skip malformed lines)", markup=False)
+            err.print(f"error: {exc} (run without --strict to report it as a warning and go on)", markup=False)
             sys.exit(EXIT_ERROR)
         except ValueError as exc:
             err.print(f"error: {exc}", markup=False)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -30,7 +31,7 @@ from promptcache.simulate.deepseek import DeepSeekSimulator
 from promptcache.simulate.gemini import GeminiSimulator
 from promptcache.simulate.openai import OpenAISimulator
 from promptcache.tokenizers import encoding_name_for_model, is_approximate
-from promptcache.trace import TraceFormatError, TraceRecord, read_trace
+from promptcache.trace import TraceFormatError, TraceFormatWarning, TraceRecord, read_trace
 from promptcache.usage import Cost, Usage, usage_cost
 
 SIMULATORS: dict[str, type[CacheSimulator]] = {
@@ -216,9 +217,21 @@ def _prepare(record: TraceRecord, target: str, provider: str, model: str | None,
     return dict(body)
 
 
+def _report(problem: TraceFormatError, strict: bool, on_problem: Callable[[TraceFormatError], None] | None,
+            consequence: str) -> None:
+    if strict:
+        raise problem
+    if on_problem is not None:
+        on_problem(problem)
+    else:
+        warnings.warn(f"{problem}; {consequence}", TraceFormatWarning, stacklevel=3)
+
+
 def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = None, model: str | None = None,
                      as_of: Any = None, overrides: Mapping[str, Any] | None = None, unit: str | None = None,
-                     auto_cache: bool = True, simulator_options: Mapping[str, Any] | None = None) -> Simulation:
+                     auto_cache: bool = True, simulator_options: Mapping[str, Any] | None = None,
+                     strict: bool = False, on_problem: Callable[[TraceFormatError], None] | None = None,
+                     source: str = "<trace>") -> Simulation:
     """Simulate trace records in order under one provider's cache rules.
 
     Args:
@@ -233,6 +246,11 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
             automatic caching (they carry no ``cache_control`` markers to convert).
         simulator_options: extra keyword arguments for the simulator class
             (``{"interval_tokens": 1024}`` for DeepSeek).
+        strict: raise a :class:`~promptcache.trace.TraceFormatError` for a ``t``
+            that does not increase, instead of reporting it (a
+            ``TraceFormatWarning``, or ``on_problem``) and simulating the request at
+            the previous ``t`` (the simulators' clock never runs backwards).
+        source: the file name used in those reports (with each record's line number).
 
     Returns:
         A :class:`Simulation`.
@@ -240,6 +258,7 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     Raises:
         ValueError: unknown provider, a foreign model without ``model``, a bad override,
             or ``unit="USD"`` for a model without a price.
+        TraceFormatError: with ``strict``, a ``t`` that does not increase.
     """
     records = list(records)
     provider = _pick_provider(records, provider, model)
@@ -251,12 +270,18 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     results: list[tuple[TraceRecord, str, RequestResult | None, Divergence | None, str | None]] = []
     keys: list[str | None] = []
     compared: list[int] = []  # trace index of each request the guard remembers
+    clock: float | None = None
     for record in records:
+        if clock is not None and record.t <= clock:
+            _report(TraceFormatError(f"t={record.t:g} is not after the previous request's t={clock:g}; t must be "
+                                     f"strictly increasing", source=source, line=record.line), strict, on_problem,
+                    f"simulated at t={clock:g}")
+        clock = record.t if clock is None else max(clock, record.t)
         body = _prepare(record, target, provider, model, auto_cache, notes)
         name = str(body.get("model") or "")
         keys.append(body.get("prompt_cache_key") or record.body.get("prompt_cache_key"))
         try:
-            result = simulator.simulate(body, record.t)
+            result = simulator.simulate(body, clock)
         except (ValueError, TypeError) as exc:
             results.append((record, name, None, None, f"malformed request body: {exc}"))
             continue
@@ -296,8 +321,10 @@ def simulate_trace(path: str | os.PathLike[str], *, strict: bool = False,
     """Read a trace file and simulate it (see :func:`simulate_records` for ``options``).
 
     A malformed line is reported (``TraceFormatWarning`` "file:LINE: reason;
-    line skipped", or ``on_problem``) and skipped; ``strict=True`` raises
+    line skipped", or ``on_problem``) and skipped, a ``t`` that does not
+    increase is reported too; ``strict=True`` raises
     :class:`~promptcache.trace.TraceFormatError` instead.
     """
     records = read_trace(path, strict=strict, on_problem=on_problem)
-    return simulate_records(records, **options)
+    return simulate_records(records, strict=strict, on_problem=on_problem, source=os.path.basename(os.fspath(path)),
+                            **options)

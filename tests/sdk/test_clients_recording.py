@@ -4,6 +4,8 @@ appended across runs. Real SDK clients through httpx2.MockTransport."""
 from __future__ import annotations
 
 import json
+import os
+import time
 
 import anthropic
 import httpx2
@@ -12,6 +14,7 @@ import pytest
 import promptcache
 from promptcache import PrefixStabilityError, PromptBuilder
 from promptcache.stability import LayerRegistry
+from promptcache.trace import TraceClock, TraceRecord, last_t, read_trace, validate_trace
 
 KEY = "sk-test-secret-key-123"
 RULES = " ".join(f"Rule {i}: be precise." for i in range(300))
@@ -109,3 +112,32 @@ def test_a_paid_response_is_returned_when_recording_fails(tmp_path) -> None:
     assert again.content[0].text == "Answer 1." and len(sent) == 2 and len(chat) == 2
     assert "appending the turn and the reply to the conversation failed: PromptError: record: the prompt was not " \
            "built from this conversation" in str(caught[-1].message)
+
+
+def test_appending_to_an_existing_trace_continues_its_t(tmp_path, traces_dir) -> None:
+    """A second run appending to a trace must keep t increasing (the validator rejects a restart at 0)."""
+    trace = tmp_path / "support.jsonl"
+    trace.write_bytes((traces_dir / "good_support_chat.jsonl").read_bytes())  # last t = 340.8
+    idle = 100.0
+    os.utime(trace, (time.time() - idle, time.time() - idle))  # last written 100 s ago
+    for run in range(2):  # two runs (wrappers) of the app, one after the other
+        client, _ = anthropic_client(lambda n: message([{"type": "text", "text": "ok"}], n), trace=trace)
+        for n in range(2):
+            client.send(prompt(RULES, f"run {run} question {n}"), model=MODEL, session=f"run-{run}")
+    records = read_trace(trace, strict=True)
+    added = [r.t for r in records[17:]]
+    assert len(added) == 4 and 340.8 + idle <= added[0] < 340.8 + idle + 30
+    assert added == sorted(set(added)) and validate_trace(trace) == []
+
+
+def test_trace_clock_stamps_from_zero_and_never_backwards(tmp_path) -> None:
+    now = [50.0]
+    clock = TraceClock(tmp_path / "t.jsonl", lambda: now[0])
+    body = {"max_tokens": 5, "messages": [{"role": "user", "content": "hi"}], "model": MODEL}
+    make = lambda t: TraceRecord(t, "anthropic.messages", "s", body)  # noqa: E731
+    first = clock.now()
+    now[0] = 62.5
+    second = clock.now()
+    assert clock.append(second, make) == 0.0  # the first record written starts the trace ...
+    assert clock.append(first, make) == 0.001  # ... and a request that finishes later never goes back
+    assert last_t(tmp_path / "t.jsonl") == 0.001
