@@ -179,7 +179,8 @@ class InconsistentSeparator(_TextRule):
     Finds the same prompt parts assembled with different separators
     (``"\\n"`` vs ``"\\n\\n"`` vs ``" \\n"``) in different branches, builders or
     assignments: ``"\\n".join(PARTS)`` here and ``"\\n\\n".join(PARTS)`` there,
-    or ``A + "\\n" + B`` and ``f"{A}\\n\\n{B}"``.
+    ``"\\n".join([A, B])`` and ``"\\n\\n".join([A, B])``, or ``A + "\\n" + B`` and
+    ``f"{A}\\n\\n{B}"`` (a join over a list literal counts as the same parts).
 
     ## Why is this bad?
     The instructions are identical but the bytes are not, so each entry point
@@ -221,11 +222,14 @@ class InconsistentSeparator(_TextRule):
         _CLAUDE + "PARTS = ['a', 'b']\ndef ask(web):\n    system = '\\n'.join(PARTS) if web else '\\n'.join(PARTS)\n    return client.messages.create(model='m', system=system, messages=[])\n",
         _CLAUDE + "A = 'x'\nB = 'y'\nC = 'z'\ndef ask(web):\n    return client.messages.create(model='m', system=A + '\\n' + B if web else f'{A}\\n\\n{C}', messages=[])\n",
         _CLAUDE + "A = 'x'\nB = 'y'\ndef ask(web):\n    return client.messages.create(model='m', system=f'{A}\\n\\nContext:\\n{B}', messages=[])\n",
+        _CLAUDE + "A = 'x'\nB = 'y'\ndef one(q):\n    return client.messages.create(model='m', system='\\n'.join([A, B]), messages=[])\ndef two(q):\n    return client.messages.create(model='m', system=f'{A}\\n{B}', messages=[])\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "PARTS = ['a', 'b']\ndef ask(web):\n    if web:\n        system = '\\n'.join(PARTS)\n    else:\n        system = '\\n\\n'.join(PARTS)\n    return client.messages.create(model='m', system=system, messages=[])\n", line=8),
         Invalid(_OPENAI + "A = 'x'\nB = 'y'\ndef one():\n    return A + '\\n' + B\ndef two():\n    return f'{A}\\n\\n{B}'\ndef ask(q):\n    client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': one()}])\n    client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': two()}])\n", line=8),
         Invalid(_CLAUDE + "A = 'x'\nB = 'y'\nSYSTEM_PROMPT = A + '\\n' + B\nBATCH_PROMPT = A + ' \\n' + B\n", line=6),
+        # A join over a list literal is the same assembly as `+` or an f-string.
+        Invalid(_CLAUDE + "PERSONA = 'You are Ada.'\nRULES = 'Be brief.'\ndef web(q):\n    return client.messages.create(model='m', system='\\n'.join([PERSONA, RULES]), messages=[])\ndef api(q):\n    return client.messages.create(model='m', system='\\n\\n'.join([PERSONA, RULES]), messages=[])\n", line=8),
     ]
 
 

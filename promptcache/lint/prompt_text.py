@@ -240,8 +240,17 @@ class PromptText:
         tokens: list[tuple[str, object]] = []
         if isinstance(node, cst.Call):
             sep = string_value(node.func.value)
-            key = self._part_key(node.args[0].value, scope)
-            if sep is None or key is None or sep.strip():
+            joined = node.args[0].value
+            if sep is None or sep.strip():
+                return None
+            if isinstance(joined, (cst.List, cst.Tuple)):
+                # "\n".join([PERSONA, RULES]) is PERSONA + "\n" + RULES: comparable with the other shapes
+                keys = [self._part_key(el.value, scope) if isinstance(el, cst.Element) else None for el in joined.elements]
+                if len(keys) < 2 or None in keys:
+                    return None
+                return tuple(keys), (sep,) * (len(keys) - 1)
+            key = self._part_key(joined, scope)
+            if key is None:
                 return None
             return (("join", key),), (sep,)
         if isinstance(node, cst.BinaryOperation):
