@@ -40,6 +40,9 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
     configuration error, or a file that could not be read or parsed (PC901).
     """
     targets = list(paths) or [Path(".")]
+    if output_file is not None and not output_file.parent.is_dir():
+        click.echo(f"error: cannot write {output_file}: the folder {output_file.parent} does not exist; create it first", err=True)
+        sys.exit(EXIT_ERROR)
     try:
         config = load_config(config_file, start=targets[0])
         extra_ignore = _codes(ignore)
@@ -55,8 +58,12 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
     if output_file is not None:
-        with output_file.open("w", encoding="utf-8") as out:
-            render(result, output_format, out)
+        try:
+            with output_file.open("w", encoding="utf-8") as out:
+                render(result, output_format, out)
+        except OSError as exc:
+            click.echo(f"error: cannot write {output_file}: {exc.strerror}; choose another --output-file", err=True)
+            sys.exit(EXIT_ERROR)
     else:
         try:
             render(result, output_format, sys.stdout, color=sys.stdout.isatty())

@@ -147,3 +147,11 @@ def test_concise_lines_and_output_file(mixed, run_cli, tmp_path):
     lines = target.read_text().splitlines()
     assert lines[2].endswith("app.py:19:54: PC101 [error] `datetime.datetime.now()` reaches system=: the prompt prefix changes on every request, so provider caches (exact-prefix matching) never hit; move the value into the final user message")
     assert lines[-1].startswith("Found 3 findings")
+
+
+def test_output_file_in_a_missing_folder_is_a_usage_error(mixed, run_cli, tmp_path):
+    target = tmp_path / "missing" / "dir" / "report.json"
+    code, out, err = run_cli("lint", mixed, "-o", target, "--output-format", "json")
+    assert code == 2 and out == ""
+    assert f"cannot write {target}" in err and "does not exist" in err and "Traceback" not in err
+    assert not target.parent.exists()
