@@ -8,6 +8,7 @@ what to do.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from promptcache.lint.walk import TreeFacts, walk
 
 
 _RECURSION_LIMIT = 30_000
+_STATED_POSITION = re.compile(r"error at (\d+):(\d+)")
 
 
 @dataclass
@@ -70,7 +72,12 @@ def _syntax_error(data: bytes, path: str, exc: cst.ParserSyntaxError) -> Finding
         return unparsable(path, f"syntax error: {err.msg} (fix the syntax, or exclude the file if it is not Python 3)", line, column)
     except (ValueError, RecursionError, MemoryError):
         pass
-    line, column = max(exc.raw_line, 1), exc.raw_column + 1
+    # libcst's native parser states the position in its message ("error at 25:8"); raw_line can be one off.
+    stated = _STATED_POSITION.search(exc.message)
+    if stated is not None:
+        line, column = max(int(stated.group(1)), 1), int(stated.group(2)) + 1
+    else:
+        line, column = max(exc.raw_line, 1), exc.raw_column + 1
     return unparsable(
         path,
         f"libcst cannot parse this file although Python can ({exc.message.splitlines()[0]}); exclude it or report it to libcst",
