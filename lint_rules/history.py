@@ -62,7 +62,12 @@ class PerTurnSummarization(_SiteRule):
     The call sits under an ``if`` (or ``while``) that compares ``len(...)``, a
     token count or a ``max_*``/``*limit*``/``*threshold*``/``*budget*`` name,
     after such an early return, or in a helper that starts with such a guard;
-    summarising a document rather than the conversation.
+    summarising a document rather than the conversation; a request handler
+    that summarises the conversation for display without storing the summary
+    in place of the history. (A summarising LLM call alone in a function makes
+    it a helper, reported where it is called per turn; in a request handler
+    such as ``@app.post(...)`` that replaces the stored history with the
+    summary it is reported itself.)
     """
 
     code = "PC201"
@@ -80,11 +85,17 @@ class PerTurnSummarization(_SiteRule):
         _OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > 40:\n        history = compact_history(history)\n    return client.chat.completions.create(model='m', messages=history)\n",
         _OPENAI + "def summarise_article(text):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'Summarize this article: {text}'}])\n",
         _OPENAI + "MAX_TOKENS = 5000\ndef turn(history):\n    if tokens(history) < MAX_TOKENS:\n        return client.chat.completions.create(model='m', messages=history)\n    history = summarize_history(history)\n",
+        # A route that shows a summary without replacing the history: the conversation is unchanged.
+        _OPENAI + "from fastapi import FastAPI\napp = FastAPI()\nSESSIONS = {}\n@app.get('/summary/{sid}')\ndef summary(sid):\n    messages = SESSIONS[sid]\n    recap = client.chat.completions.create(model='m', messages=messages + [{'role': 'user', 'content': 'Summarize our conversation so far.'}])\n    return {'summary': recap.choices[0].message.content}\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "def turn(history, text):\n    history = compress_history(history)\n    return client.chat.completions.create(model='m', messages=history)\n", line=4),
         Invalid("from langchain.memory import ConversationSummaryMemory\nmemory = ConversationSummaryMemory(llm=None)\n", line=2),
         Invalid(_CLAUDE + "def turn(chat, text):\n    reply = client.messages.create(model='m', messages=chat)\n    digest = client.messages.create(model='m', messages=[{'role': 'user', 'content': 'Summarize this chat: ' + str(chat)}])\n    return reply\n", line=5),
+        # A local summarising helper called every turn (the message names it).
+        Invalid(_CLAUDE + "def recap_chat(history):\n    return client.messages.create(model='m', messages=history + [{'role': 'user', 'content': 'Summarize our conversation.'}])\ndef turn(history, text):\n    history[:] = [{'role': 'user', 'content': recap_chat(history)}]\n    return client.messages.create(model='m', messages=history)\n", line=6),
+        # A request handler whose summarising call replaces the stored history.
+        Invalid(_OPENAI + "from fastapi import FastAPI\napp = FastAPI()\nSESSIONS = {}\n@app.post('/chat/{sid}')\ndef chat(sid, text):\n    messages = SESSIONS.setdefault(sid, [])\n    messages.append({'role': 'user', 'content': text})\n    recap = client.chat.completions.create(model='m', messages=messages + [{'role': 'user', 'content': 'Summarize our conversation so far.'}])\n    SESSIONS[sid] = [{'role': 'user', 'content': recap.choices[0].message.content}]\n    return recap\n", line=10),
     ]
 
 

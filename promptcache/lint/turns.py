@@ -25,6 +25,7 @@ import libcst as cst
 
 from promptcache.lint import sources as S
 from promptcache.lint.index import Binding, Scope
+from promptcache.lint.sinks import attribute_path
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -241,7 +242,13 @@ class Turns:
 
     @cached_property
     def summarisations(self) -> list[tuple[cst.CSTNode, str]]:
-        """PC201 sites: summary memories, and summarise calls on the per-turn path without a size guard."""
+        """PC201 sites: summary memories, and summarise calls on the per-turn path without a size guard.
+
+        An LLM call asking for a summary, alone in its function, makes that
+        function a summarising helper (reported where it is called per turn),
+        unless the function is a turn itself: a request handler
+        (``@app.post(...)``) that replaces the history with the summary.
+        """
         out = []
         helpers: set[int] = set()
         summarising = []
@@ -250,25 +257,54 @@ class Turns:
             if sink is not None and self.flow.sinks.asks_to_summarise(call, scope):
                 holder = self.flow.holder_of(scope)
                 others = [s for s in self.flow.sinks.all() if s is not sink and self.flow.holder_of(s.scope) is holder]
-                if holder is not None and not others and not _in_loop(self, call):
+                if holder is not None and not others and not _in_loop(self, call) and not self._is_turn(holder):
                     helpers.add(id(holder))
                 else:
                     summarising.append(call)
         for call, scope in self.index.calls:
             name = self.index.qualified(call.func, scope) or ""
-            last = name.rsplit(".", 1)[-1] if name else (call.func.attr.value if isinstance(call.func, cst.Attribute) else "")
+            path = attribute_path(call.func)
+            last = name.rsplit(".", 1)[-1] if name else (path[-1] if path else "")
             if last in _SUMMARY_MEMORY:
                 out.append((call, f"LangChain {last}"))
                 continue
             candidate = call in summarising
+            detail = f"{self.flow.code(call.func)}() asking for a summary" if candidate else f"{last}()"
             callee = self.index.function_named(call.func, scope)
             if callee is not None and id(callee) in helpers:
                 candidate = True
+                detail = f"{last}() (an LLM call asking for a summary)"
             elif not candidate and last and S.summarise_callee(last) and self.flow.sinks.sink_at(call, scope) is None:
                 candidate = S.history_word(last) or any(self.list_refs(a.value, scope) & self.history_refs for a in call.args)
             if candidate and self.per_turn(call) and not self.guarded(call, scope):
-                out.append((call, f"{last or 'an LLM call'}()"))
+                out.append((call, detail))
         return out
+
+    def _is_turn(self, func: Scope) -> bool:
+        """Whether a function holding a summarising LLM call is a turn that rewrites the history: a
+        request handler (``@app.post(...)``) that stores the summary in place of the history."""
+        node = func.node
+        routed = isinstance(node, cst.FunctionDef) and any(_route_decorator(d.decorator) for d in node.decorators)
+        return routed and self._replaces_history(func)
+
+    def _replaces_history(self, func: Scope) -> bool:
+        """True when ``func`` stores a summary (its call's result) as the history or into the store it came from."""
+        containers = {name for ref in self.history_refs if ref[0] == "n" for name in [ref[2]]}
+        for name in list(containers):
+            for b in func.bindings.get(name, ()):
+                if b.kind in ("assign", "walrus") and b.value is not None:
+                    containers |= {n.value for n in descendants(b.value, cst.Name)}
+        targets = [(st.target, st.value) for st in self.index.stores if st.scope is func]
+        targets += [(cst.Name(name), b.value) for name, bs in func.bindings.items() for b in bs if b.kind == "assign"]
+        for target, value in targets:
+            root = target
+            while isinstance(root, (cst.Subscript, cst.Attribute)):
+                root = root.value
+            if not (isinstance(root, cst.Name) and root.value in containers):
+                continue
+            if any(s.kind == S.SUMMARY for s in self.flow.taint.of(value, func)):
+                return True
+        return False
 
     @cached_property
     def summaries_before_history(self) -> list[cst.CSTNode]:
@@ -292,6 +328,15 @@ class Turns:
                 if not _is_system_dict(el.value):
                     before.append(el.value)
         return out
+
+
+_ROUTES = frozenset({"get", "post", "put", "patch", "delete", "route", "api_route", "websocket", "message", "event", "command"})
+
+
+def _route_decorator(decorator: cst.BaseExpression) -> bool:
+    """``@app.post("/chat")``, ``@router.websocket(...)``, ``@bot.message(...)``: a request handler."""
+    func = decorator.func if isinstance(decorator, cst.Call) else decorator
+    return isinstance(func, cst.Attribute) and func.attr.value in _ROUTES
 
 
 def _in_loop(turns: Turns, node: cst.CSTNode) -> bool:
