@@ -179,7 +179,8 @@ class ShuffledPrefix(FlowRule):
     ## What it does
     Finds ``random.shuffle``, ``random.sample``, ``random.choices`` or a
     permutation applied to tools or to few-shot examples that go into the
-    prefix.
+    prefix: the system prompt, or any message before the new one
+    (``messages=[*shots, *history, new_message]``).
 
     ## Why is this bad?
     Shuffling to fight position bias makes the prefix different on almost
@@ -216,6 +217,8 @@ class ShuffledPrefix(FlowRule):
         _OPENAI + "import random\nfrom .t import TOOLS\ndef run(q):\n    return client.chat.completions.create(model='m', messages=[], tools=TOOLS, temperature=random.random())\n",
         _OPENAI + "import random\nfrom .t import TOOLS\ndef run(q):\n    tools = list(TOOLS)\n    random.shuffle(tools)\n    return client.chat.completions.create(model='m', messages=[], tools=sorted(tools, key=lambda t: t['name']))\n",
         _CLAUDE + "import random, time\ndef run(q):\n    time.sleep(random.uniform(0, 1))\n    return client.messages.create(model='m', system='Help.', messages=[])\n",
+        # Shuffled options in the new user message: after the cached prefix.
+        _CLAUDE + "import random\ndef quiz(history, q, options):\n    random.shuffle(options)\n    return client.messages.create(model='m', messages=[*history, {'role': 'user', 'content': f'{q} Options: {options}'}])\n",
         # A seeded generator gives the same sample in every process.
         _CLAUDE + "import random\nrng = random.Random(1234)\nEXAMPLES = ['a', 'b', 'c']\ndef run(q):\n    shots = rng.sample(EXAMPLES, 2)\n    return client.messages.create(model='m', system='Examples:\\n' + '\\n'.join(shots), messages=[])\n",
     ]
@@ -223,6 +226,8 @@ class ShuffledPrefix(FlowRule):
         Invalid(_OPENAI + "import random\nfrom .t import TOOLS\ndef run(q):\n    tools = list(TOOLS)\n    random.shuffle(tools)\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n", line=7),
         Invalid(_CLAUDE + "import random\nEXAMPLES = ['a', 'b', 'c']\ndef run(q):\n    shots = random.sample(EXAMPLES, 2)\n    return client.messages.create(model='m', system='Examples:\\n' + '\\n'.join(shots), messages=[])\n", line=6),
         Invalid(_CLAUDE + "import random\nfrom .t import TOOLS\ndef run(q):\n    return client.messages.create(model='m', tools=random.sample(TOOLS, len(TOOLS)), messages=[])\n", line=6),
+        # Sampled few-shot messages ahead of the history are part of the cached prefix.
+        Invalid(_CLAUDE + "import random\nSHOTS = [{'role': 'user', 'content': '2+2'}, {'role': 'assistant', 'content': '4'}]\ndef run(history, q):\n    shots = random.sample(SHOTS, 2)\n    return client.messages.create(model='m', messages=[*shots, *history, {'role': 'user', 'content': q}])\n", line=6),
     ]
 
 

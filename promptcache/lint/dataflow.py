@@ -214,7 +214,23 @@ class FlowAnalysis:
             kinds = TOOL_KINDS if slot.kind == "tools" else CONTENT_KINDS
             for node, t in self.sites(slot.expr, slot.scope, kinds):
                 issues += self._classify_tools(slot, node, t)
+        issues += self._shuffled_messages()
         return self._innermost(_dedupe(issues))
+
+    def _shuffled_messages(self) -> list[Issue]:
+        """PC303 in ``messages=`` / ``input=``: every message before the last (few-shot examples, the
+        history) is part of the cached prefix, so a shuffled or sampled one there breaks it."""
+        issues = []
+        for sink in self.sinks.all():
+            for kw in ("messages", "input"):
+                expr = sink.kw(kw)
+                if not isinstance(expr, (cst.List, cst.Tuple)) or len(expr.elements) < 2:
+                    continue
+                slot = Slot("messages", expr, sink.scope, self.holder_of(sink.scope), f"{kw}=", sink)
+                for el in expr.elements[:-1]:
+                    for node, t in self.sites(el.value, sink.scope, frozenset({S.SHUFFLED})):
+                        issues += [Issue("PC303", s.origin or node, s.detail, slot) for s in _by_kind(t)[S.SHUFFLED]]
+        return issues
 
     def _innermost(self, issues: list[Issue]) -> list[Issue]:
         """Drop an issue whose node contains another issue of the same code: one value, one report.
