@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import click
@@ -81,16 +82,22 @@ def diff(paths, at, api, provider, model, output_format, strict):
     cause class. Exit codes: 0 done, 2 a usage error or unreadable input.
     """
     err = Console(stderr=True, highlight=False, soft_wrap=True)
-    try:
-        if len(paths) == 1 and at is not None:
-            report = diff_trace(paths[0], at, strict=strict, provider=provider, model=model)
-        elif len(paths) == 2 and at is None:
-            report = diff_files(paths[0], paths[1], api=api)
-        else:
-            raise click.UsageError("give two request files (A.json B.json) or one trace with --at N")
-    except (ValueError, IndexError, TraceFormatError) as exc:
-        err.print(f"error: {exc}", markup=False)
-        sys.exit(EXIT_ERROR)
+    if not ((len(paths) == 1 and at is not None) or (len(paths) == 2 and at is None)):
+        raise click.UsageError("give two request files (A.json B.json) or one trace with --at N")
+    with warnings.catch_warnings(record=True) as caught:  # reported once each, as `simulate` does
+        warnings.simplefilter("always")
+        try:
+            if len(paths) == 1:
+                report = diff_trace(paths[0], at, strict=strict, provider=provider, model=model)
+            else:
+                report = diff_files(paths[0], paths[1], api=api)
+        except (ValueError, IndexError, TraceFormatError) as exc:
+            for message in dict.fromkeys(str(w.message) for w in caught):
+                err.print(f"warning: {message}", markup=False)
+            err.print(f"error: {exc}", markup=False)
+            sys.exit(EXIT_ERROR)
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        err.print(f"warning: {message}", markup=False)
     if output_format == "json":
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from promptcache.divergence import EXPECTED_CAUSES
-from promptcache.providers import PROVIDERS
+from promptcache.providers import PROVIDERS, check_overrides
 from promptcache.simulate import Simulation, simulate_trace
 from promptcache.trace import TraceFormatError
 
@@ -45,7 +45,10 @@ def _rules(values: tuple[str, ...]) -> dict[str, object]:
             out[name.strip()] = json.loads(raw)
         except json.JSONDecodeError:
             out[name.strip()] = raw
-    return out
+    try:
+        return check_overrides(out)  # up front: exit 2 before reading the trace
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--rule'") from None
 
 
 def _money(value: float, unit: str) -> str:

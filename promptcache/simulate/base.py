@@ -14,8 +14,9 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from promptcache.providers import ModelProfile, model_profile
+from promptcache.providers import ModelProfile, check_overrides, model_profile
 from promptcache.simulate.render import PromptRender, render_prompt
+from promptcache.simulate.shape import MalformedBody, check_body
 from promptcache.usage import Usage
 
 
@@ -68,15 +69,11 @@ class CacheSimulator(abc.ABC):
                 ``{"min_cacheable_tokens": 2048}``, ``{"unit_rule": "fixed"}``).
 
         Raises:
-            ValueError: an override names no ModelProfile field.
+            ValueError: an override that names no rule or has a value of the wrong type or range
+                (:func:`promptcache.providers.check_overrides`).
         """
         self.model, self.as_of = model, as_of
-        self.overrides = dict(overrides or {})
-        fields = {f.name for f in dataclasses.fields(ModelProfile)}
-        unknown = sorted(set(self.overrides) - fields)
-        if unknown:
-            raise ValueError(f"unknown rule override {unknown[0]!r}; use a ModelProfile field such as "
-                             f"min_cacheable_tokens, breakpoint_lookback, lookback_blocks, unit_rule")
+        self.overrides = check_overrides(overrides or {})
         self._profiles: dict[str, ModelProfile] = {}
 
     def profile(self, model: str) -> ModelProfile:
@@ -86,6 +83,9 @@ class CacheSimulator(abc.ABC):
             found = model_profile(self.provider, model, as_of=self.as_of)
             if self.overrides:
                 found = dataclasses.replace(found, **self.overrides)
+                if found.ttl_seconds and found.default_ttl not in found.ttl_seconds:
+                    raise ValueError(f"rule override default_ttl={found.default_ttl!r}: {model} has the TTLs "
+                                     f"{', '.join(found.ttl_seconds)}")
             self._profiles[model] = found
         return found
 
@@ -100,11 +100,19 @@ class CacheSimulator(abc.ABC):
         gets ``error`` set and changes no cache state.
 
         Raises:
-            ValueError: the body cannot be rendered (not a request body of :attr:`api`).
+            MalformedBody: the body is not a request body of :attr:`api`
+                (:func:`~promptcache.simulate.shape.check_body`) or cannot be rendered.
+            ValueError: a rule override that does not fit the model (an unknown ``default_ttl``).
         """
+        check_body(self.api, body, model_given=self.model is not None)
         model = self.model_of(body)
         profile = self.profile(model)
-        render = render_prompt(body, self.api, model=model)
+        try:
+            render = render_prompt(body, self.api, model=model)
+        except MalformedBody:
+            raise
+        except ValueError as exc:  # decompose / convert name the body path they cannot render
+            raise MalformedBody(f"cannot be rendered: {exc}") from exc
         try:
             return self._simulate(render, profile, float(t))
         except RequestRefused as refused:

@@ -124,21 +124,29 @@ def diff_trace(path: str | os.PathLike[str], at: int, *, strict: bool = False, *
     Args:
         options: as :func:`promptcache.simulate.simulate_records` (``provider``, ``model``, ...).
 
+    ``at`` counts the requests as ``simulate`` does: malformed lines and bodies are
+    reported (a ``TraceFormatWarning`` naming the line) and not counted.
+
     Raises:
         IndexError: ``at`` is not a request of the trace (the message gives the range).
         ValueError / TraceFormatError: unreadable trace (``strict``), bad options.
     """
+    if at < 0:
+        raise IndexError(f"--at {at}: request indexes count from 0")
     records = read_trace(path, strict=strict)
-    if not 0 <= at < len(records):
-        raise IndexError(f"--at {at}: the trace has {len(records)} requests (indexes 0 to {len(records) - 1})")
-    simulation = simulate_records(records[:at + 1], **options)
-    request = simulation.requests[at]
+    simulation = simulate_records(records, strict=strict, source=os.path.basename(os.fspath(path)), limit=at + 1,
+                                  **options)
+    requests = simulation.requests
+    if at >= len(requests):
+        count = len(requests)
+        raise IndexError(f"--at {at}: the trace has {count} requests (indexes 0 to {count - 1}; malformed lines "
+                         f"are not counted)")
+    request = requests[at]
     if request.divergence is None:
         raise ValueError(f"request {at} could not be compared: {request.error}")
 
     def label(index: int) -> str:
-        record = records[index]
-        return f"request {index} ({record.session}, t={record.t:g} s)"
+        return f"request {index} ({requests[index].session}, t={requests[index].t:g} s)"
 
     earlier = request.divergence.earlier_index
     return DiffReport(request.divergence, label(at), label(earlier) if earlier is not None else None,

@@ -30,6 +30,7 @@ from promptcache.simulate.base import CacheSimulator, RequestResult
 from promptcache.simulate.deepseek import DeepSeekSimulator
 from promptcache.simulate.gemini import GeminiSimulator
 from promptcache.simulate.openai import OpenAISimulator
+from promptcache.simulate.shape import MalformedBody, check_body
 from promptcache.tokenizers import encoding_name_for_model, is_approximate
 from promptcache.trace import TraceFormatError, TraceFormatWarning, TraceRecord, read_trace
 from promptcache.usage import Cost, Usage, usage_cost
@@ -41,6 +42,7 @@ SIMULATORS: dict[str, type[CacheSimulator]] = {
 """Provider -> simulator class."""
 
 _API_PROVIDER = {ANTHROPIC_MESSAGES: "anthropic", OPENAI_CHAT: "openai"}
+_PROVIDER_NAMES = {"anthropic": "an Anthropic", "openai": "an OpenAI", "gemini": "a Gemini", "deepseek": "a DeepSeek"}
 _HIT_CAUSES = (MissCause.NEW_TURN.value, MissCause.REPEAT.value)
 
 
@@ -200,9 +202,13 @@ def _prepare(record: TraceRecord, target: str, provider: str, model: str | None,
             except ValueError:
                 foreign = False
             if foreign:
-                raise ValueError(f"the trace's model {body_model!r} is not a {provider} model; pass --model "
-                                 f"(for example a {provider} model id) to simulate it under {provider}'s rules")
-        converted = convert_body(body, record.api, target)
+                name = _PROVIDER_NAMES.get(provider, provider)
+                raise ValueError(f"the trace's model {body_model!r} is not {name} model; pass --model "
+                                 f"(for example {name} model id) to simulate it under {provider}'s rules")
+        try:
+            converted = convert_body(body, record.api, target)
+        except ValueError as exc:  # the converter names the body path it cannot convert
+            raise MalformedBody(f"cannot convert the {record.api} body to {target}: {exc}") from exc
         body = dict(converted.body)
         notes[f"converted {record.api} bodies to {target} (promptcache.convert)"] = 1
         for path in converted.dropped:
@@ -231,7 +237,7 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
                      as_of: Any = None, overrides: Mapping[str, Any] | None = None, unit: str | None = None,
                      auto_cache: bool = True, simulator_options: Mapping[str, Any] | None = None,
                      strict: bool = False, on_problem: Callable[[TraceFormatError], None] | None = None,
-                     source: str = "<trace>") -> Simulation:
+                     source: str = "<trace>", limit: int | None = None) -> Simulation:
     """Simulate trace records in order under one provider's cache rules.
 
     Args:
@@ -246,11 +252,14 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
             automatic caching (they carry no ``cache_control`` markers to convert).
         simulator_options: extra keyword arguments for the simulator class
             (``{"interval_tokens": 1024}`` for DeepSeek).
-        strict: raise a :class:`~promptcache.trace.TraceFormatError` for a ``t``
-            that does not increase, instead of reporting it (a
-            ``TraceFormatWarning``, or ``on_problem``) and simulating the request at
-            the previous ``t`` (the simulators' clock never runs backwards).
+        strict: raise a :class:`~promptcache.trace.TraceFormatError` for a record whose
+            body is not a request body (:func:`~promptcache.simulate.shape.check_body`,
+            or one that cannot be rendered or converted) and for a ``t`` that does not
+            increase, instead of reporting it (a ``TraceFormatWarning`` naming the line,
+            or ``on_problem``) and skipping the record, resp. simulating it at the
+            previous ``t`` (the simulators' clock never runs backwards).
         source: the file name used in those reports (with each record's line number).
+        limit: stop after this many simulated requests (``diff --at N`` needs N + 1).
 
     Returns:
         A :class:`Simulation`.
@@ -258,7 +267,7 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     Raises:
         ValueError: unknown provider, a foreign model without ``model``, a bad override,
             or ``unit="USD"`` for a model without a price.
-        TraceFormatError: with ``strict``, a ``t`` that does not increase.
+        TraceFormatError: with ``strict``, a malformed body or a ``t`` that does not increase.
     """
     records = list(records)
     provider = _pick_provider(records, provider, model)
@@ -267,46 +276,51 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     target = simulator.api
     guard = PrefixGuard(target, max_requests=1 << 20)
     notes: dict[str, int] = {}
-    results: list[tuple[TraceRecord, str, RequestResult | None, Divergence | None, str | None]] = []
+    results: list[tuple[TraceRecord, str, RequestResult, Divergence | None]] = []
     keys: list[str | None] = []
     compared: list[int] = []  # trace index of each request the guard remembers
     clock: float | None = None
     for record in records:
+        if limit is not None and len(results) >= limit:
+            break
+        try:
+            check_body(record.api, record.body, model_given=model is not None)
+            body = _prepare(record, target, provider, model, auto_cache, notes)
+        except MalformedBody as exc:
+            _report(TraceFormatError(f"malformed request body: {exc}", source=source, line=record.line), strict,
+                    on_problem, "line skipped")
+            continue
         if clock is not None and record.t <= clock:
             _report(TraceFormatError(f"t={record.t:g} is not after the previous request's t={clock:g}; t must be "
                                      f"strictly increasing", source=source, line=record.line), strict, on_problem,
                     f"simulated at t={clock:g}")
-        clock = record.t if clock is None else max(clock, record.t)
-        body = _prepare(record, target, provider, model, auto_cache, notes)
-        name = str(body.get("model") or "")
-        keys.append(body.get("prompt_cache_key") or record.body.get("prompt_cache_key"))
+        start = record.t if clock is None else max(clock, record.t)
         try:
-            result = simulator.simulate(body, clock)
-        except (ValueError, TypeError) as exc:
-            results.append((record, name, None, None, f"malformed request body: {exc}"))
+            result = simulator.simulate(body, start)
+        except MalformedBody as exc:
+            _report(TraceFormatError(f"malformed request body: {exc}", source=source, line=record.line), strict,
+                    on_problem, "line skipped")
             continue
+        clock = start
+        name = str(body.get("model"))
+        keys.append(body.get("prompt_cache_key") or record.body.get("prompt_cache_key"))
         divergence = None
         if not result.error:  # a refused request never reaches the cache
             divergence = guard.compare(body, target)
             if divergence.earlier_index is not None:
                 divergence = dataclasses.replace(divergence, earlier_index=compared[divergence.earlier_index])
             compared.append(len(results))
-        results.append((record, name, result, divergence, result.error))
+        results.append((record, name, result, divergence))
     models = list(dict.fromkeys(name for _, name, *_ in results))
     profiles = [simulator.profile(name) for name in models]
     if unit is None:
         unit = "USD" if profiles and all(p.has_usd_price for p in profiles) else "relative"
     requests = []
-    for index, (record, name, result, divergence, error) in enumerate(results):
-        profile = simulator.profile(name)
-        if result is None:
-            requests.append(SimulatedRequest(index, record.t, record.session, name, 0, Usage(), profile,
-                                             None, None, error, keys[index]))
-            continue
+    for index, (record, name, result, divergence) in enumerate(results):
         cause, divergence = miss_cause(divergence, result)
         requests.append(SimulatedRequest(index, record.t, record.session, name, result.prompt_tokens,
-                                         result.usage, profile, cause, divergence, error, keys[index]))
-    encodings = sorted({res.render.encoding for _, _, res, _, _ in results if res is not None and res.render})
+                                         result.usage, result.profile, cause, divergence, result.error, keys[index]))
+    encodings = sorted({res.render.encoding for _, _, res, _ in results if res.render is not None})
     expected = sorted({encoding_name_for_model(name) for name in models})
     approximate = any(is_approximate(name) for name in models) or encodings != expected
     note_list = list(notes)
