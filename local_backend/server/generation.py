@@ -35,7 +35,7 @@ CACHED_TOKENS_HEADER = "x-promptcache-cached-tokens"
 """Response header with the engine's raw prefix hit (tokens), on every generation endpoint."""
 
 DISCONNECT_POLL_S = 0.25
-"""How often a handler waiting for the first token checks whether its client is still there (seconds)."""
+"""How often a handler waiting for an engine step checks whether its client is still there (seconds)."""
 
 
 class ClientDisconnected(Exception):
