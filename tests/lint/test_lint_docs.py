@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
 
@@ -58,3 +59,10 @@ def test_rule_command_prints_the_page(run_cli):
     assert all(section in out for section in SECTIONS)
     code, _, err = run_cli("rule", "PC999")
     assert code == 2 and "unknown rule code" in err
+
+
+@pytest.mark.parametrize("name", ["concise", "full", "json_format", "sarif", "github", "summary"])
+def test_public_reporter_functions_have_docstrings(name):
+    module = importlib.import_module(f"promptcache.lint.reporters.{name}")
+    public = [f for n, f in vars(module).items() if callable(f) and not n.startswith("_") and getattr(f, "__module__", "") == module.__name__]
+    assert public and all((f.__doc__ or "").strip() for f in public), [f.__name__ for f in public if not f.__doc__]

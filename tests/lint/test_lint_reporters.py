@@ -155,3 +155,20 @@ def test_output_file_in_a_missing_folder_is_a_usage_error(mixed, run_cli, tmp_pa
     assert code == 2 and out == ""
     assert f"cannot write {target}" in err and "does not exist" in err and "Traceback" not in err
     assert not target.parent.exists()
+
+
+def test_sarif_uris_are_percent_encoded_relative_or_absolute_file_uris(write_tree, run_cli, monkeypatch):
+    root = write_tree({"my app/café.py": MIXED})
+    monkeypatch.chdir(root)
+    log = json.loads(run_cli("lint", ".", "--output-format", "sarif")[1])
+    jsonschema.Draft4Validator(SCHEMA).validate(log)
+    run = log["runs"][0]
+    location = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": "my%20app/caf%C3%A9.py", "uriBaseId": "%SRCROOT%"}
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == root.as_uri() + "/"
+    (root / "elsewhere").mkdir()
+    monkeypatch.chdir(root / "elsewhere")  # the file is outside the current folder: shown by its absolute path
+    log = json.loads(run_cli("lint", root / "my app", "--output-format", "sarif")[1])
+    jsonschema.Draft4Validator(SCHEMA).validate(log)
+    location = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": (root / "my app" / "café.py").as_uri()}

@@ -47,6 +47,7 @@ def _snippet(f: Finding, lines: list[str]) -> Text:
 
 
 def render(result: LintResult, out: TextIO, color: bool = False) -> None:
+    """Write each finding with its message, source snippet and carets (rich; ANSI colours when ``color``), then the summary."""
     console = Console(file=out, force_terminal=color, no_color=not color, highlight=False, soft_wrap=True, width=200)
     cache: dict[str, list[str] | None] = {}
     for f in result.findings:

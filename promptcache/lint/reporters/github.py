@@ -24,6 +24,7 @@ def _prop(text: str) -> str:
 
 
 def render(result: LintResult, out: TextIO) -> None:
+    """Write one ``::error|warning|notice file=...,line=...::message`` workflow command per finding (escaped)."""
     for f in result.findings:
         props = (
             f"file={_prop(f.path)},line={f.line},col={f.column},endLine={f.end_line},"

@@ -14,5 +14,6 @@ from promptcache.lint.runner import LintResult
 
 
 def render(result: LintResult, out: TextIO) -> None:
+    """Write the findings as a JSON list (one object per finding, in the sorted order), then a newline."""
     json.dump([f.to_json() for f in result.findings], out, indent=2, ensure_ascii=False)
     out.write("\n")

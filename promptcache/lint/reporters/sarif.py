@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path, PurePosixPath
 from typing import TextIO
+from urllib.parse import quote
 
 from promptcache import __version__
 from promptcache.lint.finding import Finding, Severity
@@ -20,12 +22,26 @@ from promptcache.lint.runner import LintResult
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/promptcache/promptcache"
 RULE_HELP_URI = INFORMATION_URI + "/blob/main/docs/rules/{code}.md"
+SRCROOT = "%SRCROOT%"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
 def _fingerprint(f: Finding) -> str:
     """Hash of (path, code, message): survives the finding moving to another line."""
     return hashlib.sha256(f"{f.path}\0{f.code}\0{f.message}".encode()).hexdigest()[:32]
+
+
+def artifact_location(path: str) -> dict:
+    """A SARIF ``artifactLocation`` for a finding's path (SARIF 2.1.0 §3.4.3, §3.10).
+
+    A relative path becomes a relative, percent-encoded URI reference against
+    ``%SRCROOT%`` (the folder the run was started in, declared in the run's
+    ``originalUriBaseIds``); an absolute path becomes a ``file://`` URI with no
+    ``uriBaseId``.
+    """
+    if PurePosixPath(path).is_absolute():
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(path, safe="/"), "uriBaseId": SRCROOT}
 
 
 def _region(line: int, column: int, end_line: int, end_column: int) -> dict:
@@ -56,7 +72,7 @@ def to_sarif(result: LintResult) -> dict:
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": artifact_location(f.path),
                         "region": _region(f.line, f.column, f.end_line, f.end_column),
                     }
                 }
@@ -71,7 +87,7 @@ def to_sarif(result: LintResult) -> dict:
                     "description": {"text": f.fix.description},
                     "artifactChanges": [
                         {
-                            "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                            "artifactLocation": artifact_location(f.path),
                             "replacements": [
                                 {
                                     "deletedRegion": _region(e.start_line, e.start_column, e.end_line, e.end_column),
@@ -97,6 +113,7 @@ def to_sarif(result: LintResult) -> dict:
                         "rules": rules,
                     }
                 },
+                "originalUriBaseIds": {SRCROOT: {"uri": Path.cwd().as_uri() + "/"}},
                 "columnKind": "unicodeCodePoints",
                 "results": results,
             }
@@ -105,5 +122,6 @@ def to_sarif(result: LintResult) -> dict:
 
 
 def render(result: LintResult, out: TextIO) -> None:
+    """Write ``result`` to ``out`` as a SARIF 2.1.0 log (JSON, indented), then a newline."""
     json.dump(to_sarif(result), out, indent=2, ensure_ascii=False)
     out.write("\n")
