@@ -172,3 +172,14 @@ def test_sarif_uris_are_percent_encoded_relative_or_absolute_file_uris(write_tre
     jsonschema.Draft4Validator(SCHEMA).validate(log)
     location = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert location == {"uri": (root / "my app" / "café.py").as_uri()}
+
+
+def test_sarif_uris_come_from_the_project_urls_in_pyproject(mixed, run_cli):
+    import tomllib
+
+    from lint_support import REPO_ROOT
+
+    urls = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
+    driver = json.loads(run_cli("lint", mixed, "--output-format", "sarif")[1])["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == urls["Documentation"] == "https://github.com/promptcache/promptcache"
+    assert {r["helpUri"] for r in driver["rules"]} == {f"{urls['Documentation']}/blob/main/docs/rules/{r['id']}.md" for r in driver["rules"]}

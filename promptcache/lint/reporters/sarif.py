@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from importlib.metadata import PackageNotFoundError, metadata
 from pathlib import Path, PurePosixPath
 from typing import TextIO
 from urllib.parse import quote
@@ -20,8 +21,23 @@ from promptcache.lint.finding import Finding, Severity
 from promptcache.lint.runner import LintResult
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://github.com/promptcache/promptcache"
-RULE_HELP_URI = INFORMATION_URI + "/blob/main/docs/rules/{code}.md"
+
+
+def _documentation_url() -> str | None:
+    """The ``Documentation`` entry of ``[project.urls]`` in pyproject.toml, read from the installed metadata."""
+    try:
+        entries = metadata("promptcache").get_all("Project-URL") or []
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return None
+    urls = dict((part.strip() for part in entry.split(",", 1)) for entry in entries if "," in entry)
+    return urls.get("Documentation")
+
+
+#: The project's documentation URL (``tool.driver.informationUri``; rule pages under it are ``helpUri``).
+#: One source: pyproject.toml ``[project.urls] Documentation``. None when the package metadata is missing,
+#: and the optional SARIF fields are then left out.
+DOCUMENTATION_URL = _documentation_url()
+RULE_HELP_PATH = "/blob/main/docs/rules/{code}.md"
 SRCROOT = "%SRCROOT%"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
@@ -56,12 +72,15 @@ def to_sarif(result: LintResult) -> dict:
             "name": rule.name,
             "shortDescription": {"text": rule.summary()},
             "fullDescription": {"text": rule.documentation()},
-            "helpUri": RULE_HELP_URI.format(code=rule.code),
+            **({"helpUri": DOCUMENTATION_URL + RULE_HELP_PATH.format(code=rule.code)} if DOCUMENTATION_URL else {}),
             "defaultConfiguration": {"level": _LEVEL[rule.severity]},
             "properties": {"fixable": rule.fixable or "no"},
         }
         for rule in result.rules
     ]
+    driver = {"name": "promptcache", "version": __version__, "rules": rules}
+    if DOCUMENTATION_URL:
+        driver["informationUri"] = DOCUMENTATION_URL
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = []
     for f in result.findings:
@@ -105,14 +124,7 @@ def to_sarif(result: LintResult) -> dict:
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {
-                    "driver": {
-                        "name": "promptcache",
-                        "version": __version__,
-                        "informationUri": INFORMATION_URI,
-                        "rules": rules,
-                    }
-                },
+                "tool": {"driver": driver},
                 "originalUriBaseIds": {SRCROOT: {"uri": Path.cwd().as_uri() + "/"}},
                 "columnKind": "unicodeCodePoints",
                 "results": results,
