@@ -34,16 +34,20 @@ _POOL_MIN_FILES = 16
 class LintResult:
     """The outcome of one run.
 
-    ``files``: files found; ``parsed``: files handed to the parser (those
-    that failed to parse are PC901 findings); ``skipped``: files the
-    pre-filter left out; ``lines``: lines in all files found; ``seconds``:
-    wall time; ``rules``: the selected rule classes (sorted by code).
+    ``files``: files checked, ``parsed + skipped + unreadable``;
+    ``parsed``: files handed to the parser (those that failed to parse are
+    PC901 findings); ``skipped``: files the pre-filter left out;
+    ``unreadable``: paths that could not be read at all (a dangling or looping
+    link, a FIFO, a missing path, a read error: PC901 findings); ``lines``:
+    lines in all files read; ``seconds``: wall time; ``rules``: the selected
+    rule classes (sorted by code).
     """
 
     findings: list[Finding] = field(default_factory=list)
     files: int = 0
     parsed: int = 0
     skipped: int = 0
+    unreadable: int = 0
     lines: int = 0
     seconds: float = 0.0
     rules: list[type[LintRule]] = field(default_factory=list)
@@ -118,17 +122,20 @@ def lint_paths(
     scans: dict[Path, prefilter.Scan] = {}
     contents: dict[Path, bytes] = {}
     displays: dict[Path, str] = {}
+    unreadable = {f.path for f in found.problems}
     for path, display in found.files:
         try:
             data = path.read_bytes()
         except OSError as exc:
             findings.append(unparsable(display, f"cannot be read ({exc.strerror}); fix its permissions or exclude it"))
+            unreadable.add(display)
             continue
         contents[path] = data
         displays[path] = display
         scans[path] = prefilter.scan(data, config.extra_sinks)
         result.lines += data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-    result.files = len(found.files)
+    result.unreadable = len(unreadable)
+    result.files = len(contents) + result.unreadable
     modules = prefilter.prompt_modules(scans)
     for path in sorted(found.named):
         # A prompt module named on its own: its importers are not in the run, so look for them.

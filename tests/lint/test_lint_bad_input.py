@@ -48,6 +48,9 @@ def test_bad_files_are_reported_and_the_positive_is_still_found(bad_folder, run_
     assert [f["code"] for f in by_file["positive.py"]] == ["PC101"]
     assert "empty.py" not in by_file and "x.py" not in by_file
     assert "parsed 4" in err  # nul, latin, syntax, positive pass the pre-filter; empty.py is skipped
+    # Every file a finding names was checked: 5 read (4 parsed, 1 skipped) + 3 links that cannot be read.
+    assert "Found 7 findings (7 errors) in 7 files. Checked 8 files (" in err
+    assert "parsed 4, skipped 1 by the pre-filter, 3 unreadable" in err
 
 
 def test_exit_zero_still_reports_bad_files(bad_folder, run_cli):

@@ -11,7 +11,10 @@ def _plural(n: int, word: str) -> str:
 
 
 def summary(result: LintResult) -> str:
-    """One line: what was found, and how many files were parsed and skipped by the pre-filter."""
+    """One line: what was found, and how many files were checked: parsed, skipped by the pre-filter, unreadable.
+
+    Every file a finding names is among the files checked (``files = parsed + skipped + unreadable``).
+    """
     counts = {s: sum(1 for f in result.findings if f.severity is s) for s in Severity}
     files = len({f.path for f in result.findings})
     if result.findings:
@@ -19,7 +22,8 @@ def summary(result: LintResult) -> str:
         head = f"Found {_plural(len(result.findings), 'finding')} ({parts}) in {_plural(files, 'file')}."
     else:
         head = "No findings."
+    unreadable = f", {result.unreadable} unreadable" if result.unreadable else ""
     return (
         f"{head} Checked {_plural(result.files, 'file')} ({result.lines} lines): parsed {result.parsed}, "
-        f"skipped {result.skipped} by the pre-filter, in {result.seconds:.2f} s."
+        f"skipped {result.skipped} by the pre-filter{unreadable}, in {result.seconds:.2f} s."
     )
