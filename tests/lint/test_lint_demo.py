@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from lint_support import REPO_ROOT
@@ -27,3 +30,16 @@ def test_demo_findings_match_its_readme():
     readme = (demo / "README.md").read_text(encoding="utf-8")
     for name, code in got:
         assert f"`support_bot/{name}` | {code}" in readme
+
+
+def test_demo_is_a_complete_app():
+    # Every module the demo imports exists: it imports (clients built with dummy keys) and routes /chat.
+    demo = REPO_ROOT / "examples" / "lint_demo"
+    script = (
+        "import support_bot.app as app, support_bot.fallback, support_bot.tools as tools\n"
+        "print(sorted(r.path for r in app.app.routes if r.path == '/chat'), len(tools.enabled_tools()))\n"
+    )
+    env = {**os.environ, "ANTHROPIC_API_KEY": "test", "OPENAI_API_KEY": "test", "SUPPORT_BOT_FEATURES": "check_quota"}
+    done = subprocess.run([sys.executable, "-c", script], cwd=demo, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["['/chat']", "3"]
