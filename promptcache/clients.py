@@ -78,7 +78,7 @@ class _Wrapper:
 
     def __init__(self, client: Any, *, trace: str | os.PathLike[str] | None = None, session: str = "default",
                  redact: Redactor | None = None, guard: str = "warn", stats: UsageStats | None = None,
-                 clock: Callable[[], float] | None = None) -> None:
+                 clock: Callable[[], float] | None = None, guard_max_requests: int = 256) -> None:
         """
         Args:
             client: the SDK client to wrap.
@@ -90,15 +90,20 @@ class _Wrapper:
             clock: monotonic seconds for the trace's ``t`` (default :func:`time.monotonic`;
                 see :class:`promptcache.trace.TraceClock`: a trace file that already holds
                 records is continued after its last ``t``).
+            guard_max_requests: how many sent requests the guard keeps to compare
+                with (oldest dropped); each takes ~5 bytes per prompt token
+                (~0.25 MB for a 30k-token request, ``bench/guard_speed.py``).
 
         Raises:
-            ValueError: an unknown guard mode.
+            ValueError: an unknown guard mode, or ``guard_max_requests`` below 1.
         """
         if guard not in _GUARD_MODES:
             raise ValueError(f"guard must be one of {', '.join(_GUARD_MODES)}, not {guard!r}")
+        if isinstance(guard_max_requests, bool) or not isinstance(guard_max_requests, int) or guard_max_requests < 1:
+            raise ValueError(f"guard_max_requests must be a whole number >= 1, not {guard_max_requests!r}")
         self.client, self.trace, self.session, self.redact, self.guard_mode = client, trace, session, redact, guard
         self.stats = stats if stats is not None else UsageStats()
-        self.guard = PrefixGuard(self.api)
+        self.guard = PrefixGuard(self.api, max_requests=guard_max_requests)
         self.last_divergence: Divergence | None = None
         self._clock = clock or time.monotonic
         self._trace_clock = TraceClock(trace, self._clock) if trace is not None else None
@@ -264,7 +269,7 @@ def wrap(client: Any, **options: Any) -> AnthropicClient | AsyncAnthropicClient 
     """Wrap an ``anthropic.Anthropic`` / ``AsyncAnthropic`` or ``openai.OpenAI`` / ``AsyncOpenAI`` client (or subclass).
 
     ``options`` are those of the wrapper classes: ``trace``, ``session``,
-    ``redact``, ``guard``, ``stats``.
+    ``redact``, ``guard``, ``stats``, ``clock``, ``guard_max_requests``.
 
     Raises:
         TypeError: any other object.

@@ -260,13 +260,17 @@ class PrefixGuard:
                 log.warning(divergence.summary())
     """
 
-    def __init__(self, api: str | None = None, *, max_requests: int = 1024,
+    def __init__(self, api: str | None = None, *, max_requests: int = 256,
                  static_tail_threshold: int | None = None) -> None:
         """
         Args:
             api: the API of the bodies checked (``anthropic.messages`` /
                 ``openai.chat``); None: given per call or inferred from each body's shape.
-            max_requests: how many earlier requests are kept to compare against (oldest dropped).
+            max_requests: how many earlier requests are kept to compare against (oldest
+                dropped). Each is kept in compact form (:meth:`Rendering.compact`:
+                token ids as ``array('I')``, the rendered text recomputed when
+                needed), about 5 bytes per prompt token: ~0.15 MB for a 30k-token
+                request, so the default 256 keep ~40 MB at most at that size.
             static_tail_threshold: see :class:`Classifier`.
         """
         self.api = api
@@ -291,18 +295,19 @@ class PrefixGuard:
                 :func:`promptcache.decompose.decompose` raises for a bad body.
         """
         rendering = decompose(body, api or self.api or infer_api(body), layers=layers)
+        stored = rendering.compact()
         group = _group(rendering)
-        best = self.index.best(rendering.tokens, lambda i: _group(self.renderings[i]) == group)
+        best = self.index.best(stored.tokens, lambda i: _group(self.renderings[i]) == group)
         if best is None:
-            best = self.index.best(rendering.tokens)
-        old = self.renderings[best] if best is not None else None
+            best = self.index.best(stored.tokens)
+        old = self.renderings[best].expand() if best is not None else None
         pool = [self.renderings[k] for k in sorted(self.renderings, reverse=True)[:_POOL]
                 if _group(self.renderings[k]) == group]
         divergence = self.classifier.classify(rendering, old, best, pool)
         if divergence.layer == "history" and not divergence.expected:
             divergence = self._against_predecessor(rendering, divergence)
         if record:
-            self._add(rendering)
+            self._add(stored)
         self.last = divergence
         return divergence
 
@@ -318,11 +323,11 @@ class PrefixGuard:
         Raises:
             ValueError: as :meth:`compare`.
         """
-        self._add(decompose(body, api or self.api or infer_api(body), layers=layers))
+        self._add(decompose(body, api or self.api or infer_api(body), layers=layers).compact())
 
-    def _add(self, rendering: Rendering) -> None:
-        self.renderings[self.count] = rendering
-        for dropped in self.index.add(self.count, rendering.tokens):
+    def _add(self, stored: Rendering) -> None:
+        self.renderings[self.count] = stored
+        for dropped in self.index.add(self.count, stored.tokens):
             self.renderings.pop(dropped, None)
         self.count += 1
 
@@ -343,7 +348,7 @@ class PrefixGuard:
             size = len(earlier.message_keys)
             if key == divergence.earlier_index or not 0 < size <= len(keys) or earlier.message_keys != keys[:size]:
                 continue
-            candidate = self.classifier.classify(rendering, earlier, key)
+            candidate = self.classifier.classify(rendering, earlier.expand(), key)
             if candidate.layer in ("tools", "system", "documents", "examples") or candidate.path == "model":
                 return candidate
             return divergence

@@ -10,6 +10,7 @@ the last partial block is compared token by token.
 
 from __future__ import annotations
 
+import array
 import collections
 from collections.abc import Callable, Sequence
 
@@ -17,8 +18,20 @@ BLOCK_TOKENS = 64
 """Tokens per hashed block of the index (a lookup granularity, not a cache block size)."""
 
 
+def _same_kind(a: Sequence[int], b: Sequence[int]) -> tuple[Sequence[int], Sequence[int]]:
+    """Slices of a list and an ``array`` never compare equal: give both the array form when they differ."""
+    if type(a) is type(b):
+        return a, b
+    return (a if isinstance(a, array.array) else array.array("I", a)), (
+        b if isinstance(b, array.array) else array.array("I", b))
+
+
 def common_prefix(a: Sequence[int], b: Sequence[int], start: int = 0) -> int:
-    """Length of the common prefix of ``a`` and ``b`` (tokens), given that the first ``start`` are equal."""
+    """Length of the common prefix of ``a`` and ``b`` (tokens), given that the first ``start`` are equal.
+
+    ``a`` and ``b`` are lists, tuples or ``array('I')`` of token ids (mixed kinds are compared as arrays).
+    """
+    a, b = _same_kind(a, b)
     limit = min(len(a), len(b))
     i = min(start, limit)
     while i + 256 <= limit and a[i:i + 256] == b[i:i + 256]:
@@ -30,6 +43,7 @@ def common_prefix(a: Sequence[int], b: Sequence[int], start: int = 0) -> int:
 
 def common_suffix(a: Sequence[int], b: Sequence[int], limit: int | None = None) -> int:
     """Length of the common suffix of ``a`` and ``b`` (tokens), at most ``limit``."""
+    a, b = _same_kind(a, b)
     bound = min(len(a), len(b)) if limit is None else max(0, min(limit, len(a), len(b)))
     la, lb = len(a), len(b)
     i = 0

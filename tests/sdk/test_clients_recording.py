@@ -141,3 +141,14 @@ def test_trace_clock_stamps_from_zero_and_never_backwards(tmp_path) -> None:
     assert clock.append(second, make) == 0.0  # the first record written starts the trace ...
     assert clock.append(first, make) == 0.001  # ... and a request that finishes later never goes back
     assert last_t(tmp_path / "t.jsonl") == 0.001
+
+
+def test_the_guard_cap_is_an_option_of_wrap() -> None:
+    client, _ = anthropic_client(lambda n: message([{"type": "text", "text": "ok"}], n), guard_max_requests=2)
+    for n in range(4):
+        client.send(prompt(RULES, f"question {n}"), model=MODEL)
+    assert len(client.guard.renderings) == 2 and client.guard.index.max_entries == 2
+    assert anthropic_client(lambda n: {})[0].guard.index.max_entries == 256
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="guard_max_requests must be a whole number >= 1"):
+            anthropic_client(lambda n: {}, guard_max_requests=bad)

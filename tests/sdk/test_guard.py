@@ -239,3 +239,25 @@ def test_api_is_inferred_from_the_body(traces) -> None:
         infer_api({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
     guard = PrefixGuard()
     assert guard.check(BASE) is None and guard.last.cause == "first_request"
+
+
+def test_the_guard_keeps_compact_renderings(traces) -> None:
+    """Issue: ~1.4 MB retained per 30k-token request. Stored: token ids as array('I'), no rendered bytes."""
+    records = traces["good_support_chat"]
+    guard = PrefixGuard()
+    assert PrefixGuard().index.max_entries == 256  # the default cap (was 1,024)
+    found = [guard.compare(r.body, r.api) for r in records]
+    assert [d.cause for d in found] == [d.cause for d in classify_requests(records)]
+    for stored in guard.renderings.values():
+        assert stored.compacted and stored.tokens.typecode == "I" and stored.tokens.itemsize == 4
+        assert stored.data == b""
+    last = records[-1]
+    full = decompose(last.body, last.api)
+    stored = full.compact()
+    assert stored is full.compact() and stored.expand().tokens == full.tokens and stored.expand().data == full.data
+    assert common_prefix(full.tokens, stored.tokens) == len(full.tokens)  # a list and an array compare as tokens
+    assert common_suffix(full.tokens[5:], stored.tokens) == len(full.tokens) - 5
+    small = PrefixGuard(max_requests=3)
+    for r in records[:6]:
+        small.compare(r.body, r.api)
+    assert sorted(small.renderings) == [3, 4, 5]
