@@ -71,13 +71,14 @@ def scripted_reply(body: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from offline_provider import OfflineProvider, example_args, report
+    from offline_provider import OfflineProvider, example_args, report, wrap_options
 
     args = example_args(__doc__, argv)
 
     provider = OfflineProvider("openai.chat", scripted_reply)
     client = promptcache.wrap(openai.OpenAI() if args.live else provider.openai_client(),
-                              trace=args.trace or Path(tempfile.mkdtemp()) / "doc_qa.jsonl", guard="raise")
+                              trace=args.trace or Path(tempfile.mkdtemp()) / "doc_qa.jsonl", guard="raise",
+                              **wrap_options(provider, args.live))
     requests = 0
     for session, questions in QUESTIONS.items():
         chat = Conversation()

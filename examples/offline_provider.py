@@ -2,19 +2,26 @@
 
 The official SDK clients are real; only their HTTP transport is replaced by an
 ``httpx2.MockTransport`` whose handler answers like the provider: a scripted
-reply (text or tool calls) and a ``usage`` object of an idealised prefix
-cache: the tokens a request shares with the best earlier request (ChatML /
-cl100k through :mod:`promptcache.decompose`) count as cached when they reach
-the 1,024-token minimum (OpenAI: rounded down to 128-token steps). Real
-providers differ in detail (promptcache simulate models them); the point here
-is to show the SDK's bodies, traces and statistics end to end.
+reply (text or tool calls) and the ``usage`` the provider's prompt cache would
+report, computed by promptcache's own simulator of that provider's documented
+rules (:mod:`promptcache.simulate`: breakpoints, minimums, TTLs, routing; the
+numbers in ``promptcache/data/providers.toml``). A request the real API would
+refuse (a fifth breakpoint, a ``1h`` marker after a ``5m`` one) gets the HTTP
+400 the API would send.
+
+Time is simulated too: a :class:`VirtualClock` advances by a realistic gap after
+every request (the model's reply plus the user's think time, or a tool run in
+an agent loop), and the examples pass it to ``promptcache.wrap(..., clock=...)``,
+so the recorded trace carries the same ``t``. ``promptcache simulate`` on that
+trace therefore reports exactly the hit rate the example printed.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -22,41 +29,54 @@ import anthropic
 import httpx2
 import openai
 
-from promptcache.decompose import decompose
-from promptcache.prefix_index import PrefixIndex, common_prefix
+from promptcache.simulate import make_simulator
 from promptcache.trace import validate_trace
 
 Reply = Callable[[dict[str, Any]], dict[str, Any]]
 """``reply(body) -> {"text": str}`` or ``{"tool_calls": [(name, {args})]}``."""
 
-MINIMUM, STEP = 1024, 128
+CHAT_GAPS = (14.2, 37.5, 8.9, 52.3, 21.6, 45.0, 11.4, 29.8)
+"""Seconds from one request's start to the next one's in a chat: the reply (a few seconds) plus reading and typing."""
+AGENT_GAPS = (3.1, 2.4, 4.7, 1.9)
+"""Seconds between the steps of an agent loop: the reply plus running the tool."""
+
+_PROVIDERS = {"anthropic.messages": "anthropic", "openai.chat": "openai"}
+
+
+class VirtualClock:
+    """Simulated seconds (monotonic), in tenths so that sums stay exact: ``clock()`` reads it."""
+
+    def __init__(self, gaps: Iterable[float] = CHAT_GAPS) -> None:
+        self.tenths = 0
+        self.gaps = itertools.cycle(gaps)
+
+    def __call__(self) -> float:
+        return self.tenths / 10
+
+    def advance(self, seconds: float | None = None) -> None:
+        """Move on by ``seconds`` (default: the next gap of the cycle)."""
+        self.tenths += round((next(self.gaps) if seconds is None else seconds) * 10)
 
 
 class OfflineProvider:
-    """Answers requests of one API (``anthropic.messages`` or ``openai.chat``) and remembers their tokens."""
+    """Answers requests of one API (``anthropic.messages`` or ``openai.chat``) with its cache simulator's usage."""
 
-    def __init__(self, api: str, reply: Reply) -> None:
+    def __init__(self, api: str, reply: Reply, *, gaps: Iterable[float] = CHAT_GAPS) -> None:
         self.api, self.reply = api, reply
-        self.index = PrefixIndex()
-        self.tokens: dict[int, list[int]] = {}
+        self.clock = VirtualClock(gaps)
+        self.simulator = make_simulator(_PROVIDERS[api])
         self.bodies: list[bytes] = []
-
-    def cached_tokens(self, body: dict[str, Any]) -> tuple[int, int]:
-        """(prompt tokens, tokens shared with the best earlier request if >= the minimum, else 0)."""
-        tokens = decompose(body, self.api).tokens
-        best = self.index.best(tokens)
-        shared = common_prefix(tokens, self.tokens[best]) if best is not None else 0
-        key = len(self.tokens)
-        self.tokens[key] = tokens
-        self.index.add(key, tokens)
-        return len(tokens), shared if shared >= MINIMUM else 0
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         self.bodies.append(request.content)
         body = json.loads(request.content)
-        total, cached = self.cached_tokens(body)
-        answer = self.reply(body)
-        n = len(self.bodies)
+        result = self.simulator.simulate(body, self.clock())  # the request starts now
+        self.clock.advance()
+        if result.error:
+            kind = {"type": "error", "error": {"type": "invalid_request_error", "message": result.error}} \
+                if self.api == "anthropic.messages" else {"error": {"message": result.error, "type": "invalid_request_error"}}
+            return httpx2.Response(400, json=kind)
+        usage, answer, n = result.usage, self.reply(body), len(self.bodies)
         if self.api == "anthropic.messages":
             content = [{"type": "text", "text": answer["text"]}] if "text" in answer else [
                 {"type": "tool_use", "id": f"toolu_{n:02d}{i:02d}", "name": name, "input": args}
@@ -64,19 +84,21 @@ class OfflineProvider:
             return httpx2.Response(200, json={
                 "id": f"msg_{n}", "type": "message", "role": "assistant", "model": body["model"], "content": content,
                 "stop_reason": "end_turn" if "text" in answer else "tool_use", "stop_sequence": None,
-                "usage": {"input_tokens": 0, "output_tokens": 20, "cache_read_input_tokens": cached,
-                          "cache_creation_input_tokens": total - cached}})
+                "usage": {"input_tokens": usage.uncached, "output_tokens": 20,
+                          "cache_read_input_tokens": usage.cache_read, "cache_creation_input_tokens": usage.cache_write,
+                          "cache_creation": {"ephemeral_5m_input_tokens": usage.cache_write_5m,
+                                             "ephemeral_1h_input_tokens": usage.cache_write_1h}}})
         message: dict[str, Any] = {"role": "assistant", "content": answer.get("text")}
         if "tool_calls" in answer:
             message["tool_calls"] = [{"id": f"call_{n:02d}{i:02d}", "type": "function", "function": {
                 "name": name, "arguments": json.dumps(args)}} for i, (name, args) in enumerate(answer["tool_calls"])]
-        stepped = cached and MINIMUM + STEP * ((cached - MINIMUM) // STEP)
         return httpx2.Response(200, json={
             "id": f"chatcmpl-{n}", "object": "chat.completion", "created": 0, "model": body["model"],
             "choices": [{"index": 0, "message": message,
                          "finish_reason": "tool_calls" if "tool_calls" in answer else "stop"}],
-            "usage": {"prompt_tokens": total, "completion_tokens": 20, "total_tokens": total + 20,
-                      "prompt_tokens_details": {"cached_tokens": stepped}}})
+            "usage": {"prompt_tokens": usage.prompt_tokens, "completion_tokens": 20,
+                      "total_tokens": usage.prompt_tokens + 20,
+                      "prompt_tokens_details": {"cached_tokens": usage.cache_read}}})
 
     def anthropic_client(self) -> anthropic.Anthropic:
         return anthropic.Anthropic(api_key="offline", max_retries=0,
@@ -95,7 +117,7 @@ def print_stats(title: str, summary: dict[str, Any]) -> None:
     for name, row in rows:
         ratio = row["cost"] / row["cost_without_cache"] if row["cost_without_cache"] else 1.0
         print(f"{name:<16} {row['requests']:>8} {row['prompt_tokens']:>11,} {row['cache_read_tokens']:>8,} "
-              f"{row['hit_rate']:>9.0%} {ratio:>16.2f}x")
+              f"{row['hit_rate']:>9.1%} {ratio:>16.2f}x")
 
 
 def example_args(doc: str, argv: list[str] | None, **extra: dict[str, Any]) -> argparse.Namespace:
@@ -109,9 +131,16 @@ def example_args(doc: str, argv: list[str] | None, **extra: dict[str, Any]) -> a
     return parser.parse_args(argv)
 
 
+def wrap_options(provider: OfflineProvider, live: bool) -> dict[str, Any]:
+    """Extra ``promptcache.wrap`` options: offline, the trace's ``t`` comes from the provider's virtual clock."""
+    return {} if live else {"clock": provider.clock}
+
+
 def report(client: Any, requests: int) -> int:
     """Print the wrapper's statistics and validate its trace; the exit status (0 when the trace is valid)."""
-    print_stats("usage statistics (the client wrapper's, from the provider's usage fields)", client.stats.summary())
+    summary = client.stats.summary()
+    print_stats("usage statistics (the client wrapper's, from the provider's usage fields)", summary)
     problems = validate_trace(client.trace)
     print(f"\ntrace: {client.trace} ({requests} requests), validator: {'ok' if not problems else problems}")
+    print(f"hit rate {summary['total']['hit_rate']:.1%}; check it with: promptcache simulate {client.trace}")
     return 0 if not problems else 1

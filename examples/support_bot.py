@@ -94,14 +94,14 @@ def scripted_reply(body: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from offline_provider import OfflineProvider, example_args, report
+    from offline_provider import OfflineProvider, example_args, report, wrap_options
 
     args = example_args(__doc__, argv)
 
     provider = OfflineProvider("anthropic.messages", scripted_reply)
     raw = anthropic.Anthropic() if args.live else provider.anthropic_client()
     trace = args.trace or Path(tempfile.mkdtemp()) / "support_bot.jsonl"
-    client = promptcache.wrap(raw, trace=trace, guard="raise")
+    client = promptcache.wrap(raw, trace=trace, guard="raise", **wrap_options(provider, args.live))
     chats = {session: Conversation(budget_tokens=20_000) for session in CUSTOMERS}
     turns = [(session, i) for i in range(3) for session in CUSTOMERS if i < len(CUSTOMERS[session][2])]
     for session, i in turns:

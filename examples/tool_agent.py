@@ -75,12 +75,12 @@ def scripted_model() -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from offline_provider import OfflineProvider, example_args, report
+    from offline_provider import AGENT_GAPS, OfflineProvider, example_args, report, wrap_options
 
     args = example_args(__doc__, argv, provider={"choices": sorted(MODELS), "default": "openai"})
 
     api = "openai.chat" if args.provider == "openai" else "anthropic.messages"
-    provider = OfflineProvider(api, scripted_model())
+    provider = OfflineProvider(api, scripted_model(), gaps=AGENT_GAPS)
     if args.live:
         import anthropic
         import openai
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         raw = provider.openai_client() if args.provider == "openai" else provider.anthropic_client()
     trace = args.trace or Path(tempfile.mkdtemp()) / "agent.jsonl"
-    client = promptcache.wrap(raw, trace=trace, session="incident-7", guard="raise")
+    client = promptcache.wrap(raw, trace=trace, session="incident-7", guard="raise", **wrap_options(provider, args.live))
     chat = Conversation(budget_tokens=50_000)
     builder = BASE.history(chat).user("Alert: CheckoutApiLatencyHigh in eu-west-1. Can you take a look?",
                                       context={"on call": "Engineer A"})
