@@ -79,7 +79,7 @@ class PerTurnSummarization(_SiteRule):
     )
 
     def sites(self) -> list:
-        return self.flow.turns.summarisations
+        return self.flow.summaries.summarisations
 
     VALID = [
         _OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > 40:\n        history = compact_history(history)\n    return client.chat.completions.create(model='m', messages=history)\n",
@@ -138,7 +138,7 @@ class SummaryBeforeHistory(FlowRule):
     def leave_Module(self, node: cst.Module) -> None:
         super().leave_Module(node)
         if self.flow.is_llm_file:
-            for site in self.flow.turns.summaries_before_history:
+            for site in self.flow.summaries.summaries_before_history:
                 self.report(site, self.message.format(detail=self.flow.code(site), slot="a message before the history"))
 
     VALID = [

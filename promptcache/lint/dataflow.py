@@ -14,9 +14,9 @@ engine together and answers, for the rules:
 - the Anthropic breakpoint order (:meth:`breakpoint_issues`) and
   ``prompt_cache_key`` values (:meth:`cache_key_issues`).
 
-History and prompt-text questions live in :mod:`promptcache.lint.turns` and
-:mod:`promptcache.lint.prompt_text`, reached through :attr:`turns` and
-:attr:`text`.
+History, summary and prompt-text questions live in :mod:`promptcache.lint.turns`,
+:mod:`promptcache.lint.summaries` and :mod:`promptcache.lint.prompt_text`,
+reached through :attr:`turns`, :attr:`summaries` and :attr:`text`.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from promptcache.lint.index import ModuleIndex, Scope
 from promptcache.lint.prompt_text import PromptText
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.slots import Slot
+from promptcache.lint.summaries import Summaries
 from promptcache.lint.taint import Source, TaintEngine
 from promptcache.lint.turns import Turns
 from promptcache.lint.walk import TreeFacts
@@ -332,6 +333,11 @@ class FlowAnalysis:
     def turns(self) -> Turns:
         """History and per-turn questions (:class:`promptcache.lint.turns.Turns`)."""
         return Turns(self)
+
+    @cached_property
+    def summaries(self) -> Summaries:
+        """Summarisation questions (:class:`promptcache.lint.summaries.Summaries`)."""
+        return Summaries(self)
 
     @cached_property
     def text(self) -> PromptText:

@@ -24,10 +24,9 @@ import libcst as cst
 
 from promptcache.lint import sources as S
 from promptcache.lint.index import Binding, ModuleIndex, Scope
-from promptcache.lint.literals import PLACEHOLDER, pieces
+from promptcache.lint.expressions import argument, has_text, is_dict_view, is_literal, key_text
 from promptcache.lint.sinks import SinkFinder
 
-_ALNUM = re.compile(r"[A-Za-z0-9]")
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
 
 
@@ -62,28 +61,6 @@ def templated(taint: frozenset[Source]) -> frozenset[Source]:
     if not any(s.kind == S.PARAM and not s.templated for s in taint):
         return taint
     return frozenset(dataclasses.replace(s, templated=True) if s.kind == S.PARAM else s for s in taint)
-
-
-def has_text(node: cst.CSTNode) -> bool:
-    """True for a string literal (or f-string) with letters or digits in its decoded static text.
-
-    The value is judged, not the source: ``"\\n"`` is a line break, not the letter n, so
-    ``system + "\\n"`` and ``"\\n\\n".join(parts)`` add no static text.
-    """
-    return any(_ALNUM.search(p.value.replace(PLACEHOLDER, "")) for p in pieces(node)) if isinstance(node, cst.BaseString) else False
-
-
-def _dict_view(node: cst.BaseExpression) -> bool:
-    """``x.keys()`` / ``x.items()``."""
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and S.dict_view(node.func.attr.value) and not node.args
-
-
-def key_text(node: cst.BaseExpression) -> str | None:
-    """The identifier-like text of a string key (``"x-request-id"`` gives ``x_request_id``)."""
-    if isinstance(node, cst.SimpleString):
-        value = node.value.strip("\"'rRbBuU")
-        return value.replace("-", "_")
-    return None
 
 
 class TaintEngine:
@@ -154,7 +131,7 @@ class TaintEngine:
             t = of(e.left, scope) | of(e.right, scope)
             if isinstance(e.operator, (cst.Add, cst.Modulo)) and (self._static(e.left, scope) or self._static(e.right, scope)):
                 return templated(t)
-            if isinstance(e.operator, _SET_OPERATORS) and (_dict_view(e.left) or _dict_view(e.right)):
+            if isinstance(e.operator, _SET_OPERATORS) and (is_dict_view(e.left) or is_dict_view(e.right)):
                 return t | {source(S.UNORDERED, "a set operation on dict keys", e)}
             return t
         if isinstance(e, (cst.List, cst.Tuple, cst.Set)):
@@ -221,7 +198,7 @@ class TaintEngine:
     def _fixed(self, b: Binding) -> bool:
         """A binding to source-code constants: a literal, or a loop over a literal (or a constant bound to one)."""
         if b.kind in ("assign", "walrus"):
-            return _literal(b.value)
+            return is_literal(b.value)
         if b.kind == "for":
             value = b.value
             if isinstance(value, cst.Name):
@@ -229,8 +206,8 @@ class TaintEngine:
                 assigns = [x for x in bindings if x.kind == "assign"]
                 if found is None or found.kind == "function" or len(assigns) != len(bindings) or not assigns:
                     return False
-                return all(_literal(x.value) for x in assigns)
-            return _literal(value)
+                return all(is_literal(x.value) for x in assigns)
+            return is_literal(value)
         return False
 
     def _binding(self, b: Binding, name: str) -> frozenset[Source]:
@@ -399,20 +376,6 @@ class TaintEngine:
         return frozenset(out)
 
 
-_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Imaginary)
-
-
-def _literal(node: cst.BaseExpression | None) -> bool:
-    """A constant written in the source: a string, a number, True/False/None, or a container of them."""
-    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-        return all(isinstance(el, cst.Element) and _literal(el.value) for el in node.elements)
-    if isinstance(node, cst.Dict):
-        return all(isinstance(el, cst.DictElement) and _literal(el.key) and _literal(el.value) for el in node.elements)
-    if isinstance(node, cst.Name):
-        return node.value in ("True", "False", "None")
-    return isinstance(node, _LITERALS)
-
-
 def _per_request_origin(b: Binding) -> bool:
     """Whether a binding can give an identity-named name a per-user value.
 
@@ -422,20 +385,4 @@ def _per_request_origin(b: Binding) -> bool:
     """
     if b.kind in ("param", "import", "for", "with"):
         return True
-    return b.scope.kind == "function" and not _literal(b.value)
-
-
-def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
-    """The argument expression bound to parameter ``position`` / ``keyword`` of a call."""
-    positional = 0
-    for arg in call.args:
-        if arg.keyword is not None:
-            if arg.keyword.value == keyword:
-                return arg.value
-            continue
-        if arg.star:
-            return None
-        if positional == position:
-            return arg.value
-        positional += 1
-    return None
+    return b.scope.kind == "function" and not is_literal(b.value)

@@ -11,8 +11,8 @@
   as does a guard at the top of the called function.
 
 :class:`Turns` answers the history rules: where history is trimmed from the
-front (PC203), edited in place (PC204), summarised every turn (PC201), and
-where a summary is put ahead of it (PC202, beyond the system slots).
+front (PC203) and edited in place (PC204); :mod:`promptcache.lint.summaries`
+builds on it for summarisation (PC201, PC202).
 """
 
 from __future__ import annotations
@@ -23,9 +23,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from promptcache.lint import sources as S
 from promptcache.lint.index import Binding, Scope
-from promptcache.lint.sinks import attribute_path
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -33,7 +31,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Ref = tuple[str, int, str]
 _GUARD_WORD = re.compile(r"(?i)(max|limit|threshold|budget|token|too_|exceed|overflow)")
-_SUMMARY_MEMORY = ("ConversationSummaryMemory", "ConversationSummaryBufferMemory", "ChatSummaryMemoryBuffer")
 _LIST_CALLS = ("list", "tuple", "reversed", "collections.deque")
 _EXITS = (cst.Return, cst.Continue, cst.Break, cst.Raise)
 
@@ -126,7 +123,7 @@ class Turns:
             if isinstance(anc, cst.FunctionDef):
                 func = self.index.scope_of_node.get(anc)
                 sinks = [s for s in self.flow.sinks.all() if self.flow.holder_of(s.scope) is func]
-                return bool(sinks) and not all(_in_loop(self, s.call) for s in sinks)
+                return bool(sinks) and not all(in_loop(self, s.call) for s in sinks)
         return False
 
     def is_size_guard(self, test: cst.CSTNode) -> bool:
@@ -178,7 +175,7 @@ class Turns:
         for call, scope in self.index.calls:
             func = call.func
             if isinstance(func, cst.Attribute) and self.is_history(func.value, scope):
-                is_pop0 = func.attr.value == "pop" and len(call.args) == 1 and _int(call.args[0].value) == 0
+                is_pop0 = func.attr.value == "pop" and len(call.args) == 1 and int_value(call.args[0].value) == 0
                 if (is_pop0 or (func.attr.value == "popleft" and not call.args)) and self._unguarded_turn(call):
                     out.append((call, f"{self.flow.code(func)}(...)"))
         for node, scope in self.index.deletes:
@@ -240,106 +237,9 @@ class Turns:
                         break
         return out
 
-    @cached_property
-    def summarisations(self) -> list[tuple[cst.CSTNode, str]]:
-        """PC201 sites: summary memories, and summarise calls on the per-turn path without a size guard.
 
-        An LLM call asking for a summary, alone in its function, makes that
-        function a summarising helper (reported where it is called per turn),
-        unless the function is a turn itself: a request handler
-        (``@app.post(...)``) that replaces the history with the summary.
-        """
-        out = []
-        helpers: set[int] = set()
-        summarising = []
-        for call, scope in self.index.calls:
-            sink = self.flow.sinks.sink_at(call, scope)
-            if sink is not None and self.flow.sinks.asks_to_summarise(call, scope):
-                holder = self.flow.holder_of(scope)
-                others = [s for s in self.flow.sinks.all() if s is not sink and self.flow.holder_of(s.scope) is holder]
-                if holder is not None and not others and not _in_loop(self, call) and not self._is_turn(holder):
-                    helpers.add(id(holder))
-                else:
-                    summarising.append(call)
-        for call, scope in self.index.calls:
-            name = self.index.qualified(call.func, scope) or ""
-            path = attribute_path(call.func)
-            last = name.rsplit(".", 1)[-1] if name else (path[-1] if path else "")
-            if last in _SUMMARY_MEMORY:
-                out.append((call, f"LangChain {last}"))
-                continue
-            candidate = call in summarising
-            detail = f"{self.flow.code(call.func)}() asking for a summary" if candidate else f"{last}()"
-            callee = self.index.function_named(call.func, scope)
-            if callee is not None and id(callee) in helpers:
-                candidate = True
-                detail = f"{last}() (an LLM call asking for a summary)"
-            elif not candidate and last and S.summarise_callee(last) and self.flow.sinks.sink_at(call, scope) is None:
-                candidate = S.history_word(last) or any(self.list_refs(a.value, scope) & self.history_refs for a in call.args)
-            if candidate and self.per_turn(call) and not self.guarded(call, scope):
-                out.append((call, detail))
-        return out
-
-    def _is_turn(self, func: Scope) -> bool:
-        """Whether a function holding a summarising LLM call is a turn that rewrites the history: a
-        request handler (``@app.post(...)``) that stores the summary in place of the history."""
-        node = func.node
-        routed = isinstance(node, cst.FunctionDef) and any(_route_decorator(d.decorator) for d in node.decorators)
-        return routed and self._replaces_history(func)
-
-    def _replaces_history(self, func: Scope) -> bool:
-        """True when ``func`` stores a summary (its call's result) as the history or into the store it came from."""
-        containers = {name for ref in self.history_refs if ref[0] == "n" for name in [ref[2]]}
-        for name in list(containers):
-            for b in func.bindings.get(name, ()):
-                if b.kind in ("assign", "walrus") and b.value is not None:
-                    containers |= {n.value for n in descendants(b.value, cst.Name)}
-        targets = [(st.target, st.value) for st in self.index.stores if st.scope is func]
-        targets += [(cst.Name(name), b.value) for name, bs in func.bindings.items() for b in bs if b.kind == "assign"]
-        for target, value in targets:
-            root = target
-            while isinstance(root, (cst.Subscript, cst.Attribute)):
-                root = root.value
-            if not (isinstance(root, cst.Name) and root.value in containers):
-                continue
-            if any(s.kind == S.SUMMARY for s in self.flow.taint.of(value, func)):
-                return True
-        return False
-
-    @cached_property
-    def summaries_before_history(self) -> list[cst.CSTNode]:
-        """PC202 sites outside system slots: a summary inserted at index 0 or listed before ``*history``."""
-        out = []
-        for call, scope in self.index.calls:
-            func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "insert" and len(call.args) == 2 and _int(call.args[0].value) == 0:
-                if self.is_history(func.value, scope) and any(s.kind == S.SUMMARY for s in self.flow.taint.of(call.args[1].value, scope)):
-                    out.append(call.args[1].value)
-        for sink in self.flow.sinks.all():
-            expr = sink.kw("messages") or sink.kw("input")
-            if not isinstance(expr, (cst.List, cst.Tuple)):
-                continue
-            before: list[cst.BaseExpression] = []
-            for el in expr.elements:
-                if isinstance(el, cst.StarredElement) and self.list_refs(el.value, sink.scope) & self.history_refs:
-                    for value in before:
-                        out += [n for n, _ in self.flow.sites(value, sink.scope, frozenset({S.SUMMARY}))]
-                    break
-                if not _is_system_dict(el.value):
-                    before.append(el.value)
-        return out
-
-
-_ROUTES = frozenset({"get", "post", "put", "patch", "delete", "route", "api_route", "websocket", "message", "event", "command"})
-
-
-def _route_decorator(decorator: cst.BaseExpression) -> bool:
-    """``@app.post("/chat")``, ``@router.websocket(...)``, ``@bot.message(...)``: a request handler."""
-    func = decorator.func if isinstance(decorator, cst.Call) else decorator
-    return isinstance(func, cst.Attribute) and func.attr.value in _ROUTES
-
-
-def _in_loop(turns: Turns, node: cst.CSTNode) -> bool:
+def in_loop(turns: Turns, node: cst.CSTNode) -> bool:
+    """True when ``node`` is inside a loop of its own function."""
     for anc in turns.facts.ancestors(node):
         if isinstance(anc, (cst.For, cst.While)):
             return True
@@ -358,7 +258,8 @@ def _ends_in_exit(body: cst.BaseSuite) -> bool:
     return False
 
 
-def _int(node: cst.BaseExpression) -> int | None:
+def int_value(node: cst.BaseExpression) -> int | None:
+    """The value of an integer literal (``3``, ``-1``), or None."""
     if isinstance(node, cst.Integer):
         return int(node.value, 0)
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
@@ -375,14 +276,14 @@ def _slice(sub: cst.Subscript) -> cst.Slice | None:
 def _front_window(sub: cst.Subscript) -> bool:
     """``h[k:]`` / ``h[-N:]``: rebinding to it drops the oldest messages."""
     sl = _slice(sub)
-    return sl is not None and sl.lower is not None and sl.upper is None and _int(sl.lower) != 0
+    return sl is not None and sl.lower is not None and sl.upper is None and int_value(sl.lower) != 0
 
 
 def _drops_front(sub: cst.Subscript) -> bool:
     """``del h[0]`` / ``del h[:k]``: the oldest messages go."""
     sl = _slice(sub)
     if sl is None:
-        return len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) and _int(sub.slice[0].slice.value) == 0
+        return len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) and int_value(sub.slice[0].slice.value) == 0
     return sl.lower is None and sl.upper is not None
 
 
@@ -391,7 +292,7 @@ def _sliding(sub: cst.Subscript) -> bool:
     sl = _slice(sub)
     if sl is None or sl.lower is None or sl.upper is not None:
         return False
-    value = _int(sl.lower)
+    value = int_value(sl.lower)
     return value is None or value < 0
 
 
@@ -410,7 +311,7 @@ def _is_last(sub: cst.Subscript, base: cst.BaseExpression, flow: FlowAnalysis) -
     if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
         return True  # slices are handled as trims
     index = sub.slice[0].slice.value
-    if _int(index) == -1:
+    if int_value(index) == -1:
         return True
     code = flow.code(index).replace(" ", "")
     return code == f"len({flow.code(base)})-1"
@@ -423,7 +324,8 @@ def _iterated(iterable: cst.BaseExpression | None) -> cst.BaseExpression | None:
     return iterable
 
 
-def _is_system_dict(node: cst.BaseExpression) -> bool:
+def is_system_dict(node: cst.BaseExpression) -> bool:
+    """A ``{"role": "system" | "developer", ...}`` message literal."""
     if not isinstance(node, cst.Dict):
         return False
     for el in node.elements:

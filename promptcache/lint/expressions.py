@@ -1,0 +1,70 @@
+"""Syntactic facts about one expression, shared by the taint engine and the rules.
+
+Whether a string literal adds static text (judged on its decoded value),
+whether an expression is a constant written in the source, whether a call is
+a dict view (``d.keys()``), the identifier-like text of a string key, and
+which argument of a call binds a given parameter. Nothing here follows names.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from promptcache.lint import sources as S
+from promptcache.lint.literals import PLACEHOLDER, pieces
+
+_ALNUM = re.compile(r"[A-Za-z0-9]")
+
+
+def has_text(node: cst.CSTNode) -> bool:
+    """True for a string literal (or f-string) with letters or digits in its decoded static text.
+
+    The value is judged, not the source: ``"\\n"`` is a line break, not the letter n, so
+    ``system + "\\n"`` and ``"\\n\\n".join(parts)`` add no static text.
+    """
+    return any(_ALNUM.search(p.value.replace(PLACEHOLDER, "")) for p in pieces(node)) if isinstance(node, cst.BaseString) else False
+
+
+def is_dict_view(node: cst.BaseExpression) -> bool:
+    """``x.keys()`` / ``x.items()``."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and S.dict_view(node.func.attr.value) and not node.args
+
+
+def key_text(node: cst.BaseExpression) -> str | None:
+    """The identifier-like text of a string key (``"x-request-id"`` gives ``x_request_id``)."""
+    if isinstance(node, cst.SimpleString):
+        value = node.value.strip("\"'rRbBuU")
+        return value.replace("-", "_")
+    return None
+
+
+_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Imaginary)
+
+
+def is_literal(node: cst.BaseExpression | None) -> bool:
+    """A constant written in the source: a string, a number, True/False/None, or a container of them."""
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return all(isinstance(el, cst.Element) and is_literal(el.value) for el in node.elements)
+    if isinstance(node, cst.Dict):
+        return all(isinstance(el, cst.DictElement) and is_literal(el.key) and is_literal(el.value) for el in node.elements)
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False", "None")
+    return isinstance(node, _LITERALS)
+
+
+def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+    """The argument expression bound to parameter ``position`` / ``keyword`` of a call."""
+    positional = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value == keyword:
+                return arg.value
+            continue
+        if arg.star:
+            return None
+        if positional == position:
+            return arg.value
+        positional += 1
+    return None

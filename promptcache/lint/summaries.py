@@ -1,0 +1,133 @@
+"""Conversation summaries (lint-rules.md, PC201 and PC202).
+
+Builds on :class:`promptcache.lint.turns.Turns` (history, per-turn path, size
+guards) and answers where the conversation is summarised on every turn
+(:attr:`Summaries.summarisations`, PC201) and where a summary is placed ahead
+of the retained history outside the system slots
+(:attr:`Summaries.summaries_before_history`, PC202).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from promptcache.lint import sources as S
+from promptcache.lint.index import Scope
+from promptcache.lint.sinks import attribute_path
+from promptcache.lint.turns import in_loop, int_value, is_system_dict
+from promptcache.lint.walk import descendants
+
+if TYPE_CHECKING:  # pragma: no cover
+    from promptcache.lint.dataflow import FlowAnalysis
+
+_SUMMARY_MEMORY = ("ConversationSummaryMemory", "ConversationSummaryBufferMemory", "ChatSummaryMemoryBuffer")
+
+
+class Summaries:
+    """Summarisation answers for one module (lazily computed)."""
+
+    def __init__(self, flow: FlowAnalysis):
+        self.flow = flow
+        self.index = flow.index
+        self.turns = flow.turns
+
+    @cached_property
+    def summarisations(self) -> list[tuple[cst.CSTNode, str]]:
+        """PC201 sites: summary memories, and summarise calls on the per-turn path without a size guard.
+
+        An LLM call asking for a summary, alone in its function, makes that
+        function a summarising helper (reported where it is called per turn),
+        unless the function is a turn itself: a request handler
+        (``@app.post(...)``) that replaces the history with the summary.
+        """
+        out = []
+        helpers: set[int] = set()
+        summarising = []
+        for call, scope in self.index.calls:
+            sink = self.flow.sinks.sink_at(call, scope)
+            if sink is not None and self.flow.sinks.asks_to_summarise(call, scope):
+                holder = self.flow.holder_of(scope)
+                others = [s for s in self.flow.sinks.all() if s is not sink and self.flow.holder_of(s.scope) is holder]
+                if holder is not None and not others and not in_loop(self.turns, call) and not self._is_turn(holder):
+                    helpers.add(id(holder))
+                else:
+                    summarising.append(call)
+        for call, scope in self.index.calls:
+            name = self.index.qualified(call.func, scope) or ""
+            path = attribute_path(call.func)
+            last = name.rsplit(".", 1)[-1] if name else (path[-1] if path else "")
+            if last in _SUMMARY_MEMORY:
+                out.append((call, f"LangChain {last}"))
+                continue
+            candidate = call in summarising
+            detail = f"{self.flow.code(call.func)}() asking for a summary" if candidate else f"{last}()"
+            callee = self.index.function_named(call.func, scope)
+            if callee is not None and id(callee) in helpers:
+                candidate = True
+                detail = f"{last}() (an LLM call asking for a summary)"
+            elif not candidate and last and S.summarise_callee(last) and self.flow.sinks.sink_at(call, scope) is None:
+                candidate = S.history_word(last) or any(self.turns.list_refs(a.value, scope) & self.turns.history_refs for a in call.args)
+            if candidate and self.turns.per_turn(call) and not self.turns.guarded(call, scope):
+                out.append((call, detail))
+        return out
+
+    def _is_turn(self, func: Scope) -> bool:
+        """Whether a function holding a summarising LLM call is a turn that rewrites the history: a
+        request handler (``@app.post(...)``) that stores the summary in place of the history."""
+        node = func.node
+        routed = isinstance(node, cst.FunctionDef) and any(_route_decorator(d.decorator) for d in node.decorators)
+        return routed and self._replaces_history(func)
+
+    def _replaces_history(self, func: Scope) -> bool:
+        """True when ``func`` stores a summary (its call's result) as the history or into the store it came from."""
+        containers = {name for ref in self.turns.history_refs if ref[0] == "n" for name in [ref[2]]}
+        for name in list(containers):
+            for b in func.bindings.get(name, ()):
+                if b.kind in ("assign", "walrus") and b.value is not None:
+                    containers |= {n.value for n in descendants(b.value, cst.Name)}
+        targets = [(st.target, st.value) for st in self.index.stores if st.scope is func]
+        targets += [(cst.Name(name), b.value) for name, bs in func.bindings.items() for b in bs if b.kind == "assign"]
+        for target, value in targets:
+            root = target
+            while isinstance(root, (cst.Subscript, cst.Attribute)):
+                root = root.value
+            if not (isinstance(root, cst.Name) and root.value in containers):
+                continue
+            if any(s.kind == S.SUMMARY for s in self.flow.taint.of(value, func)):
+                return True
+        return False
+
+    @cached_property
+    def summaries_before_history(self) -> list[cst.CSTNode]:
+        """PC202 sites outside system slots: a summary inserted at index 0 or listed before ``*history``."""
+        out = []
+        for call, scope in self.index.calls:
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "insert" and len(call.args) == 2 and int_value(call.args[0].value) == 0:
+                if self.turns.is_history(func.value, scope) and any(s.kind == S.SUMMARY for s in self.flow.taint.of(call.args[1].value, scope)):
+                    out.append(call.args[1].value)
+        for sink in self.flow.sinks.all():
+            expr = sink.kw("messages") or sink.kw("input")
+            if not isinstance(expr, (cst.List, cst.Tuple)):
+                continue
+            before: list[cst.BaseExpression] = []
+            for el in expr.elements:
+                if isinstance(el, cst.StarredElement) and self.turns.list_refs(el.value, sink.scope) & self.turns.history_refs:
+                    for value in before:
+                        out += [n for n, _ in self.flow.sites(value, sink.scope, frozenset({S.SUMMARY}))]
+                    break
+                if not is_system_dict(el.value):
+                    before.append(el.value)
+        return out
+
+
+_ROUTES = frozenset({"get", "post", "put", "patch", "delete", "route", "api_route", "websocket", "message", "event", "command"})
+
+
+def _route_decorator(decorator: cst.BaseExpression) -> bool:
+    """``@app.post("/chat")``, ``@router.websocket(...)``, ``@bot.message(...)``: a request handler."""
+    func = decorator.func if isinstance(decorator, cst.Call) else decorator
+    return isinstance(func, cst.Attribute) and func.attr.value in _ROUTES
