@@ -117,10 +117,11 @@ def test_narrow_select_still_reports_unparsable_files(bad_folder, run_cli):
 
 def test_valid_python_libcst_cannot_parse_is_reported_at_its_line(write_tree, run_cli):
     # libcst 1.9 rejects a parenthesised annotation target, as in CPython's test_grammar.py.
-    source = "import anthropic\n\n\n(pars): bool = True\n"
+    # The line is the one libcst states in its message ("error at 3:9"); its raw_line says 4 here.
+    source = "import anthropic\ndef f():\n    (x): int\n    print(x)\n"
     compile(source, "ann.py", "exec")  # valid Python 3
     root = write_tree({"ann.py": source})
     code, out, _ = run_cli("lint", root, "--output-format", "json")
     (finding,) = json.loads(out)
-    assert code == 2 and finding["code"] == "PC901" and finding["line"] == 4
+    assert code == 2 and finding["code"] == "PC901" and (finding["line"], finding["column"]) == (3, 10)
     assert "libcst cannot parse this file although Python can" in finding["message"]

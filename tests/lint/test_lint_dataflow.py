@@ -161,3 +161,21 @@ def test_window_copied_into_the_sent_list_is_a_sliding_window():
         "    return client.messages.create(model='m', messages=recent)\n"
     )
     assert [(f.code, f.line) for f in lint_text(code)] == [("PC203", 8)]
+
+
+def test_pc201_names_the_summarising_helper_and_the_direct_call():
+    code = HEAD + (
+        "def recap_chat(history):\n"
+        "    return client.messages.create(model='m', messages=history + [{'role': 'user', 'content': 'Summarize our conversation.'}])\n"
+        "def turn(history, text):\n"
+        "    history[:] = [{'role': 'user', 'content': recap_chat(history)}]\n"
+        "    return client.messages.create(model='m', messages=history)\n"
+        "def loop(history):\n"
+        "    while True:\n"
+        "        client.messages.create(model='m', messages=history + [{'role': 'user', 'content': 'Summarize this chat.'}])\n"
+    )
+    found = [(f.line, f.message.split(" rewrites ")[0]) for f in lint_text(code) if f.code == "PC201"]
+    assert found == [
+        (10, "recap_chat() (an LLM call asking for a summary)"),
+        (14, "client.messages.create() asking for a summary"),
+    ]

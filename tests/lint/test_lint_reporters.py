@@ -183,3 +183,8 @@ def test_sarif_uris_come_from_the_project_urls_in_pyproject(mixed, run_cli):
     driver = json.loads(run_cli("lint", mixed, "--output-format", "sarif")[1])["runs"][0]["tool"]["driver"]
     assert driver["informationUri"] == urls["Documentation"] == "https://github.com/promptcache/promptcache"
     assert {r["helpUri"] for r in driver["rules"]} == {f"{urls['Documentation']}/blob/main/docs/rules/{r['id']}.md" for r in driver["rules"]}
+    import inspect
+
+    from promptcache.lint.reporters import sarif
+
+    assert "github.com" not in inspect.getsource(sarif)  # one source: the metadata pyproject.toml declares
