@@ -20,7 +20,14 @@ Kinds (:data:`KINDS`):
 - ``date``: a full calendar date without a time (``2026-03-18``, ``March 18, 2026``,
   ``18 Mar 2026``, ``03/18/2026``, ``18.03.2026``); changes daily at most.
 - ``time``: a clock time with seconds (``14:00:23``, ``2:30:05 PM``), or with
-  minutes when labelled (``current time: 14:05``, ``as of 9:30``).
+  minutes when labelled (``current time: 14:05``, ``as of 9:30``), or with
+  minutes and AM/PM or a time zone (``Time: 14:05 UTC``, ``at 2:05 PM today``,
+  ``09:41 CET``) unless it reads as a schedule: part of a range
+  (``9:00 AM - 5:00 PM ET``, ``9:00-17:00``, ``9am-5pm``), after a schedule word
+  in its clause (``opens at 9:00 AM``, ``orders placed before 2:00 PM EST``,
+  ``deadline 17:30 CEST``), or on a quarter hour with no "now" word near it
+  (``the webinar starts 3:00 PM``; a clock reading has any minute,
+  ``It is 2:00 PM now`` counts).
 - ``unix_time``: a labelled 10- or 13-digit epoch (``timestamp=1773842400``).
 - ``uuid``; ``hex_id``: 16+ hex digits mixing letters and digits;
   ``random_id``: a base62 / base64 run of 20+ characters with random-looking
@@ -75,6 +82,30 @@ def _hex_ok(match: re.Match[str]) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
+_CLOCK_ZONE = r"(?:Z|UTC|GMT|[+-]\d{2}:?\d{2}|[A-Z]{1,4}T)\b"
+_RANGE_BEFORE = re.compile(r"(?:-|\u2013|\u2014|\bto|\buntil|\btill|\band|\bthrough)\s*$", re.I)
+_RANGE_AFTER = re.compile(r"^\s*(?:-|\u2013|\u2014|to\b|until\b|till\b|and\b|through\b)\s*\d", re.I)
+_SCHEDULE_WORD = re.compile(
+    r"\b(?:opens?|opening|open|closes?|closing|closed|from|until|till|between|before|after|by|every|each|daily"
+    r"|weekdays?|weekends?|hours|starts?|starting|ends?|cut-?off|deadline|latest|later\s+than|scheduled?|due)\b", re.I)
+_NOW_WORD = re.compile(r"\b(?:now|today|tonight|currently|current|time|it\s+is|it's|local)\b", re.I)
+_CLAUSE_END = re.compile(r"[.;!?\n]")
+
+
+def _clock_ok(match: re.Match[str]) -> bool:
+    """A minutes-only clock time with AM/PM or a zone: volatile unless it reads as a schedule (see the module doc)."""
+    text, start, end = match.string, match.start("v"), match.end("v")
+    before, after = text[max(0, start - 40):start], text[end:end + 40]
+    if _RANGE_BEFORE.search(before) or _RANGE_AFTER.match(after):
+        return False
+    clause_before = _CLAUSE_END.split(before)[-1]
+    if _SCHEDULE_WORD.search(clause_before):
+        return False
+    if int(match.group("m")) % 15:  # a clock reading: any minute
+        return True
+    return bool(_NOW_WORD.search(clause_before) or _NOW_WORD.search(_CLAUSE_END.split(after)[0][:24]))
+
+
 def _epoch_ok(match: re.Match[str]) -> bool:
     value = int(match.group("v")[:10])
     return 946_684_800 <= value <= 4_102_444_800  # 2000-01-01 .. 2100-01-01
@@ -93,6 +124,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], bool]]] = 
     ("date", re.compile(rf"{_EDGE_L}(?P<v>{_SLASH_DATE}){_EDGE_R}"), _word_ok),
     ("time", re.compile(rf"{_EDGE_L}(?P<v>{_HMS_SECONDS}{_AMPM}{_ZONE})(?![\w:])"), _word_ok),
     ("time", re.compile(rf"{_TIME_LABEL}\s*(?:is\s+)?[:=]?\s*(?P<v>(?:[01]?\d|2[0-3]):[0-5]\d{_AMPM}{_ZONE})(?![\w:])"), _word_ok),
+    ("time", re.compile(rf"{_EDGE_L}(?P<v>(?:[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?:\s?[AaPp]\.?[Mm]\.?(?:\s?{_CLOCK_ZONE})?"
+                        rf"|\s?{_CLOCK_ZONE}))(?![\w:])"), _clock_ok),
     ("unix_time", re.compile(r"(?i:\b(?:time(?:stamp)?|ts|epoch|created(?:_at)?|updated(?:_at)?|issued_at|iat|exp|now)"
                              r"[\"']?\s*[:=]\s*[\"']?)(?P<v>\d{13}|\d{10})\b"), _epoch_ok),
     ("request_id", re.compile(rf"{_ID_LABEL}[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9][\w.:-]{{5,}})"), _word_ok),

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from promptcache import PromptBuilder, VolatileValueError
+from promptcache.stability import LayerRegistry
 from promptcache.volatile import KINDS, VolatileSpan, find_volatile, is_volatile, span_at
 
 POSITIVE = [
@@ -24,6 +26,11 @@ POSITIVE = [
     ("logged at 14:00:23Z", "time", "14:00:23Z"),
     ("current time: 14:05", "time", "14:05"),
     ("as of 9:30 AM", "time", "9:30 AM"),
+    ("Time: 14:05 UTC", "time", "14:05 UTC"),           # a zone: a clock reading, not a schedule
+    ("the parcel left at 2:05 PM today", "time", "2:05 PM"),  # AM/PM on an odd minute
+    ("It is 2:00 PM now.", "time", "2:00 PM"),           # a quarter hour, but "now"
+    ("last sync 09:41 CET", "time", "09:41 CET"),
+    ("received 14:05Z", "time", "14:05Z"),
     ('{"timestamp": 1773842400}', "unix_time", "1773842400"),
     ("ts=1773842400123", "unix_time", "1773842400123"),
     ("id 6f1c0b8e-2d7a-4c44-9b1e-8a3f5d2c7e90", "uuid", "6f1c0b8e-2d7a-4c44-9b1e-8a3f5d2c7e90"),
@@ -48,6 +55,10 @@ NEGATIVE = [
     "rows=1998214 actual time=412.118..2987.502", "p50/p95/p99 latency", "10.0.0.1", "internationalization",
     "https://api.parcelway.example/v3/shipments", "SEV2", "call 555-0142", "ORDER-10045",
     "include the request_id of the failing call", "checkout-api", "99.9% uptime", "2xx responses", "Python 3.11",
+    # opening hours and schedules in a handbook: ranges, schedule words, quarter hours
+    "Support hours: 9:00-17:00", "Mon-Fri 9am-5pm", "Phone: 9:00 AM - 5:00 PM ET", "chat 9:00 AM\u20136:00 PM PT",
+    "Orders placed before 2:00 PM EST ship the same day", "Returns desk closes at 5:30 PM", "deadline 17:30 CEST",
+    "open 9:00 AM to 5:45 PM", "The webinar starts 3:00 PM", "Reply by 5:45 PM.", "Pickups every day at 10:15 UTC",
 ]
 
 
@@ -98,3 +109,11 @@ def test_shared_traces_stable_layers(traces) -> None:
                 assert spans == [], (name, spans)
     assert find_volatile(traces["bad_timestamp_system"][1].body["system"][0]["text"][:60])[0] == VolatileSpan(
         14, 39, "datetime", "2026-03-18T14:00:23+00:00")
+
+
+def test_the_builder_refuses_clock_times_with_a_zone_or_am_pm_and_keeps_opening_hours() -> None:
+    for text in ("Time: 14:05 UTC", "Last update at 2:05 PM today."):
+        with pytest.raises(VolatileValueError, match=r"system layer: time value"):
+            PromptBuilder(registry=LayerRegistry()).system(text)
+    handbook = "Support hours: Mon-Fri 9am-5pm, phone 9:00 AM - 5:00 PM ET. Returns desk closes at 5:30 PM."
+    PromptBuilder(registry=LayerRegistry()).system(handbook).document(handbook, name="hours")
