@@ -205,6 +205,7 @@ def check_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
             out[name] = MappingProxyType(dict(value))
     return out
 _META_KEYS = {"id", "match", "name", "families", "models", "source", "read", "history", "price_source", "price_read", "until",
+              "field_sources",
               "model_prefixes", "min_cacheable_tokens_alternatives", "breakpoint_lookback_alternatives",
               "unit_rule_alternatives"}
 # How to pick the conservative value of a field over a family's models.
@@ -264,13 +265,15 @@ def _source_note(entry: Mapping[str, Any]) -> str:
 
 def _apply(values: dict[str, Any], sources: dict[str, str], entry: Mapping[str, Any]) -> None:
     note = _source_note(entry)
+    own = entry.get("field_sources", {})
+    known = load_rules()["sources"]
     for key, value in entry.items():
         if key in _META_KEYS:
             continue
         if key not in _PROFILE_FIELDS:
             raise ValueError(f"promptcache/data/providers.toml: unknown field {key!r} (in {entry.get('id') or entry.get('name')})")
         values[key] = value
-        sources[key] = note
+        sources[key] = note if key not in own else f"{own[key]}, read {known[own[key]]['read']}"
     if "input_usd_per_mtok" in entry:
         price_note = f"{entry.get('price_source', '?')}, read {entry.get('price_read', '?')}"
         sources["input_usd_per_mtok"] = sources["output_usd_per_mtok"] = price_note

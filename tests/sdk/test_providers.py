@@ -56,11 +56,30 @@ def test_openai_classic_rules() -> None:
 
 @pytest.mark.parametrize(("model", "family", "read"), [
     ("gpt-4o", "gpt-4o", 0.5), ("gpt-4o-mini", "gpt-4o", 0.5), ("gpt-4.1", "gpt-4.1", 0.25),
-    ("gpt-4.1-mini", "gpt-4.1", 0.25), ("o3", "o-series", 0.25), ("gpt-5", "gpt-5", 0.1), ("gpt-5-mini", "gpt-5", 0.1),
+    ("gpt-4.1-mini", "gpt-4.1", 0.25), ("o3", "o3", 0.25), ("gpt-5", "gpt-5", 0.1), ("gpt-5-mini", "gpt-5", 0.1),
 ])
 def test_openai_cached_discount_per_family(model: str, family: str, read: float) -> None:
     p = model_profile(None, model)
     assert (p.provider, p.family, p.read_multiplier) == ("openai", family, read)
+    assert p.sources["read_multiplier"] == "rules_doc, read 2026-11-29"
+
+
+def test_only_what_the_rules_doc_says_has_its_source() -> None:
+    """The doc gives "75% (4.1, o3)": o1 / o4-mini / o3-mini do not get o3's discount labelled rules_doc."""
+    o4 = model_profile(None, "o4-mini")
+    assert (o4.family, o4.read_multiplier, o4.sources["read_multiplier"]) == (
+        "o-series", 0.5, "promptcache_fallback, read 2026-11-29")
+    assert model_profile(None, "o3-2025-04-16").read_multiplier == 0.25
+    with pytest.warns(UnknownModelWarning):
+        for model in ("o1-provider-test", "o3-mini-provider-test"):
+            p = model_profile(None, model)
+            assert p.family == "o-series" and p.read_multiplier == 0.5 and "rules_doc" not in p.sources["read_multiplier"]
+    assert model_profile(None, "gemini-2.5-flash").sources["read_multiplier"].startswith("promptcache_assumption")
+    assert model_profile(None, "deepseek-chat").sources["read_multiplier"] == "deepseek_pricing, read 2025-09-29"
+    assert model_profile(None, "gpt-5.6").sources["write_multipliers"].startswith("promptcache_assumption")
+    for provider in PROVIDERS:
+        for entry in [provider_rules(provider), *provider_rules(provider).get("families", ())]:
+            assert set(entry.get("field_sources", {}).values()) <= set(load_rules()["sources"]), entry
 
 
 def test_gpt_5_6_breakpoints() -> None:
