@@ -157,10 +157,11 @@ class Generation:
         Raises:
             ClientDisconnected: the client left (the engine request is aborted).
             CancelledError: the handler was cancelled (the engine request is aborted).
+            EngineFailure: the engine failed the request (an output with ``error`` set).
         """
         while True:
             try:
-                return await self._stream.next(timeout=DISCONNECT_POLL_S)
+                output = await self._stream.next(timeout=DISCONNECT_POLL_S)
             except asyncio.TimeoutError:
                 if self.http_request is not None and await self.http_request.is_disconnected():
                     self.disconnected = True
@@ -169,6 +170,12 @@ class Generation:
             except asyncio.CancelledError:
                 self.abort()
                 raise
+            else:
+                error = getattr(output, "error", None)  # the engine failed this request alone
+                if error:
+                    self._done = True
+                    raise EngineFailure(f"the engine failed this request: {error}")
+                return output
 
     @property
     def headers(self) -> dict[str, str]:
