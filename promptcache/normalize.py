@@ -21,7 +21,12 @@ ChatML template use (:data:`promptcache.convert.SEPARATOR`).
 Tools are canonical JSON: every object's keys sorted, at every depth (the SDKs
 serialise with ``separators=(",", ":")``, so the bytes are fixed too), and
 ordered deterministically: by name, or in the frozen registration order of a
-:class:`ToolSet`, whatever order the application added them in.
+:class:`ToolSet`, whatever order the application added them in. The
+``description`` and ``title`` strings inside a tool's schema are prose like the
+tool's own description (often triple-quoted, indented, CRLF from another
+platform), so they get :func:`normalize_text` too; the schema's data values
+(``default``, ``const``, ``enum``, ``examples``), property names and every
+other string are content and stay byte for byte.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from promptcache.convert import SEPARATOR
 from promptcache.errors import PromptError
 
 __all__ = ["SECTION_SEPARATOR", "ToolSet", "ToolSpec", "canonical_json_text", "canonical_json_value",
-           "join_sections", "normalize_text", "order_tools", "tool_spec"]
+           "join_sections", "normalize_text", "order_tools", "schema_texts", "tool_spec"]
 
 SECTION_SEPARATOR = SEPARATOR
 """``"\\n\\n"``: joins the sections of a layer and the layers rendered into one string."""
@@ -227,8 +232,23 @@ def _parse_tool(tool: Any, index: int) -> ToolSpec:
     if not isinstance(schema, Mapping):
         raise PromptError(f"{item}.input_schema", f"the schema must be a JSON object, not {type(schema).__name__}",
                           "pass a JSON schema dict such as {'type': 'object', 'properties': {...}}")
-    parameters = canonical_json_value(schema, f"{item}.input_schema")
+    parameters = schema_texts(canonical_json_value(schema, f"{item}.input_schema"))
     return ToolSpec(name, normalize_text(description or ""), parameters, strict)
+
+
+_SCHEMA_PROSE = ("description", "title")
+_SCHEMA_DATA = frozenset({"default", "const", "enum", "examples", "example"})
+
+
+def schema_texts(schema: Any) -> Any:
+    """A JSON schema with its ``description`` / ``title`` strings normalised (:func:`normalize_text`), at every
+    depth; data keywords (``default``, ``const``, ``enum``, ``examples``) are left as they are."""
+    if isinstance(schema, dict):
+        return {key: normalize_text(value) if key in _SCHEMA_PROSE and isinstance(value, str)
+                else value if key in _SCHEMA_DATA else schema_texts(value) for key, value in schema.items()}
+    if isinstance(schema, list):
+        return [schema_texts(value) for value in schema]
+    return schema
 
 
 class ToolSet:

@@ -95,3 +95,22 @@ def test_a_toolset_refuses_duplicate_names_naming_both() -> None:
     with pytest.raises(PromptError, match=r"tools\[2\] 'a': duplicate tool name \(also tools\[0\]\)"):
         ToolSet([{"name": "a", "input_schema": SCHEMA}, {"name": "b", "input_schema": SCHEMA},
                  {"name": "a", "input_schema": SCHEMA}])
+
+
+def test_schema_descriptions_are_normalised_and_data_values_kept() -> None:
+    """Two code paths writing one schema with different whitespace in a property description: one cache entry."""
+    def tool(description: str, default: str) -> dict:
+        return {"name": "lookup", "description": "Look an order up.", "input_schema": {
+            "type": "object", "title": "Lookup  ", "properties": {
+                "order": {"type": "string", "description": description, "default": default,
+                          "enum": ["  A ", "B"], "examples": ["x\r\ny "]},
+                "description": {"type": "string", "description": "The  note.\n"}}}}
+    crlf = tool("\n    The order number,\r\n    e.g. HL-40718.   \n", "  keep  ")
+    plain = tool("The order number,\ne.g. HL-40718.", "  keep  ")
+    a, b = tool_spec(crlf), tool_spec(plain)
+    assert a.json == b.json
+    props = a.parameters["properties"]
+    assert props["order"]["description"] == "The order number,\ne.g. HL-40718." and a.parameters["title"] == "Lookup"
+    assert (props["order"]["default"], props["order"]["enum"], props["order"]["examples"]) == (
+        "  keep  ", ["  A ", "B"], ["x\r\ny "])  # data, byte for byte
+    assert props["description"] == {"description": "The  note.", "type": "string"}  # a property named description
