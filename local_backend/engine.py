@@ -53,7 +53,11 @@ class LocalEngine:
     Args:
         model: None for the embedded default model (random weights: text is
             meaningless, counts, cache behaviour and timings are real); a local
-            transformers model directory; or a ``PreTrainedModel`` object.
+            transformers model directory; or a ``PreTrainedModel`` object. An
+            object is taken over, not copied: it runs where it is, in its own
+            dtype, unless ``device`` / ``dtype`` are given, and then it is moved
+            in place (``model.to``); it is also put in eval mode (see
+            :func:`~local_backend.models.load_model`).
         block_size: tokens per KV block.
         num_blocks / kv_cache_mb: pool size (one of them; default 1 GiB).
         eviction: ``"lru"``, ``"lfu"`` or ``"priority"``.
@@ -63,7 +67,9 @@ class LocalEngine:
             (``enable_prefix_caching``, ``max_num_seqs``,
             ``max_num_batched_tokens``, ``max_model_len``, ``scheduling``,
             ``prefix_aware_admission``, ``verify_hits``, ``device``, ``dtype``,
-            ``num_threads``, ``seed``).
+            ``num_threads``, ``seed``). ``device`` / ``dtype`` default to CUDA
+            (bf16), then MPS (fp16), then CPU (fp32) for the embedded model and
+            directories, and to a model object's own.
 
     Raises:
         ValueError: a bad option, or ``max_model_len`` above the model's context.

@@ -120,12 +120,26 @@ def load_model(
         tokenizer: an :class:`EngineTokenizer` or a transformers tokenizer;
             default: the ChatML tokenizer (embedded), the directory's tokenizer
             (path), none (model object: prompts must be token ids).
-        device, dtype: see :func:`pick_device` / :func:`pick_dtype`.
+        device, dtype: see :func:`pick_device` / :func:`pick_dtype` for the
+            embedded model and directories. A model object runs on its own
+            device and in its own dtype unless these are given.
+
+    A model object is used in place, not copied (a copy would double the
+    memory of a real model): the engine takes it over. It is put in eval
+    mode, switched to SDPA attention if it uses another implementation, and,
+    only when ``device`` / ``dtype`` are given and differ from its own, moved
+    with ``model.to(device, dtype)``, which changes the caller's object (as
+    ``torch.nn.Module.to`` and transformers' ``pipeline(model=..., device=...)``
+    do). Pass a copy to keep the original as it was.
 
     Raises:
         FileNotFoundError: ``model`` is a path that does not exist.
         ValueError: the model is not a full-attention causal LM, or a bad dtype.
     """
+    if model is not None and not isinstance(model, (str, Path)):
+        own = next(model.parameters())
+        device = device or own.device
+        dtype = dtype or own.dtype
     dev = pick_device(device)
     dt = pick_dtype(dev, dtype)
     is_embedded = False
@@ -152,7 +166,10 @@ def load_model(
             tok = tokenizer
         fingerprint = model_fingerprint(hf_model, name)
     else:
-        hf_model = model.to(device=dev, dtype=dt).eval()
+        own = next(model.parameters())
+        if (own.device, own.dtype) != (dev, dt):
+            model.to(device=dev, dtype=dt)  # asked for: moved in place (the engine owns the model now)
+        hf_model = model.eval()
         name = getattr(hf_model.config, "name_or_path", "") or type(hf_model).__name__
         tok = tokenizer
         fingerprint = model_fingerprint(hf_model, name)

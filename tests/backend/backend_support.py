@@ -1,16 +1,27 @@
-"""Builders shared by the engine tests: tiny random models (no download), token ids, bare requests.
+"""Builders shared by the engine tests: tiny random models (no download), engines pinned to a device
+and dtype, token ids, bare requests.
 
 A uniquely named module (not ``conftest``/``helpers``), so test files import it
 unambiguously whichever test folders pytest puts on ``sys.path``.
+
+Every engine a test builds goes through :func:`cpu_engine` (CPU, fp32) or a
+:class:`Numerics` (the correctness tests' device/dtype variants), never a bare
+``LocalEngine(model)``: the engine's defaults pick CUDA and bf16 where a GPU
+exists, and the exact figures of these tests are fp32 figures.
 """
 
 from __future__ import annotations
 
+import copy
+import os
 import random
+from dataclasses import dataclass
+from typing import Any
 
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
 
+from local_backend import LocalEngine
 from local_backend.hashing import root_extra_keys
 from local_backend.request import Request
 from local_backend.sampling_params import SamplingParams
@@ -47,6 +58,90 @@ def tiny_qwen2(seed: int = 0) -> Qwen2ForCausalLM:
 
 
 MODELS = {"llama": tiny_llama, "qwen2": tiny_qwen2}
+
+CPU_FP32: dict[str, Any] = {"device": "cpu", "dtype": torch.float32}
+
+
+def cpu_engine(model: Any = None, **options: Any) -> LocalEngine:
+    """``LocalEngine(model, **options)`` on the CPU in fp32, whatever accelerator the machine has.
+
+    Raises:
+        AssertionError: ``model`` is not an fp32 CPU model (a shared fixture was changed by someone).
+    """
+    if isinstance(model, torch.nn.Module):
+        param = next(model.parameters())
+        assert (param.device.type, param.dtype) == ("cpu", torch.float32), f"{param.device} {param.dtype}"
+    return LocalEngine(model, **{**CPU_FP32, **options})
+
+
+@dataclass(frozen=True)
+class Numerics:
+    """A device and dtype the numerical correctness tests run on, with the tolerances that go with it.
+
+    Attributes:
+        name: the test id (``cpu-fp32``, ``cpu-bf16``, ``cuda-bf16``).
+        device / dtype: where the model and the KV pool live.
+        atol: logits of the engine vs the model's own forward, absolute (logit units).
+        margin: greedy tokens are compared while the reference's top-2 logit margin exceeds this.
+        min_compared: greedy steps that must be compared before the first near-tie (out of 32).
+    """
+
+    name: str
+    device: str
+    dtype: torch.dtype
+    atol: float
+    margin: float
+    min_compared: int
+
+    @property
+    def exact(self) -> bool:
+        """fp32: two orders of the same sums agree to 1e-4, so token sequences must match exactly."""
+        return self.dtype == torch.float32
+
+    def available(self) -> bool:
+        return self.device == "cpu" or (self.device == "cuda" and torch.cuda.is_available())
+
+    def place(self, model: Any) -> Any:
+        """``model`` itself for CPU fp32, else a copy moved to this device and dtype (the original stays fp32)."""
+        if (self.device, self.dtype) == ("cpu", torch.float32):
+            return model
+        return copy.deepcopy(model).to(device=self.device, dtype=self.dtype)
+
+    def engine(self, model: Any, **options: Any) -> LocalEngine:
+        """An engine on this device and dtype."""
+        return LocalEngine(model, device=self.device, dtype=self.dtype, **options)
+
+    def tensor(self, tokens: list[int]) -> torch.Tensor:
+        """``[1, len(tokens)]`` input ids on this device."""
+        return torch.tensor([tokens], device=self.device)
+
+
+NUMERICS = {
+    # the issue's figures: fp32, atol 1e-4, greedy compared wherever the top-2 margin exceeds 1e-4
+    "cpu-fp32": Numerics("cpu-fp32", "cpu", torch.float32, atol=1e-4, margin=1e-4, min_compared=16),
+    # bf16 keeps 8 significant bits: these models' logits (|logit| up to ~16) come in steps of 1/16 to 1/8,
+    # so top-2 ties are common and a greedy run may hit one at its first step (min_compared 0). atol is
+    # 4-8 steps of kernel-order rounding; the margin leaves 2 * atol for both sides to move. On the CPU
+    # (cpu-bf16) the engine's logits equal the model's exactly; CUDA kernels round differently.
+    "cpu-bf16": Numerics("cpu-bf16", "cpu", torch.bfloat16, atol=0.5, margin=1.0, min_compared=0),
+    "cuda-bf16": Numerics("cuda-bf16", "cuda", torch.bfloat16, atol=0.5, margin=1.0, min_compared=0),
+}
+NUMERICS_ENV = "PROMPTCACHE_TEST_NUMERICS"
+"""Comma-separated :data:`NUMERICS` names the correctness tests run on (default ``cpu-fp32,cuda-bf16``;
+``cuda-bf16`` is skipped where CUDA is missing)."""
+
+
+def selected_numerics() -> list[str]:
+    """The :data:`NUMERICS` names chosen by :data:`NUMERICS_ENV`.
+
+    Raises:
+        ValueError: an unknown name in the variable.
+    """
+    names = [n.strip() for n in os.environ.get(NUMERICS_ENV, "cpu-fp32,cuda-bf16").split(",") if n.strip()]
+    unknown = sorted(set(names) - set(NUMERICS))
+    if unknown:
+        raise ValueError(f"{NUMERICS_ENV}: unknown {unknown}; choose from {', '.join(NUMERICS)}")
+    return names
 
 
 def random_tokens(n: int, seed: int, vocab: int = VOCAB) -> list[int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from backend_support import VOCAB, random_tokens
+from backend_support import VOCAB, cpu_engine, random_tokens
 
 from local_backend import (
     DuplicateRequestError,
@@ -19,7 +19,7 @@ from local_backend import (
 
 @pytest.fixture()
 def engine(llama_model):
-    return LocalEngine(llama_model, num_blocks=8, block_size=16)  # 128-token pool, 1,024-token model context
+    return cpu_engine(llama_model, num_blocks=8, block_size=16)  # 128-token pool, 1,024-token model context
 
 
 def _serves(engine: LocalEngine) -> None:
@@ -39,7 +39,7 @@ def test_a_prompt_longer_than_the_pool_is_refused_with_a_way_out(engine):
 
 
 def test_a_prompt_longer_than_the_context_is_refused(llama_model):
-    engine = LocalEngine(llama_model, num_blocks=256)
+    engine = cpu_engine(llama_model, num_blocks=256)
     assert engine.max_model_len == 1024
     with pytest.raises(PromptTooLongError, match="longer than the model's context"):
         engine.generate([random_tokens(1025, seed=4)])
@@ -47,7 +47,7 @@ def test_a_prompt_longer_than_the_context_is_refused(llama_model):
 
 
 def test_a_request_stops_at_the_context_limit(llama_model):
-    engine = LocalEngine(llama_model, num_blocks=4, block_size=16)  # max_model_len = 64 tokens
+    engine = cpu_engine(llama_model, num_blocks=4, block_size=16)  # max_model_len = 64 tokens
     (out,) = engine.generate([random_tokens(60, seed=5)], SamplingParams(max_tokens=50, ignore_eos=True))
     assert len(out.outputs[0].token_ids) == 4 and out.outputs[0].finish_reason == "length"
 
@@ -123,7 +123,7 @@ def test_duplicate_request_ids_are_refused_and_abort_frees_blocks(engine):
 
 
 def test_stop_tokens_end_a_request(llama_model):
-    engine = LocalEngine(llama_model, num_blocks=64)
+    engine = cpu_engine(llama_model, num_blocks=64)
     prompt = random_tokens(20, seed=8)
     (free,) = engine.generate([prompt], SamplingParams(max_tokens=6, temperature=0.0))
     stop = free.outputs[0].token_ids[2]
@@ -135,10 +135,10 @@ def test_stop_tokens_end_a_request(llama_model):
 
 def test_bad_engine_options_are_rejected(llama_model):
     with pytest.raises(ValueError, match="not both"):
-        LocalEngine(llama_model, num_blocks=8, kv_cache_mb=1)
+        cpu_engine(llama_model, num_blocks=8, kv_cache_mb=1)
     with pytest.raises(ValueError, match="unknown eviction policy"):
-        LocalEngine(llama_model, eviction="random")
+        cpu_engine(llama_model, eviction="random")
     with pytest.raises(ValueError, match="exceeds the model's context"):
-        LocalEngine(llama_model, max_model_len=4096)
+        cpu_engine(llama_model, max_model_len=4096)
     with pytest.raises(ValueError, match="block_size must be a positive"):
-        LocalEngine(llama_model, block_size=0)
+        cpu_engine(llama_model, block_size=0)

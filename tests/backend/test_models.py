@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from backend_support import VOCAB, random_tokens, tiny_llama, tiny_qwen2
+import torch
+from backend_support import VOCAB, cpu_engine, random_tokens, tiny_llama, tiny_qwen2
 
 from local_backend import LocalEngine, SamplingParams
 from local_backend.embedded import EMBEDDED_MODEL_NAME, EMBEDDED_NOTICE
@@ -16,7 +17,7 @@ SYSTEM = {"role": "system", "content": "You are a careful assistant. " * 40}
 
 @pytest.fixture(scope="module")
 def embedded():
-    return LocalEngine(kv_cache_mb=64)
+    return cpu_engine(kv_cache_mb=64)
 
 
 def test_the_embedded_model_and_its_chatml_tokenizer(embedded):
@@ -75,7 +76,7 @@ def _save_tiny_model_dir(path):
 
 def test_a_local_model_directory_loads_with_its_own_tokenizer_and_chat_template(tmp_path):
     _save_tiny_model_dir(tmp_path)
-    engine = LocalEngine(str(tmp_path), num_blocks=64)
+    engine = cpu_engine(str(tmp_path), num_blocks=64)
     tok = engine.tokenizer
     assert tok.name == str(tmp_path) and tok.vocab_size == VOCAB and 2 in tok.eos_token_ids
     assert tok.encode("w1 w2") == [6, 7]
@@ -85,11 +86,11 @@ def test_a_local_model_directory_loads_with_its_own_tokenizer_and_chat_template(
     outs = engine.generate([ids, ids], SamplingParams(max_tokens=2, temperature=0.0, ignore_eos=True))
     assert outs[1].num_cached_tokens == 0  # 5 tokens: no full block
     with pytest.raises(FileNotFoundError, match="does not exist"):
-        LocalEngine(str(tmp_path / "missing"))
+        cpu_engine(str(tmp_path / "missing"))
 
 
 def test_the_request_level_api_streams_step_outputs(llama_model):
-    engine = LocalEngine(llama_model, num_blocks=64)
+    engine = cpu_engine(llama_model, num_blocks=64)
     shared = random_tokens(40, seed=2)
     engine.add_request("a", shared + [1, 2], SamplingParams(max_tokens=3, temperature=0.0, ignore_eos=True))
     engine.add_request("b", shared + [3], SamplingParams(max_tokens=2, temperature=0.0, ignore_eos=True))
@@ -103,3 +104,14 @@ def test_the_request_level_api_streams_step_outputs(llama_model):
     assert all(d.ttft is not None and d.ttft > 0 for d in seen["a"] + seen["b"])
     assert seen["a"][0].prompt_tokens == 42
     assert engine.step() == []
+
+
+def test_a_model_object_runs_where_it_is_unless_told_and_is_moved_in_place_when_told():
+    model = tiny_llama(4).to(torch.bfloat16)
+    engine = LocalEngine(model, num_blocks=8)  # no device / dtype: the model's own (CPU, bf16), not the defaults
+    assert next(model.parameters()).dtype == torch.bfloat16
+    assert engine.stats()["model"]["dtype"] == "bfloat16" and engine.store.key_cache[0].dtype == torch.bfloat16
+    (out,) = engine.generate([random_tokens(20, seed=5)], SamplingParams(max_tokens=2, temperature=0.0))
+    assert len(out.outputs[0].token_ids) == 2
+    moved = LocalEngine(model, num_blocks=8, device="cpu", dtype="float32")  # asked for: the engine takes it over
+    assert moved.runner.model is model and next(model.parameters()).dtype == torch.float32

@@ -8,9 +8,8 @@ exactly, on the shared-system-prompt, few-shot, multi-turn and branching workloa
 from __future__ import annotations
 
 import pytest
-from backend_support import VOCAB
+from backend_support import VOCAB, cpu_engine
 
-from local_backend import LocalEngine
 from local_backend.oracle import PrefixTrieOracle
 from local_backend.workloads import branching, few_shot, multi_turn, no_reuse, run_workload, shared_system_prompt
 
@@ -25,7 +24,7 @@ WORKLOADS = {
 @pytest.mark.parametrize("name", sorted(WORKLOADS))
 @pytest.mark.parametrize("block_size", [16, 5])
 def test_engine_hits_equal_the_oracle(tiny_model, name, block_size):
-    engine = LocalEngine(tiny_model, block_size=block_size, num_blocks=4096 // block_size)
+    engine = cpu_engine(tiny_model, block_size=block_size, num_blocks=4096 // block_size)
     result = run_workload(engine, WORKLOADS[name]())
     assert result.oracle_tokens > 0
     assert result.hit_over_oracle == 1.0
@@ -34,7 +33,7 @@ def test_engine_hits_equal_the_oracle(tiny_model, name, block_size):
 
 
 def test_the_no_reuse_control_hits_nothing(llama_model):
-    engine = LocalEngine(llama_model, num_blocks=256)
+    engine = cpu_engine(llama_model, num_blocks=256)
     result = run_workload(engine, no_reuse(requests=4, length=60, vocab=VOCAB))
     assert (result.cached_tokens, result.oracle_tokens, result.hit_over_oracle) == (0, 0, 1.0)
 

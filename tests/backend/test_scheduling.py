@@ -3,9 +3,9 @@ token budget, and batching of segments."""
 
 from __future__ import annotations
 
-from backend_support import random_tokens
+from backend_support import cpu_engine, random_tokens
 
-from local_backend import LocalEngine, SamplingParams
+from local_backend import SamplingParams
 from local_backend.model_runner import Segment, group_segments
 
 PARAMS = SamplingParams(max_tokens=2, temperature=0.0, ignore_eos=True)
@@ -14,10 +14,10 @@ PARAMS = SamplingParams(max_tokens=2, temperature=0.0, ignore_eos=True)
 def test_requests_sent_together_compute_a_shared_prefix_once(llama_model):
     prefix = random_tokens(64, seed=1)
     prompts = [prefix + random_tokens(5, seed=10 + i) for i in range(4)]
-    aware = LocalEngine(llama_model, num_blocks=64)
+    aware = cpu_engine(llama_model, num_blocks=64)
     assert [o.num_cached_tokens for o in aware.generate(prompts, PARAMS)] == [0, 64, 64, 64]
     assert aware.stats()["tokens"]["computed_prompt_tokens"] == 69 + 3 * 5
-    naive = LocalEngine(llama_model, num_blocks=64, prefix_aware_admission=False)
+    naive = cpu_engine(llama_model, num_blocks=64, prefix_aware_admission=False)
     assert [o.num_cached_tokens for o in naive.generate(prompts, PARAMS)] == [0, 0, 0, 0]
     assert naive.stats()["kv"]["blocks_cached_total"] == 4  # the 4 copies were de-duplicated into one chain
 
@@ -25,7 +25,7 @@ def test_requests_sent_together_compute_a_shared_prefix_once(llama_model):
 def test_longest_prefix_match_admits_the_best_cached_request_first(llama_model):
     warm = random_tokens(48, seed=2)
     for scheduling, expected_first in (("fcfs", "cold"), ("lpm", "warm")):
-        engine = LocalEngine(llama_model, num_blocks=64, max_num_seqs=1, scheduling=scheduling)
+        engine = cpu_engine(llama_model, num_blocks=64, max_num_seqs=1, scheduling=scheduling)
         engine.generate([warm + [1]], PARAMS)
         engine.add_request("cold", random_tokens(40, seed=3), PARAMS)
         engine.add_request("warm", warm + [2, 3], PARAMS)
@@ -36,7 +36,7 @@ def test_longest_prefix_match_admits_the_best_cached_request_first(llama_model):
 
 
 def test_the_token_budget_bounds_every_step(llama_model):
-    engine = LocalEngine(llama_model, num_blocks=64, max_num_batched_tokens=24)
+    engine = cpu_engine(llama_model, num_blocks=64, max_num_batched_tokens=24)
     batches = []
     original = engine.scheduler.schedule
 
