@@ -13,6 +13,12 @@ results to its event loop. Bad input raises an
 :class:`~local_backend.errors.InvalidRequestError` (a ``ValueError``) from
 ``add_request`` / ``generate`` before anything is queued, so the engine keeps
 serving the other requests.
+
+Failures while running: a request that cannot be sampled (NaN logits, say)
+finishes with ``finish_reason="error"`` and its ``error`` message, alone; an
+exception from the model's forward pass propagates out of ``step`` with the
+engine's state intact (the step can be retried, or the requests aborted), and
+``generate`` aborts its own requests before re-raising it.
 """
 
 from __future__ import annotations
@@ -117,7 +123,7 @@ class LocalEngine:
         self._requests: dict[str, Request] = {}
         self._root_extra: dict[str | None, bytes] = {}
         self._ids = itertools.count()
-        self.counters = {"finished": 0, "aborted": 0, "prompt_tokens": 0, "cached_tokens": 0,
+        self.counters = {"finished": 0, "aborted": 0, "failed": 0, "prompt_tokens": 0, "cached_tokens": 0,
                          "computed_prompt_tokens": 0, "generated_tokens": 0, "steps": 0}
 
     # --- identity -----------------------------------------------------------------
@@ -182,16 +188,26 @@ class LocalEngine:
         return self.scheduler.has_unfinished_requests()
 
     def step(self) -> list[StepOutput]:
-        """Schedule, run one batched forward step, sample; return what each request got."""
+        """Schedule, run one batched forward step, sample; return what each request got.
+
+        Returns:
+            One :class:`StepOutput` per request that got a token this step, or
+            failed (``finish_reason="error"``, no token); requests still in
+            chunked prefill get none.
+
+        Raises:
+            Exception: whatever the model's forward pass raised (a device
+                failure, say). Nothing was sampled or advanced: the requests
+                stay queued and a later ``step`` retries them, or abort them.
+        """
         out = self.scheduler.schedule()
         if not out.scheduled:
             return []
         segments = [Segment(s.token_ids, s.start, self.kv.block_table(s.request)) for s in out.scheduled]
         logits = self.runner.execute(segments)
         rows = [i for i, s in enumerate(out.scheduled) if s.samples]
-        requests = [out.scheduled[i].request for i in rows]
-        tokens = self.sampler.sample(logits[rows], requests) if rows else []
-        updated = self.scheduler.update_from_output(out, {r.request_id: t for r, t in zip(requests, tokens)})
+        sampled = self.sampler.sample(logits[rows], [out.scheduled[i].request for i in rows])
+        updated = self.scheduler.update_from_output(out, sampled.token_ids, sampled.errors)
         self.kv.pool.clock += 1
         self.counters["steps"] += 1
         results = []
@@ -200,13 +216,14 @@ class LocalEngine:
                 self._retire(request)
             results.append(StepOutput(
                 request_id=request.request_id,
-                new_token_ids=[request.output_token_ids[-1]],
+                new_token_ids=[] if request.error is not None else [request.output_token_ids[-1]],
                 finished=request.is_finished,
                 finish_reason=request.finish_reason.value if request.finish_reason else None,
                 stop_reason=request.stop_reason,
                 num_cached_tokens=max(request.num_cached_tokens, 0),
                 prompt_tokens=request.num_prompt_tokens,
                 ttft=None if request.first_token_time is None else request.first_token_time - request.arrival_time,
+                error=request.error,
             ))
         return results
 
@@ -227,9 +244,18 @@ class LocalEngine:
             sampling_params: one for all, or one per prompt.
             cache_salt, priority, priority_tokens: as :meth:`add_request`.
 
+        Returns:
+            One :class:`RequestOutput` per prompt, in order. A request that
+            failed alone (its logits could not be sampled) has
+            ``outputs[0].finish_reason == "error"`` and ``error`` set; the
+            others are unaffected.
+
         Raises:
             InvalidRequestError (ValueError): any bad prompt or parameter; all
                 prompts are checked before any is queued.
+            Exception: whatever a model forward pass raised; this call's
+                requests are aborted first (blocks freed), so the engine serves
+                the next call as if this one had not happened.
         """
         batch = _as_prompt_list(prompts)
         if sampling_params is None or isinstance(sampling_params, SamplingParams):
@@ -242,11 +268,17 @@ class LocalEngine:
             self._make_request(f"generate-{next(self._ids)}", p, sp, cache_salt, priority, priority_tokens, None)
             for p, sp in zip(batch, params)
         ]
-        for request in requests:
-            self._enqueue(request)
-        while any(not r.is_finished for r in requests):
-            if not self.step() and not self.scheduler.running:  # pragma: no cover - a scheduler bug, not input
-                raise RuntimeError("the scheduler made no progress with requests waiting")
+        try:
+            for request in requests:
+                self._enqueue(request)
+            while any(not r.is_finished for r in requests):
+                if not self.step() and not self.scheduler.running:  # pragma: no cover - a scheduler bug, not input
+                    raise RuntimeError("the scheduler made no progress with requests waiting")
+        except BaseException:  # a failed forward pass, or KeyboardInterrupt: leave nothing of this call behind
+            for request in requests:
+                if not request.is_finished:
+                    self.abort_request(request.request_id)
+            raise
         return [self._request_output(r) for r in requests]
 
     # --- cache control and stats -----------------------------------------------------
@@ -275,7 +307,7 @@ class LocalEngine:
             "kv": kv,
             "requests": {"waiting": len(self.scheduler.waiting), "running": len(self.scheduler.running),
                          "finished": self.counters["finished"], "aborted": self.counters["aborted"],
-                         "preemptions": self.scheduler.num_preemptions},
+                         "failed": self.counters["failed"], "preemptions": self.scheduler.num_preemptions},
             "tokens": {k: self.counters[k] for k in ("prompt_tokens", "cached_tokens", "computed_prompt_tokens",
                                                       "generated_tokens")},
             "steps": self.counters["steps"],
@@ -321,6 +353,8 @@ class LocalEngine:
         self.sampler.release(request.request_id)
         c = self.counters
         c["finished"] += 1
+        if request.error is not None:
+            c["failed"] += 1
         c["prompt_tokens"] += request.num_prompt_tokens
         c["cached_tokens"] += max(request.num_cached_tokens, 0)
         c["computed_prompt_tokens"] += request.num_computed_prompt_tokens
@@ -333,7 +367,7 @@ class LocalEngine:
                                       request.stop_reason)
         return RequestOutput(request.request_id, request.prompt, list(request.prompt_token_ids),
                              max(request.num_cached_tokens, 0), [completion], request.is_finished,
-                             RequestMetrics.of(request))
+                             RequestMetrics.of(request), request.error)
 
 
 def _config_eos(config: Any) -> tuple[int, ...]:

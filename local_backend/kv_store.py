@@ -13,7 +13,7 @@ import torch
 
 
 class KVStore:
-    """Preallocated K/V tensors of the whole block pool.
+    """Preallocated K/V tensors of the whole block pool, plus one null slot.
 
     Args:
         num_layers: decoder layers.
@@ -21,8 +21,13 @@ class KVStore:
         num_kv_heads, head_dim: per-token K/V shape.
         dtype, device: the model's.
 
-    The tensors are zero-initialised: masked padding slots are read as zeros,
-    never as uninitialised memory (a NaN times a zero attention weight is NaN).
+    Each tensor has ``num_slots + 1`` rows: the last, :attr:`null_slot`, is
+    never written and stays zero. The model runner gathers it for padding
+    positions, which the attention mask hides: masked or not, a NaN or inf key
+    or value there would turn the whole row's attention to NaN (a NaN times a
+    zero attention weight is NaN), so padding never reads a real slot that a
+    request which overflowed may have filled with NaN (vLLM reserves a null
+    block for the same purpose).
     """
 
     def __init__(
@@ -39,7 +44,8 @@ class KVStore:
         self.num_blocks = num_blocks
         self.block_size = block_size
         self.num_slots = num_blocks * block_size
-        shape = (self.num_slots, num_kv_heads, head_dim)
+        self.null_slot = self.num_slots
+        shape = (self.num_slots + 1, num_kv_heads, head_dim)
         self.key_cache = [torch.zeros(shape, dtype=dtype, device=device) for _ in range(num_layers)]
         self.value_cache = [torch.zeros(shape, dtype=dtype, device=device) for _ in range(num_layers)]
 
@@ -51,6 +57,7 @@ class KVStore:
 
     @property
     def nbytes(self) -> int:
+        """Bytes of every K and V tensor (the null slot included)."""
         return sum(t.numel() * t.element_size() for t in (*self.key_cache, *self.value_cache))
 
     def write(self, layer: int, slots: torch.Tensor, keys: torch.Tensor, values: torch.Tensor) -> None:

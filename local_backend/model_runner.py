@@ -88,7 +88,7 @@ class ModelRunner:
         ids = torch.full((b, q), PAD_TOKEN_ID, dtype=torch.long)
         pos = torch.empty((b, q), dtype=torch.long)
         lengths = torch.empty(b, dtype=torch.long)
-        gather = torch.zeros((b, k), dtype=torch.long)
+        gather = torch.full((b, k), self.store.null_slot, dtype=torch.long)  # padding reads the zero slot
         write_slots, write_rows = [], []
         for r, seg in enumerate(segments):
             n = len(seg.token_ids)

@@ -73,7 +73,12 @@ class RequestMetrics:
 
 @dataclass(frozen=True)
 class CompletionOutput:
-    """One generated sequence (vLLM's ``CompletionOutput``). ``text`` is empty without a tokenizer."""
+    """One generated sequence (vLLM's ``CompletionOutput``). ``text`` is empty without a tokenizer.
+
+    ``finish_reason`` is ``"stop"`` (an end-of-sequence or stop token, the
+    token id in ``stop_reason``), ``"length"`` (``max_tokens`` or the context),
+    or ``"error"`` (the request failed; ``RequestOutput.error`` says why).
+    """
 
     index: int
     text: str
@@ -84,7 +89,11 @@ class CompletionOutput:
 
 @dataclass(frozen=True)
 class RequestOutput:
-    """A finished request (vLLM's ``RequestOutput`` shape)."""
+    """A finished request (vLLM's ``RequestOutput`` shape).
+
+    ``error`` is None, or why the request failed (then ``outputs[0].finish_reason``
+    is ``"error"`` and its tokens are those produced before the failure).
+    """
 
     request_id: str
     prompt: str | None
@@ -93,6 +102,7 @@ class RequestOutput:
     outputs: list[CompletionOutput]
     finished: bool
     metrics: RequestMetrics = field(repr=False)
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -100,13 +110,16 @@ class StepOutput:
     """What one :meth:`LocalEngine.step` produced for one request.
 
     Attributes:
-        new_token_ids: the token sampled this step (one).
+        new_token_ids: the token sampled this step (one; none when the request failed).
         finished / finish_reason / stop_reason: set on the request's last step
-            (``"stop"`` or ``"length"``; the stop token id). An aborted request
-            produces no more step outputs (``abort_request`` returns True).
+            (``"stop"``, ``"length"`` or ``"error"``; the stop token id). An
+            aborted request produces no more step outputs (``abort_request``
+            returns True).
         num_cached_tokens: the request's prefix hit (tokens), known from its first step.
         prompt_tokens: prompt length in tokens.
-        ttft: seconds from arrival to the first token.
+        ttft: seconds from arrival to the first token (None if it failed before one).
+        error: None, or why the request failed (``finish_reason == "error"``);
+            the engine's other requests are not affected.
     """
 
     request_id: str
@@ -117,3 +130,4 @@ class StepOutput:
     num_cached_tokens: int
     prompt_tokens: int
     ttft: float | None
+    error: str | None = None

@@ -23,6 +23,7 @@ class FinishReason(str, enum.Enum):
     STOP = "stop"  # an end-of-sequence or stop token
     LENGTH = "length"  # max_tokens or the model's context
     ABORT = "abort"  # abort_request
+    ERROR = "error"  # this request could not be served (``Request.error`` says why); the others carry on
 
 
 class Request:
@@ -76,6 +77,7 @@ class Request:
         self.status = RequestStatus.WAITING
         self.finish_reason: FinishReason | None = None
         self.stop_reason: int | None = None
+        self.error: str | None = None  # why the request failed (finish reason ERROR)
         self.first_scheduled_time: float | None = None
         self.first_token_time: float | None = None
         self.last_token_time: float | None = None

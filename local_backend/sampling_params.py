@@ -7,6 +7,13 @@ from dataclasses import dataclass, field
 
 from local_backend.errors import InvalidSamplingParamsError
 
+SAMPLING_EPS = 1e-5
+"""Temperatures below this are greedy (vLLM's ``_SAMPLING_EPS``): dividing logits by a smaller
+temperature overflows float32 to inf, and the probabilities become NaN."""
+
+SEED_MODULUS = 2**64
+"""Seeds are reduced modulo this before seeding a ``torch.Generator`` (which takes 64 bits)."""
+
 
 @dataclass(frozen=True)
 class SamplingParams:
@@ -14,11 +21,16 @@ class SamplingParams:
 
     Attributes:
         max_tokens: output tokens to generate at most (>= 1).
-        temperature: 0 means greedy (argmax); > 0 divides the logits before sampling.
+        temperature: 0 means greedy (argmax), and so does any temperature below
+            :data:`SAMPLING_EPS` (1e-5, as in vLLM); otherwise the logits are
+            divided by it before sampling.
         top_p: nucleus sampling, keep the smallest set of tokens whose
             probability mass reaches ``top_p`` (0 < top_p <= 1; 1 disables it).
         top_k: keep the ``top_k`` most likely tokens (0 or -1 disables it).
-        seed: per-request seed; the same seed, prompt and model give the same tokens.
+        seed: per-request seed, any integer; the same seed, prompt and model
+            give the same tokens. The generator is seeded with ``seed mod 2**64``
+            (:data:`SEED_MODULUS`), so seeds equal modulo 2**64 sample alike
+            (``-1`` and ``2**64 - 1``, say).
         stop_token_ids: extra token ids that end generation (the token is kept).
         ignore_eos: keep generating past the tokenizer's end-of-sequence tokens
             (benchmarks use it to get exactly ``max_tokens`` tokens).
@@ -62,5 +74,10 @@ class SamplingParams:
 
     @property
     def greedy(self) -> bool:
-        """True when tokens are picked by argmax (``temperature == 0``)."""
-        return self.temperature == 0
+        """True when tokens are picked by argmax (``temperature < SAMPLING_EPS``)."""
+        return self.temperature < SAMPLING_EPS
+
+    @property
+    def generator_seed(self) -> int | None:
+        """``seed`` reduced to ``[0, 2**64)`` for ``torch.Generator.manual_seed`` (None without a seed)."""
+        return None if self.seed is None else self.seed % SEED_MODULUS

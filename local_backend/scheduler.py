@@ -190,20 +190,34 @@ class Scheduler:
         self.waiting.appendleft(request)
 
     # --- results ----------------------------------------------------------------
-    def update_from_output(self, out: SchedulerOutput, sampled: dict[str, int]) -> list[Request]:
+    def update_from_output(
+        self, out: SchedulerOutput, sampled: dict[str, int], errors: dict[str, str] | None = None
+    ) -> list[Request]:
         """Advance the scheduled requests by the step's results.
 
         Args:
             out: this step's :meth:`schedule` result, executed.
             sampled: request id -> token sampled this step (for each request with ``samples``).
+            errors: request id -> why sampling failed; each such request is
+                finished with :attr:`FinishReason.ERROR` (``request.error`` set,
+                blocks freed, nothing of this step cached) and the others go on.
 
         Returns:
-            The requests that got a new token (finished ones included, already freed).
+            The requests that got a new token or failed (finished ones
+            included, already freed).
         """
         now = time.perf_counter()
+        errors = errors or {}
         updated: list[Request] = []
         for item in out.scheduled:
             request = item.request
+            error = errors.get(request.request_id)
+            if error is not None:
+                request.error = error
+                self.running.remove(request)
+                self._finish(request, FinishReason.ERROR)
+                updated.append(request)
+                continue
             end = item.start + item.num_new_tokens
             request.num_computed_prompt_tokens += max(0, min(end, request.num_prompt_tokens) - item.start)
             request.num_computed_tokens = end
