@@ -10,7 +10,9 @@ The scheduler's only door to the block pool (vLLM v1's ``KVCacheManager``):
    ones for the tokens to compute this step, or refuses when the pool is short;
 3. :meth:`cache_blocks` hashes blocks that the step filled (prompt *and*
    output tokens: multi-turn chats hit the earlier answer), de-duplicating a
-   block whose hash another block already holds;
+   block whose hash another block already holds (with ``verify_hits``, only
+   when that block's tokens are the same: on a mismatch the request keeps its
+   own block and registers nothing from there on);
 4. :meth:`free` releases a request's blocks last-first.
 
 A shared full block is referenced, never copied; a request only writes into
@@ -34,8 +36,9 @@ class KVCacheManager:
         eviction: ``"lru"``, ``"lfu"`` or ``"priority"``.
         enable_caching: False turns automatic prefix caching off (no lookups,
             nothing cached; the no-reuse control of the benchmarks).
-        verify_hits: compare a hit block's stored tokens with the request's
-            (guards against hash collisions; costs a tuple compare per block).
+        verify_hits: compare a cached block's stored tokens with the request's
+            before using it, on lookup and on de-duplication (guards against
+            hash collisions; costs a tuple compare per block).
     """
 
     def __init__(
@@ -55,6 +58,7 @@ class KVCacheManager:
         self.req_to_blocks: dict[str, list[KVCacheBlock]] = {}
         self._requests: dict[str, Request] = {}
         self._num_cached_blocks: dict[str, int] = {}
+        self._collided: set[str] = set()  # requests whose block hash collided (verify_hits): nothing more cached
         self.prefix_stats = PrefixCacheStats()
 
     @property
@@ -121,10 +125,17 @@ class KVCacheManager:
         return True
 
     def cache_blocks(self, request: Request) -> None:
-        """Hash and register the request's blocks that are now full of computed tokens."""
-        if not self.enable_caching:
-            return
+        """Hash and register the request's blocks that are now full of computed tokens.
+
+        A block whose hash is already cached is replaced by the cached block
+        (one copy kept). With ``verify_hits``, only if the cached block holds
+        the same tokens: on a mismatch (a hash collision) the request keeps its
+        own block, unregistered, and none of its later blocks are registered
+        either (their hashes chain through the colliding one).
+        """
         rid = request.request_id
+        if not self.enable_caching or rid in self._collided:
+            return
         blocks = self.req_to_blocks[rid]
         bs = self.block_size
         start = self._num_cached_blocks[rid]
@@ -132,11 +143,17 @@ class KVCacheManager:
         for i in range(start, end):
             block = blocks[i]
             block_hash = request.block_hashes[i]
+            token_ids = tuple(request.all_token_ids[i * bs : (i + 1) * bs])
+            if self.verify_hits:
+                existing = self.pool.get_cached_block(block_hash)
+                if existing is not None and existing is not block and existing.token_ids != token_ids:
+                    self._collided.add(rid)
+                    return
             cached = self.pool.cache_block(
                 block,
                 block_hash,
                 request.block_hashes[i - 1] if i else None,
-                tuple(request.all_token_ids[i * bs : (i + 1) * bs]),
+                token_ids,
                 request.root_extra if i == 0 else b"",
                 depth=i,
             )
@@ -152,6 +169,7 @@ class KVCacheManager:
         blocks = self.req_to_blocks.pop(request.request_id, None)
         self._requests.pop(request.request_id, None)
         self._num_cached_blocks.pop(request.request_id, None)
+        self._collided.discard(request.request_id)
         if blocks:
             self.pool.free(reversed(blocks))
 

@@ -174,6 +174,33 @@ def test_verify_hits_rejects_a_block_whose_tokens_differ():
     assert kv.get_computed_blocks(make_request("b", list(range(12))))[1] == 4
 
 
+def test_verify_hits_keeps_a_request_block_whose_hash_collides_instead_of_deduplicating_it():
+    kv = manager(verify_hits=True)
+    a = make_request("a", list(range(12)))
+    admit(kv, a)
+    compute_all(kv, a)
+    forged = kv.req_to_blocks["a"][1]
+    forged.token_ids = (9, 9, 9, 9)  # as if another sequence collided on this hash
+    b = make_request("b", list(range(12)))
+    assert admit(kv, b) == 4  # the lookup stops at the forged block
+    own = kv.req_to_blocks["b"][1:]
+    compute_all(kv, b)
+    assert kv.req_to_blocks["b"][1:] == own  # b keeps the K/V it computed, not the forged block's
+    assert [blk.block_hash for blk in own] == [None, None]  # and registers nothing past the collision
+    assert kv.pool.get_cached_block(b.block_hashes[1]) is forged and forged.ref_cnt == 1
+    assert len(kv.pool.hash_to_block) == 3
+    kv.free(b)
+    assert kv.pool.num_empty_blocks == 16 - 3  # b's own blocks went back empty, the cached ones stayed
+
+    unverified = manager()  # without verify_hits the hash is trusted: the same tokens de-duplicate
+    c, d = make_request("c", list(range(12))), make_request("d", list(range(12)))
+    admit(unverified, c)
+    admit(unverified, d)
+    compute_all(unverified, c)
+    compute_all(unverified, d)
+    assert unverified.req_to_blocks["d"] == unverified.req_to_blocks["c"]
+
+
 def test_usage_counts_fragmentation_and_sharing():
     kv = manager()
     a = make_request("a", list(range(10)))
