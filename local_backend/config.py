@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 
 from local_backend.eviction import POLICIES
@@ -39,10 +41,17 @@ class EngineConfig:
         dtype: ``"float32"``, ``"bfloat16"``, ``"float16"``; default fp32 on
             CPU, bf16 on CUDA, fp16 on MPS.
         num_threads: ``torch.set_num_threads`` (CPU); default: leave torch's choice.
-        seed: seeds sampling of requests without their own seed.
+        seed: seeds sampling of requests without their own seed (any integer,
+            used mod 2**64).
+
+    The counts (``block_size``, ``num_blocks``, ``max_num_seqs``,
+    ``max_num_batched_tokens``, ``max_model_len``, ``num_threads``) must be
+    integers (``bool`` and ``16.0`` are refused); ``kv_cache_mb`` may be any
+    positive finite number.
 
     Raises:
-        ValueError: from :meth:`validate` on an out-of-range value.
+        ValueError: on construction, for a value of the wrong type or out of range
+            (the message names the option and what it takes).
     """
 
     block_size: int = 16
@@ -62,15 +71,28 @@ class EngineConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        def positive(name: str, value: object) -> None:
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
-                raise ValueError(f"{name} must be a positive number, got {value!r}")
-
-        for name in ("block_size", "num_blocks", "kv_cache_mb", "max_num_seqs", "max_num_batched_tokens",
-                     "max_model_len", "num_threads"):
-            positive(name, getattr(self, name))
+        for name in _COUNTS:
+            value = getattr(self, name)
+            if value is None and name in _OPTIONAL:
+                continue
+            if not _is_int(value) or value <= 0:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            object.__setattr__(self, name, int(value))  # numpy integers become ints
+        mb = self.kv_cache_mb
+        if mb is not None and (isinstance(mb, bool) or not isinstance(mb, numbers.Real) or not math.isfinite(mb)
+                               or mb <= 0):
+            raise ValueError(f"kv_cache_mb must be a positive, finite number of MiB, got {mb!r}")
+        if not _is_int(self.seed):
+            raise ValueError(f"seed must be an integer, got {self.seed!r}")
+        for name in _FLAGS:
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.num_blocks is not None and self.kv_cache_mb is not None:
             raise ValueError("give num_blocks or kv_cache_mb, not both")
+        for name, choices in (("eviction", POLICIES), ("scheduling", SCHEDULING_POLICIES)):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
         if self.eviction.lower() not in POLICIES:
             raise ValueError(f"unknown eviction policy {self.eviction!r}; choose one of {', '.join(POLICIES)}")
         if self.scheduling not in SCHEDULING_POLICIES:
@@ -88,3 +110,12 @@ class EngineConfig:
                 )
             return blocks
         return max(1, min(MAX_DEFAULT_BLOCKS, DEFAULT_KV_CACHE_MB * 2**20 // bytes_per_block))
+
+
+_COUNTS = ("block_size", "num_blocks", "max_num_seqs", "max_num_batched_tokens", "max_model_len", "num_threads")
+_OPTIONAL = frozenset({"num_blocks", "max_model_len", "num_threads"})
+_FLAGS = ("enable_prefix_caching", "prefix_aware_admission", "verify_hits")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)

@@ -140,5 +140,26 @@ def test_bad_engine_options_are_rejected(llama_model):
         cpu_engine(llama_model, eviction="random")
     with pytest.raises(ValueError, match="exceeds the model's context"):
         cpu_engine(llama_model, max_model_len=4096)
-    with pytest.raises(ValueError, match="block_size must be a positive"):
+    with pytest.raises(ValueError, match="block_size must be a positive integer"):
         cpu_engine(llama_model, block_size=0)
+
+
+@pytest.mark.parametrize(("option", "value"), [
+    ("block_size", 1.5), ("block_size", 16.0), ("block_size", True), ("num_blocks", 10.5),
+    ("max_num_seqs", 2.5), ("max_num_batched_tokens", 64.0), ("max_model_len", 100.5), ("num_threads", 1.5),
+    ("seed", 1.5), ("seed", True),
+])
+def test_integer_engine_options_refuse_floats_and_bools(llama_model, option, value):
+    with pytest.raises(ValueError, match=f"{option} must be .*integer, got {value!r}"):
+        cpu_engine(llama_model, **{"num_blocks": 64, option: value})
+
+
+def test_kv_cache_mb_may_be_fractional_and_other_options_are_type_checked(llama_model):
+    assert cpu_engine(llama_model, kv_cache_mb=0.5).num_blocks == 0.5 * 2**20 // (2 * 2 * 16 * 2 * 16 * 4)
+    for options, message in (({"kv_cache_mb": float("inf")}, "kv_cache_mb must be a positive, finite number"),
+                             ({"kv_cache_mb": True}, "kv_cache_mb must be"),
+                             ({"eviction": None}, "eviction must be one of"),
+                             ({"scheduling": 1}, "scheduling must be one of"),
+                             ({"verify_hits": "yes"}, "verify_hits must be True or False")):
+        with pytest.raises(ValueError, match=message):
+            cpu_engine(llama_model, **options)
