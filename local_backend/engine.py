@@ -321,6 +321,8 @@ class LocalEngine:
             sampling_params = SamplingParams()
         elif not isinstance(sampling_params, SamplingParams):
             raise InvalidRequestError(f"sampling_params must be a SamplingParams, not {type(sampling_params).__name__}")
+        if cache_salt is not None and not isinstance(cache_salt, str):
+            raise InvalidRequestError(f"cache_salt must be a string or None, not {type(cache_salt).__name__}")
         text = None
         if isinstance(prompt, str):
             if self.tokenizer is None:

@@ -163,3 +163,13 @@ def test_kv_cache_mb_may_be_fractional_and_other_options_are_type_checked(llama_
                              ({"verify_hits": "yes"}, "verify_hits must be True or False")):
         with pytest.raises(ValueError, match=message):
             cpu_engine(llama_model, **options)
+
+
+def test_a_non_string_cache_salt_is_refused_and_nothing_is_queued(engine):
+    for salt in (123, b"tenant", ["a"]):
+        with pytest.raises(InvalidRequestError, match=f"cache_salt must be a string or None, not {type(salt).__name__}"):
+            engine.add_request("salted", [1, 2, 3], cache_salt=salt)
+        with pytest.raises(InvalidRequestError, match="cache_salt must be a string"):
+            engine.generate([[1, 2, 3]], cache_salt=salt)
+    assert not engine.has_unfinished_requests()
+    _serves(engine)
