@@ -18,7 +18,13 @@ class EmptyPromptError(InvalidRequestError):
 
 
 class PromptTooLongError(InvalidRequestError):
-    """The prompt (plus ``max_tokens``) does not fit the model's context or the KV block pool."""
+    """The prompt alone does not fit the model's context or the KV block pool.
+
+    Only the prompt is checked, as in vLLM's engine: ``max_tokens`` may reach
+    past the limit, and generation then stops there with
+    ``finish_reason="length"`` (an OpenAI-compatible server may clamp
+    ``max_tokens`` to the room left instead).
+    """
 
 
 class OutOfVocabularyError(InvalidRequestError):
