@@ -50,6 +50,10 @@ class ModelRunner:
         model: a transformers causal LM in eval mode, SDPA attention.
         store: the KV store.
         block_size: tokens per block.
+
+    ``cache_keyword`` is the forward keyword the cache goes under: ``cache``
+    where ``model.forward`` names it (transformers 5.x; ``past_key_values`` is
+    deprecated there, to be removed in 5.40), else ``past_key_values``.
     """
 
     def __init__(self, model, store: KVStore, block_size: int) -> None:
@@ -58,7 +62,7 @@ class ModelRunner:
         self.block_size = block_size
         self.device = store.key_cache[0].device
         params = inspect.signature(model.forward).parameters
-        self._cache_kw = "cache" if "cache" in params else "past_key_values"
+        self.cache_keyword = "cache" if "cache" in params else "past_key_values"
         self._logits_to_keep = "logits_to_keep" in params
         self.forward_passes = 0
 
@@ -120,7 +124,7 @@ class ModelRunner:
             "position_ids": pos.to(dev),
             "attention_mask": mask.unsqueeze(1).to(dev),
             "use_cache": True,
-            self._cache_kw: cache,
+            self.cache_keyword: cache,
         }
         if self._logits_to_keep:
             kwargs["logits_to_keep"] = 1

@@ -3,12 +3,23 @@
 The session models are CPU fp32 and must stay so: tests build engines with
 ``backend_support.cpu_engine`` (pinned to CPU fp32) or through a
 ``Numerics`` fixture, which moves a *copy* of the model to another device.
+Transformers' deprecation warning for the ``past_key_values=`` keyword is an
+error here, so the model runner cannot fall back to the old keyword unnoticed.
 """
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 from backend_support import MODELS, NUMERICS, selected_numerics, tiny_llama
+
+
+@pytest.fixture(autouse=True)
+def _deprecated_cache_keyword_is_an_error():
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=r".*past_key_values.*", category=FutureWarning)
+        yield
 
 
 @pytest.fixture(scope="session", params=sorted(MODELS))

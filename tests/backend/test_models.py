@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
+import warnings
+
 import pytest
 import torch
+import transformers
 from backend_support import VOCAB, cpu_engine, random_tokens, tiny_llama, tiny_qwen2
+from packaging.version import Version
 
 from local_backend import LocalEngine, SamplingParams
 from local_backend.embedded import EMBEDDED_MODEL_NAME, EMBEDDED_NOTICE
@@ -115,3 +120,15 @@ def test_a_model_object_runs_where_it_is_unless_told_and_is_moved_in_place_when_
     assert len(out.outputs[0].token_ids) == 2
     moved = LocalEngine(model, num_blocks=8, device="cpu", dtype="float32")  # asked for: the engine takes it over
     assert moved.runner.model is model and next(model.parameters()).dtype == torch.float32
+
+
+def test_the_runner_passes_the_cache_under_the_keyword_the_installed_transformers_names(llama_model):
+    forward = inspect.signature(type(llama_model).forward).parameters
+    engine = cpu_engine(llama_model, num_blocks=8)
+    assert engine.runner.cache_keyword in forward  # a named parameter of forward, not a deprecation shim
+    if Version(transformers.__version__) >= Version("5.24"):  # `cache=`; `past_key_values=` is deprecated
+        assert engine.runner.cache_keyword == "cache"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # transformers warns (FutureWarning) on a deprecated keyword
+        (out,) = engine.generate([random_tokens(20, seed=6)], SamplingParams(max_tokens=2, temperature=0.0))
+    assert len(out.outputs[0].token_ids) == 2
