@@ -88,14 +88,17 @@ class BlockPool:
 
     @property
     def num_empty_blocks(self) -> int:
+        """Blocks with no reference and no hash."""
         return len(self._empty)
 
     @property
     def num_evictable_blocks(self) -> int:
+        """Cached blocks with no reference (hittable until evicted)."""
         return len(self.policy)
 
     @property
     def num_used_blocks(self) -> int:
+        """Blocks some running request holds (``ref_cnt > 0``)."""
         return self.num_blocks - self.num_free_blocks
 
     def empty_blocks(self) -> list[KVCacheBlock]:

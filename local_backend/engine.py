@@ -134,10 +134,12 @@ class LocalEngine:
 
     @property
     def model_name(self) -> str:
+        """The model's name: ``"promptcache-embedded"``, the directory given, or the object's ``name_or_path``."""
         return self.loaded.name
 
     @property
     def block_size(self) -> int:
+        """Tokens per KV block (prefix hits come in multiples of it)."""
         return self.config.block_size
 
     # --- request API ----------------------------------------------------------------
@@ -185,6 +187,7 @@ class LocalEngine:
         return True
 
     def has_unfinished_requests(self) -> bool:
+        """True while any request is waiting or running: keep calling :meth:`step` until it is False."""
         return self.scheduler.has_unfinished_requests()
 
     def step(self) -> list[StepOutput]:

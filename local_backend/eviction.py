@@ -142,6 +142,7 @@ class _HeapPolicy(EvictionPolicy):
         self._version = 0
 
     def key(self, block: KVCacheBlock) -> tuple[int, ...]:
+        """The block's eviction order: the smallest key is evicted first (fixed while it is evictable)."""
         raise NotImplementedError
 
     def insert(self, block: KVCacheBlock) -> None:

@@ -63,6 +63,7 @@ class KVCacheManager:
 
     @property
     def num_blocks(self) -> int:
+        """Pool size in blocks."""
         return self.pool.num_blocks
 
     # --- lookup -----------------------------------------------------------------

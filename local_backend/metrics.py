@@ -48,14 +48,17 @@ class PrefixCacheStats:
 
     @property
     def hit_rate(self) -> float:
+        """Hit tokens / queried tokens over every first admission (0.0 before any)."""
         return self.hits / self.queries if self.queries else 0.0
 
     @property
     def recent_hit_rate(self) -> float:
+        """The hit rate over the last :data:`RECENT_WINDOW` first admissions."""
         queries = sum(q for q, _ in self._window)
         return sum(h for _, h in self._window) / queries if queries else 0.0
 
     def as_dict(self) -> dict[str, float | int]:
+        """The counters and rates as plain JSON values (``engine.stats()["prefix_cache"]``)."""
         return {
             "queries": self.queries,
             "hits": self.hits,
@@ -101,6 +104,7 @@ class KVUsage:
         return self.blocks_used / self.blocks_total
 
     def as_dict(self) -> dict[str, float | int]:
+        """The counts, fractions and factors as plain JSON values (``engine.stats()["kv"]``)."""
         return {
             "block_size": self.block_size,
             "blocks_total": self.blocks_total,

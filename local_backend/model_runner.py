@@ -40,6 +40,7 @@ class Segment:
 
     @property
     def end(self) -> int:
+        """One past the last position: the sequence's length in tokens after this segment."""
         return self.start + len(self.token_ids)
 
 

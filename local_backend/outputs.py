@@ -41,10 +41,12 @@ class RequestMetrics:
 
     @property
     def e2e_latency(self) -> float | None:
+        """Seconds from arrival to finishing (None while unfinished)."""
         return None if self.finished_time is None else self.finished_time - self.arrival_time
 
     @classmethod
     def of(cls, request: Request) -> RequestMetrics:
+        """The metrics of ``request`` as they stand now."""
         return cls(
             arrival_time=request.arrival_time,
             first_scheduled_time=request.first_scheduled_time,
@@ -59,6 +61,7 @@ class RequestMetrics:
         )
 
     def as_dict(self) -> dict[str, float | int | None]:
+        """Token counts and ``*_s`` durations in seconds, as plain JSON values."""
         return {
             "prompt_tokens": self.prompt_tokens,
             "cached_tokens": self.cached_tokens,

@@ -42,12 +42,19 @@ class PagedLayer(CacheLayerMixin):
     def update(
         self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs
     ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Write this layer's new K/V (``[B, kv_heads, Q, head_dim]``) into the pool.
+
+        Returns:
+            Each row's whole context K and V, ``[B, kv_heads, K, head_dim]``.
+        """
         return self._cache.write_and_gather(self.layer_idx, key_states, value_states)
 
     def get_mask_sizes(self, query_length: int) -> tuple[int, int]:
+        """``(K, 0)``: the mask spans every row's whole context, no offset (the caller passes the mask)."""
         return self._cache.kv_length, 0
 
     def get_seq_length(self) -> int:
+        """Tokens of context before the new ones (of the longest row)."""
         return self._cache.kv_length - self._cache.query_length
 
     def get_max_length(self) -> int:

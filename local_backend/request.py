@@ -11,6 +11,15 @@ from local_backend.sampling_params import SamplingParams
 
 
 class RequestStatus(enum.Enum):
+    """Where a request is in its life (vLLM v1's ``RequestStatus``, finished states merged).
+
+    ``WAITING`` (queued, holds no blocks) -> ``RUNNING`` (admitted: holds
+    blocks, computes tokens each step) -> ``FINISHED`` (blocks freed; the
+    :class:`FinishReason` says why). A running request the pool cannot grow
+    is ``PREEMPTED``: its blocks are freed and it waits again at the front of
+    the queue, to be recomputed (its cached full blocks are hit again).
+    """
+
     WAITING = "waiting"
     RUNNING = "running"
     PREEMPTED = "preempted"
@@ -87,18 +96,22 @@ class Request:
 
     @property
     def num_tokens(self) -> int:
+        """Prompt plus output tokens so far."""
         return len(self.all_token_ids)
 
     @property
     def num_prompt_tokens(self) -> int:
+        """Prompt length in tokens."""
         return len(self.prompt_token_ids)
 
     @property
     def num_output_tokens(self) -> int:
+        """Tokens generated so far."""
         return len(self.output_token_ids)
 
     @property
     def is_finished(self) -> bool:
+        """True once the request stopped, hit its length limit, failed or was aborted."""
         return self.status is RequestStatus.FINISHED
 
     def append_output_token(self, token_id: int) -> None:

@@ -44,16 +44,28 @@ class ScheduledRequest:
 
     @property
     def token_ids(self) -> list[int]:
+        """The ``num_new_tokens`` token ids to compute, positions ``start`` onwards."""
         return self.request.all_token_ids[self.start : self.start + self.num_new_tokens]
 
 
 @dataclass
 class SchedulerOutput:
+    """One step's plan, from :meth:`Scheduler.schedule`.
+
+    Attributes:
+        scheduled: the requests to run this step, in batch order, each with
+            its ``start`` position and ``num_new_tokens``; their slots are
+            already allocated.
+        preempted: running requests preempted (blocks freed, back to waiting)
+            to make room this step.
+    """
+
     scheduled: list[ScheduledRequest] = field(default_factory=list)
     preempted: list[Request] = field(default_factory=list)
 
     @property
     def num_batched_tokens(self) -> int:
+        """Tokens computed this step, all requests together (at most ``max_num_batched_tokens``)."""
         return sum(s.num_new_tokens for s in self.scheduled)
 
 
@@ -93,9 +105,14 @@ class Scheduler:
 
     # --- queue ------------------------------------------------------------------
     def add_request(self, request: Request) -> None:
+        """Queue ``request`` at the back of the waiting queue (it holds no blocks until admitted).
+
+        The caller validates it first; the scheduler takes any :class:`Request`.
+        """
         self.waiting.append(request)
 
     def has_unfinished_requests(self) -> bool:
+        """True while any request is waiting (preempted ones included) or running."""
         return bool(self.waiting or self.running)
 
     def abort(self, request: Request) -> None:

@@ -16,22 +16,55 @@ from promptcache.chatml import IM_END_ID, chatml_encoding, encode_chatml
 
 @runtime_checkable
 class EngineTokenizer(Protocol):
-    """What the engine, the server and verify need from a tokenizer."""
+    """What the engine, the server and verify need from a tokenizer.
+
+    Attributes:
+        name: the tokenizer's name (``"cl100k_chatml"``, or the model directory).
+        vocab_size: ids run from 0 to ``vocab_size - 1``.
+        eos_token_ids: the tokens that end generation (unless ``ignore_eos``).
+    """
 
     name: str
     vocab_size: int
     eos_token_ids: tuple[int, ...]
 
-    def encode(self, text: str) -> list[int]: ...
+    def encode(self, text: str) -> list[int]:
+        """Token ids of a plain-text prompt (``[]`` for ``""`` unless the model adds a BOS).
 
-    def decode(self, token_ids: Sequence[int]) -> str: ...
+        The embedded ChatML tokenizer adds nothing and reads special-token text
+        such as ``<|im_end|>`` as plain text; a model directory's tokenizer adds
+        the model's own special tokens (a BOS for Llama), as vLLM does for
+        completion prompts.
+        """
+        ...
+
+    def decode(self, token_ids: Sequence[int]) -> str:
+        """The text of ``token_ids``, special tokens skipped (HF's ``skip_special_tokens=True``).
+
+        Ids with no text (special, unassigned) contribute nothing.
+        """
+        ...
 
     def apply_chat_template(
         self,
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None = None,
         add_generation_prompt: bool = True,
-    ) -> list[int]: ...
+    ) -> list[int]:
+        """The token ids of a chat, rendered with the model's chat template.
+
+        Args:
+            messages: OpenAI-chat-shaped messages (``{"role": ..., "content": ...}``).
+            tools: OpenAI-shaped tool definitions, for templates that render them.
+            add_generation_prompt: end with the assistant turn's opening, ready to generate.
+
+        Returns:
+            The prompt's token ids (special tokens of the template included).
+
+        Raises:
+            ValueError: the template cannot render these messages (e.g. no chat template).
+        """
+        ...
 
 
 class ChatMLTokenizer:
@@ -52,6 +85,7 @@ class ChatMLTokenizer:
         self._special_ids = frozenset(self._encoding._special_tokens.values())
 
     def encode(self, text: str) -> list[int]:
+        """cl100k token ids of ``text``; special-token text is encoded as plain text."""
         return self._encoding.encode(text, disallowed_special=())
 
     def decode(self, token_ids: Sequence[int]) -> str:
@@ -77,6 +111,7 @@ class ChatMLTokenizer:
         tools: Sequence[Mapping[str, Any]] | None = None,
         add_generation_prompt: bool = True,
     ) -> list[int]:
+        """Token ids of the chat in ChatML (:func:`promptcache.chatml.encode_chatml`, shared with the SDK)."""
         return encode_chatml(messages, tools=tools, add_generation_prompt=add_generation_prompt,
                              encoding=self._encoding)
 
@@ -101,9 +136,11 @@ class HFTokenizer:
         self.eos_token_ids = tuple(dict.fromkeys([*eos, *extra_eos_token_ids]))
 
     def encode(self, text: str) -> list[int]:
+        """Token ids of ``text``, with the model's special tokens (a BOS for Llama)."""
         return list(self.hf_tokenizer(text)["input_ids"])
 
     def decode(self, token_ids: Sequence[int]) -> str:
+        """Text of ``token_ids``, special tokens skipped."""
         return self.hf_tokenizer.decode(list(token_ids), skip_special_tokens=True)
 
     def apply_chat_template(

@@ -20,6 +20,9 @@ from local_backend.sampling_params import SamplingParams
 if TYPE_CHECKING:
     from local_backend.engine import LocalEngine
 
+TEXT_VOCAB = 100_000
+"""Random tokens are drawn below this by default: ordinary cl100k_base tokens, no special ones."""
+
 
 @dataclass(frozen=True)
 class WorkloadRequest:
@@ -37,6 +40,13 @@ class WorkloadRequest:
 
 @dataclass(frozen=True)
 class Workload:
+    """A named, reproducible list of requests, sent in order by :func:`run_workload`.
+
+    Attributes:
+        name: the label benchmark tables show (``"shared-system-prompt"``, ...).
+        requests: the requests; a request's ``parent`` indexes an earlier one.
+    """
+
     name: str
     requests: list[WorkloadRequest]
 
@@ -54,10 +64,12 @@ class WorkloadResult:
 
     @property
     def hit_rate(self) -> float:
+        """Engine hit tokens / prompt tokens (0.0 without prompts)."""
         return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
     @property
     def oracle_hit_rate(self) -> float:
+        """Oracle (best possible, block-aligned) hit tokens / prompt tokens."""
         return self.oracle_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
     @property
@@ -66,6 +78,7 @@ class WorkloadResult:
         return self.cached_tokens / self.oracle_tokens if self.oracle_tokens else 1.0
 
     def as_dict(self) -> dict[str, float | int | str]:
+        """The totals and rates as plain JSON values (per-request rows left out)."""
         return {"workload": self.name, "requests": len(self.requests), "prompt_tokens": self.prompt_tokens,
                 "cached_tokens": self.cached_tokens, "oracle_tokens": self.oracle_tokens,
                 "working_set_tokens": self.working_set_tokens, "hit_rate": self.hit_rate,
@@ -95,12 +108,17 @@ def run_workload(engine: LocalEngine, workload: Workload) -> WorkloadResult:
     return result
 
 
+def random_token_ids(rng: random.Random, n: int, vocab: int = TEXT_VOCAB) -> list[int]:
+    """``n`` token ids drawn uniformly from ``[0, vocab)`` with ``rng`` (reproducible for a seeded ``rng``)."""
+    return [rng.randrange(vocab) for _ in range(n)]
+
+
 def _tokens(rng: random.Random, n: int, vocab: int) -> tuple[int, ...]:
-    return tuple(rng.randrange(vocab) for _ in range(n))
+    return tuple(random_token_ids(rng, n, vocab))
 
 
 def shared_system_prompt(questions: int = 8, system: int = 600, question: tuple[int, int] = (20, 60),
-                         vocab: int = 100_000, seed: int = 1) -> Workload:
+                         vocab: int = TEXT_VOCAB, seed: int = 1) -> Workload:
     """One system prompt, then ``questions`` different user questions."""
     rng = random.Random(seed)
     sys_tokens = _tokens(rng, system, vocab)
@@ -110,7 +128,7 @@ def shared_system_prompt(questions: int = 8, system: int = 600, question: tuple[
 
 
 def few_shot(queries: int = 8, examples: int = 6, example: int = 80, query: tuple[int, int] = (15, 40),
-             vocab: int = 100_000, seed: int = 2) -> Workload:
+             vocab: int = TEXT_VOCAB, seed: int = 2) -> Workload:
     """A fixed instruction and ``examples`` worked examples, then one query each."""
     rng = random.Random(seed)
     head = _tokens(rng, 40, vocab) + sum((_tokens(rng, example, vocab) for _ in range(examples)), ())
@@ -119,7 +137,7 @@ def few_shot(queries: int = 8, examples: int = 6, example: int = 80, query: tupl
 
 
 def multi_turn(sessions: int = 3, turns: int = 4, first: int = 300, user: tuple[int, int] = (20, 60),
-               answer: int = 12, vocab: int = 100_000, seed: int = 3) -> Workload:
+               answer: int = 12, vocab: int = TEXT_VOCAB, seed: int = 3) -> Workload:
     """Chats whose every turn appends the model's answer and a new user message; sessions interleave."""
     rng = random.Random(seed)
     requests: list[WorkloadRequest] = []
@@ -133,7 +151,7 @@ def multi_turn(sessions: int = 3, turns: int = 4, first: int = 300, user: tuple[
 
 
 def branching(depth: int = 3, fanout: int = 2, root: int = 200, step: int = 30, answer: int = 10,
-              vocab: int = 100_000, seed: int = 4) -> Workload:
+              vocab: int = TEXT_VOCAB, seed: int = 4) -> Workload:
     """Tree of thought: every node continues its parent's prompt and answer with ``fanout`` different steps."""
     rng = random.Random(seed)
     requests = [WorkloadRequest(_tokens(rng, root, vocab), max_tokens=answer)]
@@ -148,14 +166,14 @@ def branching(depth: int = 3, fanout: int = 2, root: int = 200, step: int = 30, 
     return Workload("branching", requests)
 
 
-def no_reuse(requests: int = 8, length: int = 300, vocab: int = 100_000, seed: int = 5) -> Workload:
+def no_reuse(requests: int = 8, length: int = 300, vocab: int = TEXT_VOCAB, seed: int = 5) -> Workload:
     """Random prompts that share nothing (the control: hit rate and oracle are 0)."""
     rng = random.Random(seed)
     return Workload("no-reuse", [WorkloadRequest(_tokens(rng, length, vocab)) for _ in range(requests)])
 
 
 def hot_cold_mix(rounds: int = 4, hot_prefixes: int = 2, hot: int = 512, hot_uses: int = 3, cold_docs: int = 4,
-                 cold: int = 1024, question: int = 32, vocab: int = 100_000, seed: int = 6) -> Workload:
+                 cold: int = 1024, question: int = 32, vocab: int = TEXT_VOCAB, seed: int = 6) -> Workload:
     """Memory pressure: hot system prompts reused every round, separated by bursts of one-off long documents.
 
     Hot requests pin their system prompt (``priority=1`` on the first ``hot``
@@ -175,7 +193,7 @@ def hot_cold_mix(rounds: int = 4, hot_prefixes: int = 2, hot: int = 512, hot_use
     return Workload("hot-cold-mix", requests)
 
 
-def oracle_workloads(vocab: int = 100_000, scale: float = 1.0) -> list[Workload]:
+def oracle_workloads(vocab: int = TEXT_VOCAB, scale: float = 1.0) -> list[Workload]:
     """The four reuse shapes of the oracle acceptance test plus the no-reuse control, sizes times ``scale``."""
 
     def s(n: int) -> int:

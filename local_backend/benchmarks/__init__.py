@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from . import eviction, fragmentation, hit_rate, throughput, ttft
-from .common import hf_model, resolve_model
+from .models import hf_model, resolve_model
 
 BENCHMARKS = ("ttft", "throughput", "no_reuse", "fragmentation", "eviction", "hit_rate")
 

@@ -14,6 +14,19 @@ from local_backend.workloads import hot_cold_mix, run_workload
 
 
 def run(model: object, quick: bool) -> dict:
+    """Hit rates of LRU, LFU and priority eviction with pools smaller than the working set.
+
+    Args:
+        model: ``LocalEngine``'s ``model`` (None: the embedded model).
+        quick: a 3-round hot/cold mix at 25% only; else the full mix at 10%,
+            25% and 50% of the working set.
+
+    Returns:
+        ``rows`` (per pool fraction and policy: ``num_blocks``, ``hit_tokens``,
+        ``hit_rate``, ``hit_over_oracle``, ``evictions``), ``hit_rate_at_25pct``
+        per policy, ``working_set_tokens`` and ``oracle_hit_rate``; ``passed``
+        is None (reported side by side, no target).
+    """
     workload = hot_cold_mix(rounds=3, hot=128, cold=256, question=16) if quick else hot_cold_mix()
     block_size = 16
     ample = run_workload(LocalEngine(model, block_size=block_size, num_blocks=4096), workload)

@@ -12,7 +12,9 @@ import random
 from local_backend.engine import LocalEngine
 from local_backend.sampling_params import SamplingParams
 
-from .common import random_prompt
+from local_backend.workloads import random_token_ids
+
+from .timing import cold_cache
 
 ONE_TOKEN = SamplingParams(max_tokens=1, temperature=0.0, ignore_eos=True)
 
@@ -25,15 +27,15 @@ def _ttft(engine: LocalEngine, prompt: list[int]) -> tuple[float, int]:
 def ttft_case(engine: LocalEngine, total: int, shared: int, repeats: int, seed: int = 0) -> dict:
     """Best-of-``repeats`` TTFT (s) of a ``total``-token prompt, cold and after a prompt sharing ``shared`` tokens."""
     rng = random.Random(seed + total + shared)
-    prefix = random_prompt(rng, shared)
-    first = prefix + random_prompt(rng, total - shared)
-    second = prefix + random_prompt(rng, total - shared)
+    prefix = random_token_ids(rng, shared)
+    first = prefix + random_token_ids(rng, total - shared)
+    second = prefix + random_token_ids(rng, total - shared)
     cold, warm, cached = [], [], 0
-    _ttft(engine, random_prompt(rng, 32))  # warm-up: first-call allocations are not TTFT
+    _ttft(engine, random_token_ids(rng, 32))  # warm-up: first-call allocations are not TTFT
     for _ in range(repeats):
-        assert engine.reset_prefix_cache()
+        cold_cache(engine)
         cold.append(_ttft(engine, second)[0])
-        assert engine.reset_prefix_cache()
+        cold_cache(engine)
         _ttft(engine, first)
         t, cached = _ttft(engine, second)
         warm.append(t)
@@ -44,6 +46,22 @@ def ttft_case(engine: LocalEngine, total: int, shared: int, repeats: int, seed: 
 
 
 def run(model: object, quick: bool) -> dict:
+    """TTFT cold vs warm on one engine.
+
+    Args:
+        model: ``LocalEngine``'s ``model`` (None: the embedded model).
+        quick: a 256-token prompt sharing 240 tokens, once; else 2,048 sharing
+            1,984 (best of 5) plus a sweep of shared lengths 0 / 512 / 1,024 /
+            1,536 (best of 2 each).
+
+    Returns:
+        ``ttft_cold_s`` / ``ttft_warm_s`` (seconds), ``speedup`` (cold / warm),
+        ``ideal_speedup`` (prompt tokens / uncached tokens), ``cached_tokens``,
+        ``passed`` (speed-up >= 10, the issue's target) and ``sweep`` rows.
+
+    Raises:
+        RuntimeError: the prefix cache could not be reset for a cold run.
+    """
     engine = LocalEngine(model, kv_cache_mb=256 if quick else 512)
     total, shared = (256, 240) if quick else (2048, 1984)
     repeats = 1 if quick else 5

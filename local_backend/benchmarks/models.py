@@ -1,19 +1,15 @@
-"""Shared pieces of the engine benchmarks: models, prompts, timing."""
+"""The models the engine benchmarks run: the embedded default, or a tiny model with the same vocabulary."""
 
 from __future__ import annotations
 
 import functools
-import random
-import time
-from collections.abc import Callable
 from typing import Any
 
 import torch
 
 from local_backend.embedded import EMBEDDED_VOCAB
 
-TEXT_VOCAB = 100_000
-"""Random prompt tokens are drawn below this (ordinary cl100k tokens)."""
+MODEL_NAMES = ("embedded", "tiny")
 
 
 @functools.lru_cache(maxsize=1)
@@ -23,6 +19,7 @@ def tiny_model() -> Any:
     The cache-behaviour benchmarks (hit rates, eviction, fragmentation) run on
     it: hit counts and block accounting do not depend on the model's width,
     and it keeps those runs short. Timing benchmarks use the embedded model.
+    Built once per process (CPU, fp32); engines given it run it where it is.
     """
     from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -36,34 +33,30 @@ def tiny_model() -> Any:
 
 
 def resolve_model(name: str) -> Any:
-    """``"embedded"`` -> None (the engine's default model), ``"tiny"`` -> :func:`tiny_model`."""
+    """The ``model`` argument of ``LocalEngine`` for a benchmark model name.
+
+    Returns:
+        None for ``"embedded"`` (the engine's default model), :func:`tiny_model` for ``"tiny"``.
+
+    Raises:
+        ValueError: another name.
+    """
     if name == "embedded":
         return None
     if name == "tiny":
         return tiny_model()
-    raise ValueError(f"unknown benchmark model {name!r}; use 'embedded' or 'tiny'")
+    raise ValueError(f"unknown benchmark model {name!r}; use one of {', '.join(MODEL_NAMES)}")
 
 
 def hf_model(name: str) -> Any:
-    """The transformers model object behind ``name`` (for the ``generate`` baselines)."""
+    """The transformers model object behind ``name`` (for the ``generate`` / ``generate_batch`` baselines).
+
+    Raises:
+        ValueError: a name other than ``"embedded"`` or ``"tiny"``.
+    """
     if name == "embedded":
         from local_backend.embedded import build_embedded_model
 
         return build_embedded_model()
+    resolve_model(name)  # validates the name
     return tiny_model()
-
-
-def random_prompt(rng: random.Random, n: int) -> list[int]:
-    return [rng.randrange(TEXT_VOCAB) for _ in range(n)]
-
-
-def best_of(repeats: int, fn: Callable[[], Any]) -> tuple[float, Any]:
-    """Run ``fn`` ``repeats`` times; return the fastest wall time in seconds and that run's result."""
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        value = fn()
-        elapsed = time.perf_counter() - start
-        if elapsed < best:
-            best, result = elapsed, value
-    return best, result
