@@ -18,10 +18,10 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import JSONResponse, Response
 
 from local_backend.server.errors import ANTHROPIC, APIError, bad_request
-from local_backend.server.generation import Generation
+from local_backend.server.generation import Generation, GenerationStream
 from local_backend.server.params import flag, integer, read_json, sampling_params, string_list
 from local_backend.server.prompt import ChatPrompt, anthropic_prompt, anthropic_usage
 from local_backend.server.state import ServerState, new_id
@@ -94,16 +94,15 @@ async def messages(request: Request) -> Response:
     gen = Generation(state, new_id("msg_"), prompt.token_ids, params, stop=string_list(body, "stop_sequences"),
                      http_request=request)
     await gen.start()
-    headers = gen.headers
     if stream:
-        return StreamingResponse(_events(gen, model, prompt), media_type="text/event-stream", headers=headers)
+        return GenerationStream(gen, _events(gen, model, prompt))
     text = await gen.text()
     return JSONResponse({
         "id": gen.request_id, "type": "message", "role": "assistant", "model": model,
         "content": [{"type": "text", "text": text}] if text else [],
         "stop_reason": _stop_reason(gen), "stop_sequence": gen.stop_string,
         "usage": anthropic_usage(gen.prompt_tokens, gen.cached_tokens, prompt.breakpoints, gen.output_tokens),
-    }, headers=headers)
+    }, headers=gen.headers)
 
 
 def _stop_reason(gen: Generation) -> str:

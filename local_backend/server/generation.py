@@ -20,6 +20,8 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING
 
+from starlette.responses import StreamingResponse
+
 from local_backend.errors import InvalidRequestError, PromptTooLongError
 from local_backend.sampling_params import SamplingParams
 from local_backend.server.detokenizer import IncrementalDetokenizer
@@ -28,6 +30,7 @@ from local_backend.server.errors import APIError
 
 if TYPE_CHECKING:
     from starlette.requests import Request
+    from starlette.types import Receive, Scope, Send
 
     from local_backend.server.state import ServerState
 
@@ -198,3 +201,26 @@ class Generation:
         if not self._done:
             self._done = True
             self.state.loop.abort(self.request_id)
+
+
+class GenerationStream(StreamingResponse):
+    """Server-Sent Events of one generation that always releases its engine request.
+
+    Starlette cancels a streaming response when the client disconnects; the
+    cancellation can land while the chunk generator is suspended at a
+    ``yield``, and such a generator only runs its cleanup when it is garbage
+    collected. So the response itself aborts the engine request (a no-op once
+    it finished) and closes the generator when it ends, however it ends.
+    """
+
+    def __init__(self, generation: Generation, chunks: AsyncIterator[str]) -> None:
+        super().__init__(chunks, media_type="text/event-stream", headers=generation.headers)
+        self.generation = generation
+        self._chunks = chunks
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.generation.abort()
+            await self._chunks.aclose()

@@ -18,10 +18,10 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import JSONResponse, Response
 
 from local_backend.server.errors import OPENAI, APIError, bad_request
-from local_backend.server.generation import Generation
+from local_backend.server.generation import Generation, GenerationStream
 from local_backend.server.params import flag, integer, read_json, sampling_params, string_list
 from local_backend.server.prompt import openai_chat_prompt, render_messages
 from local_backend.server.state import ServerState, new_id
@@ -123,18 +123,16 @@ async def chat_completions(request: Request) -> Response:
     gen = Generation(state, new_id("chatcmpl-"), prompt.token_ids, params, stop=stop,
                      cache_salt=body.get("cache_salt"), http_request=request)
     await gen.start()
-    headers = gen.headers
     created = int(time.time())
     if stream:
-        return StreamingResponse(_chat_chunks(gen, model, created, include_usage), media_type="text/event-stream",
-                                 headers=headers)
+        return GenerationStream(gen, _chat_chunks(gen, model, created, include_usage))
     text = await gen.text()
     return JSONResponse({
         "id": gen.request_id, "object": "chat.completion", "created": created, "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "refusal": None},
                      "logprobs": None, "finish_reason": gen.finish_reason}],
         "usage": _usage(gen), "system_fingerprint": None,
-    }, headers=headers)
+    }, headers=gen.headers)
 
 
 async def _chat_chunks(gen: Generation, model: str, created: int, include_usage: bool) -> AsyncIterator[str]:
@@ -191,7 +189,6 @@ async def completions(request: Request) -> Response:
     gen = Generation(state, new_id("cmpl-"), token_ids, params, stop=stop, cache_salt=body.get("cache_salt"),
                      http_request=request)
     await gen.start()
-    headers = gen.headers
     created = int(time.time())
 
     def choice(text: str, finish_reason: str | None) -> dict[str, Any]:
@@ -215,10 +212,10 @@ async def completions(request: Request) -> Response:
                 yield _sse({**obj([]), "usage": _usage(gen)})
             yield "data: [DONE]\n\n"
 
-        return StreamingResponse(chunks(), media_type="text/event-stream", headers=headers)
+        return GenerationStream(gen, chunks())
     text = await gen.text()
     return JSONResponse({**obj([choice(text, gen.finish_reason)]), "usage": _usage(gen),
-                         "system_fingerprint": None}, headers=headers)
+                         "system_fingerprint": None}, headers=gen.headers)
 
 
 @router.get("/v1/models")
