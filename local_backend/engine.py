@@ -4,6 +4,7 @@ Two APIs, both vLLM-shaped:
 
 * offline: ``engine.generate(prompts, SamplingParams(...)) -> list[RequestOutput]``;
 * request level (for the server): ``add_request``, ``abort_request``,
+  ``finish_request`` (a stop string matched outside the engine),
   ``step() -> list[StepOutput]``, ``has_unfinished_requests``.
 
 Threading: the engine is not thread-safe. Exactly one thread drives it (calls
@@ -45,7 +46,7 @@ from local_backend.metrics import KVUsage
 from local_backend.model_runner import ModelRunner, Segment
 from local_backend.models import load_model
 from local_backend.outputs import CompletionOutput, RequestMetrics, RequestOutput, StepOutput
-from local_backend.request import Request
+from local_backend.request import FinishReason, Request
 from local_backend.sampler import Sampler
 from local_backend.sampling_params import SamplingParams
 from local_backend.scheduler import Scheduler
@@ -184,6 +185,31 @@ class LocalEngine:
         self.scheduler.abort(request)
         self.sampler.release(request_id)
         self.counters["aborted"] += 1
+        return True
+
+    def finish_request(self, request_id: str, stop_reason: int | str | None = None) -> bool:
+        """Finish an unfinished request now with ``finish_reason="stop"``, counted as finished (not aborted).
+
+        For stop conditions checked outside the engine: the server's detokenizer
+        matching a stop string, as vLLM's output processor finishes a request on
+        a stop string. Its blocks are freed (full blocks stay cached for later
+        hits) and its prompt, cached and generated tokens so far are counted in
+        :meth:`stats` like those of any finished request, so the counters match
+        the usage a server reports for it.
+
+        Args:
+            request_id: the request to finish.
+            stop_reason: what stopped it (the stop string), kept as its ``stop_reason``.
+
+        Returns:
+            True when it was finished; False if it is unknown or already done.
+        """
+        request = self._requests.get(request_id)
+        if request is None:
+            return False
+        self.scheduler.finish_early(request, FinishReason.STOP)
+        request.stop_reason = stop_reason
+        self._retire(request)
         return True
 
     def has_unfinished_requests(self) -> bool:

@@ -79,7 +79,8 @@ class CompletionOutput:
     """One generated sequence (vLLM's ``CompletionOutput``). ``text`` is empty without a tokenizer.
 
     ``finish_reason`` is ``"stop"`` (an end-of-sequence or stop token, the
-    token id in ``stop_reason``), ``"length"`` (``max_tokens`` or the context),
+    token id in ``stop_reason``; or a stop string given to
+    :meth:`~local_backend.engine.LocalEngine.finish_request`), ``"length"`` (``max_tokens`` or the context),
     or ``"error"`` (the request failed; ``RequestOutput.error`` says why).
     """
 
@@ -87,7 +88,7 @@ class CompletionOutput:
     text: str
     token_ids: list[int]
     finish_reason: str | None
-    stop_reason: int | None = None
+    stop_reason: int | str | None = None
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,8 @@ class StepOutput:
         finished / finish_reason / stop_reason: set on the request's last step
             (``"stop"``, ``"length"`` or ``"error"``; the stop token id). An
             aborted request produces no more step outputs (``abort_request``
-            returns True).
+            returns True), nor does one ended by
+            :meth:`~local_backend.engine.LocalEngine.finish_request`.
         num_cached_tokens: the request's prefix hit (tokens), known from its first step.
         prompt_tokens: prompt length in tokens.
         ttft: seconds from arrival to the first token (None if it failed before one).
@@ -129,7 +131,7 @@ class StepOutput:
     new_token_ids: list[int]
     finished: bool
     finish_reason: str | None
-    stop_reason: int | None
+    stop_reason: int | str | None
     num_cached_tokens: int
     prompt_tokens: int
     ttft: float | None

@@ -85,7 +85,7 @@ class Request:
         self.num_preemptions = 0
         self.status = RequestStatus.WAITING
         self.finish_reason: FinishReason | None = None
-        self.stop_reason: int | None = None
+        self.stop_reason: int | str | None = None
         self.error: str | None = None  # why the request failed (finish reason ERROR)
         self.first_scheduled_time: float | None = None
         self.first_token_time: float | None = None

@@ -117,11 +117,17 @@ class Scheduler:
 
     def abort(self, request: Request) -> None:
         """Remove an unfinished request, free its blocks and mark it finished (``"abort"``)."""
+        self.finish_early(request, FinishReason.ABORT)
+
+    def finish_early(self, request: Request, reason: FinishReason) -> None:
+        """Remove an unfinished request before its own stop condition, free its blocks (its full blocks stay
+        cached) and mark it finished with ``reason``: ``ABORT`` (:meth:`abort`), or ``STOP`` for a stop
+        condition checked outside the engine (a stop string in the detokenized text)."""
         if request.status is RequestStatus.RUNNING:
             self.running.remove(request)
         elif request in self.waiting:
             self.waiting.remove(request)
-        self._finish(request, FinishReason.ABORT)
+        self._finish(request, reason)
 
     # --- scheduling -------------------------------------------------------------
     def schedule(self) -> SchedulerOutput:
