@@ -6,11 +6,15 @@
   (the prefill), so the handler knows the prefix hit (``cached_tokens``, the
   ``x-promptcache-cached-tokens`` header) and any refusal *before* it sends a
   status line; a client that disconnects meanwhile aborts the request;
-* :meth:`Generation.deltas` yields text as it becomes final (stop strings
-  applied; a matched stop string aborts the engine request);
-* a client that goes away (checked every :data:`DISCONNECT_POLL_S` while
-  waiting for a step) or a stream that is cancelled aborts the engine
-  request, freeing its KV blocks; the deltas then just end.
+* :meth:`Generation.deltas` yields text as it becomes final; the text and
+  the stop strings are worked out on the engine thread (see
+  :mod:`~local_backend.server.engine_loop`), which finishes the engine
+  request as soon as a stop string matches, counted as finished;
+* whether the client is still there is checked on a clock, every
+  :data:`DISCONNECT_POLL_S`, while tokens flow as well as while none come
+  (streaming or not, both APIs); a client that went away, or a stream that
+  is cancelled, aborts the engine request, freeing its KV blocks, and the
+  deltas just end.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from starlette.responses import StreamingResponse
 from local_backend.errors import InvalidRequestError, PromptTooLongError
 from local_backend.sampling_params import SamplingParams
 from local_backend.server.detokenizer import IncrementalDetokenizer
-from local_backend.server.engine_loop import EngineFailure
+from local_backend.server.engine_loop import EngineFailure, StreamOutput
 from local_backend.server.errors import APIError
 
 if TYPE_CHECKING:
@@ -38,7 +42,7 @@ CACHED_TOKENS_HEADER = "x-promptcache-cached-tokens"
 """Response header with the engine's raw prefix hit (tokens), on every generation endpoint."""
 
 DISCONNECT_POLL_S = 0.25
-"""How often a handler waiting for an engine step checks whether its client is still there (seconds)."""
+"""How often a handler asks whether its client is still there while its request runs (seconds)."""
 
 
 class ClientDisconnected(Exception):
@@ -73,16 +77,17 @@ class Generation:
         self.params = params
         self.cache_salt = cache_salt
         self.http_request = http_request
-        self.detokenizer = IncrementalDetokenizer(state.tokenizer, stop)
+        self.stop = tuple(stop)
         self.prompt_tokens = len(prompt_token_ids)
         self.cached_tokens = 0
         self.output_tokens = 0
         self.ttft: float | None = None
         self.finish_reason: str | None = None
         self.stop_string: str | None = None
-        self._first = None
+        self._first: StreamOutput | None = None
         self._stream = None
         self._done = False
+        self._next_client_check = 0.0
         self.disconnected = False
         self._started = time.perf_counter()
 
@@ -92,11 +97,12 @@ class Generation:
         Raises:
             APIError: 400 when the engine refuses the prompt or parameters
                 (``context_length_exceeded`` for a prompt that does not fit),
-                500 when the engine fails.
+                500 when the engine fails, 503 when the engine loop is not running.
             ClientDisconnected: the client left while the prompt was being computed.
         """
+        detokenizer = IncrementalDetokenizer(self.state.tokenizer, self.stop)
         self._stream = self.state.loop.submit(self.request_id, self.prompt_token_ids, self.params,
-                                              cache_salt=self.cache_salt)
+                                              cache_salt=self.cache_salt, detokenizer=detokenizer)
         try:
             first = await self._next()
         except PromptTooLongError as exc:
@@ -109,9 +115,10 @@ class Generation:
             self._done = True
             raise APIError(500, str(exc)) from exc
         self._first = first
-        self.cached_tokens = first.num_cached_tokens
-        self.prompt_tokens = first.prompt_tokens
-        self.ttft = first.ttft if first.ttft is not None else time.perf_counter() - self._started
+        self.cached_tokens = first.output.num_cached_tokens
+        self.prompt_tokens = first.output.prompt_tokens
+        ttft = first.output.ttft
+        self.ttft = ttft if ttft is not None else time.perf_counter() - self._started
         self.state.metrics.observe_ttft(self.ttft)
 
     async def deltas(self) -> AsyncIterator[str]:
@@ -120,31 +127,21 @@ class Generation:
         Raises:
             APIError: 500 when the engine fails mid-generation.
         """
-        output = self._first
+        item = self._first
         try:
             while True:
-                self.output_tokens += len(output.new_token_ids)
-                text = self.detokenizer.add(output.new_token_ids)
-                if self.detokenizer.stop_string is not None:
-                    self.stop_string = self.detokenizer.stop_string
-                    self.finish_reason = "stop"
-                    if not output.finished:
-                        self.abort()
+                self.output_tokens += len(item.output.new_token_ids)
+                if item.finished:
                     self._done = True
-                    if text:
-                        yield text
+                    self.finish_reason = item.finish_reason
+                    self.stop_string = item.stop_string
+                    if item.text:
+                        yield item.text
                     return
-                if output.finished:
-                    self._done = True
-                    self.finish_reason = output.finish_reason or "stop"
-                    text += self.detokenizer.flush()
-                    if text:
-                        yield text
-                    return
-                if text:
-                    yield text
+                if item.text:
+                    yield item.text
                 try:
-                    output = await self._next()
+                    item = await self._next()
                 except ClientDisconnected:
                     return
                 except EngineFailure as exc:
@@ -154,31 +151,42 @@ class Generation:
             if not self._done:  # the consumer stopped early: client gone or stream cancelled
                 self.abort()
 
-    async def _next(self):
-        """The next step output, checking every :data:`DISCONNECT_POLL_S` whether the client is still there.
+    async def _next(self) -> StreamOutput:
+        """The next output, asking every :data:`DISCONNECT_POLL_S` whether the client is still there.
 
         Raises:
             ClientDisconnected: the client left (the engine request is aborted).
             CancelledError: the handler was cancelled (the engine request is aborted).
             EngineFailure: the engine failed the request (an output with ``error`` set).
         """
-        while True:
-            try:
-                output = await self._stream.next(timeout=DISCONNECT_POLL_S)
-            except asyncio.TimeoutError:
-                if self.http_request is not None and await self.http_request.is_disconnected():
-                    self.disconnected = True
-                    self.abort()
-                    raise ClientDisconnected(self.request_id) from None
-            except asyncio.CancelledError:
-                self.abort()
-                raise
-            else:
-                error = getattr(output, "error", None)  # the engine failed this request alone
-                if error:
+        try:
+            while True:
+                await self._check_client()
+                try:
+                    item = await self._stream.next(timeout=DISCONNECT_POLL_S)
+                except asyncio.TimeoutError:
+                    continue
+                if item.output.error:  # the engine failed this request alone
                     self._done = True
-                    raise EngineFailure(f"the engine failed this request: {error}")
-                return output
+                    raise EngineFailure(f"the engine failed this request: {item.output.error}")
+                return item
+        except asyncio.CancelledError:
+            self.abort()
+            raise
+
+    async def _check_client(self) -> None:
+        """Raise :class:`ClientDisconnected` (aborting the request) if the client has left; asks the server at
+        most every :data:`DISCONNECT_POLL_S`, so a request whose tokens flow is checked as often as an idle one."""
+        if self.http_request is None:
+            return
+        now = time.monotonic()
+        if now < self._next_client_check:
+            return
+        self._next_client_check = now + DISCONNECT_POLL_S
+        if await self.http_request.is_disconnected():
+            self.disconnected = True
+            self.abort()
+            raise ClientDisconnected(self.request_id)
 
     @property
     def headers(self) -> dict[str, str]:

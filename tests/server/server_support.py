@@ -15,7 +15,9 @@ import uuid
 from pathlib import Path
 
 import httpx
+from transformers import LlamaConfig, LlamaForCausalLM
 
+from local_backend.embedded import EMBEDDED_VOCAB
 from local_backend.oracle import PrefixTrieOracle
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -78,7 +80,11 @@ class ServerProcess:
 
 def metrics(url: str) -> dict[str, float]:
     """``/metrics`` as ``{"name{labels}": value}`` (sample lines only)."""
-    text = httpx.get(f"{url}/metrics", timeout=30).text
+    return parse_metrics(httpx.get(f"{url}/metrics", timeout=30).text)
+
+
+def parse_metrics(text: str) -> dict[str, float]:
+    """Prometheus text as ``{"name{labels}": value}`` (sample lines only)."""
     out = {}
     for line in text.splitlines():
         if line and not line.startswith("#"):
@@ -120,3 +126,13 @@ def anthropic_expected(prompt_tokens: int, hit: int, last_breakpoint: int | None
     creation = max(last_breakpoint - read, 0)
     return {"cache_read_input_tokens": read, "cache_creation_input_tokens": creation,
             "input_tokens": prompt_tokens - read - creation}
+
+
+def tiny_llama(cls: type[LlamaForCausalLM] = LlamaForCausalLM) -> LlamaForCausalLM:
+    """A tiny random ``cls`` (1 layer, width 16) with the embedded model's vocabulary and no end-of-sequence
+    token: served with the ChatML tokenizer, it generates exactly ``max_tokens`` and costs milliseconds."""
+    config = LlamaConfig(vocab_size=EMBEDDED_VOCAB, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                         num_attention_heads=1, num_key_value_heads=1, max_position_embeddings=4096,
+                         tie_word_embeddings=True, bos_token_id=None, eos_token_id=None, pad_token_id=None)
+    config._attn_implementation = "sdpa"
+    return cls(config).eval()

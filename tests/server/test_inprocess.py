@@ -13,11 +13,10 @@ import json
 import openai
 import pytest
 from fastapi.testclient import TestClient
-from server_support import anthropic_expected
-from transformers import LlamaConfig, LlamaForCausalLM
+from server_support import anthropic_expected, metric, parse_metrics, tiny_llama
+from transformers import LlamaForCausalLM
 
 from local_backend import LocalEngine
-from local_backend.embedded import EMBEDDED_VOCAB
 from local_backend.server import create_app
 from local_backend.server.detokenizer import IncrementalDetokenizer
 from local_backend.server.errors import ANTHROPIC, OPENAI, APIError
@@ -53,6 +52,35 @@ def test_stop_strings_end_the_text_before_them(client):
                                                    "temperature": 0, "ignore_eos": True, "stop": [cut]}).json()
     assert stopped["choices"][0]["text"] == full[:full.index(cut)]
     assert stopped["choices"][0]["finish_reason"] == "stop"
+
+
+def test_a_stop_string_finishes_the_request_and_metrics_match_the_usage(client):
+    full = client.post("/v1/completions", json={"model": "m", "prompt": "count: one two", "max_tokens": 8,
+                                                "temperature": 0, "ignore_eos": True}).json()["choices"][0]["text"]
+    cut = full[3:6]
+    before = parse_metrics(client.get("/metrics").text)
+    stopped = client.post("/v1/completions", json={"model": "m", "prompt": "count: one two", "max_tokens": 8,
+                                                   "temperature": 0, "ignore_eos": True, "stop": cut}).json()
+    with client.stream("POST", "/v1/completions", json={
+            "model": "m", "prompt": "count: one two", "max_tokens": 8, "temperature": 0, "ignore_eos": True,
+            "stop": [cut], "stream": True, "stream_options": {"include_usage": True}}) as response:
+        chunks = [json.loads(line[6:]) for line in response.iter_lines()
+                  if line.startswith("data: {")]
+    after = parse_metrics(client.get("/metrics").text)
+    usages = [stopped["usage"], chunks[-1]["usage"]]
+    assert stopped["choices"][0]["finish_reason"] == "stop" and usages[0]["completion_tokens"] < 8
+    assert [c["choices"][0]["finish_reason"] for c in chunks if c["choices"]][-1] == "stop"
+
+    def delta(name: str) -> float:
+        return metric(after, name) - metric(before, name)
+
+    assert delta("promptcache_requests_finished_total") == 2
+    assert delta("promptcache_requests_aborted_total") == 0
+    assert delta("promptcache_prompt_tokens_total") == sum(u["prompt_tokens"] for u in usages)
+    assert delta("promptcache_cached_tokens_total") == sum(u["prompt_tokens_details"]["cached_tokens"]
+                                                           for u in usages)
+    assert delta("promptcache_generation_tokens_total") == sum(u["completion_tokens"] for u in usages)
+    assert metric(after, "promptcache_requests_running") == 0
 
 
 def test_unknown_route_and_bad_params_are_provider_shaped(client):
@@ -139,11 +167,7 @@ class FlakyLlama(LlamaForCausalLM):
 
 
 def test_an_engine_failure_fails_the_requests_in_flight_and_the_server_keeps_serving():
-    config = LlamaConfig(vocab_size=EMBEDDED_VOCAB, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                         num_attention_heads=1, num_key_value_heads=1, max_position_embeddings=4096,
-                         tie_word_embeddings=True, bos_token_id=None, eos_token_id=None, pad_token_id=None)
-    config._attn_implementation = "sdpa"
-    model = FlakyLlama(config).eval()
+    model = tiny_llama(FlakyLlama)
     chat = {"model": "m", "max_tokens": 6, "ignore_eos": True, "messages": [{"role": "user", "content": "hi"}]}
     with TestClient(create_app(LocalEngine(model, tokenizer=ChatMLTokenizer(), num_blocks=256))) as client:
         model.fail_in = 0
