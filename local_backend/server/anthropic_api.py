@@ -89,7 +89,7 @@ async def messages(request: Request) -> Response:
     if max_tokens is None:
         raise bad_request("max_tokens: Field required")
     prompt = _prompt(state, body)
-    params = sampling_params(body, max_tokens, top_k_key="top_k")
+    params = sampling_params(body, state.max_tokens(max_tokens, len(prompt.token_ids)), top_k_key="top_k")
     stream = flag(body, "stream")
     gen = Generation(state, new_id("msg_"), prompt.token_ids, params, stop=string_list(body, "stop_sequences"),
                      http_request=request)

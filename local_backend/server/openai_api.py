@@ -77,11 +77,15 @@ def check_messages(messages: Any) -> list[dict[str, Any]]:
     return messages
 
 
-def _max_tokens(state: ServerState, body: Mapping[str, Any]) -> int:
-    value = integer(body, "max_completion_tokens", minimum=1)
+def _max_tokens(state: ServerState, body: Mapping[str, Any], prompt_tokens: int) -> int:
+    """``max_completion_tokens`` (or the legacy ``max_tokens``) checked against the context; the server's
+    default, capped to the room left, when neither is given."""
+    param = "max_completion_tokens"
+    value = integer(body, param, minimum=1)
     if value is None:
-        value = integer(body, "max_tokens", minimum=1)
-    return state.default_max_tokens if value is None else value
+        param = "max_tokens"
+        value = integer(body, param, minimum=1)
+    return state.max_tokens(value, prompt_tokens, param)
 
 
 def _common_checks(body: Mapping[str, Any]) -> None:
@@ -116,10 +120,10 @@ async def chat_completions(request: Request) -> Response:
     model = state.check_model(body.get("model"))
     check_messages(body.get("messages"))
     _common_checks(body)
-    params = sampling_params(body, _max_tokens(state, body))
+    prompt = openai_chat_prompt(state.tokenizer, body)
+    params = sampling_params(body, _max_tokens(state, body, len(prompt.token_ids)))
     stop, stream = string_list(body, "stop"), flag(body, "stream")
     include_usage = stream and _include_usage(body)
-    prompt = openai_chat_prompt(state.tokenizer, body)
     gen = Generation(state, new_id("chatcmpl-"), prompt.token_ids, params, stop=stop,
                      cache_salt=body.get("cache_salt"), http_request=request)
     await gen.start()
@@ -183,7 +187,7 @@ async def completions(request: Request) -> Response:
         if body.get(unsupported) not in (None, False, 1):
             raise bad_request(f"{unsupported}: not supported by this server; leave it unset", param=unsupported)
     token_ids = _completion_prompt(state, body.get("prompt"))
-    params = sampling_params(body, _max_tokens(state, body))
+    params = sampling_params(body, _max_tokens(state, body, len(token_ids)))
     stop, stream = string_list(body, "stop"), flag(body, "stream")
     include_usage = stream and _include_usage(body)
     gen = Generation(state, new_id("cmpl-"), token_ids, params, stop=stop, cache_salt=body.get("cache_salt"),

@@ -45,6 +45,34 @@ class ServerState:
         """What ``/v1/models`` lists: the served names, else the loaded model's name."""
         return self.served_model_names or (self.engine.model_name,)
 
+    def max_tokens(self, requested: int | None, prompt_tokens: int, param: str = "max_tokens") -> int:
+        """Output tokens for a prompt of ``prompt_tokens``: ``requested`` if it fits the context, or (None) the
+        default, capped to the room left (vLLM's rules).
+
+        A prompt longer than the context is left to the engine (its ``context_length_exceeded`` 400).
+
+        Raises:
+            APIError: 400 when ``requested`` > context - prompt (vLLM's message: "'max_tokens' is too
+                large: N. This model's maximum context length is M tokens and your request has P input
+                tokens"), or no token fits after the prompt.
+        """
+        limit = self.engine.max_model_len
+        if prompt_tokens > limit:
+            return requested or self.default_max_tokens
+        room = limit - prompt_tokens
+        if requested is None:
+            if room < 1:
+                raise APIError(400, f"This model's maximum context length is {limit} tokens. However, your request "
+                                    f"has {prompt_tokens} input tokens, which leaves no room for output. Shorten the "
+                                    "messages.", param="messages", code="context_length_exceeded")
+            return min(self.default_max_tokens, room)
+        if requested > room:
+            raise APIError(400, f"'{param}' is too large: {requested}. This model's maximum context length is {limit} "
+                                f"tokens and your request has {prompt_tokens} input tokens ({requested} > {limit} - "
+                                f"{prompt_tokens}). Lower {param} to at most {max(room, 0)} or shorten the prompt.",
+                           param=param)
+        return requested
+
     def check_model(self, model: object) -> str:
         """The model name a response reports for a request naming ``model``.
 

@@ -96,6 +96,15 @@ def test_bad_requests_in_a_row(server, openai_client, anthropic_client):
     assert "longer than" in caught.value.body["error"]["message"]
     served(openai_client, anthropic_client)
 
+    # 4b. max_tokens beyond what the context leaves after the prompt (vLLM's 400).
+    with pytest.raises(openai.BadRequestError) as caught:
+        openai_client.chat.completions.create(model="gpt-4.1-mini", max_tokens=10**12,
+                                              messages=[{"role": "user", "content": "hi"}])
+    assert caught.value.body["param"] == "max_tokens"
+    assert caught.value.body["message"].startswith(f"'max_tokens' is too large: {10**12}. This model's maximum "
+                                                   f"context length is {MAX_MODEL_LEN} tokens")
+    served(openai_client, anthropic_client)
+
     # 5. A model name the server does not serve (--served-model-name).
     with pytest.raises(openai.NotFoundError) as caught:
         openai_client.chat.completions.create(model="gpt-5-unknown", max_tokens=1,
