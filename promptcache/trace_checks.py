@@ -18,6 +18,10 @@ names, ``arguments`` that parse as a JSON object valid against the tool's
 
 The checks generalise the sample validator (``make_traces.py``): model names,
 id formats and request counts of the sample files are not imposed.
+
+Two pieces are public for the local server, which checks live requests with
+them: :func:`tool_issues` (tool definitions, without the trace-only key-set
+strictness) and :func:`cache_control_issue` (one marker's shape).
 """
 
 from __future__ import annotations
@@ -94,6 +98,18 @@ class _Checker:
             self.need(False, path, f"the tool schema itself is invalid: {exc.message}")
 
 
+def cache_control_issue(cc: Any) -> str | None:
+    """Why ``cc`` is not a well-formed Anthropic ``cache_control`` marker; None when it is.
+
+    Well formed: ``{"type": "ephemeral"}`` with an optional ``"ttl"`` of ``"5m"`` or ``"1h"``, nothing else
+    (Anthropic docs, "Prompt caching").
+    """
+    if isinstance(cc, Mapping) and cc.get("type") == "ephemeral" and set(cc) <= {"type", "ttl"} \
+            and cc.get("ttl", "5m") in ("5m", "1h"):
+        return None
+    return f"bad cache_control {cc!r}; use {{'type': 'ephemeral'}} with optional ttl '5m' or '1h'"
+
+
 class _CacheControl:
     """Counts breakpoints in render order and checks TTL ordering."""
 
@@ -102,14 +118,89 @@ class _CacheControl:
 
     def mark(self, cc: Any, path: str) -> None:
         """Count one breakpoint and check its shape and TTL order."""
-        ok = self.check.need(isinstance(cc, dict) and cc.get("type") == "ephemeral" and set(cc) <= {"type", "ttl"}
-                             and cc.get("ttl", "5m") in ("5m", "1h"), path,
-                             f"bad cache_control {cc!r}; use {{'type': 'ephemeral'}} with optional ttl '5m' or '1h'")
+        issue = cache_control_issue(cc)
+        ok = self.check.need(issue is None, path, issue or "")
         self.count += 1
         if ok:
             ttl = cc.get("ttl", "5m")
             self.check.need(not (ttl == "1h" and self.seen_5m), path, "a 1h cache_control marker follows a 5m one")
             self.seen_5m = self.seen_5m or ttl == "5m"
+
+
+def _anthropic_tools(c: _Checker, tools: Any, path: str, cc: _CacheControl | None = None) -> dict[str, Any]:
+    """Check Anthropic tool definitions; ``{name: input_schema}`` (None for server tools)."""
+    schemas: dict[str, Any] = {}
+    if not c.need(isinstance(tools, list), path, "tools must be a list of tool definitions"):
+        return schemas
+    for k, tool in enumerate(tools):
+        tpath = f"{path}[{k}]"
+        if not c.need(isinstance(tool, dict), tpath, f"a tool must be an object with 'name' and 'input_schema', "
+                                                     f"not {type(tool).__name__}"):
+            continue
+        if tool.get("type") not in (None, "custom"):  # server tools (web search, bash, ...) carry no schema
+            schemas.setdefault(str(tool.get("name")), None)
+        elif c.need(isinstance(tool.get("name"), str) and _ANTHROPIC_TOOL_NAME.match(tool["name"]), tpath,
+                    f"tool name {tool.get('name')!r} must match {_ANTHROPIC_TOOL_NAME.pattern}"):
+            c.need(tool["name"] not in schemas, tpath, f"duplicate tool name {tool['name']!r}")
+            if c.need("input_schema" in tool, tpath, f"input_schema of {tool['name']!r} is required: a JSON schema "
+                                                     "object such as {'type': 'object', 'properties': {}}"):
+                c.need(isinstance(tool["input_schema"], dict) and tool["input_schema"].get("type") == "object",
+                       tpath, f"input_schema of {tool['name']!r} must be an object schema")
+            schemas[tool["name"]] = tool.get("input_schema")
+        if "cache_control" in tool and cc is not None:
+            cc.mark(tool["cache_control"], tpath + ".cache_control")
+    return schemas
+
+
+def _openai_tools(c: _Checker, tools: Any, path: str, exact_keys: bool) -> dict[str, Any]:
+    """Check OpenAI tool definitions; ``{name: parameters}``. ``exact_keys``: no keys beyond the SDK's."""
+    schemas: dict[str, Any] = {}
+    if not c.need(isinstance(tools, list), path, "tools must be a list of tool definitions"):
+        return schemas
+    shape = "{'type': 'function', 'function': {'name': ..., 'parameters': {...}}}"
+    for k, tool in enumerate(tools):
+        tpath = f"{path}[{k}]"
+        if not c.need(isinstance(tool, dict), tpath, f"a tool must be an object {shape}, not {type(tool).__name__}"):
+            continue
+        if not (c.need(tool.get("type") == "function", tpath, f"type must be 'function' (got {tool.get('type')!r}); "
+                                                              f"a tool is {shape}")
+                and c.need(isinstance(tool.get("function"), dict), tpath,
+                           f"'function' is required: an object with 'name' and optional 'description' and "
+                           f"'parameters' (got {tool.get('function')!r})")):
+            continue
+        fn = tool["function"]
+        if exact_keys:
+            c.need(set(tool) == {"type", "function"}, tpath, f"a tool must be {shape}")
+            c.need(set(fn) <= {"name", "description", "parameters", "strict"}, tpath, f"unknown function keys {sorted(fn)}")
+        if c.need(isinstance(fn.get("name"), str) and _OPENAI_TOOL_NAME.match(fn["name"]), tpath,
+                  f"tool name {fn.get('name')!r} must match {_OPENAI_TOOL_NAME.pattern}"):
+            c.need(fn["name"] not in schemas, tpath, f"duplicate tool name {fn['name']!r}")
+            params = fn.get("parameters", {"type": "object"})
+            c.need(isinstance(params, dict) and params.get("type") == "object", tpath,
+                   f"parameters of {fn['name']!r} must be an object schema")
+            schemas[fn["name"]] = params
+    return schemas
+
+
+def tool_issues(api: str, tools: Any, path: str = "tools") -> list[TraceIssue]:
+    """Check a request's tool definitions the way the provider's API does (the server uses this).
+
+    Anthropic: each tool an object; custom tools (no ``type`` or ``"custom"``) with a valid, unique
+    ``name`` and an object ``input_schema``; well-formed ``cache_control``. OpenAI: each tool
+    ``{"type": "function", "function": {"name", "parameters"?}}`` with a valid, unique name and an
+    object schema. Extra keys are allowed here (the trace checks of :func:`validate_body` are stricter).
+
+    Returns:
+        The issues, each with its ``path`` (e.g. ``tools[0]``); empty when valid.
+    """
+    checker = _Checker()
+    if api == ANTHROPIC_MESSAGES:
+        _anthropic_tools(checker, tools, path, _CacheControl(checker))
+    elif api == OPENAI_CHAT:
+        _openai_tools(checker, tools, path, exact_keys=False)
+    else:
+        checker.need(False, "api", f"unknown api {api!r}")
+    return checker.issues
 
 
 def _check_anthropic(body: Mapping[str, Any], c: _Checker) -> None:
@@ -118,21 +209,7 @@ def _check_anthropic(body: Mapping[str, Any], c: _Checker) -> None:
     c.need(isinstance(body.get("max_tokens"), int) and not isinstance(body.get("max_tokens"), bool)
            and body["max_tokens"] > 0, "body.max_tokens", "max_tokens must be a positive integer")
     cc = _CacheControl(c)
-    schemas: dict[str, Any] = {}
-    for k, tool in enumerate(body.get("tools") or []):
-        path = f"body.tools[{k}]"
-        if not c.need(isinstance(tool, dict), path, "a tool must be an object"):
-            continue
-        if tool.get("type") not in (None, "custom"):  # server tools (web search, bash, ...) carry no schema
-            schemas.setdefault(str(tool.get("name")), None)
-        elif c.need(isinstance(tool.get("name"), str) and _ANTHROPIC_TOOL_NAME.match(tool["name"]), path,
-                    f"tool name {tool.get('name')!r} must match {_ANTHROPIC_TOOL_NAME.pattern}"):
-            c.need(tool["name"] not in schemas, path, f"duplicate tool name {tool['name']!r}")
-            c.need(isinstance(tool.get("input_schema"), dict) and tool["input_schema"].get("type") == "object",
-                   path, f"input_schema of {tool['name']!r} must be an object schema")
-            schemas[tool["name"]] = tool.get("input_schema")
-        if "cache_control" in tool:
-            cc.mark(tool["cache_control"], path + ".cache_control")
+    schemas = _anthropic_tools(c, body.get("tools") or [], "body.tools", cc)
     system = body.get("system")
     if isinstance(system, str):
         c.need(system.strip(), "body.system", "empty system")
@@ -228,21 +305,7 @@ def _text_content_ok(content: Any) -> bool:
 def _check_openai(body: Mapping[str, Any], c: _Checker) -> None:
     c.keys(OPENAI_CHAT, body)
     c.need(isinstance(body.get("model"), str) and body["model"], "body.model", "model must be a non-empty string")
-    schemas: dict[str, Any] = {}
-    for k, tool in enumerate(body.get("tools") or []):
-        path = f"body.tools[{k}]"
-        if not c.need(isinstance(tool, dict) and set(tool) == {"type", "function"} and tool["type"] == "function"
-                      and isinstance(tool["function"], dict), path, "a tool must be {type: function, function: {...}}"):
-            continue
-        fn = tool["function"]
-        c.need(set(fn) <= {"name", "description", "parameters", "strict"}, path, f"unknown function keys {sorted(fn)}")
-        if c.need(isinstance(fn.get("name"), str) and _OPENAI_TOOL_NAME.match(fn["name"]), path,
-                  f"tool name {fn.get('name')!r} must match {_OPENAI_TOOL_NAME.pattern}"):
-            c.need(fn["name"] not in schemas, path, f"duplicate tool name {fn['name']!r}")
-            params = fn.get("parameters", {"type": "object"})
-            c.need(isinstance(params, dict) and params.get("type") == "object", path,
-                   f"parameters of {fn['name']!r} must be an object schema")
-            schemas[fn["name"]] = params
+    schemas = _openai_tools(c, body.get("tools") or [], "body.tools", exact_keys=True)
     if "tool_choice" in body or "parallel_tool_calls" in body:
         c.need(schemas, "body", "tool_choice / parallel_tool_calls without tools")
     messages = body.get("messages")
