@@ -31,52 +31,8 @@ router = APIRouter()
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens"}
 
 
-def check_messages(messages: Any) -> None:
-    """Validate Anthropic ``messages`` as the Messages API does.
-
-    Consecutive turns of one role are allowed (the API combines them).
-
-    Raises:
-        APIError: 400 for a missing or empty list, a role other than user /
-            assistant, content that is neither a string nor a list of blocks,
-            or a ``tool_result`` whose ``tool_use_id`` is not a ``tool_use`` of
-            the previous assistant turn.
-    """
-    if messages is None:
-        raise bad_request("messages: Field required")
-    if not isinstance(messages, list) or not messages:
-        raise bad_request("messages: must be a non-empty list of turns")
-    previous_tool_uses: set[str] = set()
-    for i, message in enumerate(messages):
-        path = f"messages.{i}"
-        if not isinstance(message, Mapping):
-            raise bad_request(f"{path}: a message must be an object with 'role' and 'content'")
-        role, content = message.get("role"), message.get("content")
-        if role not in ("user", "assistant"):
-            raise bad_request(f"{path}.role: Input should be 'user' or 'assistant' (got {role!r}); "
-                              "put system text in the top-level 'system' field")
-        if isinstance(content, str):
-            previous_tool_uses = set()
-            continue
-        if not isinstance(content, list) or not all(isinstance(b, Mapping) for b in content):
-            raise bad_request(f"{path}.content: expected a string or a list of content blocks")
-        uses = set()
-        for j, block in enumerate(content):
-            kind = block.get("type")
-            if kind == "tool_result" and block.get("tool_use_id") not in previous_tool_uses:
-                raise bad_request(f"{path}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
-                                  f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding "
-                                  "`tool_use` block in the previous message.")
-            if kind == "tool_use" and role == "assistant":
-                uses.add(block.get("id"))
-        previous_tool_uses = uses
-
-
 def _prompt(state: ServerState, body: Mapping[str, Any]) -> ChatPrompt:
-    check_messages(body.get("messages"))
-    system = body.get("system")
-    if system is not None and not isinstance(system, (str, list)):
-        raise bad_request("system: expected a string or a list of text blocks")
+    """The body validated (:func:`~local_backend.server.validation.check_anthropic_body`) and rendered."""
     return anthropic_prompt(state.tokenizer, body)
 
 

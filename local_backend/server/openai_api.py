@@ -25,56 +25,13 @@ from local_backend.server.generation import Generation, GenerationStream
 from local_backend.server.params import flag, integer, read_json, sampling_params, string_list
 from local_backend.server.prompt import openai_chat_prompt, render_messages
 from local_backend.server.state import ServerState, new_id
+from local_backend.server.validation import check_openai_messages, check_openai_tools
 
 router = APIRouter()
-
-ROLES = ("system", "developer", "user", "assistant", "tool")
 
 
 def _state(request: Request) -> ServerState:
     return request.app.state.server
-
-
-def check_messages(messages: Any) -> list[dict[str, Any]]:
-    """Validate OpenAI chat ``messages`` the way the OpenAI API does.
-
-    Raises:
-        APIError: 400 for a missing or empty list, an unknown role, a ``tool``
-            message that answers no earlier ``tool_calls``, or ``tool_calls``
-            left unanswered before the next message.
-    """
-    if messages is None:
-        raise bad_request("messages: field required; send a list of chat messages", param="messages")
-    if not isinstance(messages, list) or not messages:
-        raise bad_request("messages: must be a non-empty list of chat messages", param="messages")
-    pending: set[str] = set()
-    for i, message in enumerate(messages):
-        path = f"messages[{i}]"
-        if not isinstance(message, Mapping):
-            raise bad_request(f"{path}: a message must be an object with 'role' and 'content'", param=path)
-        role = message.get("role")
-        if role not in ROLES:
-            raise bad_request(f"{path}.role: {role!r} is not one of {', '.join(ROLES)}", param=f"{path}.role")
-        if role == "tool":
-            call_id = message.get("tool_call_id")
-            if call_id not in pending:
-                raise bad_request(f"{path}: messages with role 'tool' must be a response to a preceding message "
-                                  f"with 'tool_calls' (no pending call with id {call_id!r})", param=path)
-            pending.discard(call_id)
-            continue
-        if pending:
-            raise bad_request(f"{path}: an assistant message with 'tool_calls' must be followed by tool messages "
-                              f"responding to each 'tool_call_id'; unanswered: {', '.join(sorted(pending))}",
-                              param=path)
-        if role == "assistant" and message.get("tool_calls"):
-            calls = message["tool_calls"]
-            if not isinstance(calls, list) or not all(isinstance(c, Mapping) and c.get("id") for c in calls):
-                raise bad_request(f"{path}.tool_calls: a list of calls, each with an 'id'", param=f"{path}.tool_calls")
-            pending = {c["id"] for c in calls}
-    if pending:
-        raise bad_request("the last assistant message's 'tool_calls' need tool messages responding to each "
-                          f"'tool_call_id'; unanswered: {', '.join(sorted(pending))}", param="messages")
-    return messages
 
 
 def _max_tokens(state: ServerState, body: Mapping[str, Any], prompt_tokens: int) -> int:
@@ -118,7 +75,6 @@ async def chat_completions(request: Request) -> Response:
     state = _state(request)
     body = await read_json(request)
     model = state.check_model(body.get("model"))
-    check_messages(body.get("messages"))
     _common_checks(body)
     prompt = openai_chat_prompt(state.tokenizer, body)
     params = sampling_params(body, _max_tokens(state, body, len(prompt.token_ids)))
@@ -239,7 +195,8 @@ async def tokenize(request: Request) -> dict[str, Any]:
     if body.get("model") is not None:
         state.check_model(body["model"])
     if "messages" in body:
-        messages = check_messages(body.get("messages"))
+        messages = check_openai_messages(body.get("messages"))
+        check_openai_tools(body.get("tools"))
         add_generation_prompt = body.get("add_generation_prompt", True)
         if not isinstance(add_generation_prompt, bool):
             raise bad_request("add_generation_prompt: expected true or false", param="add_generation_prompt")

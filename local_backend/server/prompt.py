@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from local_backend.server.errors import bad_request
+from local_backend.server.validation import check_anthropic_body, check_openai_messages, check_openai_tools
 from local_backend.tokenizer import EngineTokenizer
 from promptcache.convert import anthropic_to_openai
 from promptcache.prefix_index import common_prefix
@@ -64,22 +65,30 @@ def render_messages(tokenizer: EngineTokenizer, messages: Any, tools: Any = None
     try:
         return tokenizer.apply_chat_template(messages, tools=tools or None, add_generation_prompt=add_generation_prompt)
     except (TypeError, ValueError, KeyError) as exc:
-        raise bad_request(f"messages cannot be rendered with the chat template: {exc}", param="messages") from exc
+        raise bad_request(f"messages cannot be rendered with the chat template ({type(exc).__name__}: {exc}); "
+                          "check the messages' content and tool calls", param="messages") from exc
 
 
 def openai_chat_prompt(tokenizer: EngineTokenizer, body: Mapping[str, Any]) -> ChatPrompt:
-    """Render an OpenAI chat body (``messages`` validated by the caller)."""
-    messages, tools = list(body["messages"]), body.get("tools")
-    return ChatPrompt(render_messages(tokenizer, messages, tools), messages, tools)
+    """Validate (:mod:`~local_backend.server.validation`) and render an OpenAI chat body.
+
+    Raises:
+        APIError: 400 naming the bad message, content part, tool call or tool definition.
+    """
+    messages, tools = check_openai_messages(body.get("messages")), body.get("tools")
+    check_openai_tools(tools)
+    return ChatPrompt(render_messages(tokenizer, list(messages), tools), list(messages), tools)
 
 
 def anthropic_prompt(tokenizer: EngineTokenizer, body: Mapping[str, Any]) -> ChatPrompt:
     """Render an Anthropic Messages body and locate its cache breakpoints.
 
     Raises:
-        APIError: 400 for a body the converter refuses (the message names the
-            path) or more than :data:`MAX_BREAKPOINTS` breakpoints.
+        APIError: 400 for a body that is invalid (:func:`~local_backend.server.validation.check_anthropic_body`)
+            or that the converter refuses (the message names the path), or more than
+            :data:`MAX_BREAKPOINTS` breakpoints.
     """
+    check_anthropic_body(body)
     markers = breakpoint_cuts(body)
     if len(markers) > MAX_BREAKPOINTS:
         raise bad_request(f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. "
@@ -100,8 +109,11 @@ def anthropic_prompt(tokenizer: EngineTokenizer, body: Mapping[str, Any]) -> Cha
 def _to_openai(body: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[Any] | None]:
     try:
         converted = anthropic_to_openai(body).body
-    except (ValueError, TypeError, KeyError, AttributeError) as exc:
-        raise bad_request(f"{exc}") from exc
+    except ValueError as exc:  # the converter names the path
+        raise bad_request(str(exc)) from exc
+    except (TypeError, KeyError, AttributeError) as exc:
+        raise bad_request(f"the body cannot be converted for the chat template ({type(exc).__name__}: {exc}); "
+                          "check that every block has the fields its type requires") from exc
     return converted["messages"], converted.get("tools")
 
 
