@@ -12,6 +12,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from promptcache.commands.options import parse_rate
 from promptcache.divergence import EXPECTED_CAUSES
 from promptcache.providers import PROVIDERS, check_overrides
 from promptcache.simulate import Simulation, simulate_trace
@@ -19,20 +20,6 @@ from promptcache.trace import TraceFormatError
 
 EXIT_GATE, EXIT_ERROR = 1, 2
 _BENIGN = tuple(cause.value for cause in EXPECTED_CAUSES)
-
-
-def _fraction(value: str | None) -> float | None:
-    if value is None:
-        return None
-    text = value.strip().rstrip("%")
-    try:
-        number = float(text)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a rate; use 0.8 or 80%") from None
-    number = number / 100 if value.strip().endswith("%") or number > 1 else number
-    if not 0 <= number <= 1:
-        raise click.BadParameter(f"{value!r} is outside 0..1 (0%..100%)")
-    return number
 
 
 def _rules(values: tuple[str, ...]) -> dict[str, object]:
@@ -121,7 +108,7 @@ def simulate(trace, provider, model, output_format, min_hit_rate, strict, as_of,
     Exit codes: 0 done, 1 hit rate below --min-hit-rate, 2 a usage error or
     (with --strict) a malformed trace line.
     """
-    threshold = _fraction(min_hit_rate)
+    threshold = parse_rate(min_hit_rate)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from promptcache.commands.serve import ENGINE_MODULES, require_backend
-from promptcache.commands.simulate import _fraction
+from promptcache.commands.options import parse_rate
 from promptcache.trace import TraceFormatError
 from promptcache.verify import VerifyReport, make_backend, verify_trace
 
@@ -98,7 +98,7 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
 
     Exit codes: 0 done, 1 hit rate below --min-hit-rate, 2 a usage error.
     """
-    threshold = _fraction(min_hit_rate)
+    threshold = parse_rate(min_hit_rate)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if backend == "local":
         require_backend(ENGINE_MODULES, what="promptcache verify --backend local")
