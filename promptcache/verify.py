@@ -88,16 +88,34 @@ class VerifyReport:
         return (sum(r.prompt_tokens for r in ok), sum(r.cached_tokens for r in ok), sum(r.oracle_tokens for r in ok))
 
     @property
-    def hit_rate(self) -> float:
-        """Cached tokens / prompt tokens over the trace (0.0 for no tokens)."""
-        prompt, cached, _ = self.totals()
-        return cached / prompt if prompt else 0.0
+    def errors(self) -> int:
+        """Requests the backend refused or failed (their rows count no tokens)."""
+        return sum(1 for r in self.requests if r.error is not None)
 
     @property
-    def hit_vs_oracle(self) -> float:
-        """Cached tokens / oracle tokens (1.0 when the oracle finds nothing to reuse and nothing was cached)."""
-        _, cached, oracle = self.totals()
-        return cached / oracle if oracle else (1.0 if cached == 0 else float("inf"))
+    def hit_rate(self) -> float | None:
+        """Cached tokens / prompt tokens over the measured requests; None when nothing was measured
+        (no request, or every request failed)."""
+        prompt, cached, _ = self.totals()
+        return cached / prompt if prompt else None
+
+    @property
+    def oracle_hit_rate(self) -> float | None:
+        """Oracle tokens / prompt tokens over the measured requests; None when nothing was measured."""
+        prompt, _, oracle = self.totals()
+        return oracle / prompt if prompt else None
+
+    @property
+    def hit_vs_oracle(self) -> float | None:
+        """Cached tokens / oracle tokens: 1.0 when the oracle finds nothing to reuse and nothing was cached;
+        None when nothing was measured, or when the oracle is 0 but the backend cached tokens (its cache was
+        warm before the replay: :func:`verify_trace` adds a note), where no ratio is meaningful."""
+        prompt, cached, oracle = self.totals()
+        if not prompt:
+            return None
+        if oracle:
+            return cached / oracle
+        return 1.0 if cached == 0 else None
 
     def worst(self, n: int = WORST) -> list[RequestResult]:
         """The ``n`` requests that lost the most tokens, unexpected misses first."""
@@ -106,7 +124,10 @@ class VerifyReport:
         return ranked[:n]
 
     def verdict(self) -> tuple[bool, str]:
-        """``(good, text)``: good when no unexpected miss; else the costliest unexpected cause."""
+        """``(good, text)``: good when no unexpected miss; else the costliest unexpected cause. Not good
+        when nothing was measured (every request failed)."""
+        if self.requests and self.errors == len(self.requests):
+            return False, f"n/a: every request failed ({self.requests[0].error})"
         lost: Counter[str] = Counter()
         for r in self.requests:
             if r.divergence is not None and not r.divergence.expected:
@@ -118,16 +139,17 @@ class VerifyReport:
         return False, f"bad: {cause} on {count} of {len(self.requests)} requests"
 
     def summary(self) -> dict[str, Any]:
-        """Totals, rates, the verdict and the worst requests (JSON-ready)."""
+        """Totals, rates, the verdict and the worst requests (JSON-ready: rates that cannot be measured are
+        None, never NaN or infinity)."""
         prompt, cached, oracle = self.totals()
         ttfts = [r.ttft_s for r in self.requests if r.ttft_s is not None]
         good, verdict = self.verdict()
         return {
             "requests": len(self.requests), "prompt_tokens": prompt, "cached_tokens": cached,
-            "hit_rate": self.hit_rate, "oracle_tokens": oracle, "oracle_hit_rate": oracle / prompt if prompt else 0.0,
+            "hit_rate": self.hit_rate, "oracle_tokens": oracle, "oracle_hit_rate": self.oracle_hit_rate,
             "hit_vs_oracle": self.hit_vs_oracle, "tokens_saved": cached,
             "ttft_p50_s": statistics.median(ttfts) if ttfts else None,
-            "errors": sum(1 for r in self.requests if r.error is not None),
+            "errors": self.errors,
             "trace": self.trace, "backend": self.backend, "model": self.model, "block_size": self.block_size,
             "oracle": "exact" if self.oracle_exact else "approximate",
             "good": good, "verdict": verdict,
@@ -150,23 +172,25 @@ ProgressFn = Callable[[int, int, RequestResult], None]
 
 
 def make_backend(backend: str = "local", *, model: str | None = None, max_tokens: int = 1, block_size: int = 16,
-                 **engine_options: Any) -> Any:
+                 api_key: str | None = None, **engine_options: Any) -> Any:
     """A backend for ``--backend``: ``"local"`` (the in-process engine) or an ``http(s)://`` URL.
 
     For ``local``, ``model`` is a model directory (None = embedded) and
     ``engine_options`` go to ``LocalEngine`` (``kv_cache_mb``, ``num_blocks``,
-    ``eviction``, ``tokenizer``, ...). For a URL, ``model`` is the model name to send.
+    ``eviction``, ``tokenizer``, ...). For a URL, ``model`` is the model name to send and
+    ``api_key`` the bearer token (default ``$OPENAI_API_KEY``).
 
     Raises:
         ValueError: ``backend`` is neither ``local`` nor a URL.
         ImportError: the backend's packages are missing (the message names the install command).
+        BackendError: the URL cannot be reached or refuses the key (the message says what to do).
     """
     from promptcache.verify_backends import HTTPBackend, LocalBackend
 
     if backend == "local":
         return LocalBackend(model=model, max_tokens=max_tokens, block_size=block_size, **engine_options)
     if backend.startswith(("http://", "https://")):
-        return HTTPBackend(backend, model=model, max_tokens=max_tokens, block_size=block_size)
+        return HTTPBackend(backend, model=model, max_tokens=max_tokens, block_size=block_size, api_key=api_key)
     raise ValueError(f"--backend must be 'local' or an http(s):// URL, not {backend!r}")
 
 
@@ -187,6 +211,10 @@ def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend:
 
     Returns:
         The report; a request the backend refuses becomes a row with ``error`` set.
+
+    Raises:
+        TraceFormatError: a malformed line with ``strict``.
+        BackendError: the backend cannot be used at all (an unreachable server refusing the cache reset).
     """
     from local_backend.oracle import PrefixTrieOracle
 

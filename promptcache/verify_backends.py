@@ -15,10 +15,21 @@ should see and the figures the backend reports:
   is read from the final usage chunk. The oracle's tokens come from the
   server's ``/tokenize`` (vLLM's endpoint; ``serve`` has it too) when it
   answers, else from the local ChatML tokenizer, flagged approximate.
+  Tool definitions go with the trace's own ``tool_choice`` (``"auto"`` when it
+  has none): SGLang renders tools into the prompt only when ``tool_choice`` is
+  not ``"none"``. A server that refuses ``"auto"`` (vLLM without
+  ``--enable-auto-tool-choice``) gets ``"none"`` instead, which vLLM still
+  renders, and a note says so. ``max_tokens`` stays small, so no real tool
+  call is parsed or matters.
+
+A server that cannot be reached, or refuses the API key, raises
+:class:`BackendError` (the message says what to do); a request the server
+refuses raises for that request only.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,6 +39,13 @@ from promptcache.apis import ANTHROPIC_MESSAGES
 from promptcache.convert import anthropic_to_openai
 
 OPENAI_INSTALL = "pip install 'promptcache[openai]'"
+AUTO_TOOL_CHOICE_REFUSED = ("tool choice", "tool_choice", "tool-call-parser", "enable-auto-tool-choice")
+"""Words of a 400 refusing ``tool_choice: "auto"`` (vLLM: '"auto" tool choice requires --enable-auto-tool-choice
+and --tool-call-parser to be set')."""
+
+
+class BackendError(RuntimeError):
+    """The backend cannot be used at all: unreachable, or it refuses the API key. The message says what to do."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +116,13 @@ class LocalBackend:
             raise ValueError(exc.message) from exc
 
     def run(self, api: str, body: Mapping[str, Any], prompt_ids: list[int]) -> Replay:
+        """Generate ``max_tokens`` greedily for ``prompt_ids`` (``body`` is not used: the prompt is already
+        rendered) and return the engine's prompt length, prefix hit (tokens), TTFT (seconds) and output ids.
+
+        Raises:
+            InvalidRequestError (ValueError): the engine refuses the prompt (longer than the context, ...).
+            Exception: whatever a model forward pass raised.
+        """
         (out,) = self.engine.generate([prompt_ids], self.params)
         return Replay(len(out.prompt_token_ids), out.num_cached_tokens, out.metrics.ttft,
                       list(out.outputs[0].token_ids))
@@ -119,17 +144,18 @@ class HTTPBackend:
         max_tokens: output tokens per request.
         block_size: the server's KV block size, for the oracle's rounding
             (16 for ``serve`` and vLLM; 1 for SGLang's token-level radix cache).
-        api_key: sent as the bearer token (``$OPENAI_API_KEY`` style servers).
+        api_key: sent as the bearer token, for servers started with ``--api-key``
+            [default: ``$OPENAI_API_KEY``, else a placeholder].
         timeout: seconds per request.
         http_client: an ``httpx.Client`` to send through (e.g. a test client); default: a new one.
 
     Raises:
         ImportError: the ``openai`` package is missing (message names the install command).
-        ValueError: the server lists no model and none was given.
+        BackendError: the server cannot be reached, refuses the API key, or lists no model while none was given.
     """
 
     def __init__(self, url: str, *, model: str | None = None, max_tokens: int = 1, block_size: int = 16,
-                 api_key: str = "not-needed", timeout: float = 600.0, http_client: Any = None) -> None:
+                 api_key: str | None = None, timeout: float = 600.0, http_client: Any = None) -> None:
         try:
             import openai
         except ImportError as exc:
@@ -141,16 +167,33 @@ class HTTPBackend:
         self.max_tokens = max_tokens
         self._openai = openai
         self._owns_http = http_client is None
-        self._client = openai.OpenAI(base_url=f"{root}/v1", api_key=api_key, timeout=timeout, max_retries=0,
-                                     http_client=http_client)
-        if model is None:
-            listed = [m.id for m in self._client.models.list().data]
-            if not listed:
-                raise ValueError(f"{root}/v1/models lists no model; pass --model NAME")
-            model = listed[0]
-        self.model = model
+        self._client = openai.OpenAI(base_url=f"{root}/v1", api_key=api_key or os.environ.get("OPENAI_API_KEY")
+                                     or "not-needed", timeout=timeout, max_retries=0, http_client=http_client)
+        self._auto_tool_choice = True
+        self.model = self._check_server(model)
         self.oracle_exact = True
         self.notes: list[str] = []
+
+    def _check_server(self, model: str | None) -> str:
+        """Reach ``/v1/models`` once (so an unreachable server fails before the replay); the model to send."""
+        openai = self._openai
+        try:
+            listed = [m.id for m in self._client.models.list().data]
+        except openai.APIConnectionError as exc:  # timeouts included
+            raise BackendError(f"cannot reach {self.name} ({exc.__cause__ or exc}); start the server (promptcache "
+                               "serve, vllm serve, sglang.launch_server) or check the URL and port") from exc
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+            raise BackendError(f"{self.name} refused the API key ({exc.status_code}): pass --api-key KEY or set "
+                               "OPENAI_API_KEY to the key the server was started with") from exc
+        except openai.APIStatusError as exc:
+            if model is None:
+                raise BackendError(f"{self.name}/v1/models answered {exc.status_code}; pass --model NAME") from exc
+            return model
+        if model is None:
+            if not listed:
+                raise BackendError(f"{self.name}/v1/models lists no model; pass --model NAME")
+            model = listed[0]
+        return model
 
     def prompt_ids(self, api: str, body: Mapping[str, Any]) -> list[int]:
         """Token ids from the server's ``/tokenize``; the local ChatML tokenizer when it has none.
@@ -176,15 +219,42 @@ class HTTPBackend:
         return encode_chatml(chat["messages"], chat.get("tools"))
 
     def run(self, api: str, body: Mapping[str, Any], prompt_ids: list[int]) -> Replay:
+        """Stream one request (``max_tokens`` output tokens, greedy) and read its usage.
+
+        ``prompt_ids`` is not sent (the server renders the body itself). Tools go with the trace's own
+        ``tool_choice``, or ``"auto"``; see the module docstring for servers that refuse ``"auto"``.
+
+        Returns:
+            The server's prompt tokens and ``cached_tokens``, and the TTFT (seconds to the first chunk).
+
+        Raises:
+            ValueError: the server sent no usage (it must support ``stream_options.include_usage``).
+            openai.APIError: the server refused or failed the request.
+        """
         chat = openai_body(api, body)
         extra: dict[str, Any] = {}
         if chat.get("tools"):
-            extra = {"tools": chat["tools"], "tool_choice": "none"}  # tools rendered; no auto tool parsing needed
+            extra = {"tools": chat["tools"], "tool_choice": chat.get("tool_choice") or "auto"}
+            if extra["tool_choice"] == "auto" and not self._auto_tool_choice:
+                extra["tool_choice"] = "none"
+        try:
+            return self._stream(chat["messages"], extra)
+        except self._openai.BadRequestError as exc:
+            if extra.get("tool_choice") != "auto" or not any(w in str(exc.message) for w in AUTO_TOOL_CHOICE_REFUSED):
+                raise
+            self._auto_tool_choice = False
+            self.notes.append(f"{self.name} refused tool_choice 'auto' ({exc.message}); tools are sent with "
+                              "tool_choice 'none', which vLLM still renders into the prompt (unless started with "
+                              "--exclude-tools-when-tool-choice-none); start vLLM with --enable-auto-tool-choice "
+                              "--tool-call-parser NAME to replay 'auto' as recorded")
+            return self._stream(chat["messages"], {**extra, "tool_choice": "none"})
+
+    def _stream(self, messages: list[dict[str, Any]], extra: dict[str, Any]) -> Replay:
         started = time.perf_counter()
         ttft = None
         usage = None
         stream = self._client.chat.completions.create(
-            model=self.model, messages=chat["messages"], max_tokens=self.max_tokens, temperature=0.0, stream=True,
+            model=self.model, messages=messages, max_tokens=self.max_tokens, temperature=0.0, stream=True,
             stream_options={"include_usage": True}, **extra)
         for chunk in stream:
             if ttft is None and chunk.choices:
@@ -212,6 +282,8 @@ class HTTPBackend:
                 return True
             except self._openai.APIStatusError:
                 continue
+            except self._openai.APIConnectionError as exc:
+                raise BackendError(f"cannot reach {self.name} to reset its cache ({exc.__cause__ or exc})") from exc
         return False
 
     def _post(self, path: str, body: Any) -> Any:

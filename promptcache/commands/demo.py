@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from promptcache.commands.serve import ENGINE_MODULES, require_backend
+from promptcache.commands.verify import rate
 from promptcache.verify import VerifyReport, verify_trace
 
 GOOD_TRACE = "demo_good_support_chat.jsonl"
@@ -43,7 +44,7 @@ def print_side_by_side(good: VerifyReport, bad: VerifyReport, console: Console) 
         ok, verdict = report.verdict()
         style = "bold green" if ok else "bold red"
         computed = s["prompt_tokens"] - s["cached_tokens"]
-        console.print(f"[bold]{label}[/bold]: hit rate {s['hit_rate']:.1%} (oracle {s['oracle_hit_rate']:.1%}), "
+        console.print(f"[bold]{label}[/bold]: hit rate {rate(s['hit_rate'])} (oracle {rate(s['oracle_hit_rate'])}), "
                       f"{computed:,} prompt tokens computed -> [{style}]{verdict}[/{style}]")
     first_bad = next((r for r in bad.requests if r.divergence is not None and not r.divergence.expected), None)
     if first_bad is not None:

@@ -18,12 +18,18 @@ from promptcache.commands.serve import ENGINE_MODULES, require_backend
 from promptcache.commands.options import parse_rate
 from promptcache.trace import TraceFormatError
 from promptcache.verify import VerifyReport, make_backend, verify_trace
+from promptcache.verify_backends import BackendError
 
 EXIT_GATE, EXIT_ERROR = 1, 2
 
 
 def _ms(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1000:,.0f}"
+
+
+def rate(value: float | None, spec: str = ".1%") -> str:
+    """``value`` formatted with ``spec``, or ``"n/a"`` when it could not be measured (None)."""
+    return "n/a" if value is None else format(value, spec)
 
 
 def print_report(report: VerifyReport, console: Console) -> None:
@@ -52,8 +58,9 @@ def print_report(report: VerifyReport, console: Console) -> None:
     s = report.summary()
     oracle = "" if report.oracle_exact else " [yellow](approximate oracle)[/yellow]"
     console.print(f"[bold]{s['requests']} requests[/bold], {s['prompt_tokens']:,} prompt tokens: "
-                  f"hit rate [bold]{s['hit_rate']:.1%}[/bold], oracle {s['oracle_hit_rate']:.1%}{oracle}, "
-                  f"hit / oracle [bold]{s['hit_vs_oracle']:.3f}[/bold], {s['tokens_saved']:,} prefill tokens saved"
+                  f"hit rate [bold]{rate(s['hit_rate'])}[/bold], oracle {rate(s['oracle_hit_rate'])}{oracle}, "
+                  f"hit / oracle [bold]{rate(s['hit_vs_oracle'], '.3f')}[/bold], {s['tokens_saved']:,} prefill "
+                  "tokens saved"
                   + (f", TTFT p50 {_ms(s['ttft_p50_s'])} ms" if s["ttft_p50_s"] is not None else ""))
     style = "bold green" if s["good"] else "bold red"
     console.print(f"verdict: [{style}]{s['verdict']}[/{style}]")
@@ -85,32 +92,35 @@ def print_report(report: VerifyReport, console: Console) -> None:
               help="local: KV pool size in MiB [default: 1024].")
 @click.option("--num-blocks", type=click.IntRange(min=1), default=None, help="local: KV pool size in blocks.")
 @click.option("--eviction", type=click.Choice(["lru", "lfu", "priority"]), default="lru", show_default=True)
+@click.option("--api-key", envvar="OPENAI_API_KEY", show_envvar=True, default=None,
+              help="URL: the bearer token of a server started with --api-key.")
 @click.option("--min-hit-rate", help="Exit 1 when the hit rate is below this (0.8 or 80%): a CI gate.")
 @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--reset-cache", is_flag=True,
               help="URL: empty the server's prefix cache first (promptcache serve, vLLM, SGLang), so hits "
                    "come from this replay only.")
 @click.option("--strict", is_flag=True, help="Fail on a malformed trace line instead of skipping it.")
-def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb, num_blocks, eviction, min_hit_rate,
-           output_format, reset_cache, strict):
+def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb, num_blocks, eviction, api_key,
+           min_hit_rate, output_format, reset_cache, strict):
     """Replay TRACE (JSON Lines of requests) in order on a prefix-caching backend and report, per
     request, the cached tokens, the best possible (oracle) and the first divergence of every miss.
 
-    Exit codes: 0 done, 1 hit rate below --min-hit-rate, 2 a usage error.
+    Exit codes: 0 done, 1 hit rate below --min-hit-rate, 2 a usage error, an unusable backend, every
+    request failed, or some failed while --min-hit-rate is set.
     """
     threshold = parse_rate(min_hit_rate)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if backend == "local":
         require_backend(ENGINE_MODULES, what="promptcache verify --backend local")
     options = {"kv_cache_mb": kv_cache_mb, "num_blocks": num_blocks, "eviction": eviction, "tokenizer": tokenizer} \
-        if backend == "local" else {}
+        if backend == "local" else {"api_key": api_key}
     try:
         with err.status("loading the backend"):
             engine = make_backend(backend, model=model, max_tokens=max_tokens, block_size=block_size, **options)
     except ImportError as exc:
         err.print(f"error: {exc}", markup=False)
         sys.exit(EXIT_ERROR)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, BackendError) as exc:
         err.print(f"error: cannot use backend {backend}: {exc}", markup=False)
         sys.exit(EXIT_ERROR)
     columns = (TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -127,12 +137,15 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
         except TraceFormatError as exc:
             err.print(f"error: {exc} (run without --strict to skip malformed lines)", markup=False)
             sys.exit(EXIT_ERROR)
+        except BackendError as exc:
+            err.print(f"error: cannot use backend {backend}: {exc}", markup=False)
+            sys.exit(EXIT_ERROR)
         finally:
             engine.close()
     for message in dict.fromkeys(str(w.message) for w in caught):
         err.print(f"warning: {message}", markup=False)
     if output_format == "json":
-        click.echo(json.dumps(report.to_dict(), indent=2))
+        click.echo(json.dumps(report.to_dict(), indent=2, allow_nan=False))
     else:
         if backend == "local" and getattr(engine.engine.loaded, "is_embedded", False):
             from local_backend.embedded import EMBEDDED_NOTICE
@@ -140,6 +153,17 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
             err.print(f"[dim]{EMBEDDED_NOTICE}[/dim]")
         wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 140
         print_report(report, Console(highlight=False, width=wide))
+    failed = report.errors
+    if report.requests and failed == len(report.requests):
+        err.print(f"error: every request failed ({report.requests[0].error}); nothing was measured", markup=False)
+        sys.exit(EXIT_ERROR)
+    if failed and threshold is not None:
+        err.print(f"error: {failed} of {len(report.requests)} requests failed (see 'failed'); --min-hit-rate needs "
+                  "every request measured", markup=False)
+        sys.exit(EXIT_ERROR)
+    if threshold is not None and report.hit_rate is None:
+        err.print("error: the trace holds no request with prompt tokens; nothing was measured", markup=False)
+        sys.exit(EXIT_ERROR)
     if threshold is not None and report.hit_rate < threshold:
-        err.print(f"hit rate {report.hit_rate:.1%} is below --min-hit-rate {threshold:.1%}", markup=False)
+        err.print(f"hit rate {rate(report.hit_rate)} is below --min-hit-rate {threshold:.1%}", markup=False)
         sys.exit(EXIT_GATE)

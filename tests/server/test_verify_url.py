@@ -12,10 +12,14 @@ import httpx2
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
+from server_support import tiny_llama
 
 from local_backend import LocalEngine
 from local_backend.server import create_app
+from local_backend.embedded import EMBEDDED_CONTEXT
+from local_backend.tokenizer import ChatMLTokenizer
 from promptcache.cli import main
+from promptcache.trace import TraceRecord, read_trace
 from promptcache.verify import verify_trace
 from promptcache.verify_backends import HTTPBackend, LocalBackend
 
@@ -82,3 +86,68 @@ def test_a_server_without_tokenize_gives_an_approximate_oracle(trace_slice):
     assert "no /tokenize" in report.notes[0]
     # The local fallback is the same ChatML tokenizer here, so even the approximate oracle is met exactly.
     assert [r.cached_tokens for r in report.requests] == [r.oracle_tokens for r in report.requests]
+
+
+class Recording(httpx2.BaseTransport):
+    """Records each request (path, Authorization header, JSON body) before passing it to ``inner``; with
+    ``refuse_auto`` it answers ``tool_choice: "auto"`` the way vLLM does without ``--enable-auto-tool-choice``."""
+
+    def __init__(self, inner: httpx2.BaseTransport, refuse_auto: bool = False) -> None:
+        self.inner = inner
+        self.refuse_auto = refuse_auto
+        self.seen: list[tuple[str, str | None, object]] = []
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.read() or b"null")
+        self.seen.append((request.url.path, request.headers.get("authorization"), body))
+        if self.refuse_auto and request.url.path == "/v1/chat/completions" and body.get("tool_choice") == "auto":
+            return httpx2.Response(400, json={"error": {
+                "message": '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+                "type": "BadRequestError", "param": None, "code": 400}})
+        return self.inner.handle_request(request)
+
+    def chat_bodies(self) -> list[dict]:
+        return [body for path, _, body in self.seen if path == "/v1/chat/completions"]
+
+
+@pytest.fixture(scope="module")
+def tool_records(traces_dir):
+    """Two requests with tools: an Anthropic one without tool_choice, an OpenAI one forcing a function."""
+    anthropic_record = read_trace(traces_dir / "good_support_chat.jsonl")[0]
+    openai_record = read_trace(traces_dir / "good_agent_tools.jsonl")[0]
+    name = openai_record.body["tools"][0]["function"]["name"]
+    forced = {**openai_record.body, "tool_choice": {"type": "function", "function": {"name": name}}}
+    return [anthropic_record, TraceRecord(openai_record.t + 1000, openai_record.api, openai_record.session, forced)]
+
+
+def tiny_app():
+    return create_app(LocalEngine(tiny_llama(context=EMBEDDED_CONTEXT), tokenizer=ChatMLTokenizer(), num_blocks=2048))
+
+
+def test_tools_go_with_the_trace_tool_choice_and_the_api_key(tool_records, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "key-from-env")
+    with TestClient(tiny_app()) as client:
+        recording = Recording(client._transport)
+        backend = HTTPBackend("http://testserver", http_client=httpx2.Client(transport=recording))
+        report = verify_trace(tool_records, backend)
+        explicit = Recording(client._transport)
+        HTTPBackend("http://testserver", api_key="key-given", http_client=httpx2.Client(transport=explicit))
+    assert [r.error for r in report.requests] == [None, None] and not report.notes
+    first, second = recording.chat_bodies()
+    assert first["tool_choice"] == "auto" and [t["function"]["name"] for t in first["tools"]] == \
+        [t["name"] for t in tool_records[0].body["tools"]]
+    assert second["tool_choice"] == tool_records[1].body["tool_choice"] and first["max_tokens"] == 1
+    assert {auth for _, auth, _ in recording.seen} == {"Bearer key-from-env"}
+    assert {auth for _, auth, _ in explicit.seen} == {"Bearer key-given"}
+
+
+def test_a_server_refusing_auto_tool_choice_gets_none_and_a_note(tool_records):
+    with TestClient(tiny_app()) as client:
+        recording = Recording(client._transport, refuse_auto=True)
+        backend = HTTPBackend("http://testserver", http_client=httpx2.Client(transport=recording))
+        report = verify_trace(tool_records[:1] * 2, backend)
+    assert [r.error for r in report.requests] == [None, None]
+    assert [body["tool_choice"] for body in recording.chat_bodies()] == ["auto", "none", "none"]
+    assert len(report.notes) == 1 and "refused tool_choice 'auto'" in report.notes[0]
+    assert "--enable-auto-tool-choice" in report.notes[0]
+    assert report.requests[1].cached_tokens == report.requests[1].oracle_tokens > 4000

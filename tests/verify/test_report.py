@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 
+from rich.console import Console
 from verify_support import tiny_engine
+
+from promptcache.commands.verify import print_report
 
 from promptcache.trace import TraceRecord, read_trace
 from promptcache.verify import verify_trace
@@ -48,3 +52,33 @@ def test_worst_requests_put_unexpected_misses_first(replayed):
     assert len(worst) == 5 and all(not r.divergence.expected for r in worst)
     assert [r.missed_tokens for r in worst] == sorted((r.missed_tokens for r in worst), reverse=True)
     assert {r.divergence.cause for r in worst} == {"whitespace_only"}
+
+
+def test_a_warm_backend_with_nothing_to_reuse_has_no_ratio_and_json_stays_valid(traces_dir, tiny_model):
+    records = read_trace(traces_dir / "good_rag_doc_qa.jsonl")[:1]
+    backend = LocalBackend(tiny_engine(tiny_model))
+    verify_trace(records, backend)
+    warm = verify_trace(records, backend)  # the same request again: cached, yet the oracle (this replay) has none
+    assert warm.requests[0].oracle_tokens == 0 < warm.requests[0].cached_tokens
+    assert warm.hit_vs_oracle is None and warm.hit_rate > 0
+    document = json.loads(json.dumps(warm.to_dict(), allow_nan=False))
+    assert document["summary"]["hit_vs_oracle"] is None
+    assert any("rerun with --reset-cache" in note for note in document["summary"]["notes"])
+    out = io.StringIO()
+    print_report(warm, Console(file=out, width=200))
+    assert "hit / oracle n/a" in out.getvalue()
+
+
+def test_nothing_measured_reads_n_a(traces_dir, tiny_model):
+    records = read_trace(traces_dir / "good_rag_doc_qa.jsonl")[:2]
+    broken = [TraceRecord(r.t, r.api, r.session, {**r.body, "tools": [1]}) for r in records]
+    report = verify_trace(broken, LocalBackend(tiny_engine(tiny_model)))
+    assert [r.error for r in report.requests] == ["ValueError: tools[0]: a tool must be an object "
+                                                  "{'type': 'function', 'function': {'name': ..., 'parameters': "
+                                                  "{...}}}, not int"] * 2
+    summary = report.summary()
+    assert summary["hit_rate"] is summary["oracle_hit_rate"] is summary["hit_vs_oracle"] is None
+    assert summary["good"] is False and summary["verdict"].startswith("n/a: every request failed")
+    out = io.StringIO()
+    print_report(report, Console(file=out, width=200))
+    assert "hit rate n/a, oracle n/a, hit / oracle n/a" in out.getvalue()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from importlib import resources
 
 import pytest
@@ -82,3 +83,30 @@ def test_demo_on_a_model_folder(tiny_model_dir, traces_dir):
     assert "good: hit rate 81." in result.output and "good: every miss is a first request" in result.output
     assert "bad: hit rate 11." in result.output and "bad: volatile_value on 5 of 6 requests" in result.output
     assert "first unexpected miss (index 1): volatile_value in system at system[0].text" in result.output
+
+
+def test_an_unreachable_url_is_a_clear_exit_2(traces_dir):
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    for extra in ([], ["--model", "m"], ["--model", "m", "--min-hit-rate", "0"]):
+        result = CliRunner().invoke(main, ["verify", str(traces_dir / TRACE), "--backend", url, *extra])
+        assert result.exit_code == 2, result.output
+        assert f"error: cannot use backend {url}: cannot reach {url}" in result.stderr
+        assert "start the server" in result.stderr and "Traceback" not in result.output
+
+
+def test_failed_requests_exit_2_when_nothing_was_measured_or_a_gate_is_set(run, traces_dir, tmp_path):
+    lines = [json.loads(line) for line in (traces_dir / TRACE).read_text().splitlines()[:2]]
+    broken = [{**record, "body": {**record["body"], "tools": [{"name": "x"}]}} for record in lines]
+    all_bad = tmp_path / "all_bad.jsonl"
+    all_bad.write_text("".join(json.dumps(r) + "\n" for r in broken))
+    result = run(str(all_bad), "--format", "json")
+    assert result.exit_code == 2 and "every request failed" in result.stderr
+    summary = json.loads(result.stdout)["summary"]
+    assert summary["hit_rate"] is None and summary["hit_vs_oracle"] is None and summary["errors"] == 2
+    one_bad = tmp_path / "one_bad.jsonl"
+    one_bad.write_text(json.dumps(lines[0]) + "\n" + json.dumps(broken[1]) + "\n")
+    assert run(str(one_bad), "--format", "json").exit_code == 0  # no gate: reported in 'failed'
+    gated = run(str(one_bad), "--format", "json", "--min-hit-rate", "0")
+    assert gated.exit_code == 2 and "1 of 2 requests failed" in gated.stderr
