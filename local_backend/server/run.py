@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from local_backend.server.state import DEFAULT_MAX_TOKENS
@@ -21,13 +22,15 @@ def load_tokenizer(spec: str | None) -> Any:
         from local_backend.tokenizer import ChatMLTokenizer
 
         return ChatMLTokenizer()
-    from pathlib import Path
-
     from transformers import AutoTokenizer
 
     if not Path(spec).expanduser().exists():
         raise FileNotFoundError(f"tokenizer directory {spec} does not exist (give a local folder or 'chatml')")
     return AutoTokenizer.from_pretrained(Path(spec).expanduser())
+
+
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json", "vocab.txt")
+"""Files of a transformers tokenizer; a model folder with none of them needs ``--tokenizer``."""
 
 
 def build_engine(model: str | None = None, tokenizer: str | None = None, **engine_options: Any):
@@ -36,12 +39,22 @@ def build_engine(model: str | None = None, tokenizer: str | None = None, **engin
     ``engine_options`` are :class:`~local_backend.config.EngineConfig` fields; None values are dropped.
 
     Raises:
-        FileNotFoundError / ValueError: from the engine (bad path, bad option).
+        FileNotFoundError / ValueError: from the engine (bad path, bad option); a ValueError that says to pass
+            ``--tokenizer chatml`` or a tokenizer folder when ``model`` is a folder without a tokenizer.
     """
     from local_backend.engine import LocalEngine
 
     options = {k: v for k, v in engine_options.items() if v is not None}
-    return LocalEngine(model, tokenizer=load_tokenizer(tokenizer), **options)
+    try:
+        return LocalEngine(model, tokenizer=load_tokenizer(tokenizer), **options)
+    except (ValueError, OSError) as exc:
+        folder = Path(model).expanduser() if isinstance(model, str) else None
+        if tokenizer is None and folder is not None and folder.is_dir() \
+                and not any((folder / name).exists() for name in TOKENIZER_FILES):
+            raise ValueError(f"{model} holds no tokenizer (none of {', '.join(TOKENIZER_FILES)}). Pass "
+                             "--tokenizer chatml if the model uses the embedded model's vocabulary (cl100k + "
+                             "ChatML), or --tokenizer PATH to a tokenizer folder.") from exc
+        raise
 
 
 def serve(

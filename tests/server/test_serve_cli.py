@@ -6,6 +6,7 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from server_support import tiny_llama
 
 from promptcache.cli import main
 
@@ -28,3 +29,11 @@ def test_serve_help_lists_the_options():
     for option in ("--model", "--tokenizer", "--host", "--port", "--block-size", "--kv-cache-mb", "--eviction",
                    "--max-num-seqs", "--served-model-name", "--max-model-len"):
         assert option in result.output
+
+
+def test_a_model_folder_without_a_tokenizer_says_to_pass_one(tmp_path):
+    tiny_llama().save_pretrained(tmp_path)
+    for command in (["serve", "--model", str(tmp_path)], ["demo", "--model", str(tmp_path)]):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 1, result.output
+        assert f"{tmp_path} holds no tokenizer" in result.output and "--tokenizer chatml" in result.output
