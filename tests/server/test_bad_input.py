@@ -148,5 +148,13 @@ def test_bad_requests_in_a_row(server, openai_client, anthropic_client):
     ttft = "promptcache_time_to_first_token_seconds_count"
     assert metric(after, ttft) - metric(before, ttft) == 3  # each attempt got its first token: aborted mid-decode
     assert metric(after, "promptcache_requests_finished_total") == metric(before, "promptcache_requests_finished_total")
+    before = after
+    impatient = anthropic.Anthropic(base_url=server, api_key="test-key", max_retries=0, timeout=1.5)
+    with pytest.raises(anthropic.APITimeoutError):
+        impatient.messages.create(model="claude-sonnet-4-6", max_tokens=MAX_MODEL_LEN - 200,
+                                  messages=[{"role": "user", "content": unique_system(20)}],
+                                  extra_body={"ignore_eos": True})
+    after = wait_for_abort(server, metric(before, "promptcache_requests_aborted_total"))
+    assert metric(after, ttft) - metric(before, ttft) == 1
     served(openai_client, anthropic_client)
     assert httpx.get(f"{server}/health").json()["status"] == "ok"
