@@ -18,7 +18,7 @@ Names (all prefixed ``promptcache_``; counters end in ``_total``):
 ``cached_tokens_total``                     prefix-hit tokens of finished requests (the usage figure)
 ``computed_prompt_tokens_total``            prompt tokens run through the model
 ``generation_tokens_total``                 output tokens of finished requests
-``requests_finished_total`` / ``aborted``   engine requests
+``requests_finished_total`` / ``aborted``   engine requests (a stop string finishes, a client leaving aborts)
 ``requests_running`` / ``requests_waiting``  now
 ``kv_blocks{state=...}``                    used, cached_evictable, empty, total
 ``kv_evictions_total``                      cached blocks evicted
