@@ -94,18 +94,21 @@ class TaintEngine:
         self._memo[key] = result
         return result
 
-    def names(self, name: str, attribute: bool = False) -> frozenset[Source]:
+    def names(self, name: str, attribute: bool = False, origin: cst.CSTNode | None = None) -> frozenset[Source]:
         """Name-based sources: volatile-, identity- and summary-named identifiers (or attribute names).
 
         All-caps constants (``SUMMARY``, ``USER_ROLE``) name fixed values, not summaries or identities.
+        ``origin`` is the expression that reads the name (``request_id``, ``user.email``,
+        ``ctx["user_id"]``): volatile and identity sources start there, so a finding can say
+        on which line each of its sources is read.
         """
         if S.summary_name(name) and not S.is_constant_name(name):
             return frozenset({source(S.SUMMARY, name)})
         found = set()
         if self.volatile_name.search(name):
-            found.add(source(S.VOLATILE, name))
+            found.add(source(S.VOLATILE, name, origin))
         if S.identity_attribute(name) if attribute else S.identity_name(name):
-            found.add(source(S.IDENTITY, name))
+            found.add(source(S.IDENTITY, name, origin))
         return frozenset(found)
 
     # -- dispatch ------------------------------------------------------------
@@ -182,7 +185,7 @@ class TaintEngine:
     # -- names -----------------------------------------------------------------
     def _name(self, e: cst.Name, scope: Scope) -> frozenset[Source]:
         found_scope, bindings = self.index.lookup(e.value, scope)
-        out = set(self.names(e.value))
+        out = set(self.names(e.value, origin=e))
         if any(s.kind == S.SUMMARY for s in out):
             if not bindings or not all(self._fixed(b) for b in bindings):
                 return frozenset(out)
@@ -230,15 +233,15 @@ class TaintEngine:
         if isinstance(e.value, cst.Name):
             cls = self.index.class_of_receiver(e.value, scope)
             if cls is not None:
-                out = set(self.names(attr))
+                out = set(self.names(attr, origin=e))
                 if not any(s.kind == S.SUMMARY for s in out):
                     for binding in cls.attrs.get(attr, ()):
                         out |= self._binding(binding, attr)
                 return frozenset(out)
         qualified = self.index.qualified(e, scope)
         if qualified == "os.environ":
-            return frozenset({source(S.ENV, "os.environ")})
-        named = self.names(attr, attribute=True)
+            return frozenset({source(S.ENV, "os.environ", e)})
+        named = self.names(attr, attribute=True, origin=e)
         if any(s.kind == S.SUMMARY for s in named):
             return named
         return self.of(e.value, scope) | named
@@ -246,11 +249,11 @@ class TaintEngine:
     def _subscript(self, e: cst.Subscript, scope: Scope) -> frozenset[Source]:
         base = self.of(e.value, scope)
         if self.index.qualified(e.value, scope) == "os.environ":
-            return frozenset({source(S.ENV, "os.environ")})
+            return frozenset({source(S.ENV, "os.environ", e)})
         if len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index):
             key = key_text(e.slice[0].slice.value)
             if key:
-                named = self.names(key)
+                named = self.names(key, origin=e)
                 if any(s.kind == S.SUMMARY for s in named):
                     return named
                 return base | named
@@ -306,7 +309,7 @@ class TaintEngine:
             if method == "get" and args:
                 key = key_text(args[0])
                 if key:
-                    t |= self.names(key)
+                    t |= self.names(key, origin=e)
             return t
         return self.union(args, scope)
 
