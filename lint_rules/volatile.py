@@ -57,8 +57,8 @@ class VolatileInSystemPrompt(FlowRule):
     name = "volatile-in-system-prompt"
     severity = Severity.ERROR
     message = (
-        "`{detail}` reaches {slot}: the prompt prefix changes on every request, so provider caches "
-        "(exact-prefix matching) never hit; move the value into the final user message"
+        "{sources} {reach} {slot}: the prompt prefix changes on every request, so provider caches "
+        "(exact-prefix matching) never hit; move the {value} into the final user message"
     )
     VALID = [
         _CLAUDE + 'RULES = "Be brief."\ndef ask(q):\n    return client.messages.create(model="m", system=RULES, messages=[{"role": "user", "content": q}])\n',
@@ -119,7 +119,7 @@ class PerRequestDataInSystemPrompt(FlowRule):
     name = "per-request-data-in-system-prompt"
     severity = Severity.WARNING
     message = (
-        "{detail} reaches {slot}: each user or call gets its own copy of an otherwise identical prefix "
+        "{sources} {reach} {slot}: each user or call gets its own copy of an otherwise identical prefix "
         "and its own cache entry; put per-request data in the final user message"
     )
     VALID = [
@@ -180,8 +180,8 @@ class VolatileBeforeCacheBreakpoint(FlowRule):
     name = "volatile-before-cache-breakpoint"
     severity = Severity.ERROR
     message = (
-        "`{detail}` is in a block at or before the last cache_control breakpoint: Anthropic caches the prefix "
-        "up to each breakpoint, so it only hits for this exact value; move the value after the last breakpoint"
+        "{sources} {be} in a block at or before the last cache_control breakpoint: Anthropic caches the prefix "
+        "up to each breakpoint, so it only hits for the same {value}; move the {value} after the last breakpoint"
     )
 
     def issues(self) -> list:
@@ -234,8 +234,8 @@ class VolatileInToolDefinition(FlowRule):
     name = "volatile-in-tool-definition"
     severity = Severity.ERROR
     message = (
-        "`{detail}` is inside a tool definition: tools render first, so a tool schema that differs between "
-        "calls invalidates the whole cached prefix; keep tools static and pass the value in the user message"
+        "{sources} {be} inside a tool definition: tools render first, so a tool schema that differs between "
+        "calls invalidates the whole cached prefix; keep tools static and pass the {value} in the user message"
     )
     VALID = [
         _OPENAI + "TOOLS = [{'type': 'function', 'function': {'name': 'f', 'parameters': {}}}]\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=TOOLS)\n",
@@ -283,7 +283,7 @@ class VolatilePromptCacheKey(FlowRule):
     name = "volatile-prompt-cache-key"
     severity = Severity.WARNING
     message = (
-        "prompt_cache_key is built from `{detail}`: OpenAI routes cache lookups by this key, so a per-request key "
+        "prompt_cache_key is built from {sources}: OpenAI routes cache lookups by this key, so a per-request key "
         "never meets a warm cache; use a stable per-feature or per-user key"
     )
 

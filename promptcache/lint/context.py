@@ -11,16 +11,20 @@ from promptcache.lint.config import LintConfig
 from promptcache.lint.dataflow import FlowAnalysis
 from promptcache.lint.index import ModuleIndex
 from promptcache.lint.rule import LintRule, NodeFix
+from promptcache.lint.source_refs import SourcedMessage
 from promptcache.lint.walk import TreeFacts
 
 
 @dataclass(eq=False)
 class Report:
-    """A finding before positions are known: the rule, the node, the message and an optional fix."""
+    """A finding before positions are known: the rule, the node, the message and an optional fix.
+
+    A :class:`SourcedMessage` is rendered by the engine once the lines of its sources are known.
+    """
 
     rule: type[LintRule]
     node: cst.CSTNode
-    message: str
+    message: str | SourcedMessage
     fix: NodeFix | None
 
 
@@ -45,5 +49,5 @@ class FileContext:
         """The data-flow answers, built on first use (only files whose rules ask pay for them)."""
         return FlowAnalysis(self.module, self.index, self.facts, self.config, self.prompt_module)
 
-    def add(self, rule: LintRule, node: cst.CSTNode, message: str, fix: NodeFix | None) -> None:
+    def add(self, rule: LintRule, node: cst.CSTNode, message: str | SourcedMessage, fix: NodeFix | None) -> None:
         self.reports.append(Report(type(rule), node, message, fix))

@@ -47,12 +47,18 @@ CONTENT_KINDS = frozenset({S.VOLATILE, S.IDENTITY, S.ENV, S.UNSORTED_JSON})
 
 @dataclass(eq=False)
 class Issue:
-    """A classified problem: rule ``code`` at ``node``; ``detail`` names the source."""
+    """A classified problem: rule ``code`` at ``node``; ``detail`` names the first source.
+
+    ``sources`` are all the sources the message names (every volatile or
+    identity source that reaches the slot through ``node``), ``()`` for rules
+    whose message names one origin.
+    """
 
     code: str
     node: cst.CSTNode
     detail: str
     slot: Slot
+    sources: tuple[Source, ...] = ()
 
 
 class FlowAnalysis:
@@ -83,6 +89,14 @@ class FlowAnalysis:
             if method is not None:
                 out.append((call, scope, method))
         return out
+
+    def scope_at(self, node: cst.CSTNode) -> Scope | None:
+        """The innermost function, class or module scope whose body holds ``node``."""
+        for anc in self.facts.ancestors(node):
+            scope = self.index.scope_of_node.get(anc)
+            if scope is not None:
+                return scope
+        return None
 
     def holder_of(self, scope: Scope) -> Scope | None:
         """The innermost function scope at or above ``scope``."""
@@ -262,18 +276,19 @@ class FlowAnalysis:
     def _classify_system(self, slot: Slot, node, t: frozenset[Source], per_request) -> list[Issue]:
         by_kind = _by_kind(t)
         if S.VOLATILE in by_kind:
-            return [Issue("PC101", node, by_kind[S.VOLATILE][0].detail, slot)]
+            return [Issue("PC101", node, by_kind[S.VOLATILE][0].detail, slot, _of_kinds(by_kind, S.VOLATILE, S.IDENTITY))]
         if S.SHUFFLED in by_kind:
             return [Issue("PC303", s.origin or node, s.detail, slot) for s in by_kind[S.SHUFFLED]]
         if S.UNSORTED_JSON in by_kind:
             return [Issue("PC304", s.origin or node, s.detail, slot) for s in by_kind[S.UNSORTED_JSON]]
         if S.SUMMARY in by_kind:
             return [Issue("PC202", node, by_kind[S.SUMMARY][0].detail, slot)]
+        params = tuple(s for s in by_kind.get(S.PARAM, ()) if (s.func_id, s.index) in per_request)
         if S.IDENTITY in by_kind:
-            return [Issue("PC102", node, f"the user identity `{by_kind[S.IDENTITY][0].detail}`", slot)]
-        params = [s for s in by_kind.get(S.PARAM, ()) if (s.func_id, s.index) in per_request]
+            detail = f"the user identity `{by_kind[S.IDENTITY][0].detail}`"
+            return [Issue("PC102", node, detail, slot, _of_kinds(by_kind, S.IDENTITY) + params)]
         if params:
-            return [Issue("PC102", node, f"the per-request parameter `{params[0].detail}`", slot)]
+            return [Issue("PC102", node, f"the per-request parameter `{params[0].detail}`", slot, params)]
         return []
 
     def _classify_tools(self, slot: Slot, node, t: frozenset[Source]) -> list[Issue]:
@@ -293,7 +308,7 @@ class FlowAnalysis:
                     out.append(Issue("PC305", s.origin, "re-listed", slot))
         for kind in (S.VOLATILE, S.IDENTITY, S.ENV):
             if kind in by_kind:
-                out.append(Issue("PC104", node, by_kind[kind][0].detail, slot))
+                out.append(Issue("PC104", node, by_kind[kind][0].detail, slot, _of_kinds(by_kind, S.VOLATILE, S.IDENTITY, S.ENV)))
                 break
         else:
             if S.UNSORTED_JSON in by_kind:
@@ -310,7 +325,8 @@ class FlowAnalysis:
                 continue
             slot = Slot("cache_key", key, sink.scope, self.holder_of(sink.scope), "prompt_cache_key=", sink)
             for node, t in self.sites(key, sink.scope, frozenset({S.VOLATILE})):
-                issues.append(Issue("PC105", node, _by_kind(t)[S.VOLATILE][0].detail, slot))
+                volatile = _by_kind(t)[S.VOLATILE]
+                issues.append(Issue("PC105", node, volatile[0].detail, slot, tuple(volatile)))
         return issues
 
     @cached_property
@@ -325,7 +341,7 @@ class FlowAnalysis:
                 for node, t in self.sites(block, scope, frozenset({S.VOLATILE, S.IDENTITY})):
                     kinds = _by_kind(t)
                     detail = (kinds.get(S.VOLATILE) or kinds.get(S.IDENTITY))[0].detail
-                    issues.append(Issue("PC103", node, detail, slot))
+                    issues.append(Issue("PC103", node, detail, slot, _of_kinds(kinds, S.VOLATILE, S.IDENTITY)))
         return _dedupe(issues)
 
     # -- the other two helpers ----------------------------------------------
@@ -358,6 +374,11 @@ def _by_kind(t: frozenset[Source]) -> dict[str, list[Source]]:
     for s in sorted(t, key=lambda s: (s.kind, s.detail, s.origin_id)):
         out.setdefault(s.kind, []).append(s)
     return out
+
+
+def _of_kinds(by_kind: dict[str, list[Source]], *kinds: str) -> tuple[Source, ...]:
+    """The sources of ``kinds``, kind by kind (the order the message names them in)."""
+    return tuple(s for kind in kinds for s in by_kind.get(kind, ()))
 
 
 def _dedupe(issues: list[Issue]) -> list[Issue]:

@@ -17,12 +17,13 @@ import libcst as cst
 
 from promptcache.lint import suppression
 from promptcache.lint.config import LintConfig
-from promptcache.lint.context import FileContext
+from promptcache.lint.context import FileContext, Report
 from promptcache.lint.errors import unparsable
 from promptcache.lint.finding import Edit, Finding, Fix
 from promptcache.lint.index import Indexer
 from promptcache.lint.positions import node_ranges
 from promptcache.lint.rule import LintRule
+from promptcache.lint.source_refs import SourcedMessage, SourceRef
 from promptcache.lint.walk import TreeFacts, walk
 
 
@@ -127,33 +128,63 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
     for report in context.reports:
         if report.fix is not None:
             targets += [node for node, _ in report.fix.replacements]
+        if isinstance(report.message, SourcedMessage):
+            targets += [ref.node for ref in report.message.sources if ref.node is not None]
     ranges = node_ranges(module, targets)
     text = data.decode(module.encoding, errors="replace")
     noqa = suppression.noqa_lines(text)
-    findings: dict[tuple, Finding] = {}
+    # One finding per (code, line): reports of one code on one line (the parts of one f-string) are merged,
+    # and the first one's position is kept; a data-flow finding names the sources of all of them.
+    kept: dict[tuple[str, int], tuple[Report, tuple, list[SourceRef]]] = {}
     for report in context.reports:
         r = ranges.get(report.node)
         if r is None:
             continue
+        code = report.rule.code
+        if skip is not False and code in skip:
+            continue
+        if suppression.is_suppressed(code, r[0], noqa):
+            continue
+        sources = report.message.sources if isinstance(report.message, SourcedMessage) else ()
+        key = (code, r[0])
+        if key in kept:
+            merged = kept[key][2]
+            merged += [ref for ref in sources if ref not in merged]
+        else:
+            kept[key] = (report, r, list(sources))
+    findings = []
+    for (code, line), (report, r, sources) in kept.items():
+        message = _message(report.message, sources, code, line, ranges, noqa)
+        if message is None:
+            continue
         rule = report.rule
-        if skip is not False and rule.code in skip:
-            continue
-        if suppression.is_suppressed(rule.code, r[0], noqa):
-            continue
-        finding = Finding(
-            code=rule.code,
-            name=rule.name,
-            severity=rule.severity,
-            path=path,
-            line=r[0],
-            column=r[1] + 1,
-            end_line=r[2],
-            end_column=r[3] + 1,
-            message=report.message,
-            fix=_fix(report.fix, ranges),
+        findings.append(
+            Finding(
+                code=code,
+                name=rule.name,
+                severity=rule.severity,
+                path=path,
+                line=line,
+                column=r[1] + 1,
+                end_line=r[2],
+                end_column=r[3] + 1,
+                message=message,
+                fix=_fix(report.fix, ranges),
+            )
         )
-        findings.setdefault((finding.code, finding.line), finding)
-    return FileResult(path, sorted(findings.values(), key=lambda f: f.sort_key), True)
+    return FileResult(path, sorted(findings, key=lambda f: f.sort_key), True)
+
+
+def _message(message: str | SourcedMessage, sources: list[SourceRef], code: str, line: int, ranges, noqa) -> str | None:
+    """The text of a report's message: a :class:`SourcedMessage` names ``sources`` (with their lines),
+    leaving out those silenced by a ``# noqa: <code>`` on their own line; None when that is all of them."""
+    if not isinstance(message, SourcedMessage):
+        return message
+    lines = [ranges[ref.node][0] if ref.node in ranges else None for ref in sources]
+    named = [(ref, at) for ref, at in zip(sources, lines) if not suppression.is_suppressed_explicitly(code, at, noqa)]
+    if sources and not named:
+        return None
+    return message.render(named, line)
 
 
 def _fix(fix, ranges) -> Fix | None:

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
+from promptcache.lint import sources as S
 from promptcache.lint.finding import Applicability, Severity
+from promptcache.lint.source_refs import SourcedMessage, agreement, source_refs
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.context import FileContext
@@ -83,8 +85,13 @@ class LintRule:
         """The file's shared data-flow answers."""
         return self.context.flow
 
-    def report(self, node: cst.CSTNode, message: str | None = None, fix: NodeFix | None = None) -> None:
-        """Report a finding of this rule at ``node``."""
+    def report(self, node: cst.CSTNode, message: str | SourcedMessage | None = None, fix: NodeFix | None = None) -> None:
+        """Report a finding of this rule at ``node``.
+
+        A :class:`~promptcache.lint.source_refs.SourcedMessage` names sources
+        on other lines: the engine renders it once lines are known, and a
+        ``# noqa: <code>`` on a source's line silences that source.
+        """
         self.context.add(self, node, message or self.message, fix)
 
     @classmethod
@@ -115,8 +122,11 @@ class LintRule:
 class FlowRule(LintRule):
     """A rule that reports the data-flow issues of its code (see :mod:`promptcache.lint.dataflow`).
 
-    ``message`` may use ``{detail}`` (the source, e.g. ``datetime.datetime.now()``)
-    and ``{slot}`` (where it lands, e.g. ``system=``).
+    ``message`` may use ``{detail}`` (the first source, e.g. ``datetime.datetime.now()``),
+    ``{slot}`` (where it lands, e.g. ``system=``) and, for issues that carry
+    their sources (PC101-PC105), ``{sources}`` with ``{reach}`` / ``{be}`` / ``{value}``
+    (every source that reaches the slot, with its line when it is elsewhere:
+    :class:`~promptcache.lint.source_refs.SourcedMessage`).
     """
 
     def issues(self) -> list:
@@ -127,7 +137,18 @@ class FlowRule(LintRule):
             return
         for issue in self.issues():
             if issue.code == self.code:
-                self.report(issue.node, self.message.format(detail=issue.detail, slot=issue.slot.label))
+                self.report(issue.node, self.issue_message(issue))
+
+    def issue_message(self, issue) -> str | SourcedMessage:
+        """The message of one :class:`~promptcache.lint.dataflow.Issue` of this rule."""
+        fields = {"detail": issue.detail, "slot": issue.slot.label}
+        if not issue.sources:
+            return self.message.format(**fields, sources=f"`{issue.detail}`", **agreement(1))
+        refs = source_refs(self.flow, issue.sources, _NAMED_KINDS)
+        return SourcedMessage(self.message, fields, refs)
+
+
+_NAMED_KINDS = (S.VOLATILE, S.IDENTITY, S.ENV, S.PARAM)
 
 
 def registered() -> dict[str, type[LintRule]]:

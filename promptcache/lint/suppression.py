@@ -5,6 +5,13 @@ reported on, which is where the flagged expression starts). After the closing
 quotes of a multi-line string it applies to every line of that string, so a
 finding on a triple-quoted prompt can be silenced at its end, as in ruff.
 
+A data-flow finding (PC101-PC105) is reported where the value enters the
+prompt slot, but its sources may start on other lines of the file. A
+``# noqa: PC101`` naming the code on a source's line silences that source
+(:func:`is_suppressed_explicitly`), and the finding when every source it
+names is silenced. A bare ``# noqa`` there does not: it may be meant for
+another linter's finding on that line.
+
 ``# promptcache: noqa`` on a line of its own silences the whole file;
 ``# promptcache: noqa: PC401`` only those codes. Comments are found with
 :mod:`tokenize`, so ``# noqa`` inside a string does not count.
@@ -90,3 +97,9 @@ def is_suppressed(code: str, line: int, lines: dict[int, set[str] | None]) -> bo
         return False
     codes = lines[line]
     return codes is None or code in codes
+
+
+def is_suppressed_explicitly(code: str, line: int | None, lines: dict[int, set[str] | None]) -> bool:
+    """True when a ``# noqa`` on ``line`` names ``code`` (a bare ``# noqa`` does not count)."""
+    codes = lines.get(line) if line is not None else None
+    return codes is not None and code in codes
