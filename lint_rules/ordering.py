@@ -10,9 +10,9 @@ from __future__ import annotations
 import libcst as cst
 
 from promptcache.lint import sources as S
+from promptcache.lint.elements import sort_fix
 from promptcache.lint.finding import Applicability, Severity
 from promptcache.lint.rule import FlowRule, Invalid, NodeFix
-from promptcache.lint.walk import descendants
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
@@ -48,11 +48,18 @@ class ToolsFromUnorderedCollection(FlowRule):
 
     ## Fix safety
     The fix wraps the collection in ``sorted(...)`` with the key its elements
-    need: none for tool names iterated by a comprehension, ``key=lambda t:
+    need, judged from what the collection is built from and how it is used:
+    no key for tool names (string literals, a constant bound to them, or
+    names used as keys: ``SPECS[n]``, ``{"name": n}``), ``key=lambda t:
     t["name"]`` for tool definitions (``t["function"]["name"]`` in the OpenAI
-    Chat shape), ``key=lambda t: t.name`` for objects. It is unsafe: it
-    changes the order of the tools, so the first request after deploying it
-    writes a new cache entry.
+    Chat shape), ``key=lambda t: t.name`` for objects. A collection defined
+    elsewhere (``ENABLED = {"a", "b"}``) is sorted where the tools are built
+    (``sorted(ENABLED)``), so the constant keeps its type. When what the
+    collection holds cannot be known (``[make_tool(n) for n in set(extra)]``,
+    futures from ``asyncio.as_completed``) the fix only describes what to
+    do: a wrong key would raise at run time. It is unsafe: it changes the
+    order of the tools, so the first request after deploying it writes a new
+    cache entry.
 
     ## When it does not fire
     The set is passed through ``sorted()`` or the list is ``.sort()``-ed
@@ -73,42 +80,22 @@ class ToolsFromUnorderedCollection(FlowRule):
             return
         for issue in self.issues():
             if issue.code == self.code:
-                fix = None
-                if isinstance(issue.node, (cst.Name, cst.Attribute, cst.BinaryOperation, cst.Call, cst.SetComp, cst.Set)):
-                    code = self.flow.code(issue.node)
-                    key = self._sort_key(issue)
-                    extra = f", key={key}" if key else ""
-                    fix = NodeFix(f"Wrap the collection in sorted(...{extra})", Applicability.UNSAFE, ((issue.node, f"sorted({code}{extra})"),))
                 reason = _COMPLETION_REASON if S.completion_order(issue.detail) else _HASH_REASON
-                self.report(issue.node, self.message.format(detail=issue.detail, slot=issue.slot.label, reason=reason), fix)
+                self.report(issue.node, self.message.format(detail=issue.detail, slot=issue.slot.label, reason=reason), self._fix(issue))
 
-    def _sort_key(self, issue) -> str | None:
-        """The ``key=`` that sorts what ``issue.node`` holds, or None when its elements sort as they are.
-
-        Iterated by a comprehension, the elements are what the loop variable
-        is used as: ``SPECS[name]`` / ``{"name": name}`` (names: no key),
-        ``t.name`` or ``t["name"]`` (objects or dicts: by that field). Sent as
-        the tools themselves, they are tool definitions: by ``["name"]``, or
-        ``["function"]["name"]`` in the OpenAI Chat shape.
-        """
-        node = issue.node
-        parent = self.flow.facts.parent.get(node)
-        if isinstance(parent, cst.CompFor) and parent.iter is node and isinstance(parent.target, cst.Name):
-            comp = next((a for a in self.flow.facts.ancestors(parent) if isinstance(a, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp))), None)
-            target = parent.target.value
-            for use in descendants(comp, (cst.Attribute, cst.Subscript)):
-                base = use.value
-                if not (isinstance(base, cst.Name) and base.value == target):
-                    continue
-                if isinstance(use, cst.Attribute) and use.attr.value == "name":
-                    return "lambda t: t.name"
-                if isinstance(use, cst.Subscript) and self.flow.code(use).replace(" ", "") in (f'{target}["name"]', f"{target}['name']"):
-                    return 'lambda t: t["name"]'
-            return None
-        sink = issue.slot.sink
-        if sink is not None and sink.api == "openai_chat":
-            return 'lambda t: t["function"]["name"]'
-        return 'lambda t: t["name"]'
+    def _fix(self, issue) -> NodeFix:
+        """``sorted(...)`` with the key the elements need (:mod:`promptcache.lint.elements`); a
+        description without an edit when what the collection holds is not known."""
+        found = sort_fix(self.flow, issue.node, issue.slot)
+        if found is None:
+            return NodeFix(
+                "Sort the tools by name before they reach tools= (what the collection holds is not known here, "
+                "so no sorted() key can be chosen safely)",
+                Applicability.UNSAFE,
+            )
+        code = self.flow.code(found.node)
+        extra = f", key={found.key}" if found.key else ""
+        return NodeFix(f"Wrap `{code}` in sorted(...{extra})", Applicability.UNSAFE, ((found.node, f"sorted({code}{extra})"),))
 
     VALID = [
         _OPENAI + "from .specs import SPECS\nBASE = {'a', 'b'}\ndef run(q):\n    names = sorted(BASE | {'c'})\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n",

@@ -1,7 +1,19 @@
-"""The fixes rules offer: PC301's ``sorted(...)`` must sort what the collection holds without raising."""
+"""The fixes rules offer: PC301's ``sorted(...)`` must sort what the collection holds without raising.
+
+The key is decided from what the collection holds: tool names sort as they
+are, tool definitions by their name in the provider's shape, objects by
+``.name``; when the elements cannot be known the fix describes what to do and
+carries no edit. The fixed programs are run against the real SDK clients
+(through ``httpx.MockTransport``) to show the key works on the elements.
+"""
 
 from __future__ import annotations
 
+import json
+
+import anthropic
+import httpx2
+import openai
 import pytest
 from lint_support import lint_text
 
@@ -9,6 +21,7 @@ from lint_rules.ordering import ToolsFromUnorderedCollection
 
 CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
+NO_EDIT = "Sort the tools by name before they reach tools="
 
 
 def pc301(code: str):
@@ -19,26 +32,100 @@ def pc301(code: str):
 @pytest.mark.parametrize(
     ("code", "replacement"),
     [
-        # names iterated by a comprehension: strings sort as they are
-        (OPENAI + "from .specs import SPECS\ndef run(q, extra):\n    names = {'a'} | set(extra)\n"
-         "    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n",
-         "sorted(names)"),
-        # the tool dicts themselves: by name, in the provider's shape
-        (CLAUDE + "def run(specs):\n    tools = list(frozenset(specs))\n    return client.messages.create(model='m', messages=[], tools=tools)\n",
-         'sorted(tools, key=lambda t: t["name"])'),
-        (OPENAI + "def run(specs):\n    tools = list(frozenset(specs))\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n",
-         'sorted(tools, key=lambda t: t["function"]["name"])'),
-        # objects or dicts iterated by a comprehension that reads their name
-        (CLAUDE + "def run(found):\n    return client.messages.create(model='m', messages=[], tools=[{'name': t.name} for t in set(found)])\n",
-         "sorted(set(found), key=lambda t: t.name)"),
-        (CLAUDE + "def run(found):\n    return client.messages.create(model='m', messages=[], tools=[{'name': t['name']} for t in set(found)])\n",
-         'sorted(set(found), key=lambda t: t["name"])'),
+        # tool NAMES: strings sort as they are, no key
+        pytest.param(CLAUDE + 'from .specs import TOOLS\nENABLED = {"a", "b"}\ndef run(q):\n'
+                     '    return client.messages.create(model="m", messages=[], tools=[TOOLS[n] for n in ENABLED])\n',
+                     "sorted(ENABLED)", id="names-constant-bound-to-a-set-literal"),
+        pytest.param(CLAUDE + 'from .specs import TOOLS\nSEARCH = "search"\nENABLED = frozenset({SEARCH, "fetch"})\ndef run(q):\n'
+                     '    return client.messages.create(model="m", messages=[], tools=[TOOLS[n] for n in ENABLED])\n',
+                     "sorted(ENABLED)", id="names-through-a-constant-bound-to-a-string"),
+        pytest.param(CLAUDE + 'from .specs import TOOLS\ndef run(q):\n'
+                     '    return client.messages.create(model="m", messages=[], tools=[TOOLS[n] for n in {"a", "b"}])\n',
+                     'sorted({"a", "b"})', id="names-set-literal-in-place"),
+        pytest.param(OPENAI + "from .specs import SPECS\ndef run(q, extra):\n    names = {'a'} | set(extra)\n"
+                     "    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n",
+                     "sorted(names)", id="names-set-union"),
+        pytest.param(OPENAI + "REGISTRY = {'a': {'type': 'function'}, 'b': {'type': 'function'}}\ndef ask(q, allowed):\n"
+                     "    names = REGISTRY.keys() & allowed\n"
+                     "    return client.chat.completions.create(model='m', messages=[], tools=[REGISTRY[n] for n in names])\n",
+                     "sorted(names)", id="names-dict-keys"),
+        pytest.param(CLAUDE + "def run(extra):\n    return client.messages.create(model='m', messages=[], "
+                     "tools=[{'name': n, 'input_schema': {}} for n in set(extra)])\n",
+                     "sorted(set(extra))", id="names-used-as-the-name-field"),
+        pytest.param(CLAUDE + "from .specs import SPECS\ndef run(extra):\n    names = set()\n    names.add('a')\n    names.update(extra)\n"
+                     "    return client.messages.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n",
+                     "sorted(names)", id="names-added-one-by-one"),
+        # tool DICTS: by the name key of the shape
+        pytest.param(CLAUDE + "from .specs import SPECS\ndef run(extra):\n    tools = [SPECS[n] for n in set(extra)]\n"
+                     "    return client.messages.create(model='m', messages=[], tools=tools)\n",
+                     'sorted(tools, key=lambda t: t["name"])', id="dicts-anthropic-shape"),
+        pytest.param(OPENAI + "from .specs import SPECS\ndef run(extra):\n    tools = [SPECS[n] for n in set(extra)]\n"
+                     "    return client.chat.completions.create(model='m', messages=[], tools=tools)\n",
+                     'sorted(tools, key=lambda t: t["function"]["name"])', id="dicts-openai-chat-shape"),
+        pytest.param(OPENAI + "from .specs import SPECS\ndef run(extra):\n    tools = [SPECS[n] for n in set(extra)]\n"
+                     "    return client.responses.create(model='m', input='q', tools=tools)\n",
+                     'sorted(tools, key=lambda t: t["name"])', id="dicts-openai-responses-shape"),
+        pytest.param("from langchain_openai import ChatOpenAI\n"
+                     "TABLE = {'a': {'type': 'function', 'function': {'name': 'a'}}, 'b': {'type': 'function', 'function': {'name': 'b'}}}\n"
+                     "def run(extra):\n    tools = [TABLE[n] for n in set(extra)]\n    return ChatOpenAI().bind_tools(tools)\n",
+                     'sorted(tools, key=lambda t: t["function"]["name"])', id="dicts-shape-read-from-the-literal-table"),
+        pytest.param(CLAUDE + "def run(found):\n    return client.messages.create(model='m', messages=[], "
+                     "tools=[{'name': t['name']} for t in set(found)])\n",
+                     'sorted(set(found), key=lambda t: t["name"])', id="dicts-read-by-name-in-the-comprehension"),
+        pytest.param(CLAUDE + "import asyncio\nasync def run(loaders):\n    tools = [await f for f in asyncio.as_completed(loaders)]\n"
+                     "    return client.messages.create(model='m', messages=[], tools=tools)\n",
+                     'sorted(tools, key=lambda t: t["name"])', id="dicts-in-completion-order"),
+        # OBJECTS: by .name
+        pytest.param(CLAUDE + "def run(found):\n    return client.messages.create(model='m', messages=[], "
+                     "tools=[{'name': t.name} for t in set(found)])\n",
+                     "sorted(set(found), key=lambda t: t.name)", id="objects-read-by-attribute"),
+        pytest.param(CLAUDE + "from .tools import Tool\nTOOLSET = {Tool(name='a'), Tool(name='b')}\ndef run(q):\n"
+                     "    return client.messages.create(model='m', messages=[], tools=[t.schema() for t in TOOLSET])\n",
+                     "sorted(TOOLSET, key=lambda t: t.name)", id="objects-constructed-with-a-name"),
     ],
 )
-def test_pc301_fix_sorts_by_the_right_key(code, replacement):
+def test_pc301_fix_sorts_by_the_key_the_elements_need(code, replacement):
     finding = pc301(code)
     assert [e.content for e in finding.fix.edits] == [replacement]
     assert finding.fix.applicability.value == "unsafe"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # elements made by a call the linter cannot see into: names? objects?
+        pytest.param(CLAUDE + "from .tools import make_tool\ndef run(extra):\n"
+                     "    return client.messages.create(model='m', messages=[], tools=[make_tool(n) for n in set(extra)])\n",
+                     id="made-by-a-call"),
+        # a frozenset of parameters: hashable, so not tool dicts, but names or objects?
+        pytest.param(CLAUDE + "def run(specs):\n    tools = list(frozenset(specs))\n"
+                     "    return client.messages.create(model='m', messages=[], tools=tools)\n", id="frozenset-of-a-parameter"),
+        pytest.param(CLAUDE + "def run(specs):\n    return client.messages.create(model='m', messages=[], tools=[*set(specs)])\n",
+                     id="unpacked-set"),
+        # futures in completion order: sorted() cannot compare them
+        pytest.param(CLAUDE + "import asyncio\nasync def run(loaders):\n"
+                     "    return client.messages.create(model='m', messages=[], tools=[await f for f in asyncio.as_completed(loaders)])\n",
+                     id="futures"),
+        # a user wrapper (extra sink shape unknown) or agent tools: the elements may be functions or objects
+        pytest.param("from langchain.agents import create_agent\ndef build(extra):\n"
+                     "    tools = list(set(extra))\n    return create_agent(model='m', tools=tools)\n", id="agent-tools"),
+    ],
+)
+def test_pc301_offers_no_edit_when_the_elements_cannot_be_known(code):
+    finding = pc301(code)
+    assert finding.fix.edits == ()
+    assert finding.fix.description.startswith(NO_EDIT)
+
+
+def test_pc301_reports_the_literal_and_sorts_where_the_tools_are_built():
+    code = (CLAUDE + 'from .specs import TOOLS\n\nENABLED = {"a", "b"}\n\n\ndef run(q):\n'
+            '    return client.messages.create(model="m", messages=[], tools=[TOOLS[n] for n in ENABLED])\n')
+    finding = pc301(code)
+    assert (finding.line, finding.column, finding.end_column) == (5, 11, 21)  # the corpus marks the unsorted source
+    (edit,) = finding.fix.edits
+    assert (edit.start_line, edit.start_column, edit.end_line, edit.end_column) == (9, 84, 9, 91)
+    assert apply(code, finding.fix.edits).splitlines()[8].endswith("tools=[TOOLS[n] for n in sorted(ENABLED)])")
+    assert 'ENABLED = {"a", "b"}' in apply(code, finding.fix.edits)  # the constant keeps its type
 
 
 def test_pc301_gives_the_reason_of_the_source():
@@ -49,3 +136,80 @@ def test_pc301_gives_the_reason_of_the_source():
         "    return client.messages.create(model='m', messages=[], tools=tools)\n"
     )
     assert "completion order" in completed.message and "hash" not in completed.message
+
+
+# -- the fixed programs run --------------------------------------------------------------------------
+
+ANTHROPIC_REPLY = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x", "stop_reason": "end_turn",
+                   "stop_sequence": None, "content": [{"type": "text", "text": "ok"}],
+                   "usage": {"input_tokens": 3, "output_tokens": 1}}
+CHAT_REPLY = {"id": "c", "object": "chat.completion", "created": 1, "model": "gpt-x",
+              "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "ok"}}],
+              "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}}
+SPECS_CLAUDE = ("SPECS = {n: {'name': n, 'description': n.upper(), 'input_schema': {'type': 'object'}} "
+                "for n in ('search', 'fetch', 'book')}\n")
+SPECS_CHAT = ("SPECS = {n: {'type': 'function', 'function': {'name': n, 'parameters': {'type': 'object'}}} "
+              "for n in ('search', 'fetch', 'book')}\n")
+TOOL_CLASS = (
+    "from dataclasses import dataclass\n@dataclass(frozen=True)\nclass Tool:\n    name: str\n"
+    "    def schema(self):\n        return {'name': self.name, 'input_schema': {'type': 'object'}}\n"
+)
+
+
+def apply(code: str, edits) -> str:
+    """``code`` with the fix's edits applied (1-based positions, end column exclusive)."""
+    lines = code.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    for e in sorted(edits, key=lambda e: (e.start_line, e.start_column), reverse=True):
+        start = offsets[e.start_line - 1] + e.start_column - 1
+        end = offsets[e.end_line - 1] + e.end_column - 1
+        code = code[:start] + e.content + code[end:]
+    return code
+
+
+def sent_tool_names(code: str, provider: str, *args) -> list[str]:
+    """Run ``run(*args)`` of ``code`` with a real SDK client on a mock transport; the tool names it sent."""
+    bodies: list[dict] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        bodies.append(json.loads(request.content))
+        return httpx2.Response(200, json=ANTHROPIC_REPLY if provider == "anthropic" else CHAT_REPLY)
+
+    http = httpx2.Client(transport=httpx2.MockTransport(handler))
+    if provider == "anthropic":
+        client = anthropic.Anthropic(api_key="test", max_retries=0, http_client=http)
+    else:
+        client = openai.OpenAI(api_key="test", max_retries=0, http_client=http)
+    namespace = {"__name__": "fixed_case"}
+    exec(compile(code, "fixed_case.py", "exec", dont_inherit=True), namespace)
+    namespace["client"] = client
+    namespace["run"](*args)
+    (body,) = bodies
+    return [t["function"]["name"] if "function" in t else t["name"] for t in body["tools"]]
+
+
+CREATE_CLAUDE = "client.messages.create(model='claude-x', max_tokens=8, messages=[{'role': 'user', 'content': 'hi'}], tools="
+CREATE_CHAT = "client.chat.completions.create(model='gpt-x', messages=[{'role': 'user', 'content': 'hi'}], tools="
+
+
+@pytest.mark.parametrize(
+    ("code", "provider", "args"),
+    [
+        pytest.param("import anthropic\nclient = None\n" + SPECS_CLAUDE + "ENABLED = {'search', 'fetch', 'book'}\n"
+                     f"def run():\n    return {CREATE_CLAUDE}[SPECS[n] for n in ENABLED])\n", "anthropic", (), id="names"),
+        pytest.param("import anthropic\nclient = None\n" + SPECS_CLAUDE + "def run(extra):\n    tools = [SPECS[n] for n in set(extra)]\n"
+                     f"    return {CREATE_CLAUDE}tools)\n", "anthropic", (["search", "fetch", "book"],), id="anthropic-dicts"),
+        pytest.param("from openai import OpenAI\nclient = None\n" + SPECS_CHAT + "def run(extra):\n    tools = [SPECS[n] for n in set(extra)]\n"
+                     f"    return {CREATE_CHAT}tools)\n", "openai", (["search", "fetch", "book"],), id="openai-chat-dicts"),
+        pytest.param("import anthropic\nclient = None\n" + TOOL_CLASS + "TOOLSET = {Tool(name='search'), Tool(name='fetch'), Tool(name='book')}\n"
+                     f"def run():\n    return {CREATE_CLAUDE}[t.schema() for t in TOOLSET])\n", "anthropic", (), id="objects"),
+    ],
+)
+def test_the_fixed_program_sends_the_tools_sorted_by_name(code, provider, args):
+    finding = pc301(code)
+    fixed = apply(code, finding.fix.edits)
+    assert fixed != code
+    assert sent_tool_names(fixed, provider, *args) == ["book", "fetch", "search"]
+    assert lint_text(fixed, [ToolsFromUnorderedCollection]) == []  # fixed: nothing left to report
