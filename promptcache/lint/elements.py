@@ -192,7 +192,8 @@ class Elements:
         if isinstance(e, cst.Subscript) and isinstance(e.value, cst.Name):  # TOOL_SPECS[name]: a table's value
             return self._name(e.value.value, scope, d, self._values, mutations="values")
         if isinstance(e, cst.Call) and any(a.keyword is not None and a.keyword.value == "name" for a in e.args):
-            callee = e.func.attr.value if isinstance(e.func, cst.Attribute) else getattr(e.func, "value", "")
+            func = e.func
+            callee = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
             if callee[:1].isupper():  # Tool(name=..., ...): an object with a .name
                 return Held("objects", ATTRIBUTE_KEY)
         return UNKNOWN

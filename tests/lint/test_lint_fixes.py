@@ -102,6 +102,10 @@ def test_pc301_fix_sorts_by_the_key_the_elements_need(code, replacement):
                      "    return client.messages.create(model='m', messages=[], tools=tools)\n", id="frozenset-of-a-parameter"),
         pytest.param(CLAUDE + "def run(specs):\n    return client.messages.create(model='m', messages=[], tools=[*set(specs)])\n",
                      id="unpacked-set"),
+        # objects made by a factory looked up in a table: a .name is not promised
+        pytest.param(CLAUDE + "from .tools import FACTORIES\nTOOLSET = {FACTORIES['a'](name='a'), FACTORIES['b'](name='b')}\n"
+                     "def run(q):\n    return client.messages.create(model='m', messages=[], tools=[t.schema() for t in TOOLSET])\n",
+                     id="made-by-a-factory-from-a-table"),
         # futures in completion order: sorted() cannot compare them
         pytest.param(CLAUDE + "import asyncio\nasync def run(loaders):\n"
                      "    return client.messages.create(model='m', messages=[], tools=[await f for f in asyncio.as_completed(loaders)])\n",
