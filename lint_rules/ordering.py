@@ -95,7 +95,8 @@ class ToolsFromUnorderedCollection(FlowRule):
             )
         code = self.flow.code(found.node)
         extra = f", key={found.key}" if found.key else ""
-        return NodeFix(f"Wrap `{code}` in sorted(...{extra})", Applicability.UNSAFE, ((found.node, f"sorted({code}{extra})"),))
+        where = "" if found.node is issue.node else " where the tools are built (the collection keeps its type)"
+        return NodeFix(f"Wrap `{code}` in sorted(...{extra}){where}", Applicability.UNSAFE, ((found.node, f"sorted({code}{extra})"),))
 
     VALID = [
         _OPENAI + "from .specs import SPECS\nBASE = {'a', 'b'}\ndef run(q):\n    names = sorted(BASE | {'c'})\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n",

@@ -130,6 +130,7 @@ def test_pc301_reports_the_literal_and_sorts_where_the_tools_are_built():
     assert (edit.start_line, edit.start_column, edit.end_line, edit.end_column) == (9, 84, 9, 91)
     assert apply(code, finding.fix.edits).splitlines()[8].endswith("tools=[TOOLS[n] for n in sorted(ENABLED)])")
     assert 'ENABLED = {"a", "b"}' in apply(code, finding.fix.edits)  # the constant keeps its type
+    assert finding.fix.description == "Wrap `ENABLED` in sorted(...) where the tools are built (the collection keeps its type)"
 
 
 def test_pc301_gives_the_reason_of_the_source():
