@@ -58,7 +58,8 @@ from promptcache.errors import PrefixStabilityError, PrefixStabilityWarning, Rec
 from promptcache.guard import Divergence, PrefixGuard
 from promptcache.layers import Prompt
 from promptcache.providers import model_profile
-from promptcache.trace import Redactor, TraceClock, TraceRecord
+from promptcache.trace import Redactor, TraceRecord
+from promptcache.trace_append import TraceClock
 from promptcache.usage import UsageStats
 
 __all__ = ["AnthropicClient", "AsyncAnthropicClient", "AsyncOpenAIClient", "OpenAIClient", "wrap"]
@@ -82,13 +83,14 @@ class _Wrapper:
         """
         Args:
             client: the SDK client to wrap.
-            trace: JSONL file to append one record per request to (None: no trace).
+            trace: JSONL file to append one record per request to (None: no trace); created on the first
+                request, in a folder that must exist.
             session: the default session id of :meth:`send`.
             redact: ``redact(body) -> body`` applied to a copy of each body before it is written.
             guard: ``"warn"`` (default), ``"raise"`` or ``"off"``.
             stats: share a :class:`~promptcache.usage.UsageStats` between clients (default: a new one).
             clock: monotonic seconds for the trace's ``t`` (default :func:`time.monotonic`;
-                see :class:`promptcache.trace.TraceClock`: a trace file that already holds
+                see :class:`promptcache.trace_append.TraceClock`: a trace file that already holds
                 records is continued after its last ``t``).
             guard_max_requests: how many sent requests the guard keeps to compare
                 with (oldest dropped); each takes ~5 bytes per prompt token
@@ -96,6 +98,9 @@ class _Wrapper:
 
         Raises:
             ValueError: an unknown guard mode, or ``guard_max_requests`` below 1.
+            OSError: ``trace`` cannot be appended to: its folder does not exist or is not
+                writable, or it names a folder (:func:`promptcache.trace_append.check_trace_path`;
+                nothing is created, and the check is made here, before any request is sent).
         """
         if guard not in _GUARD_MODES:
             raise ValueError(f"guard must be one of {', '.join(_GUARD_MODES)}, not {guard!r}")
@@ -273,6 +278,7 @@ def wrap(client: Any, **options: Any) -> AnthropicClient | AsyncAnthropicClient 
 
     Raises:
         TypeError: any other object.
+        ValueError / OSError: a bad option; a ``trace`` path whose folder is missing or not writable.
     """
     for cls in type(client).__mro__:
         wrapper = _CLASSES.get((cls.__module__.split(".")[0], cls.__name__))

@@ -11,15 +11,19 @@ the SDKs put on the wire (``separators=(",", ":")``, non-ASCII kept), or the
 recorded wire text verbatim when the record carries it (``body_json``).
 
 Reading never loses the rest of a file to one bad line: :func:`read_trace`
-reports a malformed line with its line number and skips it (``strict=True``
-raises instead). :func:`validate_trace` implements the README's validator
-list (record keys and order, ``t`` strictly increasing, known body keys in SDK
+reports a malformed line (not UTF-8, not JSON, not a record) with its line
+number and skips it (``strict=True`` raises instead), counting what it skipped
+(:class:`SkippedLines`); a trace left with no usable request raises
+:class:`EmptyTraceError` where the caller needs requests (``verify``,
+``simulate``, ``diff``) instead of reporting zero requests as a result.
+:func:`validate_trace` implements the README's validator list (record keys and order, ``t`` strictly increasing, known body keys in SDK
 order, roles, tool ids answered in the next turn, unique tool names, tool
 inputs against their schemas, well-formed ``cache_control`` with at most 4
 breakpoints) for any API body, not only the sample files.
 
-The body checks themselves live in :mod:`promptcache.trace_checks`; this
-module owns the record format.
+The body checks themselves live in :mod:`promptcache.trace_checks`, and
+appending while requests are sent (the ``t`` clock, the path checked up
+front) in :mod:`promptcache.trace_append`; this module owns the record format.
 """
 
 from __future__ import annotations
@@ -28,18 +32,16 @@ import dataclasses
 import json
 import math
 import os
-import threading
-import time
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from promptcache.apis import ANTHROPIC_MESSAGES, APIS, OPENAI_CHAT
 from promptcache.trace_checks import TraceIssue, validate_body
 
 __all__ = [
-    "ANTHROPIC_MESSAGES", "OPENAI_CHAT", "APIS", "RECORD_KEYS", "Redactor", "TraceClock", "TraceFormatError",
-    "TraceFormatWarning", "TraceIssue", "TraceRecord", "append_record", "last_t", "parse_record", "read_trace",
+    "ANTHROPIC_MESSAGES", "OPENAI_CHAT", "APIS", "RECORD_KEYS", "EmptyTraceError", "Redactor", "SkippedLines",
+    "TraceFormatError", "TraceFormatWarning", "TraceIssue", "TraceRecord", "parse_record", "read_trace", "redacted",
     "validate_body", "validate_record", "validate_trace", "write_trace",
 ]
 
@@ -67,6 +69,59 @@ class TraceFormatError(ValueError):
 
 class TraceFormatWarning(UserWarning):
     """A malformed trace line was skipped (``read_trace(strict=False)``)."""
+
+
+class EmptyTraceError(ValueError):
+    """A trace holds no usable request: the file is empty or blank, or every line was skipped as malformed.
+
+    Raised where requests are needed (``read_trace(require_records=True)``,
+    :func:`promptcache.verify.verify_trace`,
+    :func:`promptcache.simulate.simulate_records`): a replay or a simulation
+    of nothing is not a result ("0 requests, hit rate 0%, verdict good").
+
+    Attributes:
+        source: the trace's name as given (a path, or ``"<records>"``).
+        skipped: how many lines (or records) were skipped as malformed.
+    """
+
+    def __init__(self, source: str, skipped: int) -> None:
+        self.source, self.skipped = source, skipped
+        super().__init__(f"no usable requests in {source} ({skipped} line{'' if skipped == 1 else 's'} skipped)")
+
+
+class SkippedLines:
+    """Where the trace readers report malformed lines: counts the lines skipped and passes each problem on.
+
+    Each problem goes to ``on_problem`` when one is given, else it is issued
+    as a :class:`TraceFormatWarning` ``"FILE:LINE: reason; line skipped"``.
+    Pass one instance to :func:`read_trace` and then to
+    :func:`promptcache.simulate.simulate_records` to count the lines and the
+    record bodies skipped together (:class:`EmptyTraceError` reports the sum).
+
+    Attributes:
+        count: problems passed to :meth:`__call__` so far (lines or records skipped).
+    """
+
+    def __init__(self, on_problem: Callable[[TraceFormatError], None] | None = None) -> None:
+        self.on_problem = on_problem
+        self.count = 0
+
+    @classmethod
+    def of(cls, on_problem: Callable[[TraceFormatError], None] | None) -> SkippedLines:
+        """``on_problem`` itself when it is a :class:`SkippedLines` (counts accumulate), else a new one around it."""
+        return on_problem if isinstance(on_problem, SkippedLines) else cls(on_problem)
+
+    def __call__(self, problem: TraceFormatError) -> None:
+        """Report ``problem`` as a skipped line (counted)."""
+        self.count += 1
+        self.report(problem, "line skipped")
+
+    def report(self, problem: TraceFormatError, consequence: str) -> None:
+        """Report ``problem`` without counting it as skipped (``consequence`` says what was done instead)."""
+        if self.on_problem is not None:
+            self.on_problem(problem)
+        else:
+            warnings.warn(f"{problem}; {consequence}", TraceFormatWarning, stacklevel=4)
 
 
 @dataclasses.dataclass
@@ -163,79 +218,74 @@ def parse_record(text: str, *, line: int | None = None, source: str = "<trace>")
     return TraceRecord(float(obj["t"]), obj["api"], obj["session"], obj["body"], obj.get("usage"), line=line)
 
 
+def _text_lines(path: str | os.PathLike[str], source: str) -> Iterator[tuple[int, str | TraceFormatError]]:
+    """``(line number, text)`` for each non-blank line of a trace file, or ``(number, error)`` for a line
+    that is not valid UTF-8 (the byte and its offset in the file named, the rest of the file still read)."""
+    offset = 0
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield number, TraceFormatError(
+                    f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {offset + exc.start}): traces are "
+                    "UTF-8 JSON Lines; re-save it as UTF-8", source=source, line=number)
+            else:
+                if text.strip():
+                    yield number, text
+            offset += len(raw)
+
+
 def read_trace(path: str | os.PathLike[str], *, strict: bool = False,
-               on_problem: Callable[[TraceFormatError], None] | None = None) -> list[TraceRecord]:
+               on_problem: Callable[[TraceFormatError], None] | None = None,
+               require_records: bool = False) -> list[TraceRecord]:
     """Read a JSONL trace; a malformed line is reported with its line number and skipped.
+
+    A line is malformed when it is not valid UTF-8 (``FILE:LINE: not valid
+    UTF-8 (byte 0xff at offset K): ...``, K counted in bytes from the start of
+    the file), not JSON, or not a record (see :func:`parse_record`).
 
     Args:
         path: the trace file (UTF-8). Blank lines are ignored.
         strict: raise the first :class:`TraceFormatError` instead of skipping.
         on_problem: called with each skipped line's error; by default each
-            one is issued as a :class:`TraceFormatWarning`.
+            one is issued as a :class:`TraceFormatWarning`. A
+            :class:`SkippedLines` passed here counts them.
+        require_records: raise :class:`EmptyTraceError` when no record is left
+            (an empty file, or every line skipped).
 
     Returns:
         The records in file order (``record.line`` holds the line number).
 
     Raises:
         TraceFormatError: with ``strict=True``, on the first malformed line.
+        EmptyTraceError: with ``require_records=True``, when no line is a usable record.
         OSError: the file cannot be read.
     """
     source = os.path.basename(os.fspath(path))
+    skip = SkippedLines.of(on_problem)
+    skipped_before = skip.count
     records: list[TraceRecord] = []
-    with open(path, encoding="utf-8") as fh:
-        for number, text in enumerate(fh, 1):
-            if not text.strip():
-                continue
-            try:
-                records.append(parse_record(text, line=number, source=source))
-            except TraceFormatError as exc:
-                if strict:
-                    raise
-                if on_problem is not None:
-                    on_problem(exc)
-                else:
-                    warnings.warn(f"{exc}; line skipped", TraceFormatWarning, stacklevel=2)
+    for number, text in _text_lines(path, source):
+        try:
+            if isinstance(text, TraceFormatError):
+                raise text
+            records.append(parse_record(text, line=number, source=source))
+        except TraceFormatError as exc:
+            if strict:
+                raise
+            skip(exc)
+    if require_records and not records:
+        raise EmptyTraceError(os.fspath(path), skip.count - skipped_before)
     return records
 
 
-def _lines_backwards(path: str | os.PathLike[str], block: int = 1 << 16):
-    """The lines of a file from the last to the first (bytes, without the newline), reading blocks from the end."""
-    with open(path, "rb") as fh:
-        fh.seek(0, os.SEEK_END)
-        position, tail = fh.tell(), b""
-        while position > 0:
-            step = min(block, position)
-            position -= step
-            fh.seek(position)
-            parts = (fh.read(step) + tail).split(b"\n")
-            tail = parts[0]
-            yield from reversed(parts[1:])
-        yield tail
+def redacted(record: TraceRecord, redact: Redactor | None) -> TraceRecord:
+    """``record`` with ``redact`` applied to a copy of its body (the wire text is then re-serialised).
 
-
-def last_t(path: str | os.PathLike[str]) -> float | None:
-    """The ``t`` of the last readable record of a trace file, reading from its end.
-
-    Used to continue a trace: a process that appends to an existing file must
-    keep ``t`` increasing (traces README). Blank and malformed trailing lines
-    (an interrupted write) are passed over.
-
-    Returns:
-        The last record's ``t``, or None when the file is missing or holds no readable record.
+    Raises:
+        TypeError: the hook returned something other than a dict.
     """
-    try:
-        for raw in _lines_backwards(path):
-            if raw.strip():
-                try:
-                    return parse_record(raw.decode("utf-8")).t
-                except (TraceFormatError, UnicodeDecodeError):
-                    continue
-    except FileNotFoundError:
-        return None
-    return None
-
-
-def _redacted(record: TraceRecord, redact: Redactor | None) -> TraceRecord:
     if redact is None:
         return record
     body = redact(json.loads(json.dumps(record.body)))  # the hook gets a copy it may edit
@@ -253,84 +303,7 @@ def write_trace(path: str | os.PathLike[str], records: Iterable[TraceRecord], *,
     """
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
         for record in records:
-            fh.write(_redacted(record, redact).to_json() + "\n")
-
-
-_append_lock = threading.Lock()
-
-
-def append_record(path: str | os.PathLike[str], record: TraceRecord, *, redact: Redactor | None = None) -> None:
-    """Append one record to ``path`` (created if missing) as a single write; thread-safe within a process."""
-    line = _redacted(record, redact).to_json() + "\n"
-    with _append_lock, open(path, "a", encoding="utf-8", newline="\n") as fh:
-        fh.write(line)
-
-
-class TraceClock:
-    """Stamps and appends the records a process adds to one trace file, with ``t`` strictly increasing.
-
-    ``t`` is the request start in seconds since the start of the trace
-    (traces README). A new file starts at ``0.0``; a file that already holds
-    records continues after its last ``t`` (:func:`last_t`) plus the wall-clock
-    time since the file was last written, so a trace appended to across runs
-    stays valid and keeps a realistic idle gap for TTL simulations. Every clock
-    of this class in the process shares, per file, the last ``t`` written, and
-    stamps and appends under one lock, so records of several clients (or
-    concurrent requests that finish out of order) still get increasing ``t``.
-
-    Example::
-
-        clock = TraceClock("trace.jsonl")
-        start = clock.now()                      # when the request starts
-        ...                                      # send it
-        clock.append(start, lambda t: TraceRecord.from_wire(t, api, session, wire_bytes))
-    """
-
-    _last: dict[str, float] = {}
-    _lock = threading.Lock()
-
-    def __init__(self, path: str | os.PathLike[str], clock: Callable[[], float] | None = None) -> None:
-        """
-        Args:
-            path: the trace file.
-            clock: monotonic seconds (default :func:`time.monotonic`); a test or an
-                offline provider may pass a virtual clock.
-        """
-        self.path = os.path.abspath(os.fspath(path))
-        self.clock = clock or time.monotonic
-        self._offset: float | None = None
-
-    def now(self) -> float:
-        """The clock reading to pass to :meth:`append` for a request starting now."""
-        return self.clock()
-
-    def _stamp(self, start: float) -> float:
-        if self._offset is None:
-            last = self._last.get(self.path)
-            if last is None:
-                last = last_t(self.path)
-            if last is None:
-                self._offset = -start
-            else:
-                idle = max(time.time() - os.path.getmtime(self.path), 0.0) if os.path.exists(self.path) else 0.0
-                self._offset = last + max(idle, 0.001) - start
-        t = round(start + self._offset, 3)
-        previous = self._last.get(self.path)
-        if previous is not None and t <= previous:
-            t = round(previous + 0.001, 3)
-        self._last[self.path] = t
-        return t
-
-    def append(self, start: float, make: Callable[[float], TraceRecord], *, redact: Redactor | None = None) -> float:
-        """Append ``make(t)`` to the file, ``t`` stamped from the clock reading ``start``; returns ``t``.
-
-        Raises:
-            OSError: the file cannot be written; TypeError: see :func:`append_record`.
-        """
-        with self._lock:
-            t = self._stamp(start)
-            append_record(self.path, make(t), redact=redact)
-            return t
+            fh.write(redacted(record, redact).to_json() + "\n")
 
 
 def validate_record(record: TraceRecord | Mapping[str, Any], *, line: int | None = None) -> list[TraceIssue]:
@@ -368,14 +341,14 @@ def validate_trace(source: str | os.PathLike[str] | Iterable[TraceRecord]) -> li
     issues: list[TraceIssue] = []
     entries: list[tuple[int | None, Any]] = []
     if isinstance(source, str | os.PathLike):
-        with open(source, encoding="utf-8") as fh:
-            for number, text in enumerate(fh, 1):
-                if not text.strip():
-                    continue
-                try:
-                    entries.append((number, json.loads(text)))
-                except ValueError as exc:
-                    issues.append(TraceIssue(f"not JSON ({exc})", line=number))
+        for number, text in _text_lines(source, os.path.basename(os.fspath(source))):
+            if isinstance(text, TraceFormatError):
+                issues.append(TraceIssue(text.reason, line=number))
+                continue
+            try:
+                entries.append((number, json.loads(text)))
+            except ValueError as exc:
+                issues.append(TraceIssue(f"not JSON ({exc})", line=number))
     else:
         entries = [(r.line, r) for r in source]
     last_t: float | None = None

@@ -14,7 +14,8 @@ import pytest
 import promptcache
 from promptcache import PrefixStabilityError, PromptBuilder
 from promptcache.stability import LayerRegistry
-from promptcache.trace import TraceClock, TraceRecord, last_t, read_trace, validate_trace
+from promptcache.trace import TraceRecord, read_trace, validate_trace
+from promptcache.trace_append import TraceClock, last_t
 
 KEY = "sk-test-secret-key-123"
 RULES = " ".join(f"Rule {i}: be precise." for i in range(300))
@@ -99,8 +100,9 @@ def test_thinking_blocks_go_back_verbatim_in_a_tool_loop() -> None:
 
 
 def test_a_paid_response_is_returned_when_recording_fails(tmp_path) -> None:
-    client, sent = anthropic_client(lambda n: message([{"type": "text", "text": f"Answer {n}."}], n),
-                                    trace=tmp_path)  # a folder: the trace line cannot be written
+    trace = tmp_path / "t.jsonl"
+    client, sent = anthropic_client(lambda n: message([{"type": "text", "text": f"Answer {n}."}], n), trace=trace)
+    trace.mkdir()  # a folder where the trace file should be (after the wrap-time check): the line cannot be written
     chat = promptcache.Conversation()
     p = PromptBuilder(registry=LayerRegistry()).system(RULES).history(chat).user("Hi").build()
     with pytest.warns(promptcache.RecordingWarning, match=r"writing the trace line failed: IsADirectoryError"):
@@ -141,6 +143,22 @@ def test_trace_clock_stamps_from_zero_and_never_backwards(tmp_path) -> None:
     assert clock.append(second, make) == 0.0  # the first record written starts the trace ...
     assert clock.append(first, make) == 0.001  # ... and a request that finishes later never goes back
     assert last_t(tmp_path / "t.jsonl") == 0.001
+
+
+def test_a_trace_path_that_cannot_be_written_is_refused_at_wrap_time(tmp_path) -> None:
+    raw = anthropic.Anthropic(api_key=KEY)
+    missing = tmp_path / "no" / "such" / "dir" / "t.jsonl"
+    with pytest.raises(FileNotFoundError, match=rf"the folder {tmp_path / 'no' / 'such' / 'dir'} does not exist; "
+                                                 "create it first"):
+        promptcache.wrap(raw, trace=missing)
+    assert not (tmp_path / "no").exists()  # nothing created silently
+    with pytest.raises(IsADirectoryError, match="is a folder; pass a file path inside it"):
+        promptcache.wrap(raw, trace=tmp_path)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(NotADirectoryError, match="is a file, not a folder"):
+        promptcache.wrap(raw, trace=tmp_path / "file" / "t.jsonl")
+    assert promptcache.wrap(raw, trace=tmp_path / "new.jsonl").trace == tmp_path / "new.jsonl"
+    assert not (tmp_path / "new.jsonl").exists()  # created by the first request, not by wrap()
 
 
 def test_the_guard_cap_is_an_option_of_wrap() -> None:

@@ -11,9 +11,10 @@ import httpx2
 import pytest
 
 from promptcache.trace import (
-    TraceFormatError, TraceFormatWarning, TraceRecord, append_record, read_trace, validate_body, validate_record,
-    validate_trace, write_trace,
+    EmptyTraceError, SkippedLines, TraceFormatError, TraceFormatWarning, TraceRecord, read_trace, validate_body, validate_record, validate_trace,
+    write_trace,
 )
+from promptcache.trace_append import append_record
 
 COUNTS = {"good_support_chat": 17, "bad_timestamp_system": 17, "good_rag_doc_qa": 10, "bad_rag_question_first": 10,
           "good_agent_tools": 18, "bad_agent_tool_shuffle": 18, "bad_summarize_each_turn": 12, "bad_sliding_window": 20,
@@ -50,6 +51,38 @@ def test_malformed_lines_are_reported_with_their_number_and_skipped(traces, tmp_
     with pytest.raises(TraceFormatError) as raised:
         read_trace(path, strict=True)
     assert raised.value.line == 2 and raised.value.source == "broken.jsonl"
+
+
+def test_a_line_that_is_not_utf8_is_a_malformed_line_named_with_its_byte_and_offset(traces, tmp_path: Path) -> None:
+    good = traces["good_rag_doc_qa"][0].to_json().encode()
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes(good + b"\n" + b'{"session": "caf\xe9"}\n' + good.replace(b'"t":0.0', b'"t":3.0') + b"\n")
+    offset = len(good) + 1 + len(b'{"session": "caf')
+    expected = (f"latin1.jsonl:2: not valid UTF-8 (byte 0xe9 at offset {offset}): traces are UTF-8 JSON Lines; "
+                "re-save it as UTF-8")
+    with pytest.warns(TraceFormatWarning) as warned:
+        records = read_trace(path)
+    assert [r.line for r in records] == [1, 3]  # the rest of the file is still read
+    assert [str(w.message) for w in warned] == [expected + "; line skipped"]
+    with pytest.raises(TraceFormatError) as raised:
+        read_trace(path, strict=True)
+    assert str(raised.value) == expected and raised.value.line == 2
+    assert [(i.line, i.message) for i in validate_trace(path)][0] == (2, expected.split(": ", 1)[1])
+
+
+def test_skipped_lines_are_counted_and_an_unusable_trace_raises_when_records_are_required(tmp_path: Path) -> None:
+    path = tmp_path / "junk.jsonl"
+    path.write_bytes(b"{nope\n\n\xff\n[1]\n")
+    skip = SkippedLines(on_problem=[].append)
+    assert read_trace(path, on_problem=skip) == [] and skip.count == 3
+    with pytest.raises(EmptyTraceError, match=r"^no usable requests in .*junk\.jsonl \(3 lines skipped\)$") as raised:
+        read_trace(path, on_problem=lambda problem: None, require_records=True)
+    assert raised.value.skipped == 3
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    with pytest.raises(EmptyTraceError, match=r"\(0 lines skipped\)"):
+        read_trace(empty, require_records=True)
+    assert read_trace(empty) == []  # a library read of an empty file is not an error by itself
 
 
 def test_file_level_checks(traces, tmp_path: Path) -> None:
