@@ -33,7 +33,7 @@ from typing import Any
 
 from promptcache.divergence import Divergence
 from promptcache.guard import classify_requests
-from promptcache.trace import TraceRecord, read_trace
+from promptcache.trace import EmptyTraceError, TraceRecord, read_trace
 
 WORST = 5
 """Requests listed under "worst" in the summary."""
@@ -195,8 +195,8 @@ def make_backend(backend: str = "local", *, model: str | None = None, max_tokens
 
 
 def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend: Any, *,
-                 strict: bool = False, reset_cache: bool = False, progress: ProgressFn | None = None
-                 ) -> VerifyReport:
+                 strict: bool = False, reset_cache: bool = False, progress: ProgressFn | None = None,
+                 name: str | None = None) -> VerifyReport:
     """Replay ``trace`` on ``backend`` in order and measure cache hits against the oracle.
 
     Args:
@@ -208,18 +208,26 @@ def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend:
         reset_cache: empty the backend's prefix cache first (``backend.reset_cache()``), so
             hits come from this replay only; a note says when that was refused.
         progress: called after each request with ``(done, total, result)``.
+        name: the trace's name in the report (default: the path, or ``"<records>"``).
 
     Returns:
         The report; a request the backend refuses becomes a row with ``error`` set.
 
     Raises:
         TraceFormatError: a malformed line with ``strict``.
+        EmptyTraceError: no usable request (an empty trace, or every line skipped as malformed).
         BackendError: the backend cannot be used at all (an unreachable server refusing the cache reset).
     """
     from local_backend.oracle import PrefixTrieOracle
 
-    name = os.fspath(trace) if isinstance(trace, (str, os.PathLike)) else "<records>"
-    records = read_trace(trace, strict=strict) if isinstance(trace, (str, os.PathLike)) else list(trace)
+    if isinstance(trace, (str, os.PathLike)):
+        name = name or os.fspath(trace)
+        records = read_trace(trace, strict=strict, require_records=True)
+    else:
+        name = name or "<records>"
+        records = list(trace)
+        if not records:
+            raise EmptyTraceError(name, 0)
     divergences = classify_requests(records)
     oracle = PrefixTrieOracle(backend.block_size)
     report = VerifyReport(name, backend.name, backend.model, backend.block_size, backend.oracle_exact)

@@ -79,7 +79,8 @@ def diff(paths, at, api, provider, model, output_format, strict):
                                             common prefix
 
     Prints the layer, block, token offset, a coloured character diff and the
-    cause class. Exit codes: 0 done, 2 a usage error or unreadable input.
+    cause class. Exit codes: 0 done, 2 a usage error or unreadable input (a trace with no
+    usable request included).
     """
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if not ((len(paths) == 1 and at is not None) or (len(paths) == 2 and at is None)):

@@ -12,11 +12,12 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from promptcache.commands.options import parse_rate
+from promptcache.commands.options import HIT_RATE
 from promptcache.divergence import EXPECTED_CAUSES
 from promptcache.providers import PROVIDERS, check_overrides
 from promptcache.simulate import Simulation, simulate_trace
 from promptcache.trace import TraceFormatError
+from promptcache.usage import Cost
 
 EXIT_GATE, EXIT_ERROR = 1, 2
 _BENIGN = tuple(cause.value for cause in EXPECTED_CAUSES)
@@ -40,6 +41,18 @@ def _rules(values: tuple[str, ...]) -> dict[str, object]:
 
 def _money(value: float, unit: str) -> str:
     return f"${value:,.4f}" if unit == "USD" else f"{value:,.0f}"
+
+
+def cost_comparison(cost: Cost) -> str:
+    """The input cost with caching against without, in words: ``"input cost $0.0225 with caching vs $0.0500
+    without (0.45x, savings $0.0275)"``, or when cache writes cost more than the reads save, ``"... without:
+    caching costs $0.0625 more (1.25x)"`` (never a negative saving; the JSON keeps the signed ``savings``)."""
+    unit = "" if cost.unit == "USD" else " base-input tokens"
+    text = f"input cost {_money(cost.with_cache, cost.unit)} with caching vs {_money(cost.without_cache, cost.unit)}"
+    text += " without"
+    if cost.savings < 0:
+        return f"{text}: caching costs {_money(-cost.savings, cost.unit)}{unit} more ({cost.ratio:.2f}x)"
+    return f"{text} ({cost.ratio:.2f}x, savings {_money(cost.savings, cost.unit)}{unit})"
 
 
 def print_table(simulation: Simulation, console: Console) -> None:
@@ -78,13 +91,10 @@ def print_table(simulation: Simulation, console: Console) -> None:
     errors = sum(1 for r in simulation.requests if r.error)
     unexpected = sum(1 for r in simulation.requests if not r.expected and not r.error)
     console.print(
-        f"[bold]{len(simulation.requests)} requests[/bold]"
+        f"[bold]{len(simulation.requests)} request{'' if len(simulation.requests) == 1 else 's'}[/bold]"
         + (f" ({errors} refused by the API)" if errors else "")
         + (f", [bold red]{unexpected} unexpected miss{'es' if unexpected > 1 else ''}[/bold red]" if unexpected else "")
-        + f": hit rate [bold]{usage.hit_rate:.1%}[/bold], written {usage.write_rate:.1%}; input cost "
-        f"{_money(cost.with_cache, unit)} with caching vs {_money(cost.without_cache, unit)} without "
-        f"({cost.ratio:.2f}x, savings {_money(cost.savings, unit)}"
-        + ("" if unit == "USD" else " base-input tokens") + ")")
+        + f": hit rate [bold]{usage.hit_rate:.1%}[/bold], written {usage.write_rate:.1%}; {cost_comparison(cost)}")
     for note in simulation.notes:
         console.print(f"[dim]note: {note}[/dim]")
 
@@ -94,21 +104,22 @@ def print_table(simulation: Simulation, console: Console) -> None:
 @click.option("--provider", type=click.Choice(PROVIDERS), help="Whose cache rules [default: from the model, else the trace's API].")
 @click.option("--model", help="Simulate every request as this model [default: each body's model].")
 @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True)
-@click.option("--min-hit-rate", help="Exit 1 when the trace's hit rate is below this (0.8 or 80%).")
+@click.option("--min-hit-rate", "threshold", type=HIT_RATE,
+              help="Exit 1 when the trace's hit rate is below this: a fraction in 0..1 (0.8) or a percentage "
+                   "(80%); a bare number above 1 is refused.")
 @click.option("--strict", is_flag=True, help="Fail on a malformed trace line instead of skipping it.")
 @click.option("--as-of", help="Apply the rules in force on this date (YYYY-MM-DD).")
 @click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
               help="Override a disputed rule, e.g. breakpoint_lookback=50, min_cacheable_tokens=2048, unit_rule=fixed.")
 @click.option("--unit", type=click.Choice(["USD", "relative"]), help="Cost unit [default: USD when the model has a price].")
 @click.option("--no-auto-cache", is_flag=True, help="Do not add automatic caching to OpenAI bodies converted for Anthropic.")
-def simulate(trace, provider, model, output_format, min_hit_rate, strict, as_of, rules, unit, no_auto_cache):
+def simulate(trace, provider, model, output_format, threshold, strict, as_of, rules, unit, no_auto_cache):
     """Simulate a provider's prompt cache on TRACE (JSON Lines of requests): per-request reads,
     writes, cost and miss cause, offline.
 
-    Exit codes: 0 done, 1 hit rate below --min-hit-rate, 2 a usage error or
-    (with --strict) a malformed trace line.
+    Exit codes: 0 done, 1 hit rate below --min-hit-rate, 2 a usage error, a trace with
+    no usable request, or (with --strict) a malformed trace line.
     """
-    threshold = parse_rate(min_hit_rate)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -116,13 +127,16 @@ def simulate(trace, provider, model, output_format, min_hit_rate, strict, as_of,
             simulation = simulate_trace(trace, strict=strict, provider=provider, model=model, as_of=as_of,
                                         overrides=_rules(rules), unit=unit, auto_cache=not no_auto_cache)
         except TraceFormatError as exc:
-            err.print(f"error: {exc} (run without --strict to report it as a warning and go on)", markup=False)
-            sys.exit(EXIT_ERROR)
-        except ValueError as exc:
-            err.print(f"error: {exc}", markup=False)
-            sys.exit(EXIT_ERROR)
+            error = f"{exc} (run without --strict to report it as a warning and go on)"
+        except ValueError as exc:  # also EmptyTraceError: no usable request in the trace
+            error = str(exc)
+        else:
+            error = None
     for message in dict.fromkeys(str(w.message) for w in caught):
         err.print(f"warning: {message}", markup=False)
+    if error is not None:
+        err.print(f"error: {error}", markup=False)
+        sys.exit(EXIT_ERROR)
     if output_format == "json":
         click.echo(json.dumps(simulation.to_dict(), indent=2))
         for note in simulation.notes:

@@ -15,8 +15,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from promptcache.commands.serve import ENGINE_MODULES, require_backend
-from promptcache.commands.options import parse_rate
-from promptcache.trace import TraceFormatError
+from promptcache.commands.options import HIT_RATE
+from promptcache.trace import EmptyTraceError, TraceFormatError, TraceRecord, read_trace
 from promptcache.verify import VerifyReport, make_backend, verify_trace
 from promptcache.verify_backends import BackendError
 
@@ -75,6 +75,25 @@ def print_report(report: VerifyReport, console: Console) -> None:
         console.print(f"[dim]note: {note}[/dim]")
 
 
+def _read(trace: Path, strict: bool, err: Console) -> list[TraceRecord]:
+    """The trace's records, skipped lines printed as warnings; exit 2 on a malformed line under --strict, or
+    when no usable request is left."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            records, error = read_trace(trace, strict=strict, require_records=True), None
+        except TraceFormatError as exc:
+            records, error = [], f"{exc} (run without --strict to skip malformed lines)"
+        except EmptyTraceError as exc:
+            records, error = [], str(exc)
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        err.print(f"warning: {message}", markup=False)
+    if error is not None:
+        err.print(f"error: {error}", markup=False)
+        sys.exit(EXIT_ERROR)
+    return records
+
+
 @click.command("verify")
 @click.argument("trace", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--backend", default="local", show_default=True,
@@ -94,24 +113,26 @@ def print_report(report: VerifyReport, console: Console) -> None:
 @click.option("--eviction", type=click.Choice(["lru", "lfu", "priority"]), default="lru", show_default=True)
 @click.option("--api-key", envvar="OPENAI_API_KEY", show_envvar=True, default=None,
               help="URL: the bearer token of a server started with --api-key.")
-@click.option("--min-hit-rate", help="Exit 1 when the hit rate is below this (0.8 or 80%): a CI gate.")
+@click.option("--min-hit-rate", "threshold", type=HIT_RATE,
+              help="Exit 1 when the hit rate is below this (a CI gate): a fraction in 0..1 (0.8) or a "
+                   "percentage (80%); a bare number above 1 is refused.")
 @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--reset-cache", is_flag=True,
               help="URL: empty the server's prefix cache first (promptcache serve, vLLM, SGLang), so hits "
                    "come from this replay only.")
 @click.option("--strict", is_flag=True, help="Fail on a malformed trace line instead of skipping it.")
 def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb, num_blocks, eviction, api_key,
-           min_hit_rate, output_format, reset_cache, strict):
+           threshold, output_format, reset_cache, strict):
     """Replay TRACE (JSON Lines of requests) in order on a prefix-caching backend and report, per
     request, the cached tokens, the best possible (oracle) and the first divergence of every miss.
 
-    Exit codes: 0 done, 1 hit rate below --min-hit-rate, 2 a usage error, an unusable backend, every
-    request failed, or some failed while --min-hit-rate is set.
+    Exit codes: 0 done, 1 hit rate below --min-hit-rate, 2 a usage error, a trace with no usable
+    request, an unusable backend, every request failed, or some failed while --min-hit-rate is set.
     """
-    threshold = parse_rate(min_hit_rate)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if backend == "local":
         require_backend(ENGINE_MODULES, what="promptcache verify --backend local")
+    records = _read(trace, strict, err)  # before the backend loads: a bad trace fails in a moment
     options = {"kv_cache_mb": kv_cache_mb, "num_blocks": num_blocks, "eviction": eviction, "tokenizer": tokenizer} \
         if backend == "local" else {"api_key": api_key}
     try:
@@ -133,10 +154,7 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
             bar.update(task, completed=done, total=total,
                        description=f"{result.session}: {result.cached_tokens:,}/{result.prompt_tokens:,} cached")
         try:
-            report = verify_trace(trace, engine, strict=strict, reset_cache=reset_cache, progress=progress)
-        except TraceFormatError as exc:
-            err.print(f"error: {exc} (run without --strict to skip malformed lines)", markup=False)
-            sys.exit(EXIT_ERROR)
+            report = verify_trace(records, engine, reset_cache=reset_cache, progress=progress, name=str(trace))
         except BackendError as exc:
             err.print(f"error: cannot use backend {backend}: {exc}", markup=False)
             sys.exit(EXIT_ERROR)

@@ -29,7 +29,7 @@ from promptcache.divergence import Divergence
 from promptcache.guard import compare_bodies
 from promptcache.simulate.anthropic import has_breakpoint
 from promptcache.simulate.driver import simulate_records
-from promptcache.trace import read_trace
+from promptcache.trace import EmptyTraceError, SkippedLines, read_trace
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,13 +129,18 @@ def diff_trace(path: str | os.PathLike[str], at: int, *, strict: bool = False, *
 
     Raises:
         IndexError: ``at`` is not a request of the trace (the message gives the range).
+        EmptyTraceError: the trace holds no usable request (empty, or every line skipped).
         ValueError / TraceFormatError: unreadable trace (``strict``), bad options.
     """
     if at < 0:
         raise IndexError(f"--at {at}: request indexes count from 0")
-    records = read_trace(path, strict=strict)
-    simulation = simulate_records(records, strict=strict, source=os.path.basename(os.fspath(path)), limit=at + 1,
-                                  **options)
+    skip = SkippedLines()
+    records = read_trace(path, strict=strict, on_problem=skip)
+    try:
+        simulation = simulate_records(records, strict=strict, on_problem=skip,
+                                      source=os.path.basename(os.fspath(path)), limit=at + 1, **options)
+    except EmptyTraceError as exc:
+        raise EmptyTraceError(os.fspath(path), exc.skipped) from None
     requests = simulation.requests
     if at >= len(requests):
         count = len(requests)

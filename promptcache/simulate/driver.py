@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -32,7 +31,7 @@ from promptcache.simulate.gemini import GeminiSimulator
 from promptcache.simulate.openai import OpenAISimulator
 from promptcache.simulate.shape import MalformedBody, check_body
 from promptcache.tokenizers import encoding_name_for_model, is_approximate
-from promptcache.trace import TraceFormatError, TraceFormatWarning, TraceRecord, read_trace
+from promptcache.trace import EmptyTraceError, SkippedLines, TraceFormatError, TraceRecord, read_trace
 from promptcache.usage import Cost, Usage, usage_cost
 
 SIMULATORS: dict[str, type[CacheSimulator]] = {
@@ -223,14 +222,10 @@ def _prepare(record: TraceRecord, target: str, provider: str, model: str | None,
     return dict(body)
 
 
-def _report(problem: TraceFormatError, strict: bool, on_problem: Callable[[TraceFormatError], None] | None,
-            consequence: str) -> None:
+def _skip(problem: TraceFormatError, strict: bool, skip: SkippedLines) -> None:
     if strict:
         raise problem
-    if on_problem is not None:
-        on_problem(problem)
-    else:
-        warnings.warn(f"{problem}; {consequence}", TraceFormatWarning, stacklevel=3)
+    skip(problem)
 
 
 def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = None, model: str | None = None,
@@ -258,6 +253,10 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
             increase, instead of reporting it (a ``TraceFormatWarning`` naming the line,
             or ``on_problem``) and skipping the record, resp. simulating it at the
             previous ``t`` (the simulators' clock never runs backwards).
+        on_problem: called with each of those problems; a
+            :class:`~promptcache.trace.SkippedLines` already given to
+            :func:`~promptcache.trace.read_trace` adds the records skipped here to
+            the lines skipped there (the count :class:`~promptcache.trace.EmptyTraceError` reports).
         source: the file name used in those reports (with each record's line number).
         limit: stop after this many simulated requests (``diff --at N`` needs N + 1).
 
@@ -267,9 +266,11 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     Raises:
         ValueError: unknown provider, a foreign model without ``model``, a bad override,
             or ``unit="USD"`` for a model without a price.
+        EmptyTraceError: no record left to simulate (none given, or every body skipped).
         TraceFormatError: with ``strict``, a malformed body or a ``t`` that does not increase.
     """
     records = list(records)
+    skip = SkippedLines.of(on_problem)
     provider = _pick_provider(records, provider, model)
     simulator = make_simulator(provider, model=model, as_of=as_of, overrides=overrides,
                                **dict(simulator_options or {}))
@@ -287,19 +288,19 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
             check_body(record.api, record.body, model_given=model is not None)
             body = _prepare(record, target, provider, model, auto_cache, notes)
         except MalformedBody as exc:
-            _report(TraceFormatError(f"malformed request body: {exc}", source=source, line=record.line), strict,
-                    on_problem, "line skipped")
+            _skip(TraceFormatError(f"malformed request body: {exc}", source=source, line=record.line), strict, skip)
             continue
         if clock is not None and record.t <= clock:
-            _report(TraceFormatError(f"t={record.t:g} is not after the previous request's t={clock:g}; t must be "
-                                     f"strictly increasing", source=source, line=record.line), strict, on_problem,
-                    f"simulated at t={clock:g}")
+            problem = TraceFormatError(f"t={record.t:g} is not after the previous request's t={clock:g}; t must be "
+                                       f"strictly increasing", source=source, line=record.line)
+            if strict:
+                raise problem
+            skip.report(problem, f"simulated at t={clock:g}")
         start = record.t if clock is None else max(clock, record.t)
         try:
             result = simulator.simulate(body, start)
         except MalformedBody as exc:
-            _report(TraceFormatError(f"malformed request body: {exc}", source=source, line=record.line), strict,
-                    on_problem, "line skipped")
+            _skip(TraceFormatError(f"malformed request body: {exc}", source=source, line=record.line), strict, skip)
             continue
         clock = start
         name = str(body.get("model"))
@@ -311,6 +312,8 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
                 divergence = dataclasses.replace(divergence, earlier_index=compared[divergence.earlier_index])
             compared.append(len(results))
         results.append((record, name, result, divergence))
+    if not results and (limit is None or limit > 0):
+        raise EmptyTraceError(source, skip.count)
     models = list(dict.fromkeys(name for _, name, *_ in results))
     profiles = [simulator.profile(name) for name in models]
     if unit is None:
@@ -337,8 +340,14 @@ def simulate_trace(path: str | os.PathLike[str], *, strict: bool = False,
     A malformed line is reported (``TraceFormatWarning`` "file:LINE: reason;
     line skipped", or ``on_problem``) and skipped, a ``t`` that does not
     increase is reported too; ``strict=True`` raises
-    :class:`~promptcache.trace.TraceFormatError` instead.
+    :class:`~promptcache.trace.TraceFormatError` instead. A trace with no
+    usable request (empty, or every line skipped) raises
+    :class:`~promptcache.trace.EmptyTraceError` naming ``path`` and the lines skipped.
     """
-    records = read_trace(path, strict=strict, on_problem=on_problem)
-    return simulate_records(records, strict=strict, on_problem=on_problem, source=os.path.basename(os.fspath(path)),
-                            **options)
+    skip = SkippedLines.of(on_problem)
+    records = read_trace(path, strict=strict, on_problem=skip)
+    try:
+        return simulate_records(records, strict=strict, on_problem=skip, source=os.path.basename(os.fspath(path)),
+                                **options)
+    except EmptyTraceError as exc:
+        raise EmptyTraceError(os.fspath(path), exc.skipped) from None

@@ -71,6 +71,21 @@ def test_table_format_and_the_min_hit_rate_gate(traces_dir):
     assert run("simulate", traces_dir / "good_rag_doc_qa.jsonl", "--min-hit-rate", "high").exit_code == 2
 
 
+def test_when_caching_costs_more_the_table_says_so_and_the_json_keeps_the_sign(tmp_path):
+    trace = tmp_path / "written_once.jsonl"  # one request: a 5m cache write (1.25x) that is never read
+    write_trace(trace, [TraceRecord(0.0, "anthropic.messages", "s",
+                                    anthropic_body([system_block(words(2000), EPHEMERAL)], [user("hi")]))])
+    summary = json.loads(run("simulate", trace, "--format", "json").stdout)["summary"]
+    assert summary["savings"] < 0 and summary["savings"] == pytest.approx(summary["cost_without_cache"] - summary["cost"])
+    table = run("simulate", trace)
+    assert table.exit_code == 0, table.output
+    ratio = summary["cost"] / summary["cost_without_cache"]
+    assert (f"1 request: hit rate 0.0%, written {summary['write_rate']:.1%}; input cost ${summary['cost']:,.4f} with "
+            f"caching vs ${summary['cost_without_cache']:,.4f} without: caching costs ${-summary['savings']:,.4f} more "
+            f"({ratio:.2f}x)") in table.stdout
+    assert "$-" not in table.stdout and "savings" not in table.stdout and f"{ratio:.2f}" == "1.25"
+
+
 def test_provider_and_model_convert_the_bodies(traces_dir):
     result = run("simulate", traces_dir / "good_agent_tools.jsonl", "--provider", "anthropic",
                  "--model", "claude-sonnet-4-5", "--format", "json")

@@ -1,0 +1,48 @@
+"""``--min-hit-rate``: a fraction in [0, 1] or a percentage with % in [0%, 100%]; nothing in between is guessed."""
+
+from __future__ import annotations
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from promptcache.cli import main
+from promptcache.commands.options import parse_rate
+
+
+@pytest.mark.parametrize(("text", "fraction"), [
+    ("0", 0.0), ("0.8", 0.8), (" 0.85 ", 0.85), ("1", 1.0), ("1.0", 1.0),
+    ("0%", 0.0), ("80%", 0.8), ("12.5%", 0.125), ("100%", 1.0), ("1%", 0.01), ("1.5%", 0.015),
+])
+def test_fractions_and_percentages(text, fraction):
+    assert parse_rate(text) == pytest.approx(fraction)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("1.5", "'1.5' is above 1: a bare number is a fraction in 0..1, so use 0.8 or 80% (write 1.5% for a percentage)"),
+    ("2", "'2' is above 1: a bare number is a fraction in 0..1, so use 0.8 or 80% (write 2% for a percentage)"),
+    ("80", "'80' is above 1"),
+    ("150%", "'150%' is outside 0%..100%; use 0.8 or 80%"),
+    ("-0.1", "'-0.1' is below 0; use 0.8 or 80%"),
+    ("-5%", "'-5%' is outside 0%..100%"),
+    ("high", "'high' is not a rate; use 0.8 or 80%"),
+    ("nan", "'nan' is not a rate"), ("inf%", "'inf%' is not a rate"), ("%", "'%' is not a rate"),
+])
+def test_ambiguous_or_out_of_range_values_are_refused(text, message):
+    with pytest.raises(click.BadParameter) as raised:
+        parse_rate(text)
+    assert raised.value.message.startswith(message)
+
+
+def test_no_value_means_no_gate():
+    assert parse_rate(None) is None
+
+
+@pytest.mark.parametrize("command", ["simulate", "verify"])
+def test_the_commands_refuse_a_bare_number_above_1_naming_the_option(tmp_path, command):
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("")
+    result = CliRunner().invoke(main, [command, str(trace), "--min-hit-rate", "2"])
+    assert result.exit_code == 2
+    assert "Invalid value for '--min-hit-rate': '2' is above 1" in result.stderr and "use 0.8 or 80%" in result.stderr
+    assert "a bare number above 1 is refused" in CliRunner().invoke(main, [command, "--help"]).stdout
