@@ -133,7 +133,7 @@ class _Wrapper:
         if divergence.expected:
             return
         if self.guard_mode == "raise":
-            raise PrefixStabilityError(divergence.layer or "prompt", divergence.summary(), divergence.hint,
+            raise PrefixStabilityError(divergence.layer or "prompt", divergence.problem(), divergence.hint,
                                        path=divergence.path or "", divergence=divergence)
         warnings.warn(PrefixStabilityWarning(divergence.summary()), stacklevel=4)
 

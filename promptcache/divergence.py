@@ -104,15 +104,19 @@ class Divergence:
                                    detail=detail or self.detail, hint=HINTS.get(cause, ""))
 
     def summary(self) -> str:
-        """One line for reports: cause, where, and the hint."""
+        """One line for reports: cause, where, what changed, and the hint (``cause in LAYER at PATH (token N
+        of M; ...): detail -> hint``)."""
         where = f" in {self.layer} at {self.path}" if self.path else ""
+        return f"{self.cause}{where}{self.problem()[len(self.cause):]}" + (f" -> {self.hint}" if self.hint else "")
+
+    def problem(self) -> str:
+        """The cause, the token offset and what changed, without the place or the hint (``cause (token N of M;
+        ...): detail``): the text of an error that names the layer and the fix itself
+        (:class:`~promptcache.errors.PrefixStabilityError`)."""
         shared = f" (token {self.token_offset:,} of {self.prompt_tokens:,}"
         shared += f"; {self.common_prefix_tokens:,} shared with earlier request index {self.earlier_index})" \
             if self.earlier_index is not None else ")"
-        text = f"{self.cause}{where}{shared}"
-        if self.detail:
-            text += f": {self.detail}"
-        return text + (f" -> {self.hint}" if self.hint else "")
+        return f"{self.cause}{shared}" + (f": {self.detail}" if self.detail else "")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""

@@ -99,6 +99,19 @@ def test_thinking_blocks_go_back_verbatim_in_a_tool_loop() -> None:
         chat.add_assistant({"role": "assistant", "content": [{"type": "thinking", "thinking": "x"}]})
 
 
+def test_the_guard_error_names_the_place_and_the_fix_once() -> None:
+    client, _ = anthropic_client(lambda n: message([{"type": "text", "text": "ok"}], n), guard="raise")
+    client.send(prompt(RULES), model=MODEL)
+    with pytest.raises(PrefixStabilityError) as raised:
+        client.send(prompt("Edited. " + RULES), model=MODEL)
+    d = raised.value.divergence
+    assert d.hint == "keep the system prompt byte-identical; move per-request facts into the newest user turn"
+    assert str(raised.value) == (
+        f"system layer (system[0].text): system_changed (token {d.token_offset:,} of {d.prompt_tokens:,}; "
+        f"{d.common_prefix_tokens:,} shared with earlier request index 0): system[0].text differs. Fix: {d.hint}")
+    assert raised.value.fix == d.hint and "->" not in str(raised.value)
+
+
 def test_a_paid_response_is_returned_when_recording_fails(tmp_path) -> None:
     trace = tmp_path / "t.jsonl"
     client, sent = anthropic_client(lambda n: message([{"type": "text", "text": f"Answer {n}."}], n), trace=trace)
