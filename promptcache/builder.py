@@ -210,10 +210,15 @@ class PromptBuilder:
         """Set the new user message; ``context`` holds the request's facts (user name, time, ids).
 
         The facts render at the head of the turn as a ``<context>`` block of
-        ``key: value`` lines (in the given order), never in the prefix.
+        ``key: value`` lines (in the given order), never in the prefix. Values
+        are JSON-like: strings as they are; numbers, booleans, None, lists,
+        tuples and dicts as JSON; ``datetime`` / ``date`` / ``time`` as ISO 8601
+        (:func:`~promptcache.layers.render_context`).
 
         Raises:
-            PromptError: empty text, a second ``user()``, or context keys that are not strings.
+            PromptError: empty text, a second ``user()``, context keys that are not
+                strings, or a context value of another type (``object()``, a set, a
+                custom class), named by its key (``turn.context['n']``).
         """
         if self._state.user_text is not None:
             raise PromptError("turn", "user() was called twice", "put the whole message in one user() call")

@@ -28,12 +28,16 @@ Renderers: :meth:`Prompt.to_anthropic`, :meth:`Prompt.to_openai_chat`,
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import functools
 import hashlib
+import json
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from promptcache.decompose import LAYERS
+from promptcache.errors import PromptError
 from promptcache.messages import Message
 from promptcache.normalize import SECTION_SEPARATOR, ToolSpec, join_sections
 
@@ -94,11 +98,62 @@ def _joined(sections: tuple[tuple[str, str], ...]) -> str:
     return SECTION_SEPARATOR.join(text for _, text in sections)
 
 
+CONTEXT_TYPES = "a str, int, float, bool, None, list, tuple or dict (datetime, date and time render as ISO 8601)"
+"""The values ``user(text, context={...})`` accepts, for error messages and docs."""
+
+
+def _check_context_value(value: Any, where: str) -> None:
+    """Raise :class:`PromptError` naming ``where`` unless ``value`` is JSON-like (nested) or a date/time."""
+    if value is None or isinstance(value, str | bool | int | datetime.date | datetime.time):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise PromptError(where, f"{value!r} is not a finite number", "pass a finite number, or a string")
+        return
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            _check_context_value(item, f"{where}[{index}]")
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise PromptError(where, f"a dict key {key!r} is not a string", "use string keys")
+            _check_context_value(item, f"{where}[{key!r}]")
+        return
+    raise PromptError(where, f"a value of type {type(value).__name__} cannot be rendered into the prompt",
+                      f"pass {CONTEXT_TYPES}; convert other values with str() first")
+
+
+def _iso(value: Any) -> str:
+    return value.isoformat()  # only dates and times reach here: _check_context_value refused the rest
+
+
+def _context_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, default=_iso)
+
+
 def render_context(text: str, context: Mapping[str, Any] | None) -> str:
-    """The text of a turn: a ``<context>`` block of ``key: value`` lines (given order), a blank line, the text."""
+    """The text of a turn: a ``<context>`` block of ``key: value`` lines (given order), a blank line, the text.
+
+    Values render as: strings as they are; ``datetime`` / ``date`` / ``time`` as
+    ISO 8601 (``isoformat()``); numbers, booleans, None, lists, tuples and dicts
+    as JSON (``true``, ``null``, ``["a", "b"]``, ``{"k": 1}``; keys in the given
+    order, non-ASCII kept, dates inside them as ISO strings).
+
+    Raises:
+        PromptError: a value of any other type (``object()``, a set, a custom
+            class: its ``str()`` would be a memory address or unstable), a NaN
+            or infinite float, or a non-string dict key; the message names the key.
+    """
     if not context:
         return text
-    lines = "\n".join(f"{key}: {value}" for key, value in context.items())
+    for key, value in context.items():
+        _check_context_value(value, f"turn.context[{key!r}]")
+    lines = "\n".join(f"{key}: {_context_text(value)}" for key, value in context.items())
     return f"<context>\n{lines}\n</context>{SECTION_SEPARATOR}{text}"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import warnings
 
@@ -148,6 +149,29 @@ def test_turn_errors() -> None:
         base.history([{"role": "user", "content": "a"}]).user("b").build()
     with pytest.raises(PromptError, match=r"turn\.context: context must be a dict with string keys"):
         base.user("a", context={1: "x"})
+
+
+def test_context_values_render_as_json_like_text_and_others_are_refused_by_key() -> None:
+    context = {"when": datetime.datetime(2026, 1, 2, 9, 12), "day": datetime.date(2026, 1, 2), "n": 3, "ok": True,
+               "none": None, "ratio": 0.5, "tags": ["a", "é"], "plan": {"tier": "pro", "since": datetime.date(2025, 5, 1)}}
+    prompt = builder().system("Rules.").user("q", context=context).build()
+    assert prompt.to_openai_chat("gpt-4.1-mini")["messages"][-1]["content"] == (
+        '<context>\nwhen: 2026-01-02T09:12:00\nday: 2026-01-02\nn: 3\nok: true\nnone: null\nratio: 0.5\n'
+        'tags: ["a", "é"]\nplan: {"tier": "pro", "since": "2025-05-01"}\n</context>\n\nq')
+    base = builder().system("Rules.")
+    with pytest.raises(PromptError, match=r"^turn\.context\['n'\]: a value of type object cannot be rendered into "
+                                          r"the prompt; pass a str, int, float, bool, None, list, tuple or dict"):
+        base.user("q", context={"n": object()})
+    with pytest.raises(PromptError, match=r"^turn\.context\['order'\]\['items'\]\[1\]: a value of type set"):
+        base.user("q", context={"order": {"items": [1, {2}]}})
+    with pytest.raises(PromptError, match=r"^turn\.context\['x'\]: nan is not a finite number"):
+        base.user("q", context={"x": float("nan")})
+    with pytest.raises(PromptError, match=r"^turn\.context\['d'\]: a dict key 1 is not a string"):
+        base.user("q", context={"d": {1: "a"}})
+    chat = Conversation()
+    with pytest.raises(PromptError, match=r"turn\.context\['n'\]"):
+        chat.add_user("q", context={"n": object()})
+    assert len(chat) == 0
 
 
 def test_tool_results_form_the_turn_and_must_answer_the_calls() -> None:
