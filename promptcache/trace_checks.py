@@ -170,8 +170,11 @@ def _openai_tools(c: _Checker, tools: Any, path: str, exact_keys: bool) -> dict[
             continue
         fn = tool["function"]
         if exact_keys:
-            c.need(set(tool) == {"type", "function"}, tpath, f"a tool must be {shape}")
-            c.need(set(fn) <= {"name", "description", "parameters", "strict"}, tpath, f"unknown function keys {sorted(fn)}")
+            extra = sorted(set(tool) - {"type", "function"})
+            c.need(not extra, tpath, f"unknown tool key(s) {extra}; a tool is {shape}")
+            extra = sorted(set(fn) - {"name", "description", "parameters", "strict"})
+            c.need(not extra, tpath, f"unknown function key(s) {extra}; the SDK sends name, description, "
+                                     "parameters and strict")
         if c.need(isinstance(fn.get("name"), str) and _OPENAI_TOOL_NAME.match(fn["name"]), tpath,
                   f"tool name {fn.get('name')!r} must match {_OPENAI_TOOL_NAME.pattern}"):
             c.need(fn["name"] not in schemas, tpath, f"duplicate tool name {fn['name']!r}")
