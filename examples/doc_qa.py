@@ -18,8 +18,6 @@ import json
 import tempfile
 from pathlib import Path
 
-import openai
-
 import promptcache
 from promptcache import Conversation, PromptBuilder
 
@@ -71,12 +69,13 @@ def scripted_reply(body: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from live_api import live_client
     from offline_provider import OfflineProvider, example_args, report, wrap_options
 
     args = example_args(__doc__, argv)
 
     provider = OfflineProvider("openai.chat", scripted_reply)
-    client = promptcache.wrap(openai.OpenAI() if args.live else provider.openai_client(),
+    client = promptcache.wrap(live_client("openai") if args.live else provider.openai_client(),
                               trace=args.trace or Path(tempfile.mkdtemp()) / "doc_qa.jsonl", guard="raise",
                               **wrap_options(provider, args.live))
     requests = 0
@@ -96,4 +95,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from live_api import run
+
+    raise SystemExit(run(main))

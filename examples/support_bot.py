@@ -24,8 +24,6 @@ import json
 import tempfile
 from pathlib import Path
 
-import anthropic
-
 import promptcache
 from promptcache import Conversation, PromptBuilder
 
@@ -94,12 +92,13 @@ def scripted_reply(body: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from live_api import live_client
     from offline_provider import OfflineProvider, example_args, report, wrap_options
 
     args = example_args(__doc__, argv)
 
     provider = OfflineProvider("anthropic.messages", scripted_reply)
-    raw = anthropic.Anthropic() if args.live else provider.anthropic_client()
+    raw = live_client("anthropic") if args.live else provider.anthropic_client()
     trace = args.trace or Path(tempfile.mkdtemp()) / "support_bot.jsonl"
     client = promptcache.wrap(raw, trace=trace, guard="raise", **wrap_options(provider, args.live))
     chats = {session: Conversation(budget_tokens=20_000) for session in CUSTOMERS}
@@ -119,4 +118,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from live_api import run
+
+    raise SystemExit(run(main))

@@ -75,6 +75,7 @@ def scripted_model() -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from live_api import live_client
     from offline_provider import AGENT_GAPS, OfflineProvider, example_args, report, wrap_options
 
     args = example_args(__doc__, argv, provider={"choices": sorted(MODELS), "default": "openai"})
@@ -82,10 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     api = "openai.chat" if args.provider == "openai" else "anthropic.messages"
     provider = OfflineProvider(api, scripted_model(), gaps=AGENT_GAPS)
     if args.live:
-        import anthropic
-        import openai
-
-        raw = openai.OpenAI() if args.provider == "openai" else anthropic.Anthropic()
+        raw = live_client(args.provider)
     else:
         raw = provider.openai_client() if args.provider == "openai" else provider.anthropic_client()
     trace = args.trace or Path(tempfile.mkdtemp()) / "agent.jsonl"
@@ -112,4 +110,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from live_api import run
+
+    raise SystemExit(run(main))
