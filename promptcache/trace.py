@@ -361,5 +361,8 @@ def validate_trace(source: str | os.PathLike[str] | Iterable[TraceRecord]) -> li
                 issues.append(TraceIssue(f"t={t} is not after the previous request's t={last_t}; "
                                          f"t must be strictly increasing", line=number))
             last_t = t
+    # Unreadable lines were found while reading, before the records were checked: one stable sort
+    # puts every issue in line order (a record's own issues keep their order).
+    issues.sort(key=lambda issue: issue.line if issue.line is not None else -1)
     return issues
 

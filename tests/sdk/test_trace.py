@@ -94,6 +94,7 @@ def test_file_level_checks(traces, tmp_path: Path) -> None:
     assert (2, "t=0.0 is not after the previous request's t=34.6; t must be strictly increasing") in issues
     assert (3, "record keys out of order ['api', 't', 'session', 'body']; write t, api, session, body, usage") in issues
     assert any(line == 4 and message.startswith("not JSON") for line, message in issues)
+    assert [line for line, _ in issues] == sorted(line for line, _ in issues)  # line order, unreadable lines too
     assert validate_record({"t": 1, "api": a.api, "session": "s", "body": a.body})[0].message == \
         "t must be a float, got the integer 1"
 
