@@ -1,0 +1,148 @@
+"""The sampler on its own: which tokens each rule may pick, in what proportions, at what cost in operations.
+
+Proportions are checked on 4,000 seeded draws against the exact nucleus
+distribution with a tolerance of 4.5 binomial standard deviations (at most
+0.035 here); the sets of tokens that may be drawn are checked exactly. Both
+top-p paths are checked: rejection sampling (the common one) and the sort it
+falls back to (forced by ``MAX_REJECTIONS = 0``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import pytest
+import torch
+from torch.overrides import TorchFunctionMode
+
+import local_backend.sampler as sampler_module
+from local_backend.request import Request
+from local_backend.sampler import Sampler
+from local_backend.sampling_params import SamplingParams
+
+DRAWS = 4000
+SIGMAS = 4.5
+
+
+def request(params: SamplingParams, request_id: str = "r") -> Request:
+    return Request(request_id, [1], params, 16, None)
+
+
+def draw_counts(probs: list[float], params: SamplingParams, draws: int = DRAWS) -> Counter:
+    logits = torch.tensor([probs]).log()
+    sampler = Sampler(seed=7)
+    counts: Counter = Counter()
+    for _ in range(draws):
+        out = sampler.sample(logits, [request(params)])
+        assert not out.errors, out.errors
+        counts[out.token_ids["r"]] += 1
+    return counts
+
+
+def assert_proportions(counts: Counter, expected: dict[int, float]) -> None:
+    assert set(counts) == set(expected), counts  # exactly the tokens that may be drawn
+    total = sum(counts.values())
+    for token, p in expected.items():
+        tolerance = SIGMAS * math.sqrt(p * (1 - p) / total)
+        assert abs(counts[token] / total - p) <= tolerance, (token, counts[token] / total, p)
+
+
+@pytest.fixture(params=["rejection", "sort"])
+def top_p_path(request, monkeypatch):
+    """Each top-p path in turn: rejection sampling, or the sort it falls back to."""
+    if request.param == "sort":
+        monkeypatch.setattr(sampler_module, "MAX_REJECTIONS", 0)
+    return request.param
+
+
+def test_top_p_draws_from_the_nucleus_in_proportion(top_p_path):
+    counts = draw_counts([0.5, 0.3, 0.15, 0.05], SamplingParams(temperature=1.0, top_p=0.8))
+    assert_proportions(counts, {0: 0.5 / 0.8, 1: 0.3 / 0.8})
+
+
+def test_tokens_tied_at_the_edge_of_the_nucleus_are_all_kept(top_p_path):
+    # 0.4 + 0.2 reaches 0.5; the other 0.2 ties with the last token in and is kept; the 0.1s are out
+    counts = draw_counts([0.1, 0.2, 0.4, 0.1, 0.2], SamplingParams(temperature=1.0, top_p=0.5))
+    assert_proportions(counts, {2: 0.5, 1: 0.25, 4: 0.25})
+
+
+def test_top_k_then_top_p_renormalise_over_the_kept_tokens():
+    counts = draw_counts([0.05, 0.3, 0.5, 0.15], SamplingParams(temperature=1.0, top_k=3, top_p=0.7))
+    # top-3: 0.5, 0.3, 0.15 (sum 0.95); nucleus of 0.7 over them: 0.5/0.95 + 0.3/0.95 = 0.84 reaches it
+    assert_proportions(counts, {2: 0.5 / 0.8, 1: 0.3 / 0.8})
+
+
+def test_temperature_reshapes_the_distribution():
+    counts = draw_counts([0.8, 0.2], SamplingParams(temperature=2.0))
+    low, high = math.sqrt(0.2), math.sqrt(0.8)  # p ** (1 / T), renormalised
+    assert_proportions(counts, {0: high / (low + high), 1: low / (low + high)})
+
+
+@pytest.mark.parametrize("top_k", [0, 40])
+def test_on_a_flat_100k_vocabulary_every_top_p_draw_is_in_the_nucleus(top_p_path, top_k):
+    logits = torch.randn(1, 100_266, generator=torch.Generator().manual_seed(3)) * 0.45  # the embedded model's spread
+    params = SamplingParams(temperature=0.8, top_p=0.9, top_k=top_k)
+    scores = logits[0] / 0.8
+    if top_k:
+        scores = scores.masked_fill(scores < torch.topk(scores, top_k).values[-1], float("-inf"))
+    sorted_probs, order = torch.softmax(scores, -1).sort(descending=True)
+    nucleus = set(order[(sorted_probs.cumsum(0) - sorted_probs) < 0.9].tolist())  # the sort-based definition
+    assert 70_000 < len(nucleus) < 80_000 or top_k
+    sampler = Sampler(seed=1)
+    drawn = [sampler.sample(logits, [request(params)]).token_ids["r"] for _ in range(60)]
+    assert set(drawn) <= nucleus and len(set(drawn)) > (20 if top_k else 50)
+
+
+def test_the_common_path_neither_sorts_the_vocabulary_nor_draws_one_number_per_token():
+    class Recorder(TorchFunctionMode):
+        def __init__(self):
+            super().__init__()
+            self.calls: list[str] = []
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            self.calls.append(getattr(func, "__name__", str(func)))
+            return func(*args, **(kwargs or {}))
+
+    logits = torch.randn(8, 100_266, generator=torch.Generator().manual_seed(4)) * 0.45
+    kinds = [SamplingParams(temperature=0.0), SamplingParams(temperature=0.8),
+             SamplingParams(temperature=0.8, top_p=0.9), SamplingParams(temperature=0.8, top_p=0.9, seed=5)]
+    requests = [request(kinds[i % 4], f"r{i}") for i in range(8)]
+    sampler = Sampler(seed=0)
+    with Recorder() as recorder:
+        out = sampler.sample(logits, requests)
+    assert len(out.token_ids) == 8 and not out.errors
+    assert not {"sort", "multinomial", "isfinite", "exponential_"} & set(recorder.calls), recorder.calls
+    assert recorder.calls.count("argmax") == 1  # the greedy rows, together
+    assert recorder.calls.count("rand") >= 6  # one uniform number per sampled row, plus any top-p rejection
+
+
+def test_greedy_takes_the_argmax_and_a_nan_row_fails_alone():
+    logits = torch.tensor([[0.0, 3.0, 1.0], [0.0, float("nan"), 1.0], [2.0, 0.0, 1.0], [1.0, float("nan"), 0.0]])
+    greedy, sampled = SamplingParams(temperature=0.0), SamplingParams(temperature=0.7, top_p=0.9)
+    requests = [request(greedy, "a"), request(greedy, "b"), request(sampled, "c"), request(sampled, "d")]
+    out = Sampler().sample(logits, requests)
+    assert out.token_ids["a"] == 1 and out.token_ids["c"] in (0, 2) and set(out.token_ids) == {"a", "c"}
+    assert set(out.errors) == {"b", "d"}
+    assert all(e.startswith("SamplingError: the model produced NaN logits") for e in out.errors.values())
+
+
+def test_logits_that_overflow_under_the_temperature_fail_alone():
+    logits = torch.tensor([[3e38, 0.0], [1.0, 0.0]])
+    params = SamplingParams(temperature=1e-4)
+    out = Sampler().sample(logits, [request(params, "huge"), request(params, "fine")])
+    assert out.errors == {"huge": "SamplingError: temperature 0.0001 makes the probabilities non-finite"}
+    assert out.token_ids == {"fine": 0}
+
+
+def test_a_seed_repeats_its_draws_and_another_seed_differs():
+    logits = torch.randn(1, 1000, generator=torch.Generator().manual_seed(6))
+
+    def run(seed: int) -> list[int]:
+        sampler = Sampler(seed=0)
+        params = SamplingParams(temperature=1.0, top_p=0.9, seed=seed)
+        tokens = [sampler.sample(logits, [request(params, "s")]).token_ids["s"] for _ in range(20)]
+        sampler.release("s")
+        return tokens
+
+    assert run(11) == run(11) == run(11 + 2**64) and run(11) != run(12)
