@@ -8,12 +8,15 @@ from rich.console import Group
 from rich.table import Table
 
 
-def _verdict(passed: bool | None) -> str:
-    return {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "reported"}[passed]
+def _verdict(passed: bool | None, quick: bool) -> str:
+    """The table's word for ``passed``: None is "not judged (quick)" in a quick run, "reported" otherwise."""
+    if passed is None:
+        return "not judged (quick)" if quick else "reported"
+    return "[green]pass[/]" if passed else "[red]FAIL[/]"
 
 
 def summary_table(results: dict[str, Any]) -> Table:
-    """One line per benchmark: the headline figure, the target and pass / fail."""
+    """One line per benchmark: the headline figure, the target and the verdict (from ``passed``)."""
     table = Table(title=f"engine-bench ({'quick smoke run' if results['meta']['quick'] else 'full run'}; "
                         f"timing model: {results['meta']['timing_model']}, "
                         f"cache model: {results['meta']['cache_model']})")
@@ -39,7 +42,7 @@ def summary_table(results: dict[str, Any]) -> Table:
     for name, render in lines.items():
         if name in results:
             r = results[name]
-            table.add_row(name, render(r), r["target"], "not judged (quick)" if quick else _verdict(r["passed"]))
+            table.add_row(name, render(r), r["target"], _verdict(r["passed"], quick))
     return table
 
 

@@ -19,8 +19,11 @@ reported too): caching must cost under 5%.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import torch
 
@@ -50,6 +53,22 @@ def _generate_loop(model, prompts: list[list[int]], new_tokens: int) -> dict:
     return {"output_tokens": produced, "prefill_tokens_computed": sum(len(p) for p in prompts)}
 
 
+CONTINUOUS_BATCHING_LOGGER = "ContinuousBatchingLogger"
+"""transformers' logger of ``generate_batch`` (``transformers.generation.continuous_batching.utils``)."""
+
+
+@contextmanager
+def quiet_logger(name: str, level: int = logging.CRITICAL) -> Iterator[None]:
+    """Drop the records of logger ``name`` below ``level`` inside the block; its level is restored after."""
+    logger = logging.getLogger(name)
+    before = logger.level
+    logger.setLevel(level)
+    try:
+        yield
+    finally:
+        logger.setLevel(before)
+
+
 def _generate_batch(model, prompts: list[list[int]], new_tokens: int) -> dict:
     from transformers import GenerationConfig
     from transformers.generation.configuration_utils import ContinuousBatchingConfig
@@ -57,7 +76,10 @@ def _generate_batch(model, prompts: list[list[int]], new_tokens: int) -> dict:
     blocks = sum(-(-(len(p) + new_tokens) // 16) for p in prompts) + 16
     config = ContinuousBatchingConfig(page_size=16, num_blocks=blocks, max_batch_tokens=512)
     gen = GenerationConfig(max_new_tokens=new_tokens, do_sample=False, eos_token_id=None, pad_token_id=0)
-    with torch.inference_mode():
+    # Without psutil, generate_batch logs an ERROR (no memory breakdown on CPU) and a WARNING (no cap on CPU
+    # offload), and warns that eos_token_id is unset: none applies here (the pool is sized by num_blocks, nothing
+    # is offloaded, eos is off on purpose so every system makes the same number of tokens).
+    with torch.inference_mode(), quiet_logger(CONTINUOUS_BATCHING_LOGGER):
         outs = model.generate_batch(prompts, generation_config=gen, continuous_batching_config=config,
                                     progress_bar=False)
     return {"output_tokens": sum(len(o.generated_tokens) for o in outs.values()), "prefill_tokens_computed": None}

@@ -3,18 +3,41 @@
 from __future__ import annotations
 
 import json
+import logging
 
 from click.testing import CliRunner
 
+from local_backend.benchmarks.throughput import CONTINUOUS_BATCHING_LOGGER
 from promptcache.cli import main
 
 
+class Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
 def test_engine_bench_quick_runs_every_benchmark_and_prints_json():
-    result = CliRunner().invoke(main, ["engine-bench", "--quick"])
+    # transformers' generate_batch logger writes to its own stderr handler (CliRunner cannot see it): listen there
+    logger = logging.getLogger(CONTINUOUS_BATCHING_LOGGER)
+    listener, level = Records(), logger.level
+    logger.addHandler(listener)
+    try:
+        result = CliRunner().invoke(main, ["engine-bench", "--quick"])
+    finally:
+        logger.removeHandler(listener)
     assert result.exit_code == 0, result.output
+    assert [r.getMessage() for r in listener.records] == []  # no "Cannot get memory breakdown ... psutil" ERROR
+    assert logger.level == level  # silenced around generate_batch only
     data = json.loads(result.stdout[result.stdout.index("{"):])
     assert data["meta"]["quick"] is True
     assert set(data) == {"meta", "ttft", "throughput", "no_reuse", "fragmentation", "eviction", "hit_rate"}
+    # quick sizes are not judged: null in the JSON, "not judged (quick)" in the table, never "FAIL"
+    assert [data[name]["passed"] for name in data if name != "meta"] == [None] * 6
+    assert result.stderr.count("not judged (quick)") == 6 and "FAIL" not in result.stderr
     # exact, model-independent figures of the quick sizes
     assert data["ttft"]["cached_tokens"] == 240
     rows = {r["system"]: r for r in data["throughput"]["rows"]}
