@@ -20,6 +20,8 @@ from local_backend.errors import (
     EmptyPromptError,
     InvalidRequestError,
     InvalidSamplingParamsError,
+    ModelLoadError,
+    ModelNotFoundError,
     OutOfVocabularyError,
     PromptTooLongError,
 )
@@ -36,6 +38,8 @@ __all__ = [
     "InvalidRequestError",
     "InvalidSamplingParamsError",
     "LocalEngine",
+    "ModelLoadError",
+    "ModelNotFoundError",
     "OutOfVocabularyError",
     "PromptTooLongError",
     "RequestMetrics",

@@ -80,7 +80,9 @@ class LocalEngine:
 
     Raises:
         ValueError: a bad option, or ``max_model_len`` above the model's context.
-        FileNotFoundError: ``model`` names a missing directory.
+        ModelNotFoundError: ``model`` names a missing directory (also a ``FileNotFoundError``).
+        ModelLoadError: ``model`` names a folder that is not a transformers model, or one that
+            ``from_pretrained`` cannot load (a ``ValueError``; the message says what to pass instead).
     """
 
     def __init__(

@@ -4,6 +4,9 @@ Every input error is a :class:`ValueError` subclass raised by ``add_request`` /
 ``generate`` *before* the request enters the scheduler, so a rejected request
 never disturbs the others: the engine keeps serving. The server maps
 :class:`InvalidRequestError` to a provider-shaped HTTP 400.
+
+A model or tokenizer that cannot be loaded is a :class:`ModelLoadError` (also a
+``ValueError``), raised when the engine is built.
 """
 
 from __future__ import annotations
@@ -37,3 +40,11 @@ class InvalidSamplingParamsError(InvalidRequestError):
 
 class DuplicateRequestError(InvalidRequestError):
     """A request with this id is already waiting or running; use a fresh id."""
+
+
+class ModelLoadError(ValueError):
+    """A model or tokenizer named by a path cannot be loaded (the message names the path and what to pass)."""
+
+
+class ModelNotFoundError(ModelLoadError, FileNotFoundError):
+    """The model or tokenizer path does not exist (a :class:`ModelLoadError` and a ``FileNotFoundError``)."""

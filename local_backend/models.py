@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from local_backend.embedded import EMBEDDED_MODEL_NAME, EMBEDDED_SEED, build_embedded_model
+from local_backend.errors import ModelLoadError, ModelNotFoundError
 from local_backend.tokenizer import ChatMLTokenizer, EngineTokenizer, HFTokenizer
 
 _DTYPES = {"float32": torch.float32, "fp32": torch.float32, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
@@ -85,6 +86,41 @@ def model_fingerprint(model: Any, name: str) -> str:
     return digest.hexdigest()[:32]
 
 
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json", "vocab.txt")
+"""Files of a transformers tokenizer; a model folder with none of them needs a tokenizer given separately."""
+
+
+def check_model_folder(path: Path, needs_tokenizer: bool = True) -> None:
+    """Refuse ``path`` unless it looks like a folder written by ``save_pretrained``, before anything loads.
+
+    Args:
+        path: the model folder.
+        needs_tokenizer: the folder must hold a tokenizer too (no tokenizer was given).
+
+    Raises:
+        ModelNotFoundError: ``path`` does not exist.
+        ModelLoadError: ``path`` is a file, has no ``config.json`` with a ``model_type``, or (with
+            ``needs_tokenizer``) holds none of :data:`TOKENIZER_FILES`; the message says what to pass instead.
+    """
+    if not path.exists():
+        raise ModelNotFoundError(f"model directory {path} does not exist; pass a local transformers model folder, "
+                                 "or omit --model for the embedded model")
+    if not path.is_dir():
+        raise ModelLoadError(f"{path} is a file, not a model folder; pass a folder saved with save_pretrained, or "
+                             "omit --model for the embedded model")
+    try:
+        model_type = json.loads((path / "config.json").read_text(encoding="utf-8")).get("model_type")
+    except (OSError, ValueError, AttributeError):  # missing, unreadable, not JSON, not a JSON object
+        model_type = None
+    if not model_type:
+        raise ModelLoadError(f"{path} is not a transformers model folder (no config.json with model_type); pass a "
+                             "folder saved with save_pretrained, or omit --model for the embedded model")
+    if needs_tokenizer and not any((path / name).exists() for name in TOKENIZER_FILES):
+        raise ModelLoadError(f"{path} holds no tokenizer (none of {', '.join(TOKENIZER_FILES)}). Pass --tokenizer "
+                             "chatml if the model uses the embedded model's vocabulary (cl100k + ChatML), or "
+                             "--tokenizer PATH to a tokenizer folder.")
+
+
 def _text_config(config: Any) -> Any:
     return config.get_text_config() if hasattr(config, "get_text_config") else config
 
@@ -133,7 +169,10 @@ def load_model(
     do). Pass a copy to keep the original as it was.
 
     Raises:
-        FileNotFoundError: ``model`` is a path that does not exist.
+        ModelNotFoundError: ``model`` is a path that does not exist (also a ``FileNotFoundError``).
+        ModelLoadError: ``model`` is a path but not a transformers model folder (see
+            :func:`check_model_folder`), holds no tokenizer while none is given, or ``from_pretrained``
+            fails on it (a ``ValueError``; checked before any weight is read where possible).
         ValueError: the model is not a full-attention causal LM, or a bad dtype.
     """
     if model is not None and not isinstance(model, (str, Path)):
@@ -153,17 +192,19 @@ def load_model(
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         path = Path(model).expanduser()
-        if not path.exists():
-            raise FileNotFoundError(f"model directory {path} does not exist (give a local transformers model folder)")
-        hf_model = AutoModelForCausalLM.from_pretrained(path, dtype=dt, attn_implementation="sdpa").to(dev).eval()
+        check_model_folder(path, needs_tokenizer=tokenizer is None)
         name = str(model)
-        if tokenizer is None:
-            gen_eos = getattr(getattr(hf_model, "generation_config", None), "eos_token_id", None)
-            extra = gen_eos if isinstance(gen_eos, list) else ([gen_eos] if gen_eos is not None else [])
-            tokenizer = AutoTokenizer.from_pretrained(path)
-            tok = HFTokenizer(tokenizer, name, extra)
-        else:
-            tok = tokenizer
+        try:
+            hf_model = AutoModelForCausalLM.from_pretrained(path, dtype=dt, attn_implementation="sdpa")
+            if tokenizer is None:
+                gen_eos = getattr(getattr(hf_model, "generation_config", None), "eos_token_id", None)
+                extra = gen_eos if isinstance(gen_eos, list) else ([gen_eos] if gen_eos is not None else [])
+                tok = HFTokenizer(AutoTokenizer.from_pretrained(path), name, extra)
+            else:
+                tok = tokenizer
+        except (OSError, ValueError) as exc:  # missing weights, an architecture transformers does not know, ...
+            raise ModelLoadError(f"cannot load the model in {path}: {exc}") from exc
+        hf_model = hf_model.to(dev).eval()
         fingerprint = model_fingerprint(hf_model, name)
     else:
         own = next(model.parameters())

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from local_backend.errors import ModelLoadError, ModelNotFoundError
+from local_backend.models import TOKENIZER_FILES
 from local_backend.server.state import DEFAULT_MAX_TOKENS
 
 
@@ -14,7 +16,8 @@ def load_tokenizer(spec: str | None) -> Any:
     cl100k + ChatML tokenizer), or a local directory with a transformers tokenizer.
 
     Raises:
-        FileNotFoundError: ``spec`` is a path that does not exist.
+        ModelNotFoundError: ``spec`` is a path that does not exist.
+        ModelLoadError: ``spec`` holds none of the tokenizer files, or transformers cannot load a tokenizer from it.
     """
     if spec is None:
         return None
@@ -24,37 +27,35 @@ def load_tokenizer(spec: str | None) -> Any:
         return ChatMLTokenizer()
     from transformers import AutoTokenizer
 
-    if not Path(spec).expanduser().exists():
-        raise FileNotFoundError(f"tokenizer directory {spec} does not exist (give a local folder or 'chatml')")
-    return AutoTokenizer.from_pretrained(Path(spec).expanduser())
-
-
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json", "vocab.txt")
-"""Files of a transformers tokenizer; a model folder with none of them needs ``--tokenizer``."""
+    folder = Path(spec).expanduser()
+    if not folder.exists():
+        raise ModelNotFoundError(f"tokenizer directory {spec} does not exist (give a local folder or 'chatml')")
+    if not any((folder / name).exists() for name in TOKENIZER_FILES):
+        raise ModelLoadError(f"{spec} holds no tokenizer (none of {', '.join(TOKENIZER_FILES)}); give a folder "
+                             "saved with save_pretrained, or 'chatml'")
+    try:
+        return AutoTokenizer.from_pretrained(folder)
+    except (OSError, ValueError) as exc:
+        raise ModelLoadError(f"cannot load a tokenizer from {spec} (give a folder saved with save_pretrained, or "
+                             f"'chatml'): {exc}") from exc
 
 
 def build_engine(model: str | None = None, tokenizer: str | None = None, **engine_options: Any):
     """A :class:`~local_backend.engine.LocalEngine` for ``model`` (None = embedded) and ``tokenizer``.
 
-    ``engine_options`` are :class:`~local_backend.config.EngineConfig` fields; None values are dropped.
+    The loader of ``promptcache serve``, ``verify`` and ``demo``. ``engine_options`` are
+    :class:`~local_backend.config.EngineConfig` fields; None values are dropped.
 
     Raises:
-        FileNotFoundError / ValueError: from the engine (bad path, bad option); a ValueError that says to pass
-            ``--tokenizer chatml`` or a tokenizer folder when ``model`` is a folder without a tokenizer.
+        ModelLoadError: ``model`` or ``tokenizer`` cannot be loaded (a missing path, a folder that is not a
+            transformers model, a model folder without a tokenizer while none is given, ...); the message
+            says what to pass instead.
+        ValueError: a bad engine option.
     """
     from local_backend.engine import LocalEngine
 
     options = {k: v for k, v in engine_options.items() if v is not None}
-    try:
-        return LocalEngine(model, tokenizer=load_tokenizer(tokenizer), **options)
-    except (ValueError, OSError) as exc:
-        folder = Path(model).expanduser() if isinstance(model, str) else None
-        if tokenizer is None and folder is not None and folder.is_dir() \
-                and not any((folder / name).exists() for name in TOKENIZER_FILES):
-            raise ValueError(f"{model} holds no tokenizer (none of {', '.join(TOKENIZER_FILES)}). Pass "
-                             "--tokenizer chatml if the model uses the embedded model's vocabulary (cl100k + "
-                             "ChatML), or --tokenizer PATH to a tokenizer folder.") from exc
-        raise
+    return LocalEngine(model, tokenizer=load_tokenizer(tokenizer), **options)
 
 
 def serve(

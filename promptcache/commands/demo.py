@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from promptcache.commands.serve import ENGINE_MODULES, require_backend
+from promptcache.commands.backend import ENGINE_MODULES, loading_model, require_backend
 from promptcache.commands.verify import rate
 from promptcache.verify import VerifyReport, verify_trace
 
@@ -53,7 +53,7 @@ def print_side_by_side(good: VerifyReport, bad: VerifyReport, console: Console) 
 
 
 @click.command("demo")
-@click.option("--model", type=click.Path(file_okay=False), default=None,
+@click.option("--model", type=click.Path(), default=None,
               help="A local transformers model directory [default: the embedded model].")
 @click.option("--tokenizer", default=None, help="'chatml' or a tokenizer directory [default: the model's].")
 @click.option("--kv-cache-mb", type=click.FloatRange(min=0, min_open=True), default=256.0, show_default=True,
@@ -68,11 +68,8 @@ def demo(model: str | None, tokenizer: str | None, kv_cache_mb: float) -> None:
 
     console = Console(highlight=False, width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 110)
     started = time.perf_counter()
-    try:
-        with console.status("loading the model"):
-            backend = LocalBackend(model=model, tokenizer=tokenizer, kv_cache_mb=kv_cache_mb)
-    except (FileNotFoundError, ValueError, OSError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    with loading_model(console):
+        backend = LocalBackend(model=model, tokenizer=tokenizer, kv_cache_mb=kv_cache_mb)
     if backend.engine.loaded.is_embedded:
         console.print(f"[dim]{EMBEDDED_NOTICE}[/dim]")
     reports = []

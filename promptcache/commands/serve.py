@@ -2,38 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
-
 import click
 from rich.console import Console
 
-BACKEND_INSTALL = "pip install 'promptcache[backend]'"
-SERVER_MODULES = ("torch", "transformers", "fastapi", "uvicorn", "prometheus_client")
-ENGINE_MODULES = ("torch", "transformers")
-
-
-class BackendMissing(click.ClickException):
-    """The ``backend`` extra is not installed (exit code 2, like other usage errors)."""
-
-    exit_code = 2
-
-
-def require_backend(modules: tuple[str, ...] = SERVER_MODULES, what: str = "the local backend") -> None:
-    """Import ``modules`` or stop with a message naming the install command.
-
-    Raises:
-        BackendMissing: a module is not installed.
-    """
-    for name in modules:
-        try:
-            importlib.import_module(name)
-        except ImportError as exc:
-            raise BackendMissing(f"{what} needs the backend extra ({name} is not installed: {exc}). "
-                                 f"Install it with: {BACKEND_INSTALL}") from None
+from promptcache.commands.backend import loading_model, require_backend
 
 
 @click.command("serve")
-@click.option("--model", "model_path", type=click.Path(file_okay=False), default=None,
+@click.option("--model", "model_path", type=click.Path(), default=None,
               help="Local transformers model directory [default: the embedded model, no download].")
 @click.option("--tokenizer", default=None,
               help="'chatml' (the embedded model's cl100k + ChatML tokenizer) or a tokenizer directory "
@@ -73,13 +49,10 @@ def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks
     from local_backend.server.run import serve as run_server
 
     console = Console(stderr=True, highlight=False)
-    try:
-        with console.status("loading the model"):
-            engine = build_engine(model_path, tokenizer, block_size=block_size, kv_cache_mb=kv_cache_mb,
-                                  num_blocks=num_blocks, eviction=eviction, max_num_seqs=max_num_seqs,
-                                  max_model_len=max_model_len, device=device, dtype=dtype, num_threads=threads)
-    except (FileNotFoundError, ValueError, OSError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    with loading_model(console):
+        engine = build_engine(model_path, tokenizer, block_size=block_size, kv_cache_mb=kv_cache_mb,
+                              num_blocks=num_blocks, eviction=eviction, max_num_seqs=max_num_seqs,
+                              max_model_len=max_model_len, device=device, dtype=dtype, num_threads=threads)
     stats = engine.stats()
     names = ", ".join(served_model_names) if served_model_names else "any name"
     console.print(f"model [bold]{engine.model_name}[/bold] ({stats['model']['device']}, {stats['model']['dtype']}), "

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from promptcache.commands.serve import ENGINE_MODULES, require_backend
+from promptcache.commands.backend import ENGINE_MODULES, loading_model, require_backend
 from promptcache.commands.options import HIT_RATE
 from promptcache.trace import EmptyTraceError, TraceFormatError, TraceRecord, read_trace
 from promptcache.verify import VerifyReport, make_backend, verify_trace
@@ -133,17 +133,22 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
     if backend == "local":
         require_backend(ENGINE_MODULES, what="promptcache verify --backend local")
     records = _read(trace, strict, err)  # before the backend loads: a bad trace fails in a moment
-    options = {"kv_cache_mb": kv_cache_mb, "num_blocks": num_blocks, "eviction": eviction, "tokenizer": tokenizer} \
-        if backend == "local" else {"api_key": api_key}
-    try:
-        with err.status("loading the backend"):
-            engine = make_backend(backend, model=model, max_tokens=max_tokens, block_size=block_size, **options)
-    except ImportError as exc:
-        err.print(f"error: {exc}", markup=False)
-        sys.exit(EXIT_ERROR)
-    except (ValueError, OSError, BackendError) as exc:
-        err.print(f"error: cannot use backend {backend}: {exc}", markup=False)
-        sys.exit(EXIT_ERROR)
+    if backend == "local":
+        with loading_model(err):  # the loader error path of serve and demo: exit 2, the same message
+            engine = make_backend(backend, model=model, max_tokens=max_tokens, block_size=block_size,
+                                  kv_cache_mb=kv_cache_mb, num_blocks=num_blocks, eviction=eviction,
+                                  tokenizer=tokenizer)
+    else:
+        try:
+            with err.status("connecting to the backend"):
+                engine = make_backend(backend, model=model, max_tokens=max_tokens, block_size=block_size,
+                                      api_key=api_key)
+        except ImportError as exc:
+            err.print(f"error: {exc}", markup=False)
+            sys.exit(EXIT_ERROR)
+        except (ValueError, OSError, BackendError) as exc:
+            err.print(f"error: cannot use backend {backend}: {exc}", markup=False)
+            sys.exit(EXIT_ERROR)
     columns = (TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))
     with warnings.catch_warnings(record=True) as caught, Progress(*columns, console=err, transient=True) as bar:

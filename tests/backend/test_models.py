@@ -11,7 +11,7 @@ import transformers
 from backend_support import VOCAB, cpu_engine, random_tokens, tiny_llama, tiny_qwen2
 from packaging.version import Version
 
-from local_backend import LocalEngine, SamplingParams
+from local_backend import LocalEngine, ModelLoadError, ModelNotFoundError, SamplingParams
 from local_backend.embedded import EMBEDDED_MODEL_NAME, EMBEDDED_NOTICE
 from local_backend.hashing import block_hashes_for, root_extra_keys
 from local_backend.models import model_fingerprint
@@ -92,6 +92,21 @@ def test_a_local_model_directory_loads_with_its_own_tokenizer_and_chat_template(
     assert outs[1].num_cached_tokens == 0  # 5 tokens: no full block
     with pytest.raises(FileNotFoundError, match="does not exist"):
         cpu_engine(str(tmp_path / "missing"))
+
+
+def test_a_path_that_is_not_a_model_folder_is_refused_before_loading(tmp_path):
+    with pytest.raises(ModelNotFoundError, match="does not exist") as missing:
+        cpu_engine(str(tmp_path / "missing"))
+    assert isinstance(missing.value, FileNotFoundError) and isinstance(missing.value, ModelLoadError)
+    (tmp_path / "config.json").write_text("[1, 2]")  # JSON, but no model_type
+    with pytest.raises(ModelLoadError, match=r"is not a transformers model folder \(no config.json with model_type\)"):
+        cpu_engine(str(tmp_path))
+    with pytest.raises(ModelLoadError, match="is a file, not a model folder"):
+        cpu_engine(str(tmp_path / "config.json"))
+    (tmp_path / "config.json").write_text('{"model_type": "llama"}')
+    (tmp_path / "tokenizer.json").write_text("{}")
+    with pytest.raises(ModelLoadError, match=f"cannot load the model in {tmp_path}: .*model.safetensors"):
+        cpu_engine(str(tmp_path))  # transformers' own error, named as a load error
 
 
 def test_the_request_level_api_streams_step_outputs(llama_model):

@@ -1,4 +1,5 @@
-"""``promptcache serve`` / ``verify`` / ``demo`` without the backend extra: a message naming the install command."""
+"""``promptcache serve`` / ``verify`` / ``demo`` before the engine runs: without the backend extra, a message naming
+the install command; a model or tokenizer that cannot be loaded, exit 2 with the same message from each."""
 
 from __future__ import annotations
 
@@ -31,9 +32,44 @@ def test_serve_help_lists_the_options():
         assert option in result.output
 
 
-def test_a_model_folder_without_a_tokenizer_says_to_pass_one(tmp_path):
-    tiny_llama().save_pretrained(tmp_path)
-    for command in (["serve", "--model", str(tmp_path)], ["demo", "--model", str(tmp_path)]):
+def engine_commands(model: str, trace) -> list[list[str]]:
+    """The three commands that load a model, each given ``--model model``."""
+    return [["serve", "--model", model], ["demo", "--model", model], ["verify", str(trace), "--model", model]]
+
+
+@pytest.mark.parametrize("kind", ["missing", "not a model", "a file"])
+def test_a_model_that_cannot_be_loaded_is_a_usage_error_with_one_message(tmp_path, traces_dir, kind):
+    # refused before any weight is read: no model is loaded here, the embedded one neither
+    folder = tmp_path / "folder"
+    if kind == "not a model":
+        folder.mkdir()
+        (folder / "notes.txt").write_text("not a model")
+        (folder / "config.json").write_text('{"hidden_size": 8}')
+    elif kind == "a file":
+        folder.write_text("{}")
+    expected = {
+        "missing": f"model directory {folder} does not exist; pass a local transformers model folder, or omit "
+                   "--model for the embedded model",
+        "not a model": f"{folder} is not a transformers model folder (no config.json with model_type); pass a "
+                       "folder saved with save_pretrained, or omit --model for the embedded model",
+        "a file": f"{folder} is a file, not a model folder; pass a folder saved with save_pretrained, or omit "
+                  "--model for the embedded model",
+    }[kind]
+    for command in engine_commands(str(folder), traces_dir / "bad_sliding_window.jsonl"):
         result = CliRunner().invoke(main, command)
-        assert result.exit_code == 1, result.output
+        assert (result.exit_code, result.output) == (2, f"Error: {expected}\n"), command
+
+
+def test_a_model_folder_without_a_tokenizer_says_to_pass_one(tmp_path, traces_dir):
+    tiny_llama().save_pretrained(tmp_path)
+    for command in engine_commands(str(tmp_path), traces_dir / "bad_sliding_window.jsonl"):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 2, result.output
         assert f"{tmp_path} holds no tokenizer" in result.output and "--tokenizer chatml" in result.output
+
+
+def test_a_tokenizer_folder_that_holds_no_tokenizer_is_a_usage_error(tmp_path, traces_dir):
+    for command in engine_commands(str(tmp_path), traces_dir / "bad_sliding_window.jsonl"):
+        result = CliRunner().invoke(main, [*command[:-2], "--tokenizer", str(tmp_path)])
+        assert result.exit_code == 2, result.output
+        assert f"Error: {tmp_path} holds no tokenizer (none of tokenizer.json" in result.output
