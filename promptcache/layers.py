@@ -124,8 +124,12 @@ def _check_context_value(value: Any, where: str) -> None:
                       f"pass {CONTEXT_TYPES}; convert other values with str() first")
 
 
-def _iso(value: Any) -> str:
-    return value.isoformat()  # only dates and times reach here: _check_context_value refused the rest
+def _json_default(value: Any) -> Any:
+    # Only what _check_context_value accepted reaches here: mappings that are not dicts
+    # (MappingProxyType, ...), dates and times.
+    if isinstance(value, Mapping):
+        return dict(value)
+    return value.isoformat()
 
 
 def _context_text(value: Any) -> str:
@@ -133,7 +137,7 @@ def _context_text(value: Any) -> str:
         return value
     if isinstance(value, datetime.date | datetime.time):
         return value.isoformat()
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, default=_iso)
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, default=_json_default)
 
 
 def render_context(text: str, context: Mapping[str, Any] | None) -> str:

@@ -6,6 +6,7 @@ import math
 
 import click
 
+
 def parse_rate(value: str | None) -> float | None:
     """A ``--min-hit-rate`` value as a fraction in 0..1.
 
@@ -52,8 +53,6 @@ class HitRate(click.ParamType):
     name = "RATE"
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        if isinstance(value, float):
-            return value
         try:
             return _rate(str(value))
         except click.BadParameter as exc:

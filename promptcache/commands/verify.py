@@ -83,7 +83,7 @@ def _read(trace: Path, strict: bool, err: Console) -> list[TraceRecord]:
         try:
             records, error = read_trace(trace, strict=strict, require_records=True), None
         except TraceFormatError as exc:
-            records, error = [], f"{exc} (run without --strict to skip malformed lines)"
+            records, error = [], f"{exc} (run without --strict to report it as a warning and go on)"
         except EmptyTraceError as exc:
             records, error = [], str(exc)
     for message in dict.fromkeys(str(w.message) for w in caught):

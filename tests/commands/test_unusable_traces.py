@@ -76,4 +76,4 @@ def test_verify_reads_a_bad_trace_before_loading_the_backend(tmp_path):
     result = invoke("verify", trace, "--strict", "--model", str(tmp_path / "no-such-model"))
     assert result.exit_code == 2, result.output
     assert "error: t.jsonl:2: not valid UTF-8 (byte 0xff at offset" in result.stderr
-    assert "run without --strict to skip malformed lines" in result.stderr and "no-such-model" not in result.output
+    assert "run without --strict to report it as a warning and go on" in result.stderr and "no-such-model" not in result.output

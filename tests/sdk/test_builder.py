@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import types
 import warnings
 
 import pytest
@@ -158,6 +159,8 @@ def test_context_values_render_as_json_like_text_and_others_are_refused_by_key()
     assert prompt.to_openai_chat("gpt-4.1-mini")["messages"][-1]["content"] == (
         '<context>\nwhen: 2026-01-02T09:12:00\nday: 2026-01-02\nn: 3\nok: true\nnone: null\nratio: 0.5\n'
         'tags: ["a", "é"]\nplan: {"tier": "pro", "since": "2025-05-01"}\n</context>\n\nq')
+    proxy = builder().system("Rules.").user("q", context={"m": types.MappingProxyType({"a": 1})}).build()
+    assert proxy.to_openai_chat("gpt-4.1-mini")["messages"][-1]["content"] == '<context>\nm: {"a": 1}\n</context>\n\nq'
     base = builder().system("Rules.")
     with pytest.raises(PromptError, match=r"^turn\.context\['n'\]: a value of type object cannot be rendered into "
                                           r"the prompt; pass a str, int, float, bool, None, list, tuple or dict"):
