@@ -7,7 +7,9 @@ One request's failure is that request's alone: a row that cannot be sampled
 Cost per token on a 100k vocabulary (``bench/sampler.py``): greedy rows take one
 argmax; sampled rows take a softmax, one float64 cumulative sum (whose last
 value checks the whole row for NaN and infinity) and a draw by inverse CDF from
-a single uniform number. Top-p draws from the full distribution and keeps the
+a single uniform number. Top-k takes one ``torch.topk`` of ``k + 1`` tokens, and
+scans the row for tokens tied at the k-th place only when the ``k + 1``-th ties
+with the k-th. Top-p draws from the full distribution and keeps the
 token when it lies in the nucleus (rejection sampling: the accepted token
 follows the nucleus distribution exactly, and at least ``top_p`` of the draws
 are accepted); after :data:`MAX_REJECTIONS` rejections it sorts once. Nothing
@@ -56,14 +58,16 @@ class Sampler:
     """Picks one token per row of logits under each request's :class:`SamplingParams`.
 
     Greedy rows (``params.greedy``: temperature below 1e-5) take the argmax.
-    Sampled rows divide by the temperature, keep the ``top_k`` most likely
-    tokens, then the nucleus: every token whose more likely tokens hold less
-    than ``top_p`` of the probability (the smallest set reaching ``top_p``, as
-    in the nucleus sampling paper, Holtzman et al. 2020, with tokens tied at its
-    edge all kept). They draw with a CPU ``torch.Generator``: the request's own
-    (seeded with its ``seed`` mod 2**64), or the engine's (seeded with ``seed``
-    mod 2**64), one float64 uniform number per token in the common case, so
-    results repeat across runs and devices.
+    Sampled rows divide by the temperature, keep every token whose score is at
+    least the ``top_k``-th largest (so tokens tied at the k-th place are all
+    kept, as in transformers' ``TopKLogitsWarper`` and vLLM), then the nucleus:
+    every token whose more likely tokens hold less than ``top_p`` of the
+    probability (the smallest set reaching ``top_p``, as in the nucleus sampling
+    paper, Holtzman et al. 2020, with tokens tied at its edge all kept). They
+    draw with a CPU ``torch.Generator``: the request's own (seeded with its
+    ``seed`` mod 2**64), or the engine's (seeded with ``seed`` mod 2**64), one
+    float64 uniform number per token in the common case, so results repeat
+    across runs and devices.
 
     Args:
         seed: the engine's seed, any integer.
@@ -113,7 +117,7 @@ class Sampler:
         params = request.sampling_params
         scores, candidates = logits / params.temperature, None
         if 0 < params.top_k < scores.numel():
-            scores, candidates = torch.topk(scores, params.top_k)  # sorted, most likely first
+            scores, candidates = _top_k(scores, params.top_k)  # sorted, most likely first
         probs = torch.softmax(scores, dim=-1)
         cumulative = probs.cumsum(0, dtype=torch.float64)
         if not math.isfinite(total := float(cumulative[-1])) or total <= 0:  # a NaN or inf anywhere reaches the sum
@@ -147,6 +151,25 @@ def _checked(token: int, nan: bool) -> int:
     if nan:
         raise SamplingError(NAN_LOGITS)
     return token
+
+
+def _top_k(scores: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Every token of ``scores`` (``[vocab]``, ``0 < k < vocab``) whose score is >= the k-th largest, most likely first.
+
+    Returns ``(values, token_ids)``, both ``[n]`` with ``n >= k``: more than ``k``
+    when tokens tie with the k-th (transformers' ``TopKLogitsWarper`` and vLLM keep
+    them too; in bf16 logits such ties are common). One ``torch.topk`` of ``k + 1``
+    tokens tells whether any token outside the top k ties with the k-th; only then
+    is the row scanned for the tied tokens. A k-th score of -inf keeps the top ``k``
+    only (the tied tokens have probability 0).
+    """
+    values, token_ids = torch.topk(scores, k + 1)  # sorted, most likely first
+    threshold, next_score = values[k - 1 :].tolist()
+    if next_score != threshold or threshold == -math.inf:  # no tie outside the top k (a NaN ties with nothing)
+        return values[:k], token_ids[:k]
+    token_ids = (scores >= threshold).nonzero().squeeze(1)
+    values, order = scores[token_ids].sort(descending=True, stable=True)
+    return values, token_ids[order]
 
 
 def _inverse_cdf(cumulative: torch.Tensor, generator: torch.Generator) -> int:

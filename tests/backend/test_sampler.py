@@ -4,7 +4,8 @@ Proportions are checked on 4,000 seeded draws against the exact nucleus
 distribution with a tolerance of 4.5 binomial standard deviations (at most
 0.035 here); the sets of tokens that may be drawn are checked exactly. Both
 top-p paths are checked: rejection sampling (the common one) and the sort it
-falls back to (forced by ``MAX_REJECTIONS = 0``).
+falls back to (forced by ``MAX_REJECTIONS = 0``). Top-k keeps every token tied
+at the k-th place, checked exactly against transformers' ``TopKLogitsWarper``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections import Counter
 import pytest
 import torch
 from torch.overrides import TorchFunctionMode
+from transformers.generation.logits_process import TopKLogitsWarper
 
 import local_backend.sampler as sampler_module
 from local_backend.request import Request
@@ -30,7 +32,11 @@ def request(params: SamplingParams, request_id: str = "r") -> Request:
 
 
 def draw_counts(probs: list[float], params: SamplingParams, draws: int = DRAWS) -> Counter:
-    logits = torch.tensor([probs]).log()
+    return draw_counts_from(torch.tensor([probs]).log(), params, draws)
+
+
+def draw_counts_from(logits: torch.Tensor, params: SamplingParams, draws: int = DRAWS) -> Counter:
+    """How often each token is drawn from ``logits`` (``[1, vocab]``, any float dtype)."""
     sampler = Sampler(seed=7)
     counts: Counter = Counter()
     for _ in range(draws):
@@ -71,6 +77,38 @@ def test_top_k_then_top_p_renormalise_over_the_kept_tokens():
     counts = draw_counts([0.05, 0.3, 0.5, 0.15], SamplingParams(temperature=1.0, top_k=3, top_p=0.7))
     # top-3: 0.5, 0.3, 0.15 (sum 0.95); nucleus of 0.7 over them: 0.5/0.95 + 0.3/0.95 = 0.84 reaches it
     assert_proportions(counts, {2: 0.5 / 0.8, 1: 0.3 / 0.8})
+
+
+def test_top_k_keeps_every_token_tied_at_the_kth_place():
+    counts = draw_counts_from(torch.tensor([[1.0, 1.0, 1.0, 0.0]]), SamplingParams(temperature=1.0, top_k=2))
+    assert_proportions(counts, {0: 1 / 3, 1: 1 / 3, 2: 1 / 3})
+
+
+def test_top_k_keeps_tokens_tied_in_bfloat16_logits():
+    # 1.0, 1.001 and 1.002 are one bfloat16 value (1.0): the three tie at the 2nd place and are all kept
+    logits = torch.tensor([[2.0, 1.0, 1.001, 0.0, 1.002]]).to(torch.bfloat16)
+    counts = draw_counts_from(logits, SamplingParams(temperature=1.0, top_k=2))
+    e = math.e
+    assert_proportions(counts, {0: e / (e + 3), 1: 1 / (e + 3), 2: 1 / (e + 3), 4: 1 / (e + 3)})
+
+
+def test_top_k_keeps_what_transformers_keeps_on_bfloat16_rows():
+    # random bf16 rows over the embedded vocabulary tie at the 50th place more often than not
+    rows = (torch.randn(12, 100_266, generator=torch.Generator().manual_seed(8)) * 3).to(torch.bfloat16).float()
+    tied_rows = 0
+    for row in rows:
+        values, token_ids = sampler_module._top_k(row, 50)
+        kept = TopKLogitsWarper(50)(None, row[None])[0] > float("-inf")
+        assert set(token_ids.tolist()) == set(kept.nonzero().squeeze(1).tolist())
+        assert torch.equal(values, row[token_ids]) and bool((values[:-1] >= values[1:]).all())  # most likely first
+        tied_rows += len(token_ids) > 50
+    assert tied_rows >= 3, tied_rows  # the tie path ran
+
+
+def test_top_k_then_top_p_keep_a_tie_at_the_kth_place():
+    # top-2 keeps 0.4 and both 0.25s; the nucleus of 0.5 over them (0.4/0.9 = 0.44 < 0.5) reaches the tied pair
+    counts = draw_counts([0.4, 0.25, 0.1, 0.25], SamplingParams(temperature=1.0, top_k=2, top_p=0.5))
+    assert_proportions(counts, {0: 0.4 / 0.9, 1: 0.25 / 0.9, 3: 0.25 / 0.9})
 
 
 def test_temperature_reshapes_the_distribution():
