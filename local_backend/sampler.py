@@ -33,8 +33,10 @@ MAX_REJECTIONS = 32
 probability ``1 - nucleus mass <= 1 - top_p``, so the sort is rare (below 1e-9 for top_p >= 0.5); a
 rejection costs one masked sum over the vocabulary, about 1/30 of a full sort of 100k tokens."""
 
-NAN_LOGITS = ("the model produced NaN logits for this request (a numerical overflow: float32 or bfloat16 instead "
-              "of float16 may help)")
+OVERFLOW_HINT = "a numerical overflow: float32 or bfloat16 instead of float16 may help"
+NAN_LOGITS = f"the model produced a NaN logit at this position ({OVERFLOW_HINT})"
+INF_LOGITS = f"the model produced a +inf logit at this position ({OVERFLOW_HINT}); sampling needs finite logits"
+NO_FINITE_LOGITS = "every logit the model produced at this position is -inf: no token can be chosen"
 
 
 class SamplingError(RuntimeError):
@@ -57,17 +59,20 @@ class SamplerOutput:
 class Sampler:
     """Picks one token per row of logits under each request's :class:`SamplingParams`.
 
-    Greedy rows (``params.greedy``: temperature below 1e-5) take the argmax.
+    Greedy rows (``params.greedy``: temperature below 1e-5) take the argmax
+    (a +inf logit is the argmax and is picked; a NaN logit, or a row of -inf
+    only, fails the request as it does a sampled row).
     Sampled rows divide by the temperature, keep every token whose score is at
     least the ``top_k``-th largest (so tokens tied at the k-th place are all
     kept, as in transformers' ``TopKLogitsWarper`` and vLLM), then the nucleus:
     every token whose more likely tokens hold less than ``top_p`` of the
     probability (the smallest set reaching ``top_p``, as in the nucleus sampling
-    paper, Holtzman et al. 2020, with tokens tied at its edge all kept). They
-    draw with a CPU ``torch.Generator``: the request's own (seeded with its
-    ``seed`` mod 2**64), or the engine's (seeded with ``seed`` mod 2**64), one
-    float64 uniform number per token in the common case, so results repeat
-    across runs and devices.
+    paper, Holtzman et al. 2020, with tokens tied at its edge all kept). A
+    sampled row with a NaN or +inf logit fails its request. They draw with a
+    CPU ``torch.Generator``: the request's own (seeded with its ``seed`` mod
+    2**64), or the engine's (seeded with ``seed`` mod 2**64), one float64
+    uniform number per token in the common case, so results repeat across runs
+    and devices.
 
     Args:
         seed: the engine's seed, any integer.
@@ -96,9 +101,10 @@ class Sampler:
         if greedy:
             rows = logits if len(greedy) == len(requests) else logits[greedy]
             best = rows.argmax(dim=-1, keepdim=True)
-            has_nan = torch.isnan(rows.gather(1, best)).squeeze(1).tolist()  # argmax picks a NaN where a row has one
-            for i, token, nan in zip(greedy, best.squeeze(1).tolist(), has_nan):
-                self._record(out, requests[i], lambda token=token, nan=nan: _checked(token, nan))
+            value = rows.gather(1, best)  # NaN where a row has one (argmax picks it); -inf where all are -inf
+            flags = torch.cat((torch.isnan(value), torch.isneginf(value)), 1).tolist()  # one transfer
+            for i, token, (nan, no_finite) in zip(greedy, best.squeeze(1).tolist(), flags):
+                self._record(out, requests[i], lambda t=token, n=nan, f=no_finite: _checked(t, n, f))
         if drawn:
             rows = (logits if len(drawn) == len(requests) else logits[drawn]).float().cpu()  # one transfer
             for i, row in zip(drawn, rows):
@@ -121,9 +127,7 @@ class Sampler:
         probs = torch.softmax(scores, dim=-1)
         cumulative = probs.cumsum(0, dtype=torch.float64)
         if not math.isfinite(total := float(cumulative[-1])) or total <= 0:  # a NaN or inf anywhere reaches the sum
-            if bool(torch.isnan(logits).any()):
-                raise SamplingError(NAN_LOGITS)
-            raise SamplingError(f"temperature {params.temperature} makes the probabilities non-finite")
+            raise SamplingError(_why_unsampleable(logits, params.temperature))
         generator = self._generator(request)
         if params.top_p >= 1.0:
             token = _inverse_cdf(cumulative, generator)
@@ -147,10 +151,24 @@ class Sampler:
         self._generators.pop(request_id, None)
 
 
-def _checked(token: int, nan: bool) -> int:
+def _checked(token: int, nan: bool, no_finite: bool) -> int:
     if nan:
         raise SamplingError(NAN_LOGITS)
+    if no_finite:
+        raise SamplingError(NO_FINITE_LOGITS)
     return token
+
+
+def _why_unsampleable(logits: torch.Tensor, temperature: float) -> str:
+    """Why a ``[vocab]`` row of raw logits gave no finite probabilities under ``temperature`` (the error path only)."""
+    if bool(torch.isnan(logits).any()):
+        return NAN_LOGITS
+    if bool(torch.isposinf(logits).any()):
+        return INF_LOGITS
+    if bool(torch.isneginf(logits).all()):
+        return NO_FINITE_LOGITS
+    return (f"temperature {temperature} makes the probabilities non-finite (the logits divided by it overflow "
+            "float32); use a larger temperature, or 0 for greedy")
 
 
 def _top_k(scores: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:

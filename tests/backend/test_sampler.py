@@ -155,21 +155,49 @@ def test_the_common_path_neither_sorts_the_vocabulary_nor_draws_one_number_per_t
     assert recorder.calls.count("rand") >= 6  # one uniform number per sampled row, plus any top-p rejection
 
 
-def test_greedy_takes_the_argmax_and_a_nan_row_fails_alone():
-    logits = torch.tensor([[0.0, 3.0, 1.0], [0.0, float("nan"), 1.0], [2.0, 0.0, 1.0], [1.0, float("nan"), 0.0]])
-    greedy, sampled = SamplingParams(temperature=0.0), SamplingParams(temperature=0.7, top_p=0.9)
-    requests = [request(greedy, "a"), request(greedy, "b"), request(sampled, "c"), request(sampled, "d")]
+NAN, INF = float("nan"), float("inf")
+GREEDY, SAMPLED = SamplingParams(temperature=0.0), SamplingParams(temperature=0.7, top_p=0.9)
+TOP_K = SamplingParams(temperature=0.7, top_k=2)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_greedy_takes_the_argmax_and_a_nan_row_fails_alone(dtype):
+    logits = torch.tensor([[0.0, 3.0, 1.0], [0.0, NAN, 1.0], [2.0, 0.0, 1.0], [1.0, NAN, 0.0], [1.0, 0.0, NAN]],
+                          dtype=dtype)
+    requests = [request(GREEDY, "a"), request(GREEDY, "b"), request(SAMPLED, "c"), request(SAMPLED, "d"),
+                request(TOP_K, "e")]
     out = Sampler().sample(logits, requests)
     assert out.token_ids["a"] == 1 and out.token_ids["c"] in (0, 2) and set(out.token_ids) == {"a", "c"}
-    assert set(out.errors) == {"b", "d"}
-    assert all(e.startswith("SamplingError: the model produced NaN logits") for e in out.errors.values())
+    message = ("SamplingError: the model produced a NaN logit at this position (a numerical overflow: float32 or "
+               "bfloat16 instead of float16 may help)")
+    assert out.errors == {"b": message, "d": message, "e": message}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_a_positive_infinite_logit_fails_a_sampled_row_and_is_the_argmax_of_a_greedy_one(dtype):
+    logits = torch.tensor([[0.0, INF, 1.0], [0.0, INF, 1.0], [INF, 0.0, 1.0], [0.0, 2.0, 1.0]], dtype=dtype)
+    requests = [request(GREEDY, "greedy"), request(SAMPLED, "sampled"), request(TOP_K, "top-k"),
+                request(SAMPLED, "fine")]
+    out = Sampler().sample(logits, requests)
+    assert out.token_ids["greedy"] == 1 and set(out.token_ids) == {"greedy", "fine"}
+    message = ("SamplingError: the model produced a +inf logit at this position (a numerical overflow: float32 or "
+               "bfloat16 instead of float16 may help); sampling needs finite logits")
+    assert out.errors == {"sampled": message, "top-k": message}
+
+
+def test_a_row_of_negative_infinities_fails_greedy_and_sampled_alike():
+    logits = torch.tensor([[-INF, -INF, -INF], [-INF, -INF, -INF], [-INF, 0.0, -INF]])
+    out = Sampler().sample(logits, [request(GREEDY, "greedy"), request(SAMPLED, "sampled"), request(SAMPLED, "one")])
+    message = "SamplingError: every logit the model produced at this position is -inf: no token can be chosen"
+    assert out.errors == {"greedy": message, "sampled": message} and out.token_ids == {"one": 1}
 
 
 def test_logits_that_overflow_under_the_temperature_fail_alone():
     logits = torch.tensor([[3e38, 0.0], [1.0, 0.0]])
     params = SamplingParams(temperature=1e-4)
     out = Sampler().sample(logits, [request(params, "huge"), request(params, "fine")])
-    assert out.errors == {"huge": "SamplingError: temperature 0.0001 makes the probabilities non-finite"}
+    assert out.errors == {"huge": "SamplingError: temperature 0.0001 makes the probabilities non-finite (the logits "
+                                  "divided by it overflow float32); use a larger temperature, or 0 for greedy"}
     assert out.token_ids == {"fine": 0}
 
 
