@@ -71,8 +71,11 @@ class Sampler:
     sampled row with a NaN or +inf logit fails its request. They draw with a
     CPU ``torch.Generator``: the request's own (seeded with its ``seed`` mod
     2**64), or the engine's (seeded with ``seed`` mod 2**64), one float64
-    uniform number per token in the common case, so results repeat across runs
-    and devices.
+    uniform number per token in the common case. The random stream of a seed is
+    the same on every run and device, so the same logits give the same tokens;
+    the logits themselves differ between devices and dtypes (CUDA bf16 against
+    CPU fp32, say), so the tokens of a seed repeat across runs on one device
+    and dtype, not necessarily across devices.
 
     Args:
         seed: the engine's seed, any integer.
