@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -121,6 +123,32 @@ def check_model_folder(path: Path, needs_tokenizer: bool = True) -> None:
                              "--tokenizer PATH to a tokenizer folder.")
 
 
+@contextmanager
+def load_errors_as(message: str) -> Iterator[None]:
+    """Turn any failure of transformers' loaders (``from_pretrained``) in the block into a :class:`ModelLoadError`.
+
+    ``from_pretrained`` is a third-party boundary that raises whatever its parsers
+    raise on a broken folder: ``OSError`` (missing weights), ``SafetensorError``
+    (a corrupt ``model.safetensors``), ``RuntimeError`` (a ``config.json`` whose
+    sizes do not match the weights), ``KeyError`` (a ``tokenizer.json`` that is
+    not one), ``ImportError`` (a package the tokenizer needs). Each becomes
+    ``ModelLoadError("{message}: {type}: {error}")``. ``MemoryError``,
+    ``KeyboardInterrupt`` and ``SystemExit`` pass through unchanged.
+
+    Args:
+        message: names the folder and what could not be loaded from it.
+
+    Raises:
+        ModelLoadError: the block raised any other ``Exception``.
+    """
+    try:
+        yield
+    except (MemoryError, ModelLoadError):
+        raise
+    except Exception as exc:  # a third-party loader: its failures are not ours to enumerate
+        raise ModelLoadError(f"{message}: {type(exc).__name__}: {exc}") from exc
+
+
 def _text_config(config: Any) -> Any:
     return config.get_text_config() if hasattr(config, "get_text_config") else config
 
@@ -172,7 +200,9 @@ def load_model(
         ModelNotFoundError: ``model`` is a path that does not exist (also a ``FileNotFoundError``).
         ModelLoadError: ``model`` is a path but not a transformers model folder (see
             :func:`check_model_folder`), holds no tokenizer while none is given, or ``from_pretrained``
-            fails on it (a ``ValueError``; checked before any weight is read where possible).
+            fails on it in any way (corrupt weights, a config that does not match them, a broken
+            tokenizer; see :func:`load_errors_as`). A ``ValueError``; checked before any weight is read
+            where possible.
         ValueError: the model is not a full-attention causal LM, or a bad dtype.
     """
     if model is not None and not isinstance(model, (str, Path)):
@@ -194,16 +224,18 @@ def load_model(
         path = Path(model).expanduser()
         check_model_folder(path, needs_tokenizer=tokenizer is None)
         name = str(model)
-        try:
+        if tokenizer is None:  # the tokenizer first: it is cheap, and a broken one fails before the weights load
+            with load_errors_as(f"cannot load the tokenizer in {path} (pass --tokenizer chatml or --tokenizer PATH "
+                                "to use another)"):
+                hf_tokenizer = AutoTokenizer.from_pretrained(path)
+        with load_errors_as(f"cannot load the model in {path}"):
             hf_model = AutoModelForCausalLM.from_pretrained(path, dtype=dt, attn_implementation="sdpa")
-            if tokenizer is None:
-                gen_eos = getattr(getattr(hf_model, "generation_config", None), "eos_token_id", None)
-                extra = gen_eos if isinstance(gen_eos, list) else ([gen_eos] if gen_eos is not None else [])
-                tok = HFTokenizer(AutoTokenizer.from_pretrained(path), name, extra)
-            else:
-                tok = tokenizer
-        except (OSError, ValueError) as exc:  # missing weights, an architecture transformers does not know, ...
-            raise ModelLoadError(f"cannot load the model in {path}: {exc}") from exc
+        if tokenizer is None:
+            gen_eos = getattr(getattr(hf_model, "generation_config", None), "eos_token_id", None)
+            extra = gen_eos if isinstance(gen_eos, list) else ([gen_eos] if gen_eos is not None else [])
+            tok = HFTokenizer(hf_tokenizer, name, extra)
+        else:
+            tok = tokenizer
         hf_model = hf_model.to(dev).eval()
         fingerprint = model_fingerprint(hf_model, name)
     else:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from local_backend.errors import ModelLoadError, ModelNotFoundError
-from local_backend.models import TOKENIZER_FILES
+from local_backend.models import TOKENIZER_FILES, load_errors_as
 from local_backend.server.state import DEFAULT_MAX_TOKENS
 
 
@@ -17,7 +17,8 @@ def load_tokenizer(spec: str | None) -> Any:
 
     Raises:
         ModelNotFoundError: ``spec`` is a path that does not exist.
-        ModelLoadError: ``spec`` holds none of the tokenizer files, or transformers cannot load a tokenizer from it.
+        ModelLoadError: ``spec`` holds none of the tokenizer files, or transformers cannot load a tokenizer from it
+            (any failure of ``from_pretrained``; see :func:`local_backend.models.load_errors_as`).
     """
     if spec is None:
         return None
@@ -33,11 +34,9 @@ def load_tokenizer(spec: str | None) -> Any:
     if not any((folder / name).exists() for name in TOKENIZER_FILES):
         raise ModelLoadError(f"{spec} holds no tokenizer (none of {', '.join(TOKENIZER_FILES)}); give a folder "
                              "saved with save_pretrained, or 'chatml'")
-    try:
+    with load_errors_as(f"cannot load a tokenizer from {spec} (give a folder saved with save_pretrained, or "
+                        "'chatml')"):
         return AutoTokenizer.from_pretrained(folder)
-    except (OSError, ValueError) as exc:
-        raise ModelLoadError(f"cannot load a tokenizer from {spec} (give a folder saved with save_pretrained, or "
-                             f"'chatml'): {exc}") from exc
 
 
 def build_engine(model: str | None = None, tokenizer: str | None = None, **engine_options: Any):

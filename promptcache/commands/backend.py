@@ -50,8 +50,9 @@ def loading_model(console: Console) -> Iterator[None]:
     """Show "loading the model" on ``console`` while the block builds the engine; stop with exit 2 if it cannot.
 
     The engine's loader (``local_backend.server.run.build_engine``) raises a ``ModelLoadError`` (a
-    ``ValueError``) whose message names the path and what to pass instead; a bad engine option is a
-    ``ValueError`` too, and a package a model's tokenizer needs an ``ImportError``.
+    ``ValueError``) whose message names the path and what to pass instead, for every failure of
+    transformers' ``from_pretrained`` too (corrupt weights, a config that does not match them, a broken
+    tokenizer, a package the tokenizer needs); a bad engine option is a ``ValueError`` too.
 
     Raises:
         ModelUnusable: the block raised ``ValueError``, ``OSError`` or ``ImportError``; its message is the error's.

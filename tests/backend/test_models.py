@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 import warnings
 
 import pytest
@@ -14,7 +15,8 @@ from packaging.version import Version
 from local_backend import LocalEngine, ModelLoadError, ModelNotFoundError, SamplingParams
 from local_backend.embedded import EMBEDDED_MODEL_NAME, EMBEDDED_NOTICE
 from local_backend.hashing import block_hashes_for, root_extra_keys
-from local_backend.models import model_fingerprint
+from local_backend.models import load_errors_as, model_fingerprint
+from local_backend.tokenizer import ChatMLTokenizer
 from promptcache.chatml import IM_END_ID, IM_START_ID, encode_chatml
 
 SYSTEM = {"role": "system", "content": "You are a careful assistant. " * 40}
@@ -105,8 +107,27 @@ def test_a_path_that_is_not_a_model_folder_is_refused_before_loading(tmp_path):
         cpu_engine(str(tmp_path / "config.json"))
     (tmp_path / "config.json").write_text('{"model_type": "llama"}')
     (tmp_path / "tokenizer.json").write_text("{}")
-    with pytest.raises(ModelLoadError, match=f"cannot load the model in {tmp_path}: .*model.safetensors"):
-        cpu_engine(str(tmp_path))  # transformers' own error, named as a load error
+    with pytest.raises(ModelLoadError, match=re.escape(f"cannot load the tokenizer in {tmp_path} (pass --tokenizer "
+                                                       "chatml or --tokenizer PATH to use another): KeyError: "
+                                                       "'added_tokens'")):
+        cpu_engine(str(tmp_path))  # the tokenizer loads first: no weights were needed to refuse it
+    with pytest.raises(ModelLoadError, match=f"cannot load the model in {tmp_path}: OSError: .*model.safetensors"):
+        cpu_engine(str(tmp_path), tokenizer=ChatMLTokenizer())  # transformers' own error, named as a load error
+
+
+@pytest.mark.parametrize("error", [RuntimeError("sizes differ"), KeyError("added_tokens"), ImportError("no spm")])
+def test_any_failure_of_a_loader_becomes_a_model_load_error_naming_its_type(error):
+    with pytest.raises(ModelLoadError) as caught, load_errors_as("cannot load the model in DIR"):
+        raise error
+    assert str(caught.value) == f"cannot load the model in DIR: {type(error).__name__}: {error}"
+    assert caught.value.__cause__ is error
+
+
+@pytest.mark.parametrize("error", [MemoryError(), KeyboardInterrupt(), SystemExit(1)])
+def test_running_out_of_memory_and_interrupts_pass_through_a_loader_unwrapped(error):
+    with pytest.raises(type(error)) as caught, load_errors_as("cannot load the model in DIR"):
+        raise error
+    assert caught.value is error
 
 
 def test_the_request_level_api_streams_step_outputs(llama_model):

@@ -3,6 +3,8 @@ the install command; a model or tokenizer that cannot be loaded, exit 2 with the
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
 
 import pytest
@@ -73,3 +75,53 @@ def test_a_tokenizer_folder_that_holds_no_tokenizer_is_a_usage_error(tmp_path, t
         result = CliRunner().invoke(main, [*command[:-2], "--tokenizer", str(tmp_path)])
         assert result.exit_code == 2, result.output
         assert f"Error: {tmp_path} holds no tokenizer (none of tokenizer.json" in result.output
+
+
+@pytest.fixture(scope="module")
+def saved_llama(tmp_path_factory):
+    """A tiny random Llama saved with ``save_pretrained`` (no tokenizer: run it with ``--tokenizer chatml``)."""
+    folder = tmp_path_factory.mktemp("llama")
+    tiny_llama().save_pretrained(folder)
+    return folder
+
+
+def broken_copy(saved_llama, tmp_path, kind: str):
+    """A copy of ``saved_llama`` that ``from_pretrained`` cannot load, and the error transformers gives."""
+    folder = tmp_path / kind
+    shutil.copytree(saved_llama, folder)
+    if kind == "garbage weights":
+        (folder / "model.safetensors").write_bytes(b"not a safetensors file " * 64)
+        return folder, "SafetensorError: Error while deserializing header: header too large"
+    config = json.loads((folder / "config.json").read_text())
+    config["hidden_size"] = 32  # the weights are 16 wide
+    (folder / "config.json").write_text(json.dumps(config))
+    return folder, "RuntimeError: You set `ignore_mismatched_sizes` to `False`, thus raising an error."
+
+
+@pytest.mark.parametrize("kind", ["garbage weights", "config not matching the weights"])
+def test_a_model_folder_transformers_cannot_load_is_a_usage_error_naming_its_error(saved_llama, tmp_path, traces_dir,
+                                                                                    kind):
+    folder, error = broken_copy(saved_llama, tmp_path, kind)
+    for command in engine_commands(str(folder), traces_dir / "bad_sliding_window.jsonl"):
+        result = CliRunner().invoke(main, [*command, "--tokenizer", "chatml"])
+        assert result.exit_code == 2, (command, result.output, result.exception)
+        assert f"Error: cannot load the model in {folder}: {error}" in result.output, command
+        assert "Traceback" not in result.output
+
+
+def test_a_broken_tokenizer_is_a_usage_error_naming_its_error(saved_llama, tmp_path, traces_dir):
+    model = tmp_path / "model"
+    shutil.copytree(saved_llama, model)
+    (model / "tokenizer.json").write_text("{}")  # JSON, but no tokenizer
+    tokenizer = tmp_path / "tokenizer"
+    tokenizer.mkdir()
+    (tokenizer / "tokenizer.json").write_text("{}")
+    for command in engine_commands(str(model), traces_dir / "bad_sliding_window.jsonl"):
+        result = CliRunner().invoke(main, command)  # the model folder's own tokenizer
+        assert result.exit_code == 2, (command, result.output, result.exception)
+        assert result.output == (f"Error: cannot load the tokenizer in {model} (pass --tokenizer chatml or "
+                                 "--tokenizer PATH to use another): KeyError: 'added_tokens'\n"), command
+        result = CliRunner().invoke(main, [*command[:-2], "--tokenizer", str(tokenizer)])  # --tokenizer DIR
+        assert result.exit_code == 2, (command, result.output, result.exception)
+        assert result.output == (f"Error: cannot load a tokenizer from {tokenizer} (give a folder saved with "
+                                 "save_pretrained, or 'chatml'): KeyError: 'added_tokens'\n"), command
