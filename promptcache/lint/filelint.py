@@ -19,7 +19,8 @@ from promptcache.lint import suppression
 from promptcache.lint.config import LintConfig
 from promptcache.lint.context import FileContext, Report
 from promptcache.lint.errors import unparsable
-from promptcache.lint.finding import Edit, Finding, Fix
+from promptcache.lint.finding import Finding, Fix
+from promptcache.lint.fixes import merge, resolve
 from promptcache.lint.index import Indexer
 from promptcache.lint.positions import node_ranges
 from promptcache.lint.rule import LintRule
@@ -133,9 +134,11 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
     ranges = node_ranges(module, targets)
     text = data.decode(module.encoding, errors="replace")
     noqa = suppression.noqa_lines(text)
-    # One finding per (code, line): reports of one code on one line (the parts of one f-string) are merged,
-    # and the first one's position is kept; a data-flow finding names the sources of all of them.
+    # One finding per (code, line): reports of one code on one line (the parts of one f-string, one constant
+    # read by two tools= slots) are merged, and the first one's position is kept; a data-flow finding names
+    # the sources of all of them, and its fix covers the edits of all of them (promptcache.lint.fixes).
     kept: dict[tuple[str, int], tuple[Report, tuple, list[SourceRef]]] = {}
+    fixes: dict[tuple[str, int], list[Fix | None]] = {}
     for report in context.reports:
         r = ranges.get(report.node)
         if r is None:
@@ -147,6 +150,7 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
             continue
         sources = report.message.sources if isinstance(report.message, SourcedMessage) else ()
         key = (code, r[0])
+        fixes.setdefault(key, []).append(resolve(report.fix, ranges))
         if key in kept:
             merged = kept[key][2]
             merged += [ref for ref in sources if ref not in merged]
@@ -169,7 +173,7 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
                 end_line=r[2],
                 end_column=r[3] + 1,
                 message=message,
-                fix=_fix(report.fix, ranges),
+                fix=merge(fixes[(code, line)]),
             )
         )
     return FileResult(path, sorted(findings, key=lambda f: f.sort_key), True)
@@ -186,13 +190,3 @@ def _message(message: str | SourcedMessage, sources: list[SourceRef], code: str,
         return None
     return message.render(named, line)
 
-
-def _fix(fix, ranges) -> Fix | None:
-    if fix is None:
-        return None
-    edits = []
-    for node, content in fix.replacements:
-        r = ranges.get(node)
-        if r is not None:
-            edits.append(Edit(r[0], r[1] + 1, r[2], r[3] + 1, content))
-    return Fix(fix.description, fix.applicability, tuple(edits))
