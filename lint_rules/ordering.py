@@ -52,12 +52,26 @@ class ToolsFromUnorderedCollection(FlowRule):
     no key for tool names (string literals, a constant bound to them, or
     names used as keys: ``SPECS[n]``, ``{"name": n}``), ``key=lambda t:
     t["name"]`` for tool definitions (``t["function"]["name"]`` in the OpenAI
-    Chat shape), ``key=lambda t: t.name`` for objects. A collection defined
-    elsewhere (``ENABLED = {"a", "b"}``) is sorted where the tools are built
-    (``sorted(ENABLED)``), so the constant keeps its type. When what the
-    collection holds cannot be known (``[make_tool(n) for n in set(extra)]``,
-    futures from ``asyncio.as_completed``) the fix only describes what to
-    do: a wrong key would raise at run time. It is unsafe: it changes the
+    Chat shape), ``key=lambda t: t.name`` for objects.
+
+    A collection defined elsewhere (``ENABLED = {"a", "b"}``) is one finding
+    however many ``tools=`` read it, and the fix sorts it at every read
+    (``sorted(ENABLED)`` in each call that builds tools from it), so applying
+    the fix leaves no unsorted read. It is not sorted once where it is
+    defined: that would turn the constant into a list and break its other
+    uses (``ENABLED | extra``, ``ENABLED.add(name)``). When a set re-orders
+    the elements on their way to ``tools=`` (a set comprehension
+    ``{k.lower() for k in ENABLED}``, a set operation ``ENABLED | EXTRA``,
+    ``{*ENABLED}``), sorting ``ENABLED`` would order nothing (and
+    ``sorted(ENABLED) | EXTRA`` would raise), so the fix wraps that set
+    instead: ``sorted(ENABLED | EXTRA)``.
+
+    When what some read holds cannot be known (``[make_tool(n) for n in
+    set(extra)]``, futures from ``asyncio.as_completed``, a set that would
+    have to hold tool dicts) the fix only describes what to do, for every
+    read: a wrong key would raise at run time, and sorting only the other
+    reads would leave the order unfixed. The same holds when reports on one
+    line, merged into one finding, have edits that overlap. It is unsafe: it changes the
     order of the tools, so the first request after deploying it writes a new
     cache entry.
 
@@ -84,19 +98,29 @@ class ToolsFromUnorderedCollection(FlowRule):
                 self.report(issue.node, self.message.format(detail=issue.detail, slot=issue.slot.label, reason=reason), self._fix(issue))
 
     def _fix(self, issue) -> NodeFix:
-        """``sorted(...)`` with the key the elements need (:mod:`promptcache.lint.elements`); a
-        description without an edit when what the collection holds is not known."""
-        found = sort_fix(self.flow, issue.node, issue.slot)
+        """``sorted(...)`` with the key the elements need (:mod:`promptcache.lint.elements`), at every read of
+        the collection by every slot it reaches; a description without an edit when what some read holds is
+        not known (wrapping only the others would leave the order unfixed)."""
+        found = sort_fix(self.flow, issue.node, [issue.slot, *issue.more_slots])
         if found is None:
             return NodeFix(
                 "Sort the tools by name before they reach tools= (what the collection holds is not known here, "
                 "so no sorted() key can be chosen safely)",
                 Applicability.UNSAFE,
             )
-        code = self.flow.code(found.node)
-        extra = f", key={found.key}" if found.key else ""
-        where = "" if found.node is issue.node else " where the tools are built (the collection keeps its type)"
-        return NodeFix(f"Wrap `{code}` in sorted(...{extra}){where}", Applicability.UNSAFE, ((found.node, f"sorted({code}{extra})"),))
+        wrapped = [(f, self.flow.code(f.node), f", key={f.key}" if f.key else "") for f in found]
+        replacements = tuple((f.node, f"sorted({code}{extra})") for f, code, extra in wrapped)
+        wraps = " and ".join(dict.fromkeys(f"`{code}` in sorted(...{extra})" for _, code, extra in wrapped))
+        through = next((f for f in found if f.through_a_set), None)
+        if through is not None:
+            read = self.flow.code(through.read)
+            where = (f" where the tools are built: a set re-orders the elements of `{read}` by hash on their way to "
+                     f"tools=, so sorting `{read}` itself would not fix the order")
+        elif any(f.node is not issue.node for f in found):
+            where = " where the tools are built (the collection keeps its type)"
+        else:
+            where = ""
+        return NodeFix(f"Wrap {wraps}{where}", Applicability.UNSAFE, replacements)
 
     VALID = [
         _OPENAI + "from .specs import SPECS\nBASE = {'a', 'b'}\ndef run(q):\n    names = sorted(BASE | {'c'})\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n",

@@ -22,7 +22,7 @@ reached through :attr:`turns`, :attr:`summaries` and :attr:`text`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import libcst as cst
@@ -51,7 +51,9 @@ class Issue:
 
     ``sources`` are all the sources the message names (every volatile or
     identity source that reaches the slot through ``node``), ``()`` for rules
-    whose message names one origin.
+    whose message names one origin. ``more_slots`` are the other slots the
+    same ``node`` reaches with the same code (one constant read by two
+    ``tools=``), reported once, at ``node``: a fix must cover them all.
     """
 
     code: str
@@ -59,6 +61,7 @@ class Issue:
     detail: str
     slot: Slot
     sources: tuple[Source, ...] = ()
+    more_slots: list[Slot] = field(default_factory=list)
 
 
 class FlowAnalysis:
@@ -168,7 +171,7 @@ class FlowAnalysis:
         elif isinstance(e, cst.IfExp):
             parts = [(e.body, scope, kinds), (e.orelse, scope, kinds)]
         elif isinstance(e, (cst.Name, cst.Attribute)):
-            followed = self._follow(e, scope)
+            followed = self.follow(e, scope)
             if followed == []:
                 return []
             if followed is not None:
@@ -183,13 +186,14 @@ class FlowAnalysis:
         rest = frozenset(s for s in t if _identity(s) not in covered)
         return found + [(expr, rest)] if rest else found
 
-    def _follow(self, e: cst.BaseExpression, scope: Scope):
-        """Where a name or ``self.attr`` leads for :meth:`sites`.
+    def follow(self, e: cst.BaseExpression, scope: Scope):
+        """Where a name or ``self.attr`` leads for :meth:`sites` (and for PC301's fix, which retraces it).
 
         None: not followed (report at the use). ``[]``: a prompt-named
         constant, reported at its own definition. Otherwise the
-        ``(value, scope)`` pairs of its bindings, when all of them build a
-        container literal in place (``d = {...}``, ``msgs = [...]`` plus appends).
+        ``(value, scope, mutated)`` triples of its bindings, when all of them build a
+        container literal in place (``d = {...}``, ``msgs = [...]`` plus appends;
+        ``mutated`` is True for an append, whose order is not the container's).
         """
         if isinstance(e, cst.Name):
             found_scope, bindings = self.index.lookup(e.value, scope)
@@ -382,14 +386,16 @@ def _of_kinds(by_kind: dict[str, list[Source]], *kinds: str) -> tuple[Source, ..
 
 
 def _dedupe(issues: list[Issue]) -> list[Issue]:
-    seen: set[tuple[str, int]] = set()
-    out = []
+    """One issue per (code, node), the first; the slots of the others go to its ``more_slots``."""
+    seen: dict[tuple[str, int], Issue] = {}
     for issue in issues:
         key = (issue.code, id(issue.node))
-        if key not in seen:
-            seen.add(key)
-            out.append(issue)
-    return out
+        first = seen.get(key)
+        if first is None:
+            seen[key] = issue
+        elif issue.slot is not first.slot and issue.slot not in first.more_slots:
+            first.more_slots.append(issue.slot)
+    return list(seen.values())
 
 
 __all__ = ["FlowAnalysis", "Issue", "Slot"]

@@ -22,19 +22,23 @@ The evidence, strongest first:
    are that SDK's tool definitions (dicts), unless they went through a set.
 
 A collection reported where it is defined (``ENABLED = {"a", "b"}`` at module
-level) is wrapped where the tool slot reads it (``sorted(ENABLED)`` in
+level) is wrapped where each tool slot reads it (``sorted(ENABLED)`` in
 ``[TOOLS[n] for n in ENABLED]``): changing the constant's type to a list
-could break its other uses (``ENABLED | extra``).
+could break its other uses (``ENABLED | extra``). When a set re-orders it on
+the way (``{k.lower() for k in ENABLED}``), that set is wrapped instead
+(:mod:`promptcache.lint.reads`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from promptcache.lint.expressions import key_text
+from promptcache.lint.reads import reads
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -77,39 +81,57 @@ HASHABLE = Held("hashable")
 
 @dataclass(frozen=True)
 class SortFix:
-    """Wrap ``node`` in ``sorted(...)`` with ``key`` (a lambda's source, or None for no key)."""
+    """Wrap ``node`` in ``sorted(...)`` with ``key`` (a lambda's source, or None for no key).
+
+    ``read`` is the read of the reported collection this covers (:class:`~promptcache.lint.reads.Read`);
+    ``node`` is ``read``, or the set that re-orders the collection's elements on their way to the slot.
+    """
 
     node: cst.CSTNode
     key: str | None
+    read: cst.CSTNode
+
+    @property
+    def through_a_set(self) -> bool:
+        return self.node is not self.read
 
 
-def sort_fix(flow: FlowAnalysis, node: cst.CSTNode, slot: Slot) -> SortFix | None:
-    """The ``sorted(...)`` that orders the unordered collection ``node`` reaching ``slot``; None when
-    what it holds cannot be known (a wrong key would raise, so the finding offers no edit)."""
-    held = Elements(flow).members(node, flow.scope_at(node))
-    use = use_site(flow, node, slot)
+def sort_fix(flow: FlowAnalysis, node: cst.CSTNode, slots: Sequence[Slot]) -> list[SortFix] | None:
+    """The ``sorted(...)`` wraps that order the unordered collection ``node`` in every slot of ``slots``
+    it reaches: one per read (:func:`promptcache.lint.reads.reads`), at least one. None when a read's
+    elements cannot be known (a wrong key would raise) or no read is found: wrapping only some reads
+    would leave the order unfixed, so then the finding offers no edit."""
+    fixes: dict[int, SortFix] = {}
+    for slot in slots:
+        found = reads(flow, node, slot.expr, slot.scope)
+        if not found:
+            return None
+        for r in found:
+            key = _key(flow, node, r.wrap, r.through_a_set, slot)
+            if key is _NO_KEY:
+                return None
+            fixes.setdefault(id(r.wrap), SortFix(r.wrap, key, r.read))
+    return list(fixes.values()) or None
+
+
+_NO_KEY = object()
+
+
+def _key(flow: FlowAnalysis, node: cst.CSTNode, wrap: cst.CSTNode, through_a_set: bool, slot: Slot):
+    """The ``key=`` that sorts ``wrap`` (None for no key), or ``_NO_KEY`` when its elements are not known.
+    ``node`` is the reported collection; when a set re-orders it, that set's own elements are judged."""
+    judged = wrap if through_a_set else node
+    held = Elements(flow).members(judged, flow.scope_at(judged))
     if held.known and (held.kind != "dicts" or held.key is not None):
-        return SortFix(use, held.key)
-    used = Elements(flow).consumed(use)
+        return held.key
+    used = Elements(flow).consumed(wrap)
     if used.known:
-        return SortFix(use, used.key)
-    if held.kind != "hashable" and _is_the_tools(flow, use, slot):
+        return used.key
+    if held.kind != "hashable" and _is_the_tools(flow, wrap, slot):
         key = _SDK_KEYS.get(slot.sink.api) if slot.sink is not None else None
         if key is not None:
-            return SortFix(use, key)
-    return None
-
-
-def use_site(flow: FlowAnalysis, node: cst.CSTNode, slot: Slot) -> cst.CSTNode:
-    """Where ``slot`` reads ``node``: ``node`` itself when it is inside the slot's expression, else the
-    name in the slot's expression bound to it (``ENABLED`` for ``ENABLED = {"a", "b"}``)."""
-    if node is slot.expr or slot.expr in flow.facts.ancestors(node):
-        return node
-    for name in descendants(slot.expr, cst.Name):
-        scope = flow.scope_at(name)
-        if scope is not None and any(b.value is node for b in flow.index.lookup(name.value, scope)[1]):
-            return name
-    return node
+            return key
+    return _NO_KEY
 
 
 def _is_the_tools(flow: FlowAnalysis, use: cst.CSTNode, slot: Slot) -> bool:
@@ -280,10 +302,9 @@ def combine(found: list[Held]) -> Held:
 
 
 def _hashable(held: Held) -> Held:
-    """Elements of a set: hashable, so never dicts."""
-    if held.kind == "dicts":
-        return UNKNOWN
-    return held if held.known else HASHABLE
+    """Elements of a set: hashable, so never dicts. Evidence of dicts there is wrong (a set of dicts raises
+    ``TypeError: unhashable type``), so it says no more than "hashable": no tool-dict key is guessed."""
+    return held if held.known and held.kind != "dicts" else HASHABLE
 
 
 def _dict_key(d: cst.Dict) -> str | None:
@@ -301,4 +322,4 @@ def _subscript_key(sub: cst.Subscript) -> str | None:
     return None
 
 
-__all__ = ["ATTRIBUTE_KEY", "FUNCTION_NAME_KEY", "NAME_KEY", "Held", "SortFix", "sort_fix", "use_site"]
+__all__ = ["ATTRIBUTE_KEY", "FUNCTION_NAME_KEY", "NAME_KEY", "Held", "SortFix", "sort_fix"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from promptcache.lint.config import LintConfig
@@ -15,3 +16,63 @@ def lint_text(code: str, rules=None, *, prompt_module: bool = False, config: Lin
     """Lint one source text with ``rules`` (default: all) and return the findings."""
     chosen = [r for r in (rules or discover().values()) if r.code != "PC901"]
     return lint_bytes(code.encode("utf-8"), path, chosen, config or LintConfig(), prompt_module).findings
+
+
+# -- applying a fix and running the fixed program against the real SDK clients --------------------------
+
+ANTHROPIC_REPLY = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x", "stop_reason": "end_turn",
+                   "stop_sequence": None, "content": [{"type": "text", "text": "ok"}],
+                   "usage": {"input_tokens": 3, "output_tokens": 1}}
+CHAT_REPLY = {"id": "c", "object": "chat.completion", "created": 1, "model": "gpt-x",
+              "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "ok"}}],
+              "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}}
+
+
+def apply(code: str, edits) -> str:
+    """``code`` with a fix's edits applied: :class:`~promptcache.lint.finding.Edit` objects or the ``edits``
+    of ``--output-format json`` (1-based positions, end column exclusive)."""
+    spans = [
+        (e["location"]["row"], e["location"]["column"], e["end_location"]["row"], e["end_location"]["column"], e["content"])
+        if isinstance(e, dict) else (e.start_line, e.start_column, e.end_line, e.end_column, e.content)
+        for e in edits
+    ]
+    lines = code.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    for line, column, end_line, end_column, content in sorted(spans, key=lambda s: (s[0], s[1]), reverse=True):
+        start = offsets[line - 1] + column - 1
+        end = offsets[end_line - 1] + end_column - 1
+        code = code[:start] + content + code[end:]
+    return code
+
+
+def sent_tools(code: str, provider: str, *args) -> list[list[str]]:
+    """Run ``run(*args)`` of ``code`` with a real SDK client (``client``) on a mock transport; the tool
+    names of each request it sent, in order."""
+    import anthropic
+    import httpx2
+    import openai
+
+    bodies: list[dict] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        bodies.append(json.loads(request.content))
+        return httpx2.Response(200, json=ANTHROPIC_REPLY if provider == "anthropic" else CHAT_REPLY)
+
+    http = httpx2.Client(transport=httpx2.MockTransport(handler))
+    if provider == "anthropic":
+        client = anthropic.Anthropic(api_key="test", max_retries=0, http_client=http)
+    else:
+        client = openai.OpenAI(api_key="test", max_retries=0, http_client=http)
+    namespace = {"__name__": "fixed_case"}
+    exec(compile(code, "fixed_case.py", "exec", dont_inherit=True), namespace)
+    namespace["client"] = client
+    namespace["run"](*args)
+    return [[t["function"]["name"] if "function" in t else t["name"] for t in body["tools"]] for body in bodies]
+
+
+def sent_tool_names(code: str, provider: str, *args) -> list[str]:
+    """The tool names of the one request ``run(*args)`` of ``code`` sends (see :func:`sent_tools`)."""
+    (names,) = sent_tools(code, provider, *args)
+    return names

@@ -9,13 +9,8 @@ carries no edit. The fixed programs are run against the real SDK clients
 
 from __future__ import annotations
 
-import json
-
-import anthropic
-import httpx2
-import openai
 import pytest
-from lint_support import lint_text
+from lint_support import apply, lint_text, sent_tool_names
 
 from lint_rules.ordering import ToolsFromUnorderedCollection
 
@@ -145,12 +140,6 @@ def test_pc301_gives_the_reason_of_the_source():
 
 # -- the fixed programs run --------------------------------------------------------------------------
 
-ANTHROPIC_REPLY = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x", "stop_reason": "end_turn",
-                   "stop_sequence": None, "content": [{"type": "text", "text": "ok"}],
-                   "usage": {"input_tokens": 3, "output_tokens": 1}}
-CHAT_REPLY = {"id": "c", "object": "chat.completion", "created": 1, "model": "gpt-x",
-              "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "ok"}}],
-              "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}}
 SPECS_CLAUDE = ("SPECS = {n: {'name': n, 'description': n.upper(), 'input_schema': {'type': 'object'}} "
                 "for n in ('search', 'fetch', 'book')}\n")
 SPECS_CHAT = ("SPECS = {n: {'type': 'function', 'function': {'name': n, 'parameters': {'type': 'object'}}} "
@@ -159,40 +148,6 @@ TOOL_CLASS = (
     "from dataclasses import dataclass\n@dataclass(frozen=True)\nclass Tool:\n    name: str\n"
     "    def schema(self):\n        return {'name': self.name, 'input_schema': {'type': 'object'}}\n"
 )
-
-
-def apply(code: str, edits) -> str:
-    """``code`` with the fix's edits applied (1-based positions, end column exclusive)."""
-    lines = code.splitlines(keepends=True)
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
-    for e in sorted(edits, key=lambda e: (e.start_line, e.start_column), reverse=True):
-        start = offsets[e.start_line - 1] + e.start_column - 1
-        end = offsets[e.end_line - 1] + e.end_column - 1
-        code = code[:start] + e.content + code[end:]
-    return code
-
-
-def sent_tool_names(code: str, provider: str, *args) -> list[str]:
-    """Run ``run(*args)`` of ``code`` with a real SDK client on a mock transport; the tool names it sent."""
-    bodies: list[dict] = []
-
-    def handler(request: httpx2.Request) -> httpx2.Response:
-        bodies.append(json.loads(request.content))
-        return httpx2.Response(200, json=ANTHROPIC_REPLY if provider == "anthropic" else CHAT_REPLY)
-
-    http = httpx2.Client(transport=httpx2.MockTransport(handler))
-    if provider == "anthropic":
-        client = anthropic.Anthropic(api_key="test", max_retries=0, http_client=http)
-    else:
-        client = openai.OpenAI(api_key="test", max_retries=0, http_client=http)
-    namespace = {"__name__": "fixed_case"}
-    exec(compile(code, "fixed_case.py", "exec", dont_inherit=True), namespace)
-    namespace["client"] = client
-    namespace["run"](*args)
-    (body,) = bodies
-    return [t["function"]["name"] if "function" in t else t["name"] for t in body["tools"]]
 
 
 CREATE_CLAUDE = "client.messages.create(model='claude-x', max_tokens=8, messages=[{'role': 'user', 'content': 'hi'}], tools="
