@@ -52,10 +52,14 @@ def parse(data: bytes, path: str) -> cst.Module | Finding:
     except cst.ParserSyntaxError as exc:
         return _syntax_error(data, path, exc)
     except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1  # 1-based, in bytes
         return unparsable(
             path,
             f"is not valid {exc.encoding.upper()} (byte 0x{data[exc.start]:02x} at offset {exc.start}): "
             "re-save it as UTF-8 or declare its encoding with a coding comment",
+            line,
+            column,
         )
     except (LookupError, SyntaxError) as exc:
         return unparsable(path, f"cannot be decoded ({exc}): fix its coding comment or re-save it as UTF-8")

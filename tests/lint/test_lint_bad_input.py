@@ -42,6 +42,7 @@ def test_bad_files_are_reported_and_the_positive_is_still_found(bad_folder, run_
         assert [f["code"] for f in by_file[name]] == ["PC901"], name
     assert "NUL byte" in by_file["nul.py"][0]["message"]
     assert "not valid UTF-8" in by_file["latin.py"][0]["message"]
+    assert (by_file["latin.py"][0]["line"], by_file["latin.py"][0]["column"]) == (2, 12)  # the 0xe9 of 'caf\xe9'
     assert "syntax error" in by_file["syntax.py"][0]["message"] and by_file["syntax.py"][0]["line"] == 2
     assert "symbolic link loop" in by_file["loop_a.py"][0]["message"]
     assert "dangling symbolic link" in by_file["dangling.py"][0]["message"]
