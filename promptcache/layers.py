@@ -134,7 +134,7 @@ def _json_default(value: Any) -> Any:
 
 def _context_text(value: Any) -> str:
     if isinstance(value, str):
-        return value
+        return str.__str__(value)  # a str subclass (StrEnum, (str, Enum)) by its value, as json.dumps renders it nested
     if isinstance(value, datetime.date | datetime.time):
         return value.isoformat()
     return json.dumps(value, ensure_ascii=False, allow_nan=False, default=_json_default)
@@ -143,21 +143,35 @@ def _context_text(value: Any) -> str:
 def render_context(text: str, context: Mapping[str, Any] | None) -> str:
     """The text of a turn: a ``<context>`` block of ``key: value`` lines (given order), a blank line, the text.
 
-    Values render as: strings as they are; ``datetime`` / ``date`` / ``time`` as
-    ISO 8601 (``isoformat()``); numbers, booleans, None, lists, tuples and dicts
-    as JSON (``true``, ``null``, ``["a", "b"]``, ``{"k": 1}``; keys in the given
-    order, non-ASCII kept, dates inside them as ISO strings).
+    Values render as: strings as they are (a ``str`` subclass such as a
+    ``StrEnum`` or ``(str, Enum)`` member by its string value, ``"pro"``, not
+    ``Plan.PRO``; a string with line breaks verbatim, over several lines of the
+    block); ``datetime`` / ``date`` / ``time`` as ISO 8601 (``isoformat()``);
+    numbers, booleans, None, lists, tuples and dicts as JSON (``true``,
+    ``null``, ``["a", "b"]``, ``{"k": 1}``; keys in the given order, non-ASCII
+    kept, dates inside them as ISO strings, an ``IntEnum`` as its number).
+    Keys render the same way as string values; a key must be a non-empty single
+    line (spaces and colons are kept as given).
 
     Raises:
-        PromptError: a value of any other type (``object()``, a set, a custom
-            class: its ``str()`` would be a memory address or unstable), a NaN
-            or infinite float, or a non-string dict key; the message names the key.
+        PromptError: an empty key or one with a line break (any
+            :meth:`str.splitlines` separator: ``\\n``, ``\\r``, U+2028, ...), which
+            would break the one-line-per-key block; a value of any other type
+            (``object()``, a set, a custom class: its ``str()`` would be a memory
+            address or unstable), a NaN or infinite float, or a non-string key
+            (of ``context`` or a dict in it); the message names the key.
     """
     if not context:
         return text
     for key, value in context.items():
-        _check_context_value(value, f"turn.context[{key!r}]")
-    lines = "\n".join(f"{key}: {_context_text(value)}" for key, value in context.items())
+        if not isinstance(key, str):
+            raise PromptError("turn.context", "context must be a dict with string keys", "pass {'name': value, ...}")
+        where = f"turn.context[{str.__str__(key)!r}]"
+        if key.splitlines() != [key]:
+            raise PromptError(where, "a context key must be a non-empty line: it is empty or holds a line break",
+                              "name the fact in one line, e.g. 'customer' or 'local time'")
+        _check_context_value(value, where)
+    lines = "\n".join(f"{_context_text(key)}: {_context_text(value)}" for key, value in context.items())
     return f"<context>\n{lines}\n</context>{SECTION_SEPARATOR}{text}"
 
 

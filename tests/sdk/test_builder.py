@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import enum
 import json
 import types
 import warnings
@@ -175,6 +176,42 @@ def test_context_values_render_as_json_like_text_and_others_are_refused_by_key()
     with pytest.raises(PromptError, match=r"turn\.context\['n'\]"):
         chat.add_user("q", context={"n": object()})
     assert len(chat) == 0
+
+
+class Plan(str, enum.Enum):
+    PRO = "pro"
+
+
+class Tier(enum.StrEnum):
+    GOLD = "gold"
+
+
+class Seats(enum.IntEnum):
+    TEN = 10
+
+
+def test_str_subclasses_render_by_their_string_value_at_any_depth() -> None:
+    context = {"plan": Plan.PRO, "tier": Tier.GOLD, "seats": Seats.TEN, "all": [Plan.PRO, Tier.GOLD, Seats.TEN],
+               "by": {"plan": Plan.PRO, Plan.PRO: Seats.TEN}, Plan.PRO: "key"}
+    prompt = builder().system("Rules.").user("q", context=context).build()
+    assert prompt.to_openai_chat("gpt-4.1-mini")["messages"][-1]["content"] == (
+        '<context>\nplan: pro\ntier: gold\nseats: 10\nall: ["pro", "gold", 10]\nby: {"plan": "pro", "pro": 10}\n'
+        'pro: key\n</context>\n\nq')
+
+
+def test_context_keys_must_be_one_line_and_not_empty_values_may_span_lines() -> None:
+    base = builder().system("Rules.")
+    for key in ("", "a\nb", "a\r\nb", "note\u2028x"):
+        with pytest.raises(PromptError, match=r"^turn\.context\[.*\]: a context key must be "):
+            base.user("q", context={"ok": 1, key: 1})
+    chat = Conversation()
+    with pytest.raises(PromptError, match=r"^turn\.context\[''\]: a context key must be a non-empty line"):
+        chat.add_user("q", context={"": 1})
+    with pytest.raises(PromptError, match=r"^turn\.context: context must be a dict with string keys"):
+        chat.add_user("q", context={1: "x"})
+    assert len(chat) == 0
+    prompt = base.user("q", context={" a: b ": "two\nlines"}).build()  # colons, spaces and multi-line values are kept
+    assert prompt.turn[0].text == "<context>\n a: b : two\nlines\n</context>\n\nq"
 
 
 def test_tool_results_form_the_turn_and_must_answer_the_calls() -> None:
