@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -18,17 +20,23 @@ from rich.console import Console
 @click.option("--cache-model", type=click.Choice(["tiny", "embedded"]), default="tiny", show_default=True,
               help="Model of the cache-behaviour benchmarks (hit rate, eviction, fragmentation).")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="torch.set_num_threads for the run.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Also write the JSON results to this file.")
+@click.option("--json", "json_path", type=click.Path(path_type=Path), default=None,
+              help="Also write the JSON results to this file (its folder must exist).")
 def engine_bench(quick: bool, only: tuple[str, ...], timing_model: str, cache_model: str, threads: int | None,
-                 json_path: str | None) -> None:
+                 json_path: Path | None) -> None:
     """Benchmark the local engine: TTFT cold vs warm, throughput vs transformers, the no-reuse
     control, KV fragmentation, eviction policies under memory pressure, hit rate vs the oracle.
 
     The table goes to stderr and the JSON to stdout, so `promptcache engine-bench > bench.json`
     keeps both. The embedded model has random weights: its text is meaningless, but token
     counts, cache behaviour and timings are real.
+
+    Exit codes: 0 done, 2 a usage error (an unknown benchmark, a --json file that cannot be
+    written: checked before anything runs).
     """
+    if json_path is not None and (problem := output_problem(json_path)):
+        click.echo(f"error: cannot write {json_path}: {problem}", err=True)
+        sys.exit(2)
     try:
         import torch
 
@@ -50,7 +58,27 @@ def engine_bench(quick: bool, only: tuple[str, ...], timing_model: str, cache_mo
     console.print(summary_table(results))
     console.print(detail_tables(results))
     text = json.dumps(results, indent=2)
-    if json_path:
-        with open(json_path, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(text + "\n")  # first: the results survive a --json file that fails after all
+    if json_path is not None:
+        try:
+            json_path.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            click.echo(f"error: cannot write {json_path}: {exc.strerror}; the results are on stdout above", err=True)
+            sys.exit(2)
+
+
+def output_problem(path: Path) -> str | None:
+    """Why ``path`` cannot take the output file, or None if it can (checked before a long run, as ``lint -o`` does).
+
+    Returns:
+        ``"the folder F does not exist; create it first"``, ``"it is a folder; give a file name"``, or
+        ``"permission denied; choose another --json"`` (the file, or its folder for a new file, is not writable).
+    """
+    folder = path.parent
+    if not folder.is_dir():
+        return f"the folder {folder} does not exist; create it first"
+    if path.is_dir():
+        return "it is a folder; give a file name"
+    if not os.access(path if path.exists() else folder, os.W_OK):
+        return "permission denied; choose another --json"
+    return None

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from local_backend.benchmarks.throughput import CONTINUOUS_BATCHING_LOGGER
@@ -54,3 +57,18 @@ def test_engine_bench_quick_runs_every_benchmark_and_prints_json():
 def test_engine_bench_rejects_an_unknown_benchmark():
     result = CliRunner().invoke(main, ["engine-bench", "--quick", "--only", "nonsense"])
     assert result.exit_code != 0 and "unknown benchmark" in result.output
+
+
+@pytest.mark.parametrize("kind", ["missing folder", "a folder", "not writable"])
+def test_engine_bench_checks_the_json_file_before_running_anything(tmp_path, monkeypatch, kind):
+    target = {"missing folder": tmp_path / "nope" / "x.json", "a folder": tmp_path,
+              "not writable": tmp_path / "x.json"}[kind]
+    expected = {"missing folder": f"the folder {tmp_path / 'nope'} does not exist; create it first",
+                "a folder": "it is a folder; give a file name",
+                "not writable": "permission denied; choose another --json"}[kind]
+    if kind == "not writable":  # root may write anywhere: make this folder read-only to the check
+        real_access = os.access
+        monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == tmp_path else real_access(p, mode))
+    result = CliRunner().invoke(main, ["engine-bench", "--quick", "--only", "ttft", "--json", str(target)])
+    assert (result.exit_code, result.stdout) == (2, "")  # nothing ran: no JSON, no table
+    assert result.stderr == f"error: cannot write {target}: {expected}\n"
