@@ -37,7 +37,12 @@ construct them directly if you prefer). ``send`` does, per request:
 
 The response was paid for once it came back: if a recording step fails, the
 response is still returned and a :class:`~promptcache.errors.RecordingWarning`
-says what was not recorded.
+says what was not recorded. A response that cannot be read (a body that is not
+JSON, or JSON without the ``usage`` and ``content`` / ``choices`` every
+response of the API carries) is raised as the SDK's own
+``APIResponseValidationError`` (an ``anthropic.APIError`` / ``openai.APIError``,
+the JSON error chained as its cause), before anything is recorded: the SDKs
+would hand back the raw text, a bare list or an empty model without a word.
 
 Everything else (``client.models.list()``, ...) passes through to the wrapped
 client. The SDKs are imported by the application, never by this module at
@@ -46,11 +51,13 @@ import time.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
 import time
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from promptcache.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT
@@ -84,7 +91,10 @@ class _Wrapper:
         Args:
             client: the SDK client to wrap.
             trace: JSONL file to append one record per request to (None: no trace); created on the first
-                request, in a folder that must exist.
+                request, in a folder that must exist. A leading ``~`` is the home folder
+                (:func:`os.path.expanduser`); :attr:`trace` holds the expanded path. An existing file is
+                appended to, never replaced (several processes may record into one trace), its ``t``
+                continued.
             session: the default session id of :meth:`send`.
             redact: ``redact(body) -> body`` applied to a copy of each body before it is written.
             guard: ``"warn"`` (default), ``"raise"`` or ``"off"``.
@@ -106,7 +116,8 @@ class _Wrapper:
             raise ValueError(f"guard must be one of {', '.join(_GUARD_MODES)}, not {guard!r}")
         if isinstance(guard_max_requests, bool) or not isinstance(guard_max_requests, int) or guard_max_requests < 1:
             raise ValueError(f"guard_max_requests must be a whole number >= 1, not {guard_max_requests!r}")
-        self.client, self.trace, self.session, self.redact, self.guard_mode = client, trace, session, redact, guard
+        self.client, self.session, self.redact, self.guard_mode = client, session, redact, guard
+        self.trace = _expand_home(trace)
         self.stats = stats if stats is not None else UsageStats()
         self.guard = PrefixGuard(self.api, max_requests=guard_max_requests)
         self.last_divergence: Divergence | None = None
@@ -180,6 +191,29 @@ class _Wrapper:
             step("appending the turn and the reply to the conversation",
                  lambda: prompt.conversation.record(prompt, response))
 
+    def _readable(self, raw: Any, response: Any) -> Any:
+        """``response`` when it is a response of this API; else the SDK's ``APIResponseValidationError``.
+
+        ``raw.parse()`` raises ``json.JSONDecodeError`` on a body that is not JSON
+        (``application/json`` content type), returns the text for another content
+        type, and builds a model with ``None`` fields from JSON that is not a response.
+        """
+        fields = ("content",) if self.provider == "anthropic" else ("choices",)
+        http = raw.http_response
+        if isinstance(response, Exception):
+            problem = f"the body is not JSON ({response})"
+        elif isinstance(response, str | bytes | list | dict) or getattr(response, "usage", None) is None \
+                or not all(isinstance(getattr(response, field, None), list) for field in fields):
+            what = "message" if self.provider == "anthropic" else "chat completion"
+            problem = f"the body is not a {what} (it needs usage and {' and '.join(fields)})"
+        else:
+            return response
+        sdk = importlib.import_module(self.provider)
+        error = sdk.APIResponseValidationError(http, http.text, message=f"{problem}: {http.text[:120]!r}")
+        if isinstance(response, Exception):
+            raise error from response
+        raise error
+
     def _prepare(self, prompt: Prompt, model: str, params: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(prompt, Prompt):
             raise TypeError(f"send() takes a promptcache Prompt (PromptBuilder().build()), not {type(prompt).__name__}")
@@ -202,13 +236,18 @@ class _SyncSend(_Wrapper):
 
         Raises:
             PrefixStabilityError: ``guard="raise"`` and an unexpected divergence (nothing is sent).
-            The SDK's errors (``anthropic.APIError``, ``openai.APIError``) unchanged.
+            The SDK's errors (``anthropic.APIError``, ``openai.APIError``) unchanged, and its
+            ``APIResponseValidationError`` for a response that cannot be read (see the module docstring).
         """
         body = self._prepare(prompt, model, params)
         t = self._t()
         raw = self._create()(**body)  # type: ignore[attr-defined]
         self._sent(prompt, body)
-        response = raw.parse()
+        try:
+            response = raw.parse()
+        except ValueError as exc:  # json.JSONDecodeError, or pydantic's ValidationError under strict validation
+            self._readable(raw, exc)
+        response = self._readable(raw, response)
         self._after(t, session or self.session, model, raw.http_request, response, prompt, record_reply)
         return response
 
@@ -221,9 +260,13 @@ class _AsyncSend(_Wrapper):
         t = self._t()
         raw = await self._create()(**body)  # type: ignore[attr-defined]
         self._sent(prompt, body)
-        response = raw.parse()
-        if inspect.isawaitable(response):
-            response = await response
+        try:
+            response = raw.parse()
+            if inspect.isawaitable(response):
+                response = await response
+        except ValueError as exc:  # see _SyncSend.send
+            self._readable(raw, exc)
+        response = self._readable(raw, response)
         self._after(t, session or self.session, model, raw.http_request, response, prompt, record_reply)
         return response
 
@@ -262,6 +305,14 @@ class OpenAIClient(_OpenAIMixin, _SyncSend):
 
 class AsyncOpenAIClient(_OpenAIMixin, _AsyncSend):
     """Wraps ``openai.AsyncOpenAI``; ``await client.send(prompt, model=...)``."""
+
+
+def _expand_home(trace: str | os.PathLike[str] | None) -> str | os.PathLike[str] | None:
+    """``trace`` with a leading ``~`` expanded, of the type given (a ``Path`` stays a ``Path``)."""
+    if trace is None:
+        return None
+    expanded = os.path.expanduser(os.fspath(trace))
+    return Path(expanded) if isinstance(trace, Path) else expanded
 
 
 _CLASSES = {

@@ -64,10 +64,11 @@ def check_trace_path(path: str | os.PathLike[str]) -> str:
     The folder must exist and be writable, and ``path`` must not be a folder
     (when the file exists already, it must be writable). The file itself need
     not exist: the first append creates it. Nothing is created here: a
-    mistyped folder is reported, not made.
+    mistyped folder is reported, not made. A leading ``~`` is the home folder
+    (:func:`os.path.expanduser`), as a shell would expand it.
 
     Returns:
-        The absolute path.
+        The absolute path, ``~`` expanded.
 
     Raises:
         FileNotFoundError: the folder does not exist.
@@ -76,7 +77,7 @@ def check_trace_path(path: str | os.PathLike[str]) -> str:
         PermissionError: the folder, or the existing file, is not writable.
     """
     given = os.fspath(path)
-    full = os.path.abspath(given)
+    full = os.path.abspath(os.path.expanduser(given))
     folder = os.path.dirname(full)
     if os.path.isdir(full):
         raise IsADirectoryError(f"trace {given!r} is a folder; pass a file path inside it, e.g. "

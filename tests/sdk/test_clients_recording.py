@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import os
 import time
+from pathlib import Path
 
 import anthropic
 import httpx2
+import openai
 import pytest
 
 import promptcache
@@ -183,3 +185,49 @@ def test_the_guard_cap_is_an_option_of_wrap() -> None:
     for bad in (0, -1, 2.5, True):
         with pytest.raises(ValueError, match="guard_max_requests must be a whole number >= 1"):
             anthropic_client(lambda n: {}, guard_max_requests=bad)
+
+
+def test_a_trace_path_with_a_tilde_is_in_the_home_folder(tmp_path, monkeypatch) -> None:
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    client, _ = anthropic_client(lambda n: message([{"type": "text", "text": "ok"}], n), trace="~/t.jsonl")
+    assert client.trace == str(home / "t.jsonl")
+    client.send(prompt(RULES), model=MODEL)
+    assert [r.session for r in read_trace(home / "t.jsonl", strict=True)] == ["default"]
+    assert list(work.iterdir()) == []  # no folder named '~' in the working directory
+    path_client, _ = anthropic_client(lambda n: {}, trace=Path("~/p.jsonl"))
+    assert path_client.trace == home / "p.jsonl"
+    assert TraceClock("~/c.jsonl").path == str(home / "c.jsonl")
+
+
+def raw_clients(status: int, content: bytes, content_type: str) -> list:
+    """A wrapped anthropic.Anthropic and openai.OpenAI whose transport answers every request with these bytes."""
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(status, content=content, headers={"content-type": content_type})
+
+    http = lambda: httpx2.Client(transport=httpx2.MockTransport(handler))  # noqa: E731
+    return [(anthropic, anthropic.Anthropic(api_key=KEY, http_client=http(), max_retries=0), MODEL),
+            (openai, openai.OpenAI(api_key=KEY, http_client=http(), max_retries=0), "gpt-4.1-mini")]
+
+
+@pytest.mark.parametrize(("content", "content_type", "problem"), [
+    (b"not json", "application/json", r"the body is not JSON \(Expecting value: line 1 column 1 \(char 0\)\): "
+                                      r"'not json'"),
+    (b"<html>Bad gateway</html>", "text/html", r"the body is not a (message|chat completion) \(it needs usage and "
+                                               r"(content|choices)\): '<html>Bad gateway</html>'"),
+    (b"[1, 2]", "application/json", r"the body is not a .*: '\[1, 2\]'"),
+    (b"{}", "application/json", r"the body is not a .*: '\{\}'"),
+])
+def test_a_response_that_cannot_be_read_is_the_sdks_api_error_and_nothing_is_recorded(content, content_type, problem,
+                                                                                        tmp_path) -> None:
+    for sdk, raw, model in raw_clients(200, content, content_type):
+        trace = tmp_path / f"{sdk.__name__}.jsonl"
+        client = promptcache.wrap(raw, trace=trace)
+        with pytest.raises(sdk.APIResponseValidationError, match=f"^{problem}$") as info:
+            client.send(prompt(RULES), model=model)
+        assert isinstance(info.value, sdk.APIError) and info.value.status_code == 200
+        assert isinstance(info.value.__cause__, json.JSONDecodeError) == (content == b"not json")
+        assert not trace.exists() and client.stats.summary()["total"]["requests"] == 0
