@@ -48,9 +48,10 @@ callers (simulator, engine) know; they attach them with
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from promptcache.apis import infer_api
@@ -361,22 +362,43 @@ class PrefixGuard:
         return None if divergence.expected else divergence
 
 
-def classify_requests(requests: Iterable[Any], *, static_tail_threshold: int | None = None) -> list[Divergence]:
+def classify_requests(requests: Iterable[Any], *, static_tail_threshold: int | None = None,
+                      on_error: Callable[[int, ValueError], None] | None = None) -> list[Divergence]:
     """Classify every request of a trace against the requests before it.
 
     Args:
         requests: :class:`~promptcache.trace.TraceRecord` objects or ``(api, body)`` pairs, in time order.
+        on_error: called with ``(index, error)`` for a request whose body cannot be classified (an
+            image without a source, a tool without a name: what :func:`promptcache.decompose.decompose`
+            raises); that request then gets ``None`` and is not compared against. Without it the
+            error is raised.
 
     Returns:
-        One :class:`Divergence` per request; ``earlier_index`` counts from 0 in
-        the given order. A 20-request trace of 7k-token bodies takes well under a
-        second (each body is tokenised once; see ``bench/guard_speed.py``).
+        One :class:`Divergence` (or ``None``, see ``on_error``) per request;
+        ``earlier_index`` counts from 0 in the given order. A 20-request trace of
+        7k-token bodies takes well under a second (each body is tokenised once;
+        see ``bench/guard_speed.py``).
+
+    Raises:
+        ValueError: a body that cannot be classified, when ``on_error`` is None.
     """
     guard = PrefixGuard(max_requests=1 << 30, static_tail_threshold=static_tail_threshold)
-    out = []
-    for request in requests:
+    out: list[Any] = []
+    compared: list[int] = []  # the given index of each request the guard remembers
+    for index, request in enumerate(requests):
         api, body = (request.api, request.body) if hasattr(request, "body") else request
-        out.append(guard.compare(body, api))
+        try:
+            divergence = guard.compare(body, api)
+        except ValueError as exc:
+            if on_error is None:
+                raise
+            on_error(index, exc)
+            out.append(None)
+            continue
+        if divergence.earlier_index is not None:
+            divergence = dataclasses.replace(divergence, earlier_index=compared[divergence.earlier_index])
+        compared.append(index)
+        out.append(divergence)
     return out
 
 

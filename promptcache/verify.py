@@ -33,7 +33,8 @@ from typing import Any
 
 from promptcache.divergence import Divergence
 from promptcache.guard import classify_requests
-from promptcache.trace import EmptyTraceError, TraceRecord, read_trace
+from promptcache.simulate.shape import read_requests, usable_records
+from promptcache.trace import EmptyTraceError, SkippedLines, TraceRecord
 
 WORST = 5
 """Requests listed under "worst" in the summary."""
@@ -204,7 +205,11 @@ def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend:
         backend: from :func:`make_backend`, or any object with ``name``,
             ``model``, ``block_size``, ``oracle_exact``, ``prompt_ids(api,
             body)`` and ``run(api, body, prompt_ids) -> Replay``.
-        strict: a malformed trace line raises ``TraceFormatError`` instead of being skipped with a warning.
+        strict: a malformed trace line or request body raises ``TraceFormatError`` instead of being skipped
+            with a warning. Records are picked as ``simulate`` and ``diff`` pick them
+            (:func:`promptcache.simulate.shape.usable_records`): a body that is not a request body of
+            its API (no ``messages``, an OpenAI body labelled ``anthropic.messages``) is reported
+            ``FILE:LINE: malformed request body: ...`` and skipped; the body's ``model`` is not needed.
         reset_cache: empty the backend's prefix cache first (``backend.reset_cache()``), so
             hits come from this replay only; a note says when that was refused.
         progress: called after each request with ``(done, total, result)``.
@@ -214,23 +219,32 @@ def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend:
         The report; a request the backend refuses becomes a row with ``error`` set.
 
     Raises:
-        TraceFormatError: a malformed line with ``strict``.
-        EmptyTraceError: no usable request (an empty trace, or every line skipped as malformed).
+        TraceFormatError: a malformed line or body with ``strict``.
+        EmptyTraceError: no usable request (an empty trace, or every line or body skipped as malformed).
         BackendError: the backend cannot be used at all (an unreachable server refusing the cache reset).
     """
     from local_backend.oracle import PrefixTrieOracle
 
     if isinstance(trace, (str, os.PathLike)):
         name = name or os.fspath(trace)
-        records = read_trace(trace, strict=strict, require_records=True)
+        records = read_requests(trace, strict=strict, model_given=True)
     else:
         name = name or "<records>"
-        records = list(trace)
+        skip = SkippedLines()
+        records = list(usable_records(trace, strict=strict, on_problem=skip, source=name, model_given=True))
         if not records:
-            raise EmptyTraceError(name, 0)
-    divergences = classify_requests(records)
+            raise EmptyTraceError(name, skip.count)
+    unclassified: list[str] = []
+
+    def not_classified(index: int, exc: ValueError) -> None:  # still replayed: the backend may render it
+        record = records[index]
+        where = f"{os.path.basename(name)}:{record.line}" if record.line is not None else f"index {index}"
+        unclassified.append(f"{where}: request {index} could not be compared with earlier requests ({exc})")
+
+    divergences = classify_requests(records, on_error=not_classified)
     oracle = PrefixTrieOracle(backend.block_size)
     report = VerifyReport(name, backend.name, backend.model, backend.block_size, backend.oracle_exact)
+    report.notes.extend(unclassified)
     if reset_cache and not backend.reset_cache():
         report.notes.append(f"{backend.name} refused to reset its prefix cache; hits may include earlier requests")
     for index, (record, divergence) in enumerate(zip(records, divergences)):

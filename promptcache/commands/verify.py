@@ -16,7 +16,8 @@ from rich.table import Table
 
 from promptcache.commands.backend import ENGINE_MODULES, loading_model, require_backend
 from promptcache.commands.options import HIT_RATE
-from promptcache.trace import EmptyTraceError, TraceFormatError, TraceRecord, read_trace
+from promptcache.simulate.shape import read_requests
+from promptcache.trace import EmptyTraceError, TraceFormatError, TraceRecord
 from promptcache.verify import VerifyReport, make_backend, verify_trace
 from promptcache.verify_backends import BackendError
 
@@ -76,12 +77,12 @@ def print_report(report: VerifyReport, console: Console) -> None:
 
 
 def _read(trace: Path, strict: bool, err: Console) -> list[TraceRecord]:
-    """The trace's records, skipped lines printed as warnings; exit 2 on a malformed line under --strict, or
-    when no usable request is left."""
+    """The trace's usable records (as simulate and diff read them), skipped lines and bodies printed as warnings;
+    exit 2 on a malformed line or body under --strict, or when no usable request is left."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            records, error = read_trace(trace, strict=strict, require_records=True), None
+            records, error = read_requests(trace, strict=strict, model_given=True), None
         except TraceFormatError as exc:
             records, error = [], f"{exc} (run without --strict to report it as a warning and go on)"
         except EmptyTraceError as exc:

@@ -29,7 +29,7 @@ from promptcache.simulate.base import CacheSimulator, RequestResult
 from promptcache.simulate.deepseek import DeepSeekSimulator
 from promptcache.simulate.gemini import GeminiSimulator
 from promptcache.simulate.openai import OpenAISimulator
-from promptcache.simulate.shape import MalformedBody, check_body
+from promptcache.simulate.shape import MalformedBody, usable_records
 from promptcache.tokenizers import encoding_name_for_model, is_approximate
 from promptcache.trace import EmptyTraceError, SkippedLines, TraceFormatError, TraceRecord, read_trace
 from promptcache.usage import Cost, Usage, usage_cost
@@ -281,11 +281,10 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     keys: list[str | None] = []
     compared: list[int] = []  # trace index of each request the guard remembers
     clock: float | None = None
-    for record in records:
-        if limit is not None and len(results) >= limit:
-            break
+    usable = usable_records(records if limit != 0 else (), strict=strict, on_problem=skip, source=source,
+                            model_given=model is not None)
+    for record in usable:  # lazy: nothing past ``limit`` is checked or reported
         try:
-            check_body(record.api, record.body, model_given=model is not None)
             body = _prepare(record, target, provider, model, auto_cache, notes)
         except MalformedBody as exc:
             _skip(TraceFormatError(f"malformed request body: {exc}", source=source, line=record.line), strict, skip)
@@ -312,6 +311,8 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
                 divergence = dataclasses.replace(divergence, earlier_index=compared[divergence.earlier_index])
             compared.append(len(results))
         results.append((record, name, result, divergence))
+        if limit is not None and len(results) >= limit:
+            break
     if not results and (limit is None or limit > 0):
         raise EmptyTraceError(source, skip.count)
     models = list(dict.fromkeys(name for _, name, *_ in results))

@@ -10,16 +10,22 @@ well-formed request the provider answers with HTTP 400: a fifth breakpoint, a
 :func:`check_body` checks only what rendering needs (types and the keys every
 block must have); the README validator (:func:`promptcache.trace.validate_trace`)
 checks everything else (key order, roles alternating, tool ids).
+
+:func:`usable_records` / :func:`read_requests` apply it to a trace: the one
+way ``simulate``, ``diff`` and ``verify`` keep the records they can use and
+report the others (``FILE:LINE: malformed request body: ...; line skipped``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from promptcache.apis import ANTHROPIC_MESSAGES, check_api
+from promptcache.trace import EmptyTraceError, SkippedLines, TraceFormatError, TraceRecord, read_trace
 
-__all__ = ["MalformedBody", "check_body"]
+__all__ = ["MalformedBody", "check_body", "read_requests", "usable_records"]
 
 _ROLES = {ANTHROPIC_MESSAGES: ("user", "assistant"),
           "openai.chat": ("system", "developer", "user", "assistant", "tool", "function")}
@@ -85,6 +91,7 @@ def check_body(api: str, body: Any, *, model_given: bool = False) -> None:
     check_api(api)
     _need(isinstance(body, Mapping), "", f"a request body must be an object, not {_kind(body)}")
     messages = body.get("messages")
+    _need(messages is not None, "messages", "missing: a request body needs a non-empty list of messages")
     _need(isinstance(messages, list) and bool(messages), "messages",
           f"must be a non-empty list of messages, not {_kind(messages) if not isinstance(messages, list) else 'empty'}")
     model = body.get("model")
@@ -113,3 +120,61 @@ def check_body(api: str, body: Any, *, model_given: bool = False) -> None:
                 _need(isinstance(function, Mapping) and isinstance(function.get("name"), str)
                       and isinstance(function.get("arguments"), str), f"{where}.tool_calls[{j}]",
                       "a tool call needs a 'function' object with string 'name' and 'arguments'")
+
+
+def usable_records(records: Iterable[TraceRecord], *, strict: bool = False,
+                   on_problem: Callable[[TraceFormatError], None] | None = None, source: str = "<trace>",
+                   model_given: bool = False) -> Iterator[TraceRecord]:
+    """The records whose body is a request body of their API (:func:`check_body`), in order.
+
+    The one way ``simulate``, ``diff`` and ``verify`` pick the usable records of
+    a trace: a record whose body is not a request body (no ``messages``, an
+    OpenAI body labelled ``anthropic.messages``, ...) is reported as
+    ``FILE:LINE: malformed request body: body.PATH: problem`` and skipped, as a
+    malformed line is by :func:`~promptcache.trace.read_trace`. Lazy: a record
+    is checked when it is reached.
+
+    Args:
+        records: trace records (``record.line`` names the line in reports).
+        strict: raise the problem instead of skipping the record.
+        on_problem: where skipped records are reported; a
+            :class:`~promptcache.trace.SkippedLines` shared with ``read_trace``
+            counts lines and records together (default: a ``TraceFormatWarning`` each).
+        source: the trace's file name in reports.
+        model_given: a model comes from elsewhere (``--model``, ``verify``'s backend), so a body needs none.
+
+    Raises:
+        TraceFormatError: with ``strict``, the first malformed body.
+    """
+    skip = SkippedLines.of(on_problem)
+    for record in records:
+        try:
+            check_body(record.api, record.body, model_given=model_given)
+        except ValueError as exc:  # MalformedBody, or an api that is not one of APIS
+            problem = TraceFormatError(f"malformed request body: {exc}", source=source, line=record.line)
+            if strict:
+                raise problem from None
+            skip(problem)
+            continue
+        yield record
+
+
+def read_requests(path: str | os.PathLike[str], *, strict: bool = False,
+                  on_problem: Callable[[TraceFormatError], None] | None = None,
+                  model_given: bool = False) -> list[TraceRecord]:
+    """A trace file's usable records: :func:`~promptcache.trace.read_trace`, then :func:`usable_records`.
+
+    Raises:
+        TraceFormatError: with ``strict``, the first malformed line or body.
+        EmptyTraceError: no usable record (an empty file, or every line or body skipped), naming ``path``
+            and the lines skipped.
+        OSError: the file cannot be read.
+    """
+    skip = SkippedLines.of(on_problem)
+    skipped_before = skip.count
+    records = read_trace(path, strict=strict, on_problem=skip)
+    usable = list(usable_records(records, strict=strict, on_problem=skip,
+                                 source=os.path.basename(os.fspath(path)), model_given=model_given))
+    if not usable:
+        raise EmptyTraceError(os.fspath(path), skip.count - skipped_before)
+    return usable

@@ -71,11 +71,12 @@ def test_a_warm_backend_with_nothing_to_reuse_has_no_ratio_and_json_stays_valid(
 
 def test_nothing_measured_reads_n_a(traces_dir, tiny_model):
     records = read_trace(traces_dir / "good_rag_doc_qa.jsonl")[:2]
-    broken = [TraceRecord(r.t, r.api, r.session, {**r.body, "tools": [1]}) for r in records]
+    # a tool object the engine's renderer refuses (a tool that is not an object is a malformed body: skipped)
+    broken = [TraceRecord(r.t, r.api, r.session, {**r.body, "tools": [{"name": "x"}]}) for r in records]
     report = verify_trace(broken, LocalBackend(tiny_engine(tiny_model)))
-    assert [r.error for r in report.requests] == ["ValueError: tools[0]: a tool must be an object "
-                                                  "{'type': 'function', 'function': {'name': ..., 'parameters': "
-                                                  "{...}}}, not int"] * 2
+    assert [r.error for r in report.requests] == ["ValueError: tools[0]: type must be 'function' (got None); a "
+                                                  "tool is {'type': 'function', 'function': {'name': ..., "
+                                                  "'parameters': {...}}}"] * 2
     summary = report.summary()
     assert summary["hit_rate"] is summary["oracle_hit_rate"] is summary["hit_vs_oracle"] is None
     assert summary["good"] is False and summary["verdict"].startswith("n/a: every request failed")
