@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -65,11 +66,14 @@ def serve(
     served_model_names: Sequence[str] = (),
     default_max_tokens: int = DEFAULT_MAX_TOKENS,
     log_level: str = "info",
+    sock: socket.socket | None = None,
 ) -> None:
     """Serve ``engine`` on ``host:port`` until interrupted (Ctrl-C / SIGTERM).
 
     Args:
         engine: a ``LocalEngine`` (see :func:`build_engine`).
+        sock: a socket already bound to ``host:port`` (see :func:`local_backend.server.listen.bind_listener`);
+            uvicorn listens on it instead of binding its own, so a taken port was refused before the model loaded.
         served_model_names: restrict the model names accepted (default: any).
         default_max_tokens: output tokens of OpenAI requests that give none.
         log_level: uvicorn's log level (it logs the address once the socket is bound).
@@ -80,4 +84,4 @@ def serve(
 
     app = create_app(engine, served_model_names=served_model_names, default_max_tokens=default_max_tokens)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)
-    uvicorn.Server(config).run()
+    uvicorn.Server(config).run(sockets=[sock] if sock is not None else None)

@@ -8,6 +8,12 @@ from rich.console import Console
 from promptcache.commands.backend import loading_model, require_backend
 
 
+class CannotListen(click.ClickException):
+    """``--host`` / ``--port`` cannot be bound: exit code 2, like other usage errors."""
+
+    exit_code = 2
+
+
 @click.command("serve")
 @click.option("--model", "model_path", type=click.Path(), default=None,
               help="Local transformers model directory [default: the embedded model, no download].")
@@ -42,17 +48,31 @@ def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks
     Anthropic: /v1/messages, /v1/messages/count_tokens. Also /metrics
     (Prometheus), /v1/cache/reset, /health. Point the official SDKs at it
     with base_url="http://HOST:PORT/v1" (OpenAI) or "http://HOST:PORT" (Anthropic).
+
+    Exit codes: 0 after Ctrl-C / SIGTERM; 2 a usage error, before the model loads where it can be
+    (the backend extra missing, HOST:PORT cannot be bound, a --model / --tokenizer that cannot be loaded).
     """
     require_backend(what="promptcache serve")
+    from local_backend.server.listen import ListenError, bind_listener
+
+    try:
+        sock = bind_listener(host, port)  # before the model loads: a taken port fails in a moment, not seconds
+    except ListenError as exc:
+        raise CannotListen(str(exc)) from None
+    port = sock.getsockname()[1]  # the port picked for --port 0
     from local_backend.embedded import EMBEDDED_NOTICE
     from local_backend.server.run import build_engine
     from local_backend.server.run import serve as run_server
 
     console = Console(stderr=True, highlight=False)
-    with loading_model(console):
-        engine = build_engine(model_path, tokenizer, block_size=block_size, kv_cache_mb=kv_cache_mb,
-                              num_blocks=num_blocks, eviction=eviction, max_num_seqs=max_num_seqs,
-                              max_model_len=max_model_len, device=device, dtype=dtype, num_threads=threads)
+    try:
+        with loading_model(console):
+            engine = build_engine(model_path, tokenizer, block_size=block_size, kv_cache_mb=kv_cache_mb,
+                                  num_blocks=num_blocks, eviction=eviction, max_num_seqs=max_num_seqs,
+                                  max_model_len=max_model_len, device=device, dtype=dtype, num_threads=threads)
+    except BaseException:
+        sock.close()
+        raise
     stats = engine.stats()
     names = ", ".join(served_model_names) if served_model_names else "any name"
     console.print(f"model [bold]{engine.model_name}[/bold] ({stats['model']['device']}, {stats['model']['dtype']}), "
@@ -60,6 +80,7 @@ def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks
                   f"({stats['kv']['pool_bytes'] / 2**20:,.0f} MiB), context {engine.max_model_len:,} tokens")
     if engine.loaded.is_embedded:
         console.print(f"[dim]{EMBEDDED_NOTICE}[/dim]")
-    console.print(f"OpenAI base_url http://{host}:{port}/v1  Anthropic base_url http://{host}:{port}")
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"  # an IPv6 address in a URL is bracketed
+    console.print(f"OpenAI base_url http://{address}/v1  Anthropic base_url http://{address}")
     run_server(engine, host=host, port=port, served_model_names=served_model_names,
-               default_max_tokens=default_max_tokens, log_level=log_level)
+               default_max_tokens=default_max_tokens, log_level=log_level, sock=sock)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import sys
 
 import pytest
@@ -36,7 +37,8 @@ def test_serve_help_lists_the_options():
 
 def engine_commands(model: str, trace) -> list[list[str]]:
     """The three commands that load a model, each given ``--model model``."""
-    return [["serve", "--model", model], ["demo", "--model", model], ["verify", str(trace), "--model", model]]
+    return [["serve", "--port", "0", "--model", model], ["demo", "--model", model],
+            ["verify", str(trace), "--model", model]]
 
 
 @pytest.mark.parametrize("kind", ["missing", "not a model", "a file"])
@@ -125,3 +127,20 @@ def test_a_broken_tokenizer_is_a_usage_error_naming_its_error(saved_llama, tmp_p
         assert result.exit_code == 2, (command, result.output, result.exception)
         assert result.output == (f"Error: cannot load a tokenizer from {tokenizer} (give a folder saved with "
                                  "save_pretrained, or 'chatml'): KeyError: 'added_tokens'\n"), command
+
+
+def test_a_port_in_use_is_refused_before_the_model_loads():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(main, ["serve", "--port", str(port)])
+    # one line, exit 2: no model line, no base_url, no uvicorn startup (the model never loaded)
+    assert (result.exit_code, result.output) == (
+        2, f"Error: cannot listen on 127.0.0.1:{port}: address already in use; pick another --port\n")
+
+
+def test_an_address_this_machine_does_not_have_is_refused_naming_the_host_option():
+    result = CliRunner().invoke(main, ["serve", "--host", "192.0.2.1", "--port", "0"])  # TEST-NET-1: never local
+    assert (result.exit_code, result.output) == (
+        2, "Error: cannot listen on 192.0.2.1:0: this machine has no such address; pick another --host\n")
