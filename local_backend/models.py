@@ -123,6 +123,36 @@ def check_model_folder(path: Path, needs_tokenizer: bool = True) -> None:
                              "--tokenizer PATH to a tokenizer folder.")
 
 
+def check_vocabularies(tokenizer: EngineTokenizer | Any, embedding_rows: int, model_name: str) -> None:
+    """Refuse a tokenizer whose ids reach past the model's input embedding, at load rather than per request.
+
+    Args:
+        tokenizer: an :class:`EngineTokenizer` (its ``vocab_size``) or a transformers tokenizer (its ``len()``):
+            every id counted, added and special tokens included.
+        embedding_rows: rows of the model's input embedding (``get_input_embeddings().weight.shape[0]``, or
+            before the weights load, the config's ``vocab_size``).
+        model_name: named in the message.
+
+    A tokenizer smaller than the embedding is fine (models often pad their vocabulary).
+
+    Raises:
+        ModelLoadError: ``tokenizer.vocab_size > embedding_rows``; every prompt holding an id at or past
+            ``embedding_rows`` (a chat template's special tokens, for one) would be refused.
+    """
+    if isinstance(tokenizer, EngineTokenizer):
+        size = tokenizer.vocab_size
+        label = getattr(getattr(tokenizer, "hf_tokenizer", None), "name_or_path", None) or tokenizer.name
+    else:
+        size, label = len(tokenizer), getattr(tokenizer, "name_or_path", "") or type(tokenizer).__name__
+    if size <= embedding_rows:
+        return
+    raise ModelLoadError(
+        f"the tokenizer {label} has {size:,} token ids (added and special tokens included) but the "
+        f"model {model_name} has only {embedding_rows:,} embedding rows: every request with a token id of "
+        f"{embedding_rows:,} or more would be refused. Use the model's own tokenizer (omit --tokenizer) or one "
+        "with the model's vocabulary")
+
+
 @contextmanager
 def load_errors_as(message: str) -> Iterator[None]:
     """Turn any failure of transformers' loaders (``from_pretrained``) in the block into a :class:`ModelLoadError`.
@@ -203,6 +233,8 @@ def load_model(
             fails on it in any way (corrupt weights, a config that does not match them, a broken
             tokenizer; see :func:`load_errors_as`). A ``ValueError``; checked before any weight is read
             where possible.
+        ModelLoadError: the tokenizer has more token ids than the model has embedding rows
+            (see :func:`check_vocabularies`).
         ValueError: the model is not a full-attention causal LM, or a bad dtype.
     """
     if model is not None and not isinstance(model, (str, Path)):
@@ -219,7 +251,7 @@ def load_model(
         fingerprint = hashlib.sha256(f"{name}:{EMBEDDED_SEED}:{dt}".encode()).hexdigest()[:32]
         is_embedded = True
     elif isinstance(model, (str, Path)):
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
         path = Path(model).expanduser()
         check_model_folder(path, needs_tokenizer=tokenizer is None)
@@ -228,6 +260,10 @@ def load_model(
             with load_errors_as(f"cannot load the tokenizer in {path} (pass --tokenizer chatml or --tokenizer PATH "
                                 "to use another)"):
                 hf_tokenizer = AutoTokenizer.from_pretrained(path)
+        with load_errors_as(f"cannot load the model in {path}"):
+            rows = getattr(_text_config(AutoConfig.from_pretrained(path)), "vocab_size", None)
+        if rows:  # before the weights are read; checked again against the embedding below
+            check_vocabularies(tokenizer if tokenizer is not None else hf_tokenizer, int(rows), name)
         with load_errors_as(f"cannot load the model in {path}"):
             hf_model = AutoModelForCausalLM.from_pretrained(path, dtype=dt, attn_implementation="sdpa")
         if tokenizer is None:
@@ -252,5 +288,7 @@ def load_model(
         hf_model.set_attn_implementation("sdpa")
     layers, kv_heads, head_dim, context = _geometry(hf_model.config)
     vocab = hf_model.get_input_embeddings().weight.shape[0]
+    if tok is not None:
+        check_vocabularies(tok, vocab, name)
     return LoadedModel(hf_model, tok, name, fingerprint, dev, dt, vocab, layers, kv_heads, head_dim, context,
                        is_embedded)

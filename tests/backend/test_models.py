@@ -111,8 +111,16 @@ def test_a_path_that_is_not_a_model_folder_is_refused_before_loading(tmp_path):
                                                        "chatml or --tokenizer PATH to use another): KeyError: "
                                                        "'added_tokens'")):
         cpu_engine(str(tmp_path))  # the tokenizer loads first: no weights were needed to refuse it
+    (tmp_path / "config.json").write_text('{"model_type": "llama", "vocab_size": 100266}')  # room for ChatML's ids
     with pytest.raises(ModelLoadError, match=f"cannot load the model in {tmp_path}: OSError: .*model.safetensors"):
         cpu_engine(str(tmp_path), tokenizer=ChatMLTokenizer())  # transformers' own error, named as a load error
+
+
+def test_a_tokenizer_with_more_ids_than_the_model_embeds_is_refused_when_the_engine_is_built(llama_model):
+    with pytest.raises(ModelLoadError, match=re.escape(
+            f"the tokenizer cl100k_chatml has 100,266 token ids (added and special tokens included) but the model "
+            f"LlamaForCausalLM has only {VOCAB:,} embedding rows")):
+        cpu_engine(llama_model, tokenizer=ChatMLTokenizer())
 
 
 @pytest.mark.parametrize("error", [RuntimeError("sizes differ"), KeyError("added_tokens"), ImportError("no spm")])

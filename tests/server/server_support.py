@@ -128,11 +128,12 @@ def anthropic_expected(prompt_tokens: int, hit: int, last_breakpoint: int | None
             "input_tokens": prompt_tokens - read - creation}
 
 
-def tiny_llama(cls: type[LlamaForCausalLM] = LlamaForCausalLM, context: int = 4096) -> LlamaForCausalLM:
-    """A tiny random ``cls`` (1 layer, width 16, ``context`` positions) with the embedded model's vocabulary and
-    no end-of-sequence token: served with the ChatML tokenizer, it generates exactly ``max_tokens`` and costs
-    milliseconds."""
-    config = LlamaConfig(vocab_size=EMBEDDED_VOCAB, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+def tiny_llama(cls: type[LlamaForCausalLM] = LlamaForCausalLM, context: int = 4096,
+               vocab: int = EMBEDDED_VOCAB) -> LlamaForCausalLM:
+    """A tiny random ``cls`` (1 layer, width 16, ``context`` positions) with the embedded model's vocabulary (or
+    ``vocab`` ids) and no end-of-sequence token: served with the ChatML tokenizer, it generates exactly
+    ``max_tokens`` and costs milliseconds."""
+    config = LlamaConfig(vocab_size=vocab, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
                          num_attention_heads=1, num_key_value_heads=1, max_position_embeddings=context,
                          tie_word_embeddings=True, bos_token_id=None, eos_token_id=None, pad_token_id=None)
     config._attn_implementation = "sdpa"
