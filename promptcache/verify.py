@@ -11,7 +11,9 @@ shared with anything computed before: prompts plus generated tokens but the
 last; :class:`local_backend.oracle.PrefixTrieOracle`), the TTFT, and the
 first divergence from the earlier request (any session) that shares the
 longest prefix, classified by the one miss-cause classifier
-(:mod:`promptcache.guard`). When a backend caches less than the oracle the
+(:mod:`promptcache.guard`); its token offset is then recounted in the prompt ids
+the backend runs (:func:`in_prompt_tokens`), so it counts the same tokens as the
+table, whatever the model's tokenizer. When a backend caches less than the oracle the
 divergence gets the runtime cause ``evicted``.
 
 With an ample pool and sequential requests the local engine's hit tokens
@@ -24,15 +26,17 @@ naming the cause that cost the most tokens.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import statistics
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from promptcache.divergence import Divergence
 from promptcache.guard import classify_requests
+from promptcache.prefix_index import common_prefix
 from promptcache.simulate.shape import read_requests, usable_records
 from promptcache.trace import EmptyTraceError, SkippedLines, TraceRecord
 
@@ -169,6 +173,39 @@ class VerifyReport:
         return {"requests": [r.row() for r in self.requests], "summary": self.summary()}
 
 
+def in_prompt_tokens(divergence: Divergence | None, prompt: Sequence[int],
+                     prompts: Mapping[int, Sequence[int]]) -> Divergence | None:
+    """``divergence`` with its token figures counted in the backend's prompt ids instead of the classifier's.
+
+    The classifier (:mod:`promptcache.guard`) finds the divergence on its own
+    ChatML/cl100k rendering; the table counts the backend's tokens (another model's
+    tokenizer with ``--model``). So ``token_offset`` and ``common_prefix_tokens``
+    become the common prefix of ``prompt`` with the prompt ids of the earlier request
+    the classifier compared with (``prompts[earlier_index]``), and ``prompt_tokens``
+    becomes ``len(prompt)`` (generation prompt included, as in the table).
+    ``static_after_divergence`` stays in the classifier's tokens.
+
+    Args:
+        divergence: the classifier's verdict (None: returned as is).
+        prompt: this request's prompt ids, as the backend renders it (length P tokens).
+        prompts: request index -> prompt ids of the requests the backend rendered.
+
+    Returns:
+        The divergence recounted; unchanged when the earlier request has no prompt ids (the backend
+        refused it): its figures then stay in the classifier's tokens.
+    """
+    if divergence is None:
+        return None
+    earlier = divergence.earlier_index
+    if earlier is None:
+        return dataclasses.replace(divergence, prompt_tokens=len(prompt))
+    if earlier not in prompts:
+        return divergence
+    shared = common_prefix(prompt, prompts[earlier])
+    return dataclasses.replace(divergence, token_offset=shared, common_prefix_tokens=shared,
+                               prompt_tokens=len(prompt))
+
+
 ProgressFn = Callable[[int, int, RequestResult], None]
 
 
@@ -247,6 +284,7 @@ def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend:
     report.notes.extend(unclassified)
     if reset_cache and not backend.reset_cache():
         report.notes.append(f"{backend.name} refused to reset its prefix cache; hits may include earlier requests")
+    prompts: dict[int, list[int]] = {}  # the prompt ids of each request the backend ran
     for index, (record, divergence) in enumerate(zip(records, divergences)):
         try:
             prompt = backend.prompt_ids(record.api, record.body)
@@ -257,6 +295,8 @@ def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend:
                                    f"{type(exc).__name__}: {exc}")
         else:
             oracle.record(prompt, replay.output_token_ids or [])
+            divergence = in_prompt_tokens(divergence, prompt, prompts)
+            prompts[index] = prompt
             if replay.cached_tokens < best and divergence is not None:
                 divergence = divergence.with_cause(
                     "evicted", f"the backend cached {replay.cached_tokens:,} of the {best:,} tokens an ample "

@@ -213,7 +213,7 @@ class HTTPBackend:
                     raise ValueError(f"/tokenize refused the request ({exc.status_code}): {exc.message}") from exc
             self.oracle_exact = False
             self.notes.append(f"{self.name} has no /tokenize endpoint: the oracle uses the local ChatML tokenizer "
-                              "(cl100k), so oracle figures are approximate")
+                              "(cl100k), so oracle figures and divergence offsets are approximate")
         from promptcache.chatml import encode_chatml
 
         return encode_chatml(chat["messages"], chat.get("tools"))
