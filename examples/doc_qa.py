@@ -15,8 +15,6 @@ see ``offline_provider.py``); ``--live`` uses the real API (``OPENAI_API_KEY``).
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
 
 import promptcache
 from promptcache import Conversation, PromptBuilder
@@ -70,13 +68,13 @@ def scripted_reply(body: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     from live_api import live_client
-    from offline_provider import OfflineProvider, example_args, report, wrap_options
+    from offline_provider import OfflineProvider, example_args, fresh_trace, report, wrap_options
 
     args = example_args(__doc__, argv)
 
     provider = OfflineProvider("openai.chat", scripted_reply)
-    client = promptcache.wrap(live_client("openai") if args.live else provider.openai_client(),
-                              trace=args.trace or Path(tempfile.mkdtemp()) / "doc_qa.jsonl", guard="raise",
+    raw = live_client("openai") if args.live else provider.openai_client()
+    client = promptcache.wrap(raw, trace=fresh_trace(args.trace, "doc_qa.jsonl"), guard="raise",
                               **wrap_options(provider, args.live))
     requests = 0
     for session, questions in QUESTIONS.items():

@@ -21,6 +21,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import sys
+import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ import openai
 
 from promptcache.simulate import make_simulator
 from promptcache.trace import validate_trace
+from promptcache.trace_append import check_trace_path
 
 Reply = Callable[[dict[str, Any]], dict[str, Any]]
 """``reply(body) -> {"text": str}`` or ``{"tool_calls": [(name, {args})]}``."""
@@ -125,10 +128,36 @@ def example_args(doc: str, argv: list[str] | None, **extra: dict[str, Any]) -> a
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--live", action="store_true", help="send to the real API (needs the provider's API key)")
     parser.add_argument("--print-bodies", action="store_true", help="print the JSON of the requests")
-    parser.add_argument("--trace", type=Path, help="where to write the trace (default: a temporary file)")
+    parser.add_argument("--trace", type=Path,
+                        help="where to write the trace, replaced if it exists (default: a temporary file)")
     for flag, options in extra.items():
         parser.add_argument(f"--{flag}", **options)
     return parser.parse_args(argv)
+
+
+def fresh_trace(given: Path | None, name: str) -> Path:
+    """The file this run records its trace in, empty: each run of an example writes a trace of its own requests.
+
+    ``given`` (``--trace``) has ``~`` expanded and is checked as ``promptcache.wrap`` checks it (the folder
+    must exist and be writable); an existing file is removed, with ``replacing existing trace FILE`` on
+    stderr (``promptcache.wrap(trace=...)`` itself always appends, so that several processes can record into
+    one trace). ``None``: ``name`` in a new temporary folder.
+
+    Raises:
+        SystemExit: status 2, after one line on stderr (``error: trace '/nonexistent/x.jsonl': the folder
+            /nonexistent does not exist; ...``), when the path cannot be written or the old file removed.
+    """
+    if given is None:
+        return Path(tempfile.mkdtemp()) / name
+    try:
+        path = Path(check_trace_path(given))
+        if path.exists():
+            print(f"replacing existing trace {path}", file=sys.stderr)
+            path.unlink()
+    except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    return path
 
 
 def wrap_options(provider: OfflineProvider, live: bool) -> dict[str, Any]:

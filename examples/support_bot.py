@@ -21,8 +21,6 @@ recorded trace, and ``--print-bodies`` shows the exact JSON sent.
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
 
 import promptcache
 from promptcache import Conversation, PromptBuilder
@@ -93,13 +91,13 @@ def scripted_reply(body: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     from live_api import live_client
-    from offline_provider import OfflineProvider, example_args, report, wrap_options
+    from offline_provider import OfflineProvider, example_args, fresh_trace, report, wrap_options
 
     args = example_args(__doc__, argv)
 
     provider = OfflineProvider("anthropic.messages", scripted_reply)
     raw = live_client("anthropic") if args.live else provider.anthropic_client()
-    trace = args.trace or Path(tempfile.mkdtemp()) / "support_bot.jsonl"
+    trace = fresh_trace(args.trace, "support_bot.jsonl")
     client = promptcache.wrap(raw, trace=trace, guard="raise", **wrap_options(provider, args.live))
     chats = {session: Conversation(budget_tokens=20_000) for session in CUSTOMERS}
     turns = [(session, i) for i in range(3) for session in CUSTOMERS if i < len(CUSTOMERS[session][2])]

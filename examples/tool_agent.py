@@ -17,8 +17,6 @@ Runs offline by default (the real SDK client over a mock transport, see
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import promptcache
@@ -76,7 +74,7 @@ def scripted_model() -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     from live_api import live_client
-    from offline_provider import AGENT_GAPS, OfflineProvider, example_args, report, wrap_options
+    from offline_provider import AGENT_GAPS, OfflineProvider, example_args, fresh_trace, report, wrap_options
 
     args = example_args(__doc__, argv, provider={"choices": sorted(MODELS), "default": "openai"})
 
@@ -86,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         raw = live_client(args.provider)
     else:
         raw = provider.openai_client() if args.provider == "openai" else provider.anthropic_client()
-    trace = args.trace or Path(tempfile.mkdtemp()) / "agent.jsonl"
+    trace = fresh_trace(args.trace, "agent.jsonl")
     client = promptcache.wrap(raw, trace=trace, session="incident-7", guard="raise", **wrap_options(provider, args.live))
     chat = Conversation(budget_tokens=50_000)
     builder = BASE.history(chat).user("Alert: CheckoutApiLatencyHigh in eu-west-1. Can you take a look?",

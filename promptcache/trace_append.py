@@ -109,7 +109,8 @@ class TraceClock:
     ``t`` is the request start in seconds since the start of the trace
     (traces README). A new file starts at ``0.0``; a file that already holds
     records continues after its last ``t`` (:func:`last_t`) plus the wall-clock
-    time since the file was last written, so a trace appended to across runs
+    time since the file was last written (a file removed and made anew, even
+    within one process, starts at ``0.0`` again), so a trace appended to across runs
     stays valid and keeps a realistic idle gap for TTL simulations. Every clock
     of this class in the process shares, per file, the last ``t`` written, and
     stamps and appends under one lock, so records of several clients (or
@@ -147,6 +148,8 @@ class TraceClock:
 
     def _stamp(self, start: float) -> float:
         if self._offset is None:
+            if not os.path.exists(self.path):  # a new file, or one removed since this process last wrote it
+                self._last.pop(self.path, None)
             last = self._last.get(self.path)
             if last is None:
                 last = last_t(self.path)

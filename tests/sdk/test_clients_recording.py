@@ -231,3 +231,14 @@ def test_a_response_that_cannot_be_read_is_the_sdks_api_error_and_nothing_is_rec
         assert isinstance(info.value, sdk.APIError) and info.value.status_code == 200
         assert isinstance(info.value.__cause__, json.JSONDecodeError) == (content == b"not json")
         assert not trace.exists() and client.stats.summary()["total"]["requests"] == 0
+
+
+def test_a_trace_removed_and_made_anew_in_one_process_starts_at_zero(tmp_path) -> None:
+    path = tmp_path / "t.jsonl"
+    body = {"max_tokens": 5, "messages": [{"role": "user", "content": "hi"}], "model": MODEL}
+    make = lambda t: TraceRecord(t, "anthropic.messages", "s", body)  # noqa: E731
+    first = TraceClock(path, lambda: 40.0)
+    assert [first.append(40.0, make), first.append(52.5, make)] == [0.0, 12.5]
+    path.unlink()
+    assert TraceClock(path, lambda: 90.0).append(90.0, make) == 0.0  # not 12.501: the old file is gone
+    assert TraceClock(path, lambda: 3.0).append(3.0, make) > 0.0  # an existing file is still continued

@@ -10,10 +10,7 @@ import re
 import socket
 import subprocess
 import sys
-import threading
 import warnings
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -25,12 +22,7 @@ from promptcache.usage import normalize_usage
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-@pytest.fixture(autouse=True)
-def examples_on_path(monkeypatch):
-    monkeypatch.syspath_prepend(str(EXAMPLES))
-    yield
-    for name in ("support_bot", "doc_qa", "tool_agent", "offline_provider", "live_api"):
-        sys.modules.pop(name, None)
+pytestmark = pytest.mark.usefixtures("examples_on_path")
 
 
 @pytest.mark.parametrize(("module", "argv", "expected"), [
@@ -65,48 +57,20 @@ NO_KEY = "error: --live sends to the real {name} API and needs a key: set {varia
          "or drop --live to run offline\n"
 
 
-class RefusingAPI(ThreadingHTTPServer):
-    """A local stand-in for api.anthropic.com / api.openai.com that refuses every key with the provider's 401."""
-
-    def __init__(self) -> None:
-        self.requests: list[tuple[str, str]] = []  # (path, the key the client sent, in either SDK's header)
-        api = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                self.rfile.read(int(self.headers.get("content-length", 0)))
-                key = self.headers.get("x-api-key") or self.headers.get("authorization", "").removeprefix("Bearer ")
-                api.requests.append((self.path, key))
-                body = {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}} \
-                    if self.path.startswith("/v1/messages") else \
-                    {"error": {"message": "Incorrect API key provided: sk-wrong.", "type": "invalid_request_error",
-                               "code": "invalid_api_key"}}
-                data = json.dumps(body).encode()
-                self.send_response(401)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        super().__init__(("127.0.0.1", 0), Handler)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
+def refusal(path: str) -> tuple[int, bytes]:
+    """Each provider's 401 for a wrong key."""
+    body = {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}} \
+        if path.startswith("/v1/messages") else \
+        {"error": {"message": "Incorrect API key provided: sk-wrong.", "type": "invalid_request_error",
+                   "code": "invalid_api_key"}}
+    return 401, json.dumps(body).encode()
 
 
 @pytest.fixture
-def refusing_api() -> Iterator[RefusingAPI]:
-    server = RefusingAPI()
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-    thread.join()
+def refusing_api(local_api):
+    """A local stand-in for api.anthropic.com / api.openai.com that refuses every key with the provider's 401."""
+    local_api.answer = refusal
+    return local_api
 
 
 def test_live_without_a_key_exits_2_naming_the_variable_before_any_request(refusing_api, tmp_path) -> None:
