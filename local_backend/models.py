@@ -17,7 +17,8 @@ from typing import Any
 import torch
 
 from local_backend.embedded import EMBEDDED_MODEL_NAME, EMBEDDED_SEED, build_embedded_model
-from local_backend.errors import ModelLoadError, ModelNotFoundError
+from local_backend.errors import ModelLoadError
+from local_backend.model_folder import TOKENIZER_FILES, check_model_folder, model_path  # noqa: F401 (TOKENIZER_FILES: re-exported)
 from local_backend.tokenizer import ChatMLTokenizer, EngineTokenizer, HFTokenizer
 
 _DTYPES = {"float32": torch.float32, "fp32": torch.float32, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
@@ -86,41 +87,6 @@ def model_fingerprint(model: Any, name: str) -> str:
             sample = param.detach().reshape(-1)[:16].to("cpu", torch.float32)
             digest.update(param_name.encode() + str(tuple(param.shape)).encode() + sample.numpy().tobytes())
     return digest.hexdigest()[:32]
-
-
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json", "vocab.txt")
-"""Files of a transformers tokenizer; a model folder with none of them needs a tokenizer given separately."""
-
-
-def check_model_folder(path: Path, needs_tokenizer: bool = True) -> None:
-    """Refuse ``path`` unless it looks like a folder written by ``save_pretrained``, before anything loads.
-
-    Args:
-        path: the model folder.
-        needs_tokenizer: the folder must hold a tokenizer too (no tokenizer was given).
-
-    Raises:
-        ModelNotFoundError: ``path`` does not exist.
-        ModelLoadError: ``path`` is a file, has no ``config.json`` with a ``model_type``, or (with
-            ``needs_tokenizer``) holds none of :data:`TOKENIZER_FILES`; the message says what to pass instead.
-    """
-    if not path.exists():
-        raise ModelNotFoundError(f"model directory {path} does not exist; pass a local transformers model folder, "
-                                 "or omit --model for the embedded model")
-    if not path.is_dir():
-        raise ModelLoadError(f"{path} is a file, not a model folder; pass a folder saved with save_pretrained, or "
-                             "omit --model for the embedded model")
-    try:
-        model_type = json.loads((path / "config.json").read_text(encoding="utf-8")).get("model_type")
-    except (OSError, ValueError, AttributeError):  # missing, unreadable, not JSON, not a JSON object
-        model_type = None
-    if not model_type:
-        raise ModelLoadError(f"{path} is not a transformers model folder (no config.json with model_type); pass a "
-                             "folder saved with save_pretrained, or omit --model for the embedded model")
-    if needs_tokenizer and not any((path / name).exists() for name in TOKENIZER_FILES):
-        raise ModelLoadError(f"{path} holds no tokenizer (none of {', '.join(TOKENIZER_FILES)}). Pass --tokenizer "
-                             "chatml if the model uses the embedded model's vocabulary (cl100k + ChatML), or "
-                             "--tokenizer PATH to a tokenizer folder.")
 
 
 def check_vocabularies(tokenizer: EngineTokenizer | Any, embedding_rows: int, model_name: str) -> None:
@@ -253,8 +219,8 @@ def load_model(
     elif isinstance(model, (str, Path)):
         from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
-        path = Path(model).expanduser()
-        check_model_folder(path, needs_tokenizer=tokenizer is None)
+        path = model_path(model)
+        check_model_folder(path, needs_tokenizer=tokenizer is None, spec=str(model))
         name = str(model)
         if tokenizer is None:  # the tokenizer first: it is cheap, and a broken one fails before the weights load
             with load_errors_as(f"cannot load the tokenizer in {path} (pass --tokenizer chatml or --tokenizer PATH "

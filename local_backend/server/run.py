@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from local_backend.errors import ModelLoadError, ModelNotFoundError
-from local_backend.models import TOKENIZER_FILES, load_errors_as
+from local_backend.model_folder import check_tokenizer_folder
+from local_backend.models import load_errors_as
 from local_backend.server.state import DEFAULT_MAX_TOKENS
 
 
@@ -29,12 +28,7 @@ def load_tokenizer(spec: str | None) -> Any:
         return ChatMLTokenizer()
     from transformers import AutoTokenizer
 
-    folder = Path(spec).expanduser()
-    if not folder.exists():
-        raise ModelNotFoundError(f"tokenizer directory {spec} does not exist (give a local folder or 'chatml')")
-    if not any((folder / name).exists() for name in TOKENIZER_FILES):
-        raise ModelLoadError(f"{spec} holds no tokenizer (none of {', '.join(TOKENIZER_FILES)}); give a folder "
-                             "saved with save_pretrained, or 'chatml'")
+    folder = check_tokenizer_folder(spec)
     with load_errors_as(f"cannot load a tokenizer from {spec} (give a folder saved with save_pretrained, or "
                         "'chatml')"):
         return AutoTokenizer.from_pretrained(folder)

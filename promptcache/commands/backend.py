@@ -45,6 +45,24 @@ def require_backend(modules: tuple[str, ...] = SERVER_MODULES, what: str = "the 
                                  f"Install it with: {BACKEND_INSTALL}") from None
 
 
+def check_model_options(model: str | None, tokenizer: str | None) -> None:
+    """Refuse a ``--model`` / ``--tokenizer`` that cannot be loaded wherever that shows without torch, before the
+    seconds its import costs: an empty value, a missing path (a Hub id gets the download command), a file, a
+    ``config.json`` that is missing, not valid JSON or without ``model_type``, a folder without tokenizer files
+    (see :mod:`local_backend.model_folder`). What needs transformers is checked again when the model loads.
+
+    Raises:
+        ModelUnusable: one of these; its message is the check's.
+    """
+    from local_backend.errors import ModelLoadError
+    from local_backend.model_folder import check_model_options as check  # torch-free
+
+    try:
+        check(model, tokenizer)
+    except ModelLoadError as exc:
+        raise ModelUnusable(str(exc)) from exc
+
+
 @contextmanager
 def loading_model(console: Console) -> Iterator[None]:
     """Show "loading the model" on ``console`` while the block builds the engine; stop with exit 2 if it cannot.

@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from promptcache.commands.backend import ENGINE_MODULES, loading_model, require_backend
+from promptcache.commands.backend import ENGINE_MODULES, check_model_options, loading_model, require_backend
 from promptcache.commands.verify import rate
 from promptcache.verify import VerifyReport, verify_trace
 
@@ -62,6 +62,7 @@ def demo(model: str | None, tokenizer: str | None, kv_cache_mb: float) -> None:
     """Replay a good and a bad version of one app (bundled traces) on the local engine (the embedded
     model unless --model) and print the side-by-side verdict: real prefix-cache hits, token by token.
     """
+    check_model_options(model, tokenizer)  # before torch is imported: a bad path fails in a moment
     require_backend(ENGINE_MODULES, what="promptcache demo")
     from local_backend.embedded import EMBEDDED_NOTICE
     from promptcache.verify_backends import LocalBackend

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from rich.console import Console
 
-from promptcache.commands.backend import loading_model, require_backend
+from promptcache.commands.backend import check_model_options, loading_model, require_backend
 
 
 class CannotListen(click.ClickException):
@@ -52,6 +52,7 @@ def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks
     Exit codes: 0 after Ctrl-C / SIGTERM; 2 a usage error, before the model loads where it can be
     (the backend extra missing, HOST:PORT cannot be bound, a --model / --tokenizer that cannot be loaded).
     """
+    check_model_options(model_path, tokenizer)  # before torch is imported: a bad path fails in a moment
     require_backend(what="promptcache serve")
     from local_backend.server.listen import ListenError, bind_listener
 

@@ -155,3 +155,55 @@ def test_a_tokenizer_with_ids_past_the_model_embedding_is_refused_at_load(tmp_pa
     for command in engine_commands(str(tmp_path), traces_dir / "bad_sliding_window.jsonl"):
         result = CliRunner().invoke(main, [*command, "--tokenizer", "chatml"])
         assert (result.exit_code, result.output) == (2, expected), command
+
+
+BAD_MODEL_VALUES = {
+    "config.json not JSON": "{folder}/config.json is not valid JSON (Expecting property name enclosed in double quotes: "
+                            "line 1 column 2 (char 1)); fix it, or save the model again with save_pretrained",
+    "empty": "--model is empty; pass a local transformers model folder, or omit --model for the embedded model",
+    "a Hub id": "model directory {folder} does not exist; pass a local transformers model folder, or omit --model for "
+                "the embedded model. Model names from the Hugging Face Hub are not downloaded; download it first (hf "
+                "download {folder} --local-dir {folder}; huggingface-cli download with huggingface_hub < 1.0) and "
+                "pass the folder",
+}
+
+
+def bad_model_value(tmp_path, monkeypatch, kind: str) -> tuple[str, str]:
+    """A ``--model`` value of ``kind`` and the message it gets."""
+    monkeypatch.chdir(tmp_path)  # the current folder holds no model: '' must not be read as '.'
+    folder = {"config.json not JSON": str(tmp_path / "m"), "empty": "", "a Hub id": "Org/no-such-model-1.5B"}[kind]
+    if kind == "config.json not JSON":
+        (tmp_path / "m").mkdir()
+        (tmp_path / "m" / "config.json").write_text("{not json")
+    return folder, BAD_MODEL_VALUES[kind].format(folder=folder)
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_MODEL_VALUES))
+def test_a_bad_model_value_gets_a_message_naming_what_is_wrong(tmp_path, monkeypatch, traces_dir, kind):
+    folder, expected = bad_model_value(tmp_path, monkeypatch, kind)
+    for command in engine_commands(folder, traces_dir / "bad_sliding_window.jsonl"):
+        result = CliRunner().invoke(main, command)
+        assert (result.exit_code, result.output) == (2, f"Error: {expected}\n"), command
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_MODEL_VALUES))
+def test_serve_and_demo_check_the_model_value_before_importing_torch(tmp_path, monkeypatch, kind):
+    folder, expected = bad_model_value(tmp_path, monkeypatch, kind)
+    monkeypatch.setitem(sys.modules, "torch", None)  # importing torch would now fail: the check must come first
+    for command in (["serve", "--port", "0", "--model", folder], ["demo", "--model", folder]):
+        result = CliRunner().invoke(main, command)
+        assert (result.exit_code, result.output) == (2, f"Error: {expected}\n"), command
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("", "--tokenizer is empty; give 'chatml' or a tokenizer folder saved with save_pretrained"),
+    ("gpt2", "tokenizer directory gpt2 does not exist (give a local folder or 'chatml'). Model names from the Hugging "
+             "Face Hub are not downloaded; download it first (hf download gpt2 --local-dir gpt2; huggingface-cli "
+             "download with huggingface_hub < 1.0) and pass the folder"),
+])
+def test_a_bad_tokenizer_value_is_refused_before_importing_torch(tmp_path, monkeypatch, value, expected):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "torch", None)
+    for command in (["serve", "--port", "0", "--tokenizer", value], ["demo", "--tokenizer", value]):
+        result = CliRunner().invoke(main, command)
+        assert (result.exit_code, result.output) == (2, f"Error: {expected}\n"), command
