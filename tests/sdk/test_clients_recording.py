@@ -3,6 +3,7 @@ appended across runs. Real SDK clients through httpx2.MockTransport."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
@@ -242,3 +243,14 @@ def test_a_trace_removed_and_made_anew_in_one_process_starts_at_zero(tmp_path) -
     path.unlink()
     assert TraceClock(path, lambda: 90.0).append(90.0, make) == 0.0  # not 12.501: the old file is gone
     assert TraceClock(path, lambda: 3.0).append(3.0, make) > 0.0  # an existing file is still continued
+
+
+def test_the_async_wrapper_raises_the_same_error_for_a_body_that_is_not_json() -> None:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, content=b"nope", headers={"content-type": "application/json"})
+
+    raw = anthropic.AsyncAnthropic(api_key=KEY, max_retries=0,
+                                   http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+    with pytest.raises(anthropic.APIResponseValidationError, match=r"^the body is not JSON \(Expecting value: "
+                                                                   r"line 1 column 1 \(char 0\)\): 'nope'$"):
+        asyncio.run(promptcache.wrap(raw).send(prompt(RULES), model=MODEL))
