@@ -21,15 +21,24 @@ from local_backend.server.errors import bad_request
 async def read_json(request: Request) -> dict[str, Any]:
     """The request body as a JSON object.
 
+    The body must be UTF-8 (RFC 8259, section 8.1: JSON exchanged between systems is UTF-8); a leading
+    byte order mark is skipped.
+
     Raises:
-        APIError: 400 for an empty body, invalid JSON or a non-object body.
+        APIError: 400 for an empty body, a body that is not valid UTF-8 (naming the first bad byte and its
+            offset), invalid JSON or a non-object body.
     """
     raw = await request.body()
     if not raw.strip():
         raise bad_request("the request body is empty; send a JSON object")
     try:
-        body = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        text = raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise bad_request(f"the request body is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}: "
+                          f"{exc.reason}); send the JSON encoded as UTF-8") from exc
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError as exc:
         raise bad_request(f"We could not parse the JSON body of your request ({exc}). "
                           "Send valid JSON with Content-Type: application/json.") from exc
     if not isinstance(body, dict):

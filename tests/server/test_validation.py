@@ -101,3 +101,25 @@ def test_anthropic_blocks_tools_and_markers_are_validated(claude, client):
     answered = claude.messages.create(model="m", max_tokens=1, tools=[TOOL], messages=[
         HI, use, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "ok"}]}])
     assert answered.usage.output_tokens == 1
+
+
+@pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/completions", "/v1/messages",
+                                  "/v1/messages/count_tokens"])
+def test_a_body_that_is_not_utf8_is_a_400_saying_so(client, path):
+    body = '{"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": "caf\u00e9"}]}'.encode("latin-1")
+    response = client.post(path, content=body, headers={"content-type": "application/json"})
+    offset = body.index("\u00e9".encode("latin-1"))
+    message = (f"the request body is not valid UTF-8 (byte 0xe9 at offset {offset}: invalid "
+               "continuation byte); send the JSON encoded as UTF-8")
+    assert response.status_code == 400
+    if path.startswith("/v1/messages"):  # Anthropic-shaped
+        assert response.json() == {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    else:  # OpenAI-shaped
+        assert response.json()["error"]["message"] == message
+        assert response.json()["error"]["type"] == "invalid_request_error"
+
+
+def test_a_utf8_body_with_a_byte_order_mark_is_read(client):
+    body = b"\xef\xbb\xbf" + b'{"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": "hi"}]}'
+    response = client.post("/v1/messages/count_tokens", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 200, response.text
