@@ -29,6 +29,7 @@ front) in :mod:`promptcache.trace_append`; this module owns the record format.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import math
 import os
@@ -64,7 +65,8 @@ class TraceFormatError(ValueError):
     def __init__(self, reason: str, *, source: str = "<trace>", line: int | None = None) -> None:
         self.reason, self.source, self.line = reason, source, line
         where = f"{source}:{line}" if line is not None else source
-        super().__init__(f"{where}: {reason}")
+        # a problem of the whole file names it itself ("t.jsonl.gz is gzip-compressed; ...")
+        super().__init__(reason if line is None and reason.startswith(f"{source} ") else f"{where}: {reason}")
 
 
 class TraceFormatWarning(UserWarning):
@@ -115,6 +117,12 @@ class SkippedLines:
         """Report ``problem`` as a skipped line (counted)."""
         self.count += 1
         self.report(problem, "line skipped")
+
+    def skip_many(self, problem: TraceFormatError, lines: int) -> None:
+        """Report one ``problem`` that makes ``lines`` lines unusable (a gzip file, one JSON document), counting
+        them all as skipped."""
+        self.count += lines
+        self.report(problem, f"{lines} line{'' if lines == 1 else 's'} skipped")
 
     def report(self, problem: TraceFormatError, consequence: str) -> None:
         """Report ``problem`` without counting it as skipped (``consequence`` says what was done instead)."""
@@ -177,6 +185,14 @@ class TraceRecord:
         return line + "}"
 
 
+def json_problem(exc: ValueError) -> str:
+    """Why a line is not JSON: the decoder's message and the character offset in the line
+    (``not JSON (Expecting ',' delimiter at char 37)``; the line number is the trace's, not the decoder's)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON ({exc.msg} at char {exc.pos})"
+    return f"not JSON ({exc})"
+
+
 def _record_problem(obj: Any, line: int | None, source: str) -> str | None:
     """Why a parsed line is not a usable record (``None`` when it is)."""
     if not isinstance(obj, dict):
@@ -211,29 +227,59 @@ def parse_record(text: str, *, line: int | None = None, source: str = "<trace>")
     try:
         obj = json.loads(text)
     except ValueError as exc:
-        raise TraceFormatError(f"not JSON ({exc})", source=source, line=line) from exc
+        raise TraceFormatError(json_problem(exc), source=source, line=line) from exc
     problem = _record_problem(obj, line, source)
     if problem:
         raise TraceFormatError(problem, source=source, line=line)
     return TraceRecord(float(obj["t"]), obj["api"], obj["session"], obj["body"], obj.get("usage"), line=line)
 
 
-def _text_lines(path: str | os.PathLike[str], source: str) -> Iterator[tuple[int, str | TraceFormatError]]:
-    """``(line number, text)`` for each non-blank line of a trace file, or ``(number, error)`` for a line
-    that is not valid UTF-8 (the byte and its offset in the file named, the rest of the file still read)."""
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte order mark some Windows editors write at the start of a file: accepted there, and ignored."""
+GZIP_MAGIC = b"\x1f\x8b"
+"""The first two bytes of a gzip file (RFC 1952)."""
+
+
+def _file_problem(data: bytes, source: str) -> TraceFormatError | None:
+    """A problem of the whole file that would otherwise be reported on every line: gzip-compressed data, or
+    one JSON document over several lines (a pretty-printed request body) instead of JSON Lines."""
+    if data.startswith(GZIP_MAGIC):
+        return TraceFormatError(f"{source} is gzip-compressed; decompress it first (gunzip)", source=source)
+    text = data.removeprefix(BOM)
+    first = text.lstrip().split(b"\n", 1)
+    if len(first) < 2 or not first[1].strip():
+        return None  # one line at most: its own problem says it
+    try:
+        json.loads(first[0])
+        return None  # the first line is JSON: JSON Lines, whatever the other lines hold
+    except ValueError:
+        pass
+    try:
+        json.loads(text)
+    except ValueError:
+        return None
+    return TraceFormatError(f"{source} is one JSON document, not JSON Lines: pass it as a request body "
+                            "(promptcache diff A.json B.json) or write one request per line", source=source)
+
+
+def _text_lines(data: bytes, source: str) -> Iterator[tuple[int, str | TraceFormatError]]:
+    """``(line number, text)`` for each non-blank line of a trace file's bytes, or ``(number, error)`` for a
+    line that is not valid UTF-8 (the byte and its offset in the file named, the rest of the file still
+    read). A UTF-8 byte order mark at the start of the file is ignored; lines end in ``\n`` (a ``\r`` before
+    it is whitespace to JSON, so CRLF files read too)."""
     offset = 0
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, 1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                yield number, TraceFormatError(
-                    f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {offset + exc.start}): traces are "
-                    "UTF-8 JSON Lines; re-save it as UTF-8", source=source, line=number)
-            else:
-                if text.strip():
-                    yield number, text
-            offset += len(raw)
+    for number, raw in enumerate(io.BytesIO(data), 1):
+        start = len(BOM) if number == 1 and raw.startswith(BOM) else 0
+        try:
+            text = raw[start:].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield number, TraceFormatError(
+                f"not valid UTF-8 (byte 0x{raw[start + exc.start]:02x} at offset {offset + start + exc.start}): "
+                "traces are UTF-8 JSON Lines; re-save it as UTF-8", source=source, line=number)
+        else:
+            if text.strip():
+                yield number, text
+        offset += len(raw)
 
 
 def read_trace(path: str | os.PathLike[str], *, strict: bool = False,
@@ -243,7 +289,12 @@ def read_trace(path: str | os.PathLike[str], *, strict: bool = False,
 
     A line is malformed when it is not valid UTF-8 (``FILE:LINE: not valid
     UTF-8 (byte 0xff at offset K): ...``, K counted in bytes from the start of
-    the file), not JSON, or not a record (see :func:`parse_record`).
+    the file), not JSON (``not JSON (Expecting ',' delimiter at char 37)``, the
+    offset in the line), or not a record (see :func:`parse_record`). Lenient
+    where editors differ: a UTF-8 BOM at the start of the file is ignored and
+    CRLF line ends are read. A gzip file (magic bytes ``1f 8b``) or one JSON
+    document over several lines is reported once, naming the file and what to
+    do, with every line counted as skipped.
 
     Args:
         path: the trace file (UTF-8). Blank lines are ignored.
@@ -266,7 +317,17 @@ def read_trace(path: str | os.PathLike[str], *, strict: bool = False,
     skip = SkippedLines.of(on_problem)
     skipped_before = skip.count
     records: list[TraceRecord] = []
-    for number, text in _text_lines(path, source):
+    with open(path, "rb") as fh:
+        data = fh.read()
+    whole = _file_problem(data, source)
+    if whole is not None:
+        if strict:
+            raise whole
+        skip.skip_many(whole, sum(1 for _ in _text_lines(data, source)))  # what line by line would skip
+        if require_records:
+            raise EmptyTraceError(os.fspath(path), skip.count - skipped_before)
+        return records
+    for number, text in _text_lines(data, source):
         try:
             if isinstance(text, TraceFormatError):
                 raise text
@@ -335,20 +396,34 @@ def validate_trace(source: str | os.PathLike[str] | Iterable[TraceRecord]) -> li
     File level: every line JSON with the record keys in order, ``t`` strictly
     increasing. Record level: see :func:`promptcache.trace_checks.validate_body`.
 
+    A gzip file or one JSON document over several lines is one issue without a
+    line number. An empty or blank file is a valid trace with no records (``[]``;
+    the commands, which need requests, refuse it). The reader is lenient as
+    :func:`read_trace` is: a BOM at the start and CRLF line ends are accepted.
+
     Returns:
-        All issues, in line order (empty for a valid trace).
+        All issues, in line order (empty for a valid trace); never raises for bad content.
+
+    Raises:
+        OSError: the file does not exist or cannot be read (a wrong path is not bad content).
     """
     issues: list[TraceIssue] = []
     entries: list[tuple[int | None, Any]] = []
     if isinstance(source, str | os.PathLike):
-        for number, text in _text_lines(source, os.path.basename(os.fspath(source))):
+        with open(source, "rb") as fh:
+            data = fh.read()
+        name = os.path.basename(os.fspath(source))
+        whole = _file_problem(data, name)
+        if whole is not None:
+            return [TraceIssue(whole.reason)]
+        for number, text in _text_lines(data, name):
             if isinstance(text, TraceFormatError):
                 issues.append(TraceIssue(text.reason, line=number))
                 continue
             try:
                 entries.append((number, json.loads(text)))
             except ValueError as exc:
-                issues.append(TraceIssue(f"not JSON ({exc})", line=number))
+                issues.append(TraceIssue(json_problem(exc), line=number))
     else:
         entries = [(r.line, r) for r in source]
     last_t: float | None = None

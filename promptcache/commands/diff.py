@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.text import Text
 
 from promptcache.apis import APIS
+from promptcache.commands.options import STRICT_ADVICE, print_warnings
 from promptcache.providers import PROVIDERS
 from promptcache.simulate.diff import DiffReport, char_diff, diff_files, diff_trace
 from promptcache.trace import TraceFormatError
@@ -92,13 +93,16 @@ def diff(paths, at, api, provider, model, output_format, strict):
                 report = diff_trace(paths[0], at, strict=strict, provider=provider, model=model)
             else:
                 report = diff_files(paths[0], paths[1], api=api)
-        except (ValueError, IndexError, TraceFormatError) as exc:
-            for message in dict.fromkeys(str(w.message) for w in caught):
-                err.print(f"warning: {message}", markup=False)
-            err.print(f"error: {exc}", markup=False)
-            sys.exit(EXIT_ERROR)
-    for message in dict.fromkeys(str(w.message) for w in caught):
-        err.print(f"warning: {message}", markup=False)
+        except TraceFormatError as exc:  # a malformed line or body under --strict
+            error = f"{exc} {STRICT_ADVICE}"
+        except (ValueError, IndexError) as exc:
+            error = str(exc)
+        else:
+            error = None
+    print_warnings(caught, err)
+    if error is not None:
+        err.print(f"error: {error}", markup=False)
+        sys.exit(EXIT_ERROR)
     if output_format == "json":
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:

@@ -1,10 +1,45 @@
-"""Option parsing shared by several commands (``simulate`` and ``verify``)."""
+"""What ``simulate``, ``verify`` and ``diff`` share on the command line: the ``--min-hit-rate`` type, the
+``--strict`` advice and how the trace reader's warnings are printed (capped)."""
 
 from __future__ import annotations
 
 import math
+import warnings
+from collections.abc import Iterable
 
 import click
+from rich.console import Console
+
+from promptcache.trace import TraceFormatWarning
+
+STRICT_ADVICE = "(run without --strict to report it as a warning and go on)"
+"""Appended to the error a malformed line or body gives under ``--strict``, by every command."""
+
+MAX_LINE_WARNINGS = 10
+"""Malformed trace lines named one by one; the rest are counted in one line."""
+
+
+def print_warnings(caught: Iterable[warnings.WarningMessage], err: Console, limit: int = MAX_LINE_WARNINGS) -> None:
+    """Print caught warnings as ``warning: ...`` lines, each text once, in order.
+
+    Trace warnings (:class:`~promptcache.trace.TraceFormatWarning`, one per
+    malformed line) are capped: the first ``limit`` are printed, then one line
+    ``... and N more lines skipped`` (``N more trace problems`` when some were
+    not skipped lines), so a wrong kind of file does not flood the terminal.
+    Other warnings are all printed.
+    """
+    shown, hidden, hidden_skips = 0, 0, 0
+    for w in {str(w.message): w for w in caught}.values():
+        if issubclass(w.category, TraceFormatWarning):
+            if shown >= limit:
+                hidden += 1
+                hidden_skips += str(w.message).endswith("; line skipped")
+                continue
+            shown += 1
+        err.print(f"warning: {w.message}", markup=False)
+    if hidden:
+        what = "lines skipped" if hidden_skips == hidden else "trace problems"
+        err.print(f"warning: ... and {hidden} more {what} (the first {limit} are shown)", markup=False)
 
 
 def parse_rate(value: str | None) -> float | None:

@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from promptcache.commands.options import HIT_RATE
+from promptcache.commands.options import HIT_RATE, STRICT_ADVICE, print_warnings
 from promptcache.divergence import EXPECTED_CAUSES
 from promptcache.providers import PROVIDERS, check_overrides
 from promptcache.simulate import Simulation, simulate_trace
@@ -127,13 +127,12 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
             simulation = simulate_trace(trace, strict=strict, provider=provider, model=model, as_of=as_of,
                                         overrides=_rules(rules), unit=unit, auto_cache=not no_auto_cache)
         except TraceFormatError as exc:
-            error = f"{exc} (run without --strict to report it as a warning and go on)"
+            error = f"{exc} {STRICT_ADVICE}"
         except ValueError as exc:  # also EmptyTraceError: no usable request in the trace
             error = str(exc)
         else:
             error = None
-    for message in dict.fromkeys(str(w.message) for w in caught):
-        err.print(f"warning: {message}", markup=False)
+    print_warnings(caught, err)
     if error is not None:
         err.print(f"error: {error}", markup=False)
         sys.exit(EXIT_ERROR)

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from promptcache.commands.backend import ENGINE_MODULES, loading_model, require_backend
-from promptcache.commands.options import HIT_RATE
+from promptcache.commands.options import HIT_RATE, STRICT_ADVICE, print_warnings
 from promptcache.simulate.shape import read_requests
 from promptcache.trace import EmptyTraceError, TraceFormatError, TraceRecord
 from promptcache.verify import VerifyReport, make_backend, verify_trace
@@ -84,11 +84,10 @@ def _read(trace: Path, strict: bool, err: Console) -> list[TraceRecord]:
         try:
             records, error = read_requests(trace, strict=strict, model_given=True), None
         except TraceFormatError as exc:
-            records, error = [], f"{exc} (run without --strict to report it as a warning and go on)"
+            records, error = [], f"{exc} {STRICT_ADVICE}"
         except EmptyTraceError as exc:
             records, error = [], str(exc)
-    for message in dict.fromkeys(str(w.message) for w in caught):
-        err.print(f"warning: {message}", markup=False)
+    print_warnings(caught, err)
     if error is not None:
         err.print(f"error: {error}", markup=False)
         sys.exit(EXIT_ERROR)
@@ -166,8 +165,7 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
             sys.exit(EXIT_ERROR)
         finally:
             engine.close()
-    for message in dict.fromkeys(str(w.message) for w in caught):
-        err.print(f"warning: {message}", markup=False)
+    print_warnings(caught, err)
     if output_format == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, allow_nan=False))
     else:

@@ -194,3 +194,54 @@ def test_a_body_recorded_from_the_real_sdk_validates(traces) -> None:
     assert validate_record(record) == []
     assert list(record.body) == list(source) and record.body == source
     assert record.to_json().startswith('{"t":0.0,"api":"anthropic.messages","session":"sup-003","body":' + seen[0].decode())
+
+
+def test_the_reader_accepts_a_bom_and_crlf_and_names_the_json_error_by_char(traces, tmp_path: Path) -> None:
+    a, b = traces["good_rag_doc_qa"][0], traces["good_rag_doc_qa"][1]
+    path = tmp_path / "win.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + a.to_json().encode() + b"\r\n" + b.to_json().encode() + b"\r\n")
+    assert read_trace(path, strict=True) == [a, b]
+    assert validate_trace(path) == []
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"\xef\xbb\xbf" + b'{"t": 1 "api"\n')
+    with pytest.raises(TraceFormatError) as raised:
+        read_trace(bad, strict=True)
+    assert str(raised.value) == "bad.jsonl:1: not JSON (Expecting ',' delimiter at char 8)"
+    assert [(i.line, i.message) for i in validate_trace(bad)] == [(1, "not JSON (Expecting ',' delimiter at char 8)")]
+
+
+def test_a_gzip_file_or_one_json_document_is_one_problem_counting_every_line(traces, tmp_path: Path) -> None:
+    import gzip
+
+    zipped = tmp_path / "t.jsonl.gz"
+    zipped.write_bytes(gzip.compress("".join(r.to_json() + "\n" for r in traces["good_rag_doc_qa"]).encode()))
+    document = tmp_path / "body.json"
+    document.write_text(json.dumps(traces["good_rag_doc_qa"][0].body, indent=2))
+    for path, message in ((zipped, "t.jsonl.gz is gzip-compressed; decompress it first (gunzip)"),
+                          (document, "body.json is one JSON document, not JSON Lines: pass it as a request body "
+                                     "(promptcache diff A.json B.json) or write one request per line")):
+        problems: list[TraceFormatError] = []
+        skip = SkippedLines(on_problem=problems.append)
+        assert read_trace(path, on_problem=skip) == []
+        assert [str(p) for p in problems] == [message]
+        old_count = sum(1 for line in path.read_bytes().split(b"\n")
+                        if not _decodes(line) or line.decode().strip())
+        assert skip.count == old_count > 1
+        with pytest.raises(TraceFormatError, match="^" + message.replace("(", r"\(").replace(")", r"\)") + "$"):
+            read_trace(path, strict=True)
+        assert [(i.line, i.message) for i in validate_trace(path)] == [(None, message)]
+
+
+def _decodes(line: bytes) -> bool:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def test_validate_trace_of_a_missing_file_raises_and_of_an_empty_file_is_empty(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        validate_trace(tmp_path / "nope.jsonl")
+    (tmp_path / "empty.jsonl").write_bytes(b"\n \n")
+    assert validate_trace(tmp_path / "empty.jsonl") == []
