@@ -18,16 +18,55 @@ from typing import Any
 import torch
 
 from . import eviction, fragmentation, hit_rate, throughput, ttft
-from .models import hf_model, resolve_model
+from .models import MODEL_NAMES, hf_model, resolve_model
 
 BENCHMARKS = ("ttft", "throughput", "no_reuse", "fragmentation", "eviction", "hit_rate")
+TIMING_BENCHMARKS = ("ttft", "throughput", "no_reuse")
+"""The benchmarks run on the timing model; the others run on the cache model."""
+
+
+def select_benchmarks(only: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The benchmarks ``only`` names, in :data:`BENCHMARKS` order (all of them for None or ``()``).
+
+    Each item may hold several comma-separated names (``("ttft,hit_rate", "eviction")``); blanks are ignored.
+
+    Raises:
+        ValueError: an unknown name; the message names the valid ones.
+    """
+    names = [name.strip() for item in only or () for name in item.split(",") if name.strip()]
+    unknown = [name for name in names if name not in BENCHMARKS]
+    if unknown:
+        listed = ", ".join(repr(name) for name in dict.fromkeys(unknown))
+        raise ValueError(f"unknown benchmark {listed}; choose from {', '.join(BENCHMARKS)} (comma-separated or "
+                         "repeated)")
+    return tuple(name for name in BENCHMARKS if name in names) if names else BENCHMARKS
+
+
+def pick_models(quick: bool, timing_model: str | None, cache_model: str | None) -> tuple[str, str]:
+    """The timing and cache model names: the ones given, else ``"embedded"`` / ``"tiny"`` (``"tiny"`` for both
+    in a quick run). A model given explicitly is honoured in a quick run too.
+
+    Raises:
+        ValueError: a name other than ``"embedded"`` or ``"tiny"``.
+    """
+    timing = timing_model or ("tiny" if quick else "embedded")
+    cache = cache_model or "tiny"
+    for name in (timing, cache):
+        if name not in MODEL_NAMES:
+            raise ValueError(f"unknown benchmark model {name!r}; use one of {', '.join(MODEL_NAMES)}")
+    return timing, cache
+
+
+def uses_embedded(selected: tuple[str, ...], timing_model: str, cache_model: str) -> bool:
+    """Whether a run of ``selected`` on these models runs the embedded model (its random-weights notice applies)."""
+    return any((timing_model if name in TIMING_BENCHMARKS else cache_model) == "embedded" for name in selected)
 
 
 def run_benchmarks(
     quick: bool = False,
     only: tuple[str, ...] | None = None,
-    timing_model: str = "embedded",
-    cache_model: str = "tiny",
+    timing_model: str | None = None,
+    cache_model: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Run the engine benchmarks and return their results (plain JSON-able values).
@@ -38,19 +77,15 @@ def run_benchmarks(
 
     Args:
         quick: smoke-test sizes on the tiny model (seconds, not minutes).
-        only: a subset of :data:`BENCHMARKS`.
-        timing_model / cache_model: ``"embedded"`` or ``"tiny"``.
+        only: names of :data:`BENCHMARKS`, comma-separated or not (see :func:`select_benchmarks`).
+        timing_model / cache_model: ``"embedded"`` or ``"tiny"``; None picks as :func:`pick_models` says.
         progress: called with each benchmark's name before it starts.
 
     Raises:
         ValueError: an unknown benchmark or model name.
     """
-    selected = only or BENCHMARKS
-    unknown = set(selected) - set(BENCHMARKS)
-    if unknown:
-        raise ValueError(f"unknown benchmark(s) {sorted(unknown)}; choose from {', '.join(BENCHMARKS)}")
-    if quick:
-        timing_model = cache_model = "tiny"
+    selected = select_benchmarks(only)
+    timing_model, cache_model = pick_models(quick, timing_model, cache_model)
     timing, cache = resolve_model(timing_model), resolve_model(cache_model)
     steps: dict[str, Callable[[], dict]] = {
         "ttft": lambda: ttft.run(timing, quick),

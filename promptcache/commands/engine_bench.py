@@ -12,24 +12,30 @@ from rich.console import Console
 
 
 @click.command("engine-bench")
-@click.option("--quick", is_flag=True, help="Smoke-test sizes on a tiny model (seconds); figures are not judged.")
-@click.option("--only", multiple=True, metavar="NAME",
-              help="Run only these benchmarks: ttft, throughput, no_reuse, fragmentation, eviction, hit_rate.")
-@click.option("--timing-model", type=click.Choice(["embedded", "tiny"]), default="embedded", show_default=True,
-              help="Model of the timing benchmarks (TTFT, throughput, no-reuse control).")
-@click.option("--cache-model", type=click.Choice(["tiny", "embedded"]), default="tiny", show_default=True,
-              help="Model of the cache-behaviour benchmarks (hit rate, eviction, fragmentation).")
+@click.option("--quick", is_flag=True,
+              help="Smoke-test sizes (seconds), on the tiny model unless --timing-model / --cache-model say "
+                   "otherwise; figures are not judged.")
+@click.option("--only", multiple=True, metavar="NAMES",
+              help="Run only these benchmarks, comma-separated or repeated: ttft, throughput, no_reuse, "
+                   "fragmentation, eviction, hit_rate.")
+@click.option("--timing-model", type=click.Choice(["embedded", "tiny"]), default=None,
+              help="Model of the timing benchmarks (TTFT, throughput, no-reuse control) [default: embedded; "
+                   "tiny with --quick].")
+@click.option("--cache-model", type=click.Choice(["tiny", "embedded"]), default=None,
+              help="Model of the cache-behaviour benchmarks (hit rate, eviction, fragmentation) [default: tiny].")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="torch.set_num_threads for the run.")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), default=None,
               help="Also write the JSON results to this file (its folder must exist).")
-def engine_bench(quick: bool, only: tuple[str, ...], timing_model: str, cache_model: str, threads: int | None,
+def engine_bench(quick: bool, only: tuple[str, ...], timing_model: str | None, cache_model: str | None,
+                 threads: int | None,
                  json_path: Path | None) -> None:
     """Benchmark the local engine: TTFT cold vs warm, throughput vs transformers, the no-reuse
     control, KV fragmentation, eviction policies under memory pressure, hit rate vs the oracle.
 
     The table goes to stderr and the JSON to stdout, so `promptcache engine-bench > bench.json`
     keeps both. The embedded model has random weights: its text is meaningless, but token
-    counts, cache behaviour and timings are real.
+    counts, cache behaviour and timings are real. --quick runs both groups on the tiny model,
+    unless --timing-model / --cache-model are given: those are honoured (quick sizes, your model).
 
     Exit codes: 0 done, 2 a usage error (an unknown benchmark, a --json file that cannot be
     written: checked before anything runs).
@@ -40,21 +46,24 @@ def engine_bench(quick: bool, only: tuple[str, ...], timing_model: str, cache_mo
     try:
         import torch
 
-        from local_backend.benchmarks import run_benchmarks
+        from local_backend.benchmarks import pick_models, run_benchmarks, select_benchmarks, uses_embedded
         from local_backend.benchmarks.report import detail_tables, summary_table
         from local_backend.embedded import EMBEDDED_NOTICE
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise click.ClickException(f"the engine needs the backend extra ({exc}): pip install 'promptcache[backend]'")
+    try:
+        selected = select_benchmarks(only)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--only'") from exc
+    timing_model, cache_model = pick_models(quick, timing_model, cache_model)
     if threads:
         torch.set_num_threads(threads)
     console = Console(stderr=True)
-    console.print(f"[dim]{EMBEDDED_NOTICE}[/]")
-    try:
-        with console.status("running") as status:
-            results = run_benchmarks(quick=quick, only=only or None, timing_model=timing_model,
-                                     cache_model=cache_model, progress=lambda name: status.update(f"running {name}"))
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from exc
+    if uses_embedded(selected, timing_model, cache_model):
+        console.print(f"[dim]{EMBEDDED_NOTICE}[/]")
+    with console.status("running") as status:
+        results = run_benchmarks(quick=quick, only=selected, timing_model=timing_model, cache_model=cache_model,
+                                 progress=lambda name: status.update(f"running {name}"))
     console.print(summary_table(results))
     console.print(detail_tables(results))
     text = json.dumps(results, indent=2)

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from local_backend.benchmarks.throughput import CONTINUOUS_BATCHING_LOGGER
+from local_backend.embedded import EMBEDDED_NOTICE
 from promptcache.cli import main
 
 
@@ -54,9 +55,36 @@ def test_engine_bench_quick_runs_every_benchmark_and_prints_json():
     assert all(r["hit_over_oracle"] == 1.0 for r in data["hit_rate"]["rows"])
 
 
-def test_engine_bench_rejects_an_unknown_benchmark():
-    result = CliRunner().invoke(main, ["engine-bench", "--quick", "--only", "nonsense"])
-    assert result.exit_code != 0 and "unknown benchmark" in result.output
+def test_engine_bench_rejects_an_unknown_benchmark_naming_the_option_and_the_valid_names():
+    result = CliRunner().invoke(main, ["engine-bench", "--quick", "--only", "ttft,nonsense", "--only", "x"])
+    assert result.exit_code == 2 and result.stdout == ""
+    # nothing else before the error: no embedded-model notice, no table
+    assert result.stderr.startswith("Usage: ") and EMBEDDED_NOTICE.split(":")[0] not in result.stderr
+    assert result.stderr.endswith(
+        "Error: Invalid value for '--only': unknown benchmark 'nonsense', 'x'; choose from ttft, throughput, "
+        "no_reuse, fragmentation, eviction, hit_rate (comma-separated or repeated)\n")
+
+
+def run_quick(*args: str) -> tuple[dict, str]:
+    """``engine-bench --quick ARGS``: its JSON and its stderr."""
+    result = CliRunner().invoke(main, ["engine-bench", "--quick", *args])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout), result.stderr
+
+
+def test_engine_bench_only_takes_a_comma_separated_list_and_a_quick_run_on_tiny_has_no_embedded_notice():
+    data, stderr = run_quick("--only", "hit_rate, ttft", "--only", "fragmentation")
+    assert list(data) == ["meta", "ttft", "fragmentation", "hit_rate"]
+    assert (data["meta"]["timing_model"], data["meta"]["cache_model"]) == ("tiny", "tiny")
+    assert "embedded default model" not in stderr  # no embedded model ran
+
+
+def test_engine_bench_quick_honours_an_explicit_timing_model_and_then_prints_the_notice():
+    data, stderr = run_quick("--only", "ttft", "--timing-model", "embedded")
+    assert list(data) == ["meta", "ttft"]
+    assert (data["meta"]["timing_model"], data["meta"]["cache_model"]) == ("embedded", "tiny")
+    assert "timing model: embedded" in stderr and stderr.count("embedded default model: random weights") == 1
+    assert data["ttft"]["cached_tokens"] == 240
 
 
 @pytest.mark.parametrize("kind", ["missing folder", "a folder", "not writable"])
