@@ -24,12 +24,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from promptcache.apis import ANTHROPIC_MESSAGES, check_api, infer_api
+from promptcache.apis import ANTHROPIC_MESSAGES, APIS, OPENAI_CHAT, check_api, infer_api
 from promptcache.divergence import Divergence
 from promptcache.guard import compare_bodies
 from promptcache.simulate.anthropic import has_breakpoint
 from promptcache.simulate.driver import simulate_records
-from promptcache.trace import EmptyTraceError, SkippedLines, read_trace
+from promptcache.simulate.shape import MalformedBody, check_body
+from promptcache.trace import BOM, EmptyTraceError, SkippedLines, read_trace
+from promptcache.trace_checks import validate_body
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,28 +78,76 @@ def char_diff(divergence: Divergence) -> list[tuple[str, str]]:
     return runs
 
 
+_OTHER_API = {ANTHROPIC_MESSAGES: OPENAI_CHAT, OPENAI_CHAT: ANTHROPIC_MESSAGES}
+
+
+def body_problem(api: str, body: Mapping[str, Any]) -> str | None:
+    """Why ``body`` is not an ``api`` request body that ``diff`` can compare faithfully, or None.
+
+    The structural check the simulators run (:func:`~promptcache.simulate.shape.check_body`, model not
+    required), then the trace validator's (:func:`promptcache.trace_checks.validate_body`) checks of what
+    the rendering would otherwise drop or misread: top-level keys the API does not have (an Anthropic
+    ``system`` under ``openai.chat``) and tool definitions of the other API's shape. Key order and turn
+    order are not refused: explaining them is ``diff``'s job.
+    """
+    try:
+        check_body(api, body, model_given=True)
+    except MalformedBody as exc:
+        return str(exc)
+    for issue in validate_body(api, body):
+        if (issue.path == "body" and issue.message.startswith("unknown key")) or issue.path.startswith("body.tools"):
+            return f"{issue.path}: {issue.message}"
+    return None
+
+
 def load_request(path: str | os.PathLike[str], api: str | None = None) -> tuple[str, Mapping[str, Any]]:
     """Read one request from a JSON file: a bare body or a trace record.
 
     Returns:
-        ``(api, body)``; the API is the record's, ``api``, or inferred from the body's shape.
+        ``(api, body)``; the API is ``api``, the record's, or inferred from the body's shape.
 
     Raises:
-        ValueError: not JSON, not an object, or an API that cannot be inferred (pass ``--api``).
+        ValueError: naming ``path``: not UTF-8 (the byte and its offset), not JSON, not an object, an API
+            that cannot be inferred (pass ``--api``), or a body that is not a request body of its API
+            (:func:`body_problem`; when it fits the other API, the message says to pass that one).
+        OSError: the file cannot be read.
     """
-    text = Path(path).read_text(encoding="utf-8")
+    data = Path(path).read_bytes().removeprefix(BOM)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}): request "
+                         "bodies are UTF-8 JSON; re-save it as UTF-8") from None
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}); give one request body per file")
+        raise ValueError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); give one request "
+                         "body per file") from None
     if not isinstance(value, Mapping):
-        raise ValueError(f"{path}: expected a JSON object (a request body or a trace record)")
-    if isinstance(value.get("body"), Mapping) and "messages" not in value:
-        return check_api(api or str(value.get("api"))), value["body"]
-    try:
-        return (check_api(api) if api else infer_api(value)), value
-    except ValueError as exc:
-        raise ValueError(f"{path}: {exc}; pass --api anthropic.messages or --api openai.chat") from exc
+        raise ValueError(f"{path}: expected a JSON object (a request body or a trace record), not "
+                         f"{type(value).__name__}")
+    if isinstance(value.get("body"), Mapping) and "messages" not in value:  # a trace record
+        recorded = value.get("api")
+        if api is None and recorded not in APIS:
+            raise ValueError(f"{path}: a trace record needs an 'api' of {' or '.join(APIS)}, not {recorded!r}")
+        api, value = api or str(recorded), value["body"]
+    if api is None:
+        try:
+            api = infer_api(value)
+        except ValueError:
+            empty = "" if value.get("messages") else " (it has no messages)"
+            raise ValueError(f"{path}: cannot tell whether this body is {ANTHROPIC_MESSAGES} or {OPENAI_CHAT}"
+                             f"{empty}; pass --api {ANTHROPIC_MESSAGES} or --api {OPENAI_CHAT}") from None
+        given = False
+    else:
+        api, given = check_api(api), True
+    problem = body_problem(api, value)
+    if problem is not None:
+        other = _OTHER_API[api]
+        hint = (f"; these look like {other} bodies; pass --api {other}" if given and body_problem(other, value) is None
+                else "")
+        raise ValueError(f"{path}: not a request body of {api}: {problem}{hint}")
+    return api, value
 
 
 def diff_files(earlier: str | os.PathLike[str], new: str | os.PathLike[str], *, api: str | None = None) -> DiffReport:
