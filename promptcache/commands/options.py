@@ -55,8 +55,8 @@ def parse_rate(value: str | None) -> float | None:
         None when ``value`` is None (no gate).
 
     Raises:
-        click.BadParameter: not a number, a bare number above 1 (the message says
-            to write ``0.8`` or ``80%``), or outside 0..1 / 0%..100%.
+        click.BadParameter: not a number, a bare number above 1 (``80 is above 1: a
+            bare number is a fraction in 0..1; write 0.8 or 80%``), or outside 0..1 / 0%..100%.
     """
     return None if value is None else _rate(value)
 
@@ -74,9 +74,9 @@ def _rate(value: str) -> float:
         if not 0 <= number <= 100:
             raise click.BadParameter(f"{value!r} is outside 0%..100%; use 0.8 or 80%")
         return number / 100
-    if number > 1:
-        raise click.BadParameter(f"{value!r} is above 1: a bare number is a fraction in 0..1, so use 0.8 "
-                                 f"or 80% (write {number:g}% for a percentage)")
+    if number > 1:  # the fraction and the percentage it may have meant, said once
+        meant = f"{number / 100:g} or {number:g}%" if number <= 100 else "0.8 or 80%"
+        raise click.BadParameter(f"{text} is above 1: a bare number is a fraction in 0..1; write {meant}")
     if number < 0:
         raise click.BadParameter(f"{value!r} is below 0; use 0.8 or 80%")
     return number

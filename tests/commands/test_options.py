@@ -19,9 +19,10 @@ def test_fractions_and_percentages(text, fraction):
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("1.5", "'1.5' is above 1: a bare number is a fraction in 0..1, so use 0.8 or 80% (write 1.5% for a percentage)"),
-    ("2", "'2' is above 1: a bare number is a fraction in 0..1, so use 0.8 or 80% (write 2% for a percentage)"),
-    ("80", "'80' is above 1"),
+    ("1.5", "1.5 is above 1: a bare number is a fraction in 0..1; write 0.015 or 1.5%"),
+    ("2", "2 is above 1: a bare number is a fraction in 0..1; write 0.02 or 2%"),
+    ("80", "80 is above 1: a bare number is a fraction in 0..1; write 0.8 or 80%"),
+    ("250", "250 is above 1: a bare number is a fraction in 0..1; write 0.8 or 80%"),
     ("150%", "'150%' is outside 0%..100%; use 0.8 or 80%"),
     ("-0.1", "'-0.1' is below 0; use 0.8 or 80%"),
     ("-5%", "'-5%' is outside 0%..100%"),
@@ -32,6 +33,7 @@ def test_ambiguous_or_out_of_range_values_are_refused(text, message):
     with pytest.raises(click.BadParameter) as raised:
         parse_rate(text)
     assert raised.value.message.startswith(message)
+    assert raised.value.message.count("80%") <= 1  # the advice is given once
 
 
 def test_no_value_means_no_gate():
@@ -44,5 +46,6 @@ def test_the_commands_refuse_a_bare_number_above_1_naming_the_option(tmp_path, c
     trace.write_text("")
     result = CliRunner().invoke(main, [command, str(trace), "--min-hit-rate", "2"])
     assert result.exit_code == 2
-    assert "Invalid value for '--min-hit-rate': '2' is above 1" in result.stderr and "use 0.8 or 80%" in result.stderr
+    assert ("Invalid value for '--min-hit-rate': 2 is above 1: a bare number is a fraction in 0..1; write 0.02 or "
+            "2%") in result.stderr
     assert "a bare number above 1 is refused" in CliRunner().invoke(main, [command, "--help"]).stdout
