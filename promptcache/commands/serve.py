@@ -53,20 +53,20 @@ def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks
     (the backend extra missing, HOST:PORT cannot be bound, a --model / --tokenizer that cannot be loaded).
     """
     check_model_options(model_path, tokenizer)  # before torch is imported: a bad path fails in a moment
-    require_backend(what="promptcache serve")
-    from local_backend.server.listen import ListenError, bind_listener
+    from local_backend.server.listen import ListenError, bind_listener  # torch-free
 
     try:
-        sock = bind_listener(host, port)  # before the model loads: a taken port fails in a moment, not seconds
+        sock = bind_listener(host, port)  # before torch and the model load: a taken port fails in a moment
     except ListenError as exc:
         raise CannotListen(str(exc)) from None
     port = sock.getsockname()[1]  # the port picked for --port 0
-    from local_backend.embedded import EMBEDDED_NOTICE
-    from local_backend.server.run import build_engine
-    from local_backend.server.run import serve as run_server
-
     console = Console(stderr=True, highlight=False)
     try:
+        require_backend(what="promptcache serve")
+        from local_backend.embedded import EMBEDDED_NOTICE
+        from local_backend.server.run import build_engine
+        from local_backend.server.run import serve as run_server
+
         with loading_model(console):
             engine = build_engine(model_path, tokenizer, block_size=block_size, kv_cache_mb=kv_cache_mb,
                                   num_blocks=num_blocks, eviction=eviction, max_num_seqs=max_num_seqs,

@@ -17,7 +17,7 @@ from promptcache.cli import main
 INSTALL = "pip install 'promptcache[backend]'"
 
 
-@pytest.mark.parametrize("args", [["serve"], ["verify", "TRACE", "--backend", "local"], ["demo"]])
+@pytest.mark.parametrize("args", [["serve", "--port", "0"], ["verify", "TRACE", "--backend", "local"], ["demo"]])
 def test_without_the_backend_extra_the_install_command_is_named(monkeypatch, tmp_path, args):
     trace = tmp_path / "t.jsonl"
     trace.write_text("")
@@ -129,7 +129,8 @@ def test_a_broken_tokenizer_is_a_usage_error_naming_its_error(saved_llama, tmp_p
                                  "save_pretrained, or 'chatml'): KeyError: 'added_tokens'\n"), command
 
 
-def test_a_port_in_use_is_refused_before_the_model_loads():
+def test_a_port_in_use_is_refused_before_the_model_loads(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # importing torch would now fail: the bind must come first
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
