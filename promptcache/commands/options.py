@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 import warnings
 from collections.abc import Iterable
@@ -96,3 +97,33 @@ class HitRate(click.ParamType):
 
 HIT_RATE = HitRate()
 """``type=HIT_RATE`` for a ``--min-hit-rate`` option."""
+
+
+class AsOfDate(click.ParamType):
+    """The click type of ``--as-of``: an ISO date ``YYYY-MM-DD`` (a :class:`datetime.date`), the option named in
+    errors (``Invalid value for '--as-of': 'yesterday' is not a date (YYYY-MM-DD)``)."""
+
+    name = "YYYY-MM-DD"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> _dt.date:
+        if isinstance(value, _dt.date):
+            return value
+        text = str(value).strip()
+        try:
+            if len(text) != 10:
+                raise ValueError
+            return _dt.date.fromisoformat(text)
+        except ValueError as exc:
+            reason = f": {exc}" if str(exc) and "isoformat" not in str(exc) else ""
+            self.fail(f"{value!r} is not a date (YYYY-MM-DD){reason}", param, ctx)
+
+
+AS_OF = AsOfDate()
+"""``type=AS_OF`` for an ``--as-of`` option."""
+
+
+def gate(threshold: float, passed: bool) -> dict[str, float | bool]:
+    """The ``summary.gate`` object of ``--format json`` under ``--min-hit-rate``: ``{"min_hit_rate": 0.8 (a
+    fraction in 0..1), "passed": false}``; ``passed`` is false exactly when the command exits non-zero for
+    the gate."""
+    return {"min_hit_rate": threshold, "passed": passed}

@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from promptcache.commands.options import HIT_RATE, STRICT_ADVICE, print_warnings
+from promptcache.commands.options import AS_OF, HIT_RATE, STRICT_ADVICE, gate, print_warnings
 from promptcache.divergence import EXPECTED_CAUSES
 from promptcache.providers import PROVIDERS, check_overrides
 from promptcache.simulate import Simulation, simulate_trace
@@ -39,20 +39,34 @@ def _rules(values: tuple[str, ...]) -> dict[str, object]:
         raise click.BadParameter(str(exc), param_hint="'--rule'") from None
 
 
+RELATIVE_UNIT = "base-input tokens"
+"""How the ``relative`` cost unit is named (one uncached input token = 1)."""
+
+
 def _money(value: float, unit: str) -> str:
+    """A table cell: ``$0.0225``, or a bare number whose unit the column header names."""
     return f"${value:,.4f}" if unit == "USD" else f"{value:,.0f}"
+
+
+def _amount(value: float, unit: str) -> str:
+    """An amount in running text, with its unit: ``$0.0225`` or ``5,577 base-input tokens``."""
+    return _money(value, unit) if unit == "USD" else f"{value:,.0f} {RELATIVE_UNIT}"
+
+
+def cost_header(unit: str) -> str:
+    """The cost column's header: ``cost`` in USD (the cells carry ``$``), else ``cost (base-input tokens)``."""
+    return "cost" if unit == "USD" else f"cost ({RELATIVE_UNIT})"
 
 
 def cost_comparison(cost: Cost) -> str:
     """The input cost with caching against without, in words: ``"input cost $0.0225 with caching vs $0.0500
     without (0.45x, savings $0.0275)"``, or when cache writes cost more than the reads save, ``"... without:
     caching costs $0.0625 more (1.25x)"`` (never a negative saving; the JSON keeps the signed ``savings``)."""
-    unit = "" if cost.unit == "USD" else " base-input tokens"
-    text = f"input cost {_money(cost.with_cache, cost.unit)} with caching vs {_money(cost.without_cache, cost.unit)}"
+    text = f"input cost {_amount(cost.with_cache, cost.unit)} with caching vs {_amount(cost.without_cache, cost.unit)}"
     text += " without"
     if cost.savings < 0:
-        return f"{text}: caching costs {_money(-cost.savings, cost.unit)}{unit} more ({cost.ratio:.2f}x)"
-    return f"{text} ({cost.ratio:.2f}x, savings {_money(cost.savings, cost.unit)}{unit})"
+        return f"{text}: caching costs {_amount(-cost.savings, cost.unit)} more ({cost.ratio:.2f}x)"
+    return f"{text} ({cost.ratio:.2f}x, savings {_amount(cost.savings, cost.unit)})"
 
 
 def print_table(simulation: Simulation, console: Console) -> None:
@@ -61,7 +75,7 @@ def print_table(simulation: Simulation, console: Console) -> None:
     table = Table(title=f"{simulation.provider} prompt cache, {simulation.model}", header_style="bold")
     for name, justify in (("#", "right"), ("t (s)", "right"), ("session", "left"), ("prompt", "right"),
                           ("read", "right"), ("write", "right"), ("uncached", "right"), ("hit", "right"),
-                          ("cost", "right"), ("miss cause", "left")):
+                          (cost_header(unit), "right"), ("miss cause", "left")):
         table.add_column(name, justify=justify, no_wrap=name != "miss cause")
     for r in simulation.requests:
         hit = f"{r.usage.hit_rate:.0%}" if not r.error else "-"
@@ -81,7 +95,7 @@ def print_table(simulation: Simulation, console: Console) -> None:
         if not 1 < len(groups) <= 30:
             continue
         by = Table(title=title, header_style="bold")
-        for name in (title.split()[-1], "requests", "prompt", "hit rate", "write rate", "cost", "vs uncached"):
+        for name in (title.split()[-1], "requests", "prompt", "hit rate", "write rate", cost_header(unit), "vs uncached"):
             by.add_column(name, justify="right" if name != title.split()[-1] else "left")
         for name, (usage, cost) in groups.items():
             by.add_row(name, str(usage.requests), f"{usage.prompt_tokens:,}", f"{usage.hit_rate:.1%}",
@@ -108,7 +122,7 @@ def print_table(simulation: Simulation, console: Console) -> None:
               help="Exit 1 when the trace's hit rate is below this: a fraction in 0..1 (0.8) or a percentage "
                    "(80%); a bare number above 1 is refused.")
 @click.option("--strict", is_flag=True, help="Fail on a malformed trace line instead of skipping it.")
-@click.option("--as-of", help="Apply the rules in force on this date (YYYY-MM-DD).")
+@click.option("--as-of", type=AS_OF, help="Apply the rules in force on this date (YYYY-MM-DD).")
 @click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
               help="Override a disputed rule, e.g. breakpoint_lookback=50, min_cacheable_tokens=2048, unit_rule=fixed.")
 @click.option("--unit", type=click.Choice(["USD", "relative"]), help="Cost unit [default: USD when the model has a price].")
@@ -136,14 +150,17 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
     if error is not None:
         err.print(f"error: {error}", markup=False)
         sys.exit(EXIT_ERROR)
+    hit_rate = simulation.summary()["hit_rate"]
     if output_format == "json":
-        click.echo(json.dumps(simulation.to_dict(), indent=2))
+        document = simulation.to_dict()
+        if threshold is not None:
+            document["summary"]["gate"] = gate(threshold, hit_rate >= threshold)
+        click.echo(json.dumps(document, indent=2))
         for note in simulation.notes:
             err.print(f"note: {note}", markup=False)
     else:
         wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 130
         print_table(simulation, Console(highlight=False, width=wide))
-    hit_rate = simulation.summary()["hit_rate"]
     if threshold is not None and hit_rate < threshold:
         err.print(f"hit rate {hit_rate:.1%} is below --min-hit-rate {threshold:.1%}", markup=False)
         sys.exit(EXIT_GATE)

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from promptcache.commands.backend import ENGINE_MODULES, loading_model, require_backend
-from promptcache.commands.options import HIT_RATE, STRICT_ADVICE, print_warnings
+from promptcache.commands.options import HIT_RATE, STRICT_ADVICE, gate, print_warnings
 from promptcache.simulate.shape import read_requests
 from promptcache.trace import EmptyTraceError, TraceFormatError, TraceRecord
 from promptcache.verify import VerifyReport, make_backend, verify_trace
@@ -166,8 +166,13 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
         finally:
             engine.close()
     print_warnings(caught, err)
+    failed = report.errors
     if output_format == "json":
-        click.echo(json.dumps(report.to_dict(), indent=2, allow_nan=False))
+        document = report.to_dict()
+        if threshold is not None:  # passed: every request measured and the hit rate at least the threshold
+            document["summary"]["gate"] = gate(threshold, not failed and report.hit_rate is not None
+                                               and report.hit_rate >= threshold)
+        click.echo(json.dumps(document, indent=2, allow_nan=False))
     else:
         if backend == "local" and getattr(engine.engine.loaded, "is_embedded", False):
             from local_backend.embedded import EMBEDDED_NOTICE
@@ -175,7 +180,6 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
             err.print(f"[dim]{EMBEDDED_NOTICE}[/dim]")
         wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 140
         print_report(report, Console(highlight=False, width=wide))
-    failed = report.errors
     if report.requests and failed == len(report.requests):
         err.print(f"error: every request failed ({report.requests[0].error}); nothing was measured", markup=False)
         sys.exit(EXIT_ERROR)

@@ -15,6 +15,7 @@ costs each request from the model's profile (:func:`promptcache.usage.usage_cost
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -23,7 +24,7 @@ from promptcache.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, sdk_ordered
 from promptcache.convert import convert_body
 from promptcache.divergence import Divergence, MissCause
 from promptcache.guard import PrefixGuard
-from promptcache.providers import PROVIDERS, ModelProfile, provider_for_model
+from promptcache.providers import PROVIDERS, ModelProfile, load_rules, provider_for_model
 from promptcache.simulate.anthropic import AnthropicSimulator
 from promptcache.simulate.base import CacheSimulator, RequestResult
 from promptcache.simulate.deepseek import DeepSeekSimulator
@@ -178,6 +179,26 @@ def miss_cause(divergence: Divergence | None, result: RequestResult) -> tuple[st
     return divergence.cause, divergence
 
 
+def as_of_coverage(as_of: _dt.date | str | None) -> str | None:
+    """A note when ``as_of`` is before the earliest ``read`` date of the sources in ``providers.toml``: the
+    rules data was compiled from pages read later, so it may not cover that date (only its ``history``
+    entries go back in time). None when the date is covered or not given. Nothing is invented for it.
+
+    Raises:
+        ValueError: ``as_of`` is a string that is not an ISO date.
+    """
+    if as_of is None:
+        return None
+    day = _dt.date.fromisoformat(as_of) if isinstance(as_of, str) else as_of
+    reads = [source["read"] for source in load_rules().get("sources", {}).values() if "read" in source]
+    earliest = min(reads, default=None)
+    if earliest is None or day >= earliest:
+        return None
+    return (f"--as-of {day.isoformat()} is before the earliest date the rules data was read "
+            f"({earliest.isoformat()}, providers.toml): the rules and prices of that date may differ from "
+            "what is simulated (only the recorded history entries go back)")
+
+
 def _pick_provider(records: list[TraceRecord], provider: str | None, model: str | None) -> str:
     if provider:
         if provider not in SIMULATORS:
@@ -328,6 +349,9 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     expected = sorted({encoding_name_for_model(name) for name in models})
     approximate = any(is_approximate(name) for name in models) or encodings != expected
     note_list = list(notes)
+    coverage = as_of_coverage(as_of)
+    if coverage:
+        note_list.append(coverage)
     if approximate:
         note_list.insert(0, f"token counts are approximate: {', '.join(encodings) or 'cl100k_base'} on a ChatML "
                             f"rendering stands in for {', '.join(models) or 'the model'}'s tokenizer")

@@ -81,3 +81,11 @@ def test_a_body_the_classifier_cannot_render_is_replayed_with_a_note(run, traces
                for note in summary["notes"]), summary["notes"]
     table = run(str(trace))
     assert "Traceback" not in table.output and "could not be compared" in table.stdout
+
+
+@pytest.mark.parametrize(("rate", "passed", "code"), [("99%", False, 1), ("0", True, 0)])
+def test_the_json_summary_records_the_gate(run, traces_dir, rate, passed, code):
+    result = run(str(traces_dir / TRACE), "--format", "json", "--min-hit-rate", rate)
+    assert result.exit_code == code, result.output
+    assert json.loads(result.stdout)["summary"]["gate"] == {"min_hit_rate": 0.99 if rate == "99%" else 0.0,
+                                                            "passed": passed}
