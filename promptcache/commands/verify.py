@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from promptcache.commands.backend import ENGINE_MODULES, loading_model, require_backend
+from promptcache.commands.backend import ENGINE_MODULES, check_model_options, loading_model, require_backend
 from promptcache.commands.options import HIT_RATE, STRICT_ADVICE, gate, print_warnings
 from promptcache.simulate.shape import read_requests
 from promptcache.trace import EmptyTraceError, TraceFormatError, TraceRecord
@@ -131,6 +131,7 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
     """
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if backend == "local":
+        check_model_options(model, tokenizer)  # before torch is imported: a bad path fails in a moment
         require_backend(ENGINE_MODULES, what="promptcache verify --backend local")
     records = _read(trace, strict, err)  # before the backend loads: a bad trace fails in a moment
     if backend == "local":
