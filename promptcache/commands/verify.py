@@ -131,9 +131,10 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
     """
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if backend == "local":
-        check_model_options(model, tokenizer)  # before torch is imported: a bad path fails in a moment
         require_backend(ENGINE_MODULES, what="promptcache verify --backend local")
     records = _read(trace, strict, err)  # before the backend loads: a bad trace fails in a moment
+    if backend == "local":
+        check_model_options(model, tokenizer)  # before any weights are read: a bad path fails in a moment too
     if backend == "local":
         with loading_model(err):  # the loader error path of serve and demo: exit 2, the same message
             engine = make_backend(backend, model=model, max_tokens=max_tokens, block_size=block_size,

@@ -188,12 +188,10 @@ def test_a_bad_model_value_gets_a_message_naming_what_is_wrong(tmp_path, monkeyp
 
 
 @pytest.mark.parametrize("kind", sorted(BAD_MODEL_VALUES))
-def test_serve_demo_and_verify_check_the_model_value_before_importing_torch(tmp_path, monkeypatch, traces_dir, kind):
+def test_serve_and_demo_check_the_model_value_before_importing_torch(tmp_path, monkeypatch, kind):
     folder, expected = bad_model_value(tmp_path, monkeypatch, kind)
     monkeypatch.setitem(sys.modules, "torch", None)  # importing torch would now fail: the check must come first
-    trace = str(traces_dir / "bad_sliding_window.jsonl")
-    for command in (["serve", "--port", "0", "--model", folder], ["demo", "--model", folder],
-                    ["verify", trace, "--model", folder]):
+    for command in (["serve", "--port", "0", "--model", folder], ["demo", "--model", folder]):
         result = CliRunner().invoke(main, command)
         assert (result.exit_code, result.output) == (2, f"Error: {expected}\n"), command
 
@@ -204,11 +202,9 @@ def test_serve_demo_and_verify_check_the_model_value_before_importing_torch(tmp_
              "Face Hub are not downloaded; download it first (hf download gpt2 --local-dir gpt2; huggingface-cli "
              "download with huggingface_hub < 1.0) and pass the folder"),
 ])
-def test_a_bad_tokenizer_value_is_refused_before_importing_torch(tmp_path, monkeypatch, traces_dir, value, expected):
+def test_a_bad_tokenizer_value_is_refused_before_importing_torch(tmp_path, monkeypatch, value, expected):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setitem(sys.modules, "torch", None)
-    trace = str(traces_dir / "bad_sliding_window.jsonl")
-    for command in (["serve", "--port", "0", "--tokenizer", value], ["demo", "--tokenizer", value],
-                    ["verify", trace, "--tokenizer", value]):
+    for command in (["serve", "--port", "0", "--tokenizer", value], ["demo", "--tokenizer", value]):
         result = CliRunner().invoke(main, command)
         assert (result.exit_code, result.output) == (2, f"Error: {expected}\n"), command
