@@ -35,6 +35,11 @@ construct them directly if you prefer). ``send`` does, per request:
 5. appends the turn and the reply to the prompt's conversation, if it has one
    (``thinking`` blocks of the reply included, verbatim).
 
+``send(..., stream=True)`` returns the SDK's own ``Stream`` / ``AsyncStream``
+(guard and request body as above); steps 3 to 5 then happen when the caller
+has read the stream to its end (or closes, breaks off or drops it), from the
+events the caller read: see :mod:`promptcache.client_streams`.
+
 The response was paid for once it came back: if a recording step fails, the
 response is still returned and a :class:`~promptcache.errors.RecordingWarning`
 says what was not recorded. A response that cannot be read (a body that is not
@@ -61,6 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from promptcache.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT
+from promptcache.client_streams import record_stream
 from promptcache.errors import PrefixStabilityError, PrefixStabilityWarning, RecordingWarning
 from promptcache.guard import Divergence, PrefixGuard
 from promptcache.layers import Prompt
@@ -191,6 +197,25 @@ class _Wrapper:
             step("appending the turn and the reply to the conversation",
                  lambda: prompt.conversation.record(prompt, response))
 
+    def _streamed(self, response: Any) -> bool:
+        """``response`` is the SDK's ``Stream`` / ``AsyncStream`` (the request had ``stream=True``)."""
+        sdk = importlib.import_module(self.provider)
+        return isinstance(response, sdk.Stream | sdk.AsyncStream)
+
+    def _record_stream(self, t: float, session: str, model: str, request: Any, stream: Any, prompt: Prompt,
+                       record_reply: bool) -> Any:
+        """``stream``, recorded by :meth:`_after` when it ends (the reply only when it came whole)."""
+        def finish(snapshot: Any, complete: bool) -> None:
+            self._after(t, session, model, request, snapshot, prompt, record_reply and complete)
+
+        try:
+            return record_stream(stream, self.provider, finish)
+        except Exception as exc:  # noqa: BLE001 - an SDK without the accumulators: the stream still reaches the caller
+            warnings.warn(RecordingWarning(f"the stream was returned but its usage and reply cannot be collected: "
+                                           f"{type(exc).__name__}: {exc}"), stacklevel=4)
+            finish(None, False)
+            return stream
+
     def _readable(self, raw: Any, response: Any) -> Any:
         """``response`` when it is a response of this API; else the SDK's ``APIResponseValidationError``.
 
@@ -227,6 +252,9 @@ class _SyncSend(_Wrapper):
              **params: Any) -> Any:
         """Send ``prompt`` and return the SDK's parsed response (see the module docstring for the steps).
 
+        With ``stream=True`` the SDK's ``Stream`` is returned as the SDK returns it; the trace line,
+        statistics and conversation are updated when the stream ends (:mod:`promptcache.client_streams`).
+
         Args:
             prompt: a built :class:`~promptcache.layers.Prompt`.
             model: the model id.
@@ -247,6 +275,9 @@ class _SyncSend(_Wrapper):
             response = raw.parse()
         except ValueError as exc:  # json.JSONDecodeError, or pydantic's ValidationError under strict validation
             self._readable(raw, exc)
+        if self._streamed(response):
+            return self._record_stream(t, session or self.session, model, raw.http_request, response, prompt,
+                                       record_reply)
         response = self._readable(raw, response)
         self._after(t, session or self.session, model, raw.http_request, response, prompt, record_reply)
         return response
@@ -266,6 +297,9 @@ class _AsyncSend(_Wrapper):
                 response = await response
         except ValueError as exc:  # see _SyncSend.send
             self._readable(raw, exc)
+        if self._streamed(response):
+            return self._record_stream(t, session or self.session, model, raw.http_request, response, prompt,
+                                       record_reply)
         response = self._readable(raw, response)
         self._after(t, session or self.session, model, raw.http_request, response, prompt, record_reply)
         return response
