@@ -24,6 +24,7 @@ from local_backend.errors import (
     ModelNotFoundError,
     OutOfVocabularyError,
     PromptTooLongError,
+    VocabularyWarning,
 )
 from local_backend.sampling_params import SamplingParams
 
@@ -46,6 +47,7 @@ __all__ = [
     "RequestOutput",
     "SamplingParams",
     "StepOutput",
+    "VocabularyWarning",
 ]
 
 _LAZY = {

@@ -48,3 +48,8 @@ class ModelLoadError(ValueError):
 
 class ModelNotFoundError(ModelLoadError, FileNotFoundError):
     """The model or tokenizer path does not exist (a :class:`ModelLoadError` and a ``FileNotFoundError``)."""
+
+
+class VocabularyWarning(UserWarning):
+    """The tokenizer holds token ids past the model's input embedding that no request needs (added tokens the
+    model was not trained with); the model is served, and a prompt holding one of them is refused."""

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+import warnings
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 import torch
 
 from local_backend.embedded import EMBEDDED_MODEL_NAME, EMBEDDED_SEED, build_embedded_model
-from local_backend.errors import ModelLoadError
+from local_backend.errors import ModelLoadError, VocabularyWarning
 from local_backend.model_folder import TOKENIZER_FILES, check_model_folder, model_path  # noqa: F401 (TOKENIZER_FILES: re-exported)
 from local_backend.tokenizer import ChatMLTokenizer, EngineTokenizer, HFTokenizer
 
@@ -89,34 +90,82 @@ def model_fingerprint(model: Any, name: str) -> str:
     return digest.hexdigest()[:32]
 
 
-def check_vocabularies(tokenizer: EngineTokenizer | Any, embedding_rows: int, model_name: str) -> None:
-    """Refuse a tokenizer whose ids reach past the model's input embedding, at load rather than per request.
+def _ids_in_use(tokenizer: EngineTokenizer) -> dict[int, str]:
+    """Token ids every request will hold or the engine will look for, each with what uses it.
+
+    The bos / eos tokens of a transformers tokenizer (``encode`` adds the BOS to completion prompts), the
+    engine's end-of-sequence ids and the ids of a chat of one empty user message rendered with the tokenizer's
+    chat template (its turn markers and role names; none without a template). Not the pad token: the engine
+    never pads (Llama-2's tokenizer adds ``<pad>`` as id 32,000 to a 32,000-row model, transformers#24899).
+    """
+    used: dict[int, str] = {}
+    hf = getattr(tokenizer, "hf_tokenizer", None)
+    for role in ("bos", "eos"):
+        token_id = getattr(hf, f"{role}_token_id", None) if hf is not None else None
+        if isinstance(token_id, int):
+            used.setdefault(token_id, f"{role} token")
+    for token_id in tokenizer.eos_token_ids:
+        used.setdefault(int(token_id), "eos token")
+    try:
+        rendered = tokenizer.apply_chat_template([{"role": "user", "content": ""}])
+    except Exception:  # no chat template, or one that needs more than one user message: nothing to learn from it
+        rendered = []
+    for token_id in rendered:
+        used.setdefault(int(token_id), "chat template")
+    return used
+
+
+def _tokenizer_ids(tokenizer: EngineTokenizer) -> Iterable[int]:
+    hf = getattr(tokenizer, "hf_tokenizer", None)
+    return hf.get_vocab().values() if hf is not None else range(tokenizer.vocab_size)
+
+
+def check_vocabularies(tokenizer: EngineTokenizer, embedding_rows: int, model_name: str, advice: str,
+                       warn: bool = True) -> None:
+    """Refuse a tokenizer whose always-used ids reach past the model's input embedding; warn about the others.
+
+    Tokenizers often hold more ids than the model embeds (added tokens nobody trained: Gemma 3 1B's tokenizer
+    has 262,145 ids for 262,144 rows; vLLM loads such models, vllm-project/vllm#33509). Only ids every request
+    uses are checked at load (:func:`_ids_in_use`: bos / eos, the chat template's markers); a prompt
+    holding any other id past the embedding is refused per request (``OutOfVocabularyError``, a 400 naming
+    the id).
 
     Args:
-        tokenizer: an :class:`EngineTokenizer` (its ``vocab_size``) or a transformers tokenizer (its ``len()``):
-            every id counted, added and special tokens included.
+        tokenizer: the engine's tokenizer (its ``vocab_size`` is its largest id + 1).
         embedding_rows: rows of the model's input embedding (``get_input_embeddings().weight.shape[0]``, or
             before the weights load, the config's ``vocab_size``).
-        model_name: named in the message.
+        model_name: named in the messages.
+        advice: what to do, ending the error (e.g. "Use the model's own tokenizer (omit --tokenizer) ...").
+        warn: issue the warning about unused ids past the embedding (once per load: the check before the
+            weights load passes False).
 
-    A tokenizer smaller than the embedding is fine (models often pad their vocabulary).
+    Warns:
+        VocabularyWarning: the tokenizer has ids at or past ``embedding_rows`` that no request needs; names
+            how many.
 
     Raises:
-        ModelLoadError: ``tokenizer.vocab_size > embedding_rows``; every prompt holding an id at or past
-            ``embedding_rows`` (a chat template's special tokens, for one) would be refused.
+        ModelLoadError: an id of :func:`_ids_in_use` is at or past ``embedding_rows``: every request would be
+            refused.
     """
-    if isinstance(tokenizer, EngineTokenizer):
-        size = tokenizer.vocab_size
-        label = getattr(getattr(tokenizer, "hf_tokenizer", None), "name_or_path", None) or tokenizer.name
-    else:
-        size, label = len(tokenizer), getattr(tokenizer, "name_or_path", "") or type(tokenizer).__name__
-    if size <= embedding_rows:
+    if tokenizer.vocab_size <= embedding_rows:
         return
-    raise ModelLoadError(
-        f"the tokenizer {label} has {size:,} token ids (added and special tokens included) but the "
-        f"model {model_name} has only {embedding_rows:,} embedding rows: every request with a token id of "
-        f"{embedding_rows:,} or more would be refused. Use the model's own tokenizer (omit --tokenizer) or one "
-        "with the model's vocabulary")
+    hf = getattr(tokenizer, "hf_tokenizer", None)
+    label = (getattr(hf, "name_or_path", None) or type(hf).__name__) if hf is not None else tokenizer.name
+    outside = sorted((i, what) for i, what in _ids_in_use(tokenizer).items() if not 0 <= i < embedding_rows)
+    if outside:
+        shown = ", ".join(f"{i} ({what})" for i, what in outside[:6])
+        more = f" and {len(outside) - 6} more" if len(outside) > 6 else ""
+        raise ModelLoadError(
+            f"the tokenizer {label} uses token ids past the {embedding_rows:,} embedding rows of the model "
+            f"{model_name} (ids 0-{embedding_rows - 1:,}) in every request: {shown}{more}; every request would "
+            f"be refused. {advice}")
+    if warn:
+        past = sum(1 for i in _tokenizer_ids(tokenizer) if i >= embedding_rows)
+        warnings.warn(
+            f"the tokenizer {label} has {past:,} token id{'s' if past != 1 else ''} past the {embedding_rows:,} "
+            f"embedding rows of the model {model_name} (added tokens the model has no embedding for); its chat "
+            "template and special tokens are within them, so the model is served, and a prompt holding such an "
+            "id is refused", VocabularyWarning, stacklevel=3)
 
 
 @contextmanager
@@ -199,8 +248,12 @@ def load_model(
             fails on it in any way (corrupt weights, a config that does not match them, a broken
             tokenizer; see :func:`load_errors_as`). A ``ValueError``; checked before any weight is read
             where possible.
-        ModelLoadError: the tokenizer has more token ids than the model has embedding rows
-            (see :func:`check_vocabularies`).
+        ModelLoadError: an id of the tokenizer that every request uses (bos / eos, the chat template's
+            markers) is past the model's embedding rows (see :func:`check_vocabularies`).
+
+    Warns:
+        VocabularyWarning: the tokenizer has other ids past the embedding (unused added tokens); a prompt
+            holding one is refused per request.
         ValueError: the model is not a full-attention causal LM, or a bad dtype.
     """
     if model is not None and not isinstance(model, (str, Path)):
@@ -210,6 +263,13 @@ def load_model(
     dev = pick_device(device)
     dt = pick_dtype(dev, dtype)
     is_embedded = False
+    if tokenizer is None:
+        advice = ("The folder's tokenizer does not match its weights: pass --tokenizer PATH with the model's "
+                  "vocabulary")
+    elif model is None or isinstance(model, (str, Path)):
+        advice = "Use the model's own tokenizer (omit --tokenizer) or one with the model's vocabulary"
+    else:
+        advice = "Pass a tokenizer with the model's vocabulary"
     if model is None:
         hf_model = build_embedded_model(str(dev), dt)
         name = EMBEDDED_MODEL_NAME
@@ -228,8 +288,10 @@ def load_model(
                 hf_tokenizer = AutoTokenizer.from_pretrained(path)
         with load_errors_as(f"cannot load the model in {path}"):
             rows = getattr(_text_config(AutoConfig.from_pretrained(path)), "vocab_size", None)
-        if rows:  # before the weights are read; checked again against the embedding below
-            check_vocabularies(tokenizer if tokenizer is not None else hf_tokenizer, int(rows), name)
+        if rows:  # before the weights are read; checked again (and warned about) against the embedding below
+            early = tokenizer if tokenizer is not None else hf_tokenizer
+            check_vocabularies(early if isinstance(early, EngineTokenizer) else HFTokenizer(early, name), int(rows),
+                               name, advice, warn=False)
         with load_errors_as(f"cannot load the model in {path}"):
             hf_model = AutoModelForCausalLM.from_pretrained(path, dtype=dt, attn_implementation="sdpa")
         if tokenizer is None:
@@ -255,6 +317,6 @@ def load_model(
     layers, kv_heads, head_dim, context = _geometry(hf_model.config)
     vocab = hf_model.get_input_embeddings().weight.shape[0]
     if tok is not None:
-        check_vocabularies(tok, vocab, name)
+        check_vocabularies(tok, vocab, name, advice)
     return LoadedModel(hf_model, tok, name, fingerprint, dev, dt, vocab, layers, kv_heads, head_dim, context,
                        is_embedded)

@@ -20,7 +20,7 @@ class EngineTokenizer(Protocol):
 
     Attributes:
         name: the tokenizer's name (``"cl100k_chatml"``, or the model directory).
-        vocab_size: ids run from 0 to ``vocab_size - 1``.
+        vocab_size: ids run from 0 to ``vocab_size - 1`` (the largest id + 1: a vocabulary may leave gaps).
         eos_token_ids: the tokens that end generation (unless ``ignore_eos``).
     """
 
@@ -131,7 +131,8 @@ class HFTokenizer:
     def __init__(self, tokenizer: Any, name: str, extra_eos_token_ids: Sequence[int] = ()) -> None:
         self.hf_tokenizer = tokenizer
         self.name = name
-        self.vocab_size = len(tokenizer)
+        ids = tokenizer.get_vocab().values()  # added tokens included; ids may leave gaps, so not len()
+        self.vocab_size = max(len(tokenizer), max(ids, default=-1) + 1)
         eos = [tokenizer.eos_token_id] if tokenizer.eos_token_id is not None else []
         self.eos_token_ids = tuple(dict.fromkeys([*eos, *extra_eos_token_ids]))
 

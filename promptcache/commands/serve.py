@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import click
 from rich.console import Console
 
@@ -67,7 +69,8 @@ def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks
         from local_backend.server.run import build_engine
         from local_backend.server.run import serve as run_server
 
-        with loading_model(console):
+        with loading_model(console), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # printed once each below (e.g. token ids past the model's embedding)
             engine = build_engine(model_path, tokenizer, block_size=block_size, kv_cache_mb=kv_cache_mb,
                                   num_blocks=num_blocks, eviction=eviction, max_num_seqs=max_num_seqs,
                                   max_model_len=max_model_len, device=device, dtype=dtype, num_threads=threads)
@@ -81,6 +84,9 @@ def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks
                   f"({stats['kv']['pool_bytes'] / 2**20:,.0f} MiB), context {engine.max_model_len:,} tokens")
     if engine.loaded.is_embedded:
         console.print(f"[dim]{EMBEDDED_NOTICE}[/dim]")
+    from promptcache.commands.options import print_warnings  # here: it imports the trace reader
+
+    print_warnings(caught, console)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"  # an IPv6 address in a URL is bracketed
     console.print(f"OpenAI base_url http://{address}/v1  Anthropic base_url http://{address}")
     run_server(engine, host=host, port=port, served_model_names=served_model_names,

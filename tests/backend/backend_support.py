@@ -59,6 +59,43 @@ def tiny_qwen2(seed: int = 0) -> Qwen2ForCausalLM:
 
 MODELS = {"llama": tiny_llama, "qwen2": tiny_qwen2}
 
+TINY_CHAT_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|> {{ m['content'] }} </s> {% endfor %}"
+                      "{% if add_generation_prompt %}<|assistant|> {% endif %}")
+
+
+def tiny_tokenizer(added_tokens: tuple[str, ...] = (), eos_token: str = "</s>", pad_token: str | None = None) -> Any:
+    """A word-level ``PreTrainedTokenizerFast`` with :data:`VOCAB` ids and a chat template (no download).
+
+    Ids: ``<unk>`` 0, ``<s>`` 1 (bos), ``</s>`` 2 (eos), ``<|user|>`` 3, ``<|assistant|>`` 4, ``w0``..``w506``
+    5..511; text is split on whitespace, no BOS is added. The template renders ``<|role|> content </s>`` per
+    message, then ``<|assistant|>``. ``added_tokens`` (and ``pad_token`` when not among them) get ids ``VOCAB``,
+    ``VOCAB + 1``...: past a tiny model's embedding; ``eos_token`` may name one of them.
+    """
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    words = ["<unk>", "<s>", "</s>", "<|user|>", "<|assistant|>"] + [f"w{i}" for i in range(VOCAB - 5)]
+    backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, bos_token="<s>", eos_token="</s>",
+                                        unk_token="<unk>", chat_template=TINY_CHAT_TEMPLATE)
+    tokenizer.add_tokens(list(added_tokens))
+    if pad_token is not None:
+        tokenizer.add_special_tokens({"pad_token": pad_token})
+    tokenizer.eos_token = eos_token
+    return tokenizer
+
+
+def save_tiny_model_dir(path: Any, arch: str = "llama", added_tokens: tuple[str, ...] = (),
+                        eos_token: str = "</s>") -> None:
+    """Save a tiny model folder (``save_pretrained``): ``MODELS[arch](3)`` with eos id 2 and a
+    :func:`tiny_tokenizer` (``added_tokens`` and ``eos_token`` passed on)."""
+    tiny_tokenizer(added_tokens, eos_token).save_pretrained(path)
+    model = MODELS[arch](3)
+    model.config.eos_token_id = 2
+    model.save_pretrained(path)
+
+
 CPU_FP32: dict[str, Any] = {"device": "cpu", "dtype": torch.float32}
 
 

@@ -9,7 +9,7 @@ import warnings
 import pytest
 import torch
 import transformers
-from backend_support import VOCAB, cpu_engine, random_tokens, tiny_llama, tiny_qwen2
+from backend_support import VOCAB, cpu_engine, random_tokens, save_tiny_model_dir, tiny_llama, tiny_qwen2
 from packaging.version import Version
 
 from local_backend import LocalEngine, ModelLoadError, ModelNotFoundError, SamplingParams
@@ -63,26 +63,8 @@ def test_different_models_get_different_fingerprints_and_never_share_blocks():
     assert len({h[0] for h in hashes}) == 4 and len({h[1] for h in hashes}) == 4
 
 
-def _save_tiny_model_dir(path):
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-
-    words = ["<unk>", "<s>", "</s>", "<|user|>", "<|assistant|>"] + [f"w{i}" for i in range(VOCAB - 5)]
-    backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
-    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=backend, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
-        chat_template="{% for m in messages %}<|{{ m['role'] }}|> {{ m['content'] }} </s> {% endfor %}"
-                      "{% if add_generation_prompt %}<|assistant|> {% endif %}",
-    )
-    tokenizer.save_pretrained(path)
-    model = tiny_llama(3)
-    model.config.eos_token_id = 2
-    model.save_pretrained(path)
-
-
 def test_a_local_model_directory_loads_with_its_own_tokenizer_and_chat_template(tmp_path):
-    _save_tiny_model_dir(tmp_path)
+    save_tiny_model_dir(tmp_path)
     engine = cpu_engine(str(tmp_path), num_blocks=64)
     tok = engine.tokenizer
     assert tok.name == str(tmp_path) and tok.vocab_size == VOCAB and 2 in tok.eos_token_ids
@@ -114,13 +96,6 @@ def test_a_path_that_is_not_a_model_folder_is_refused_before_loading(tmp_path):
     (tmp_path / "config.json").write_text('{"model_type": "llama", "vocab_size": 100266}')  # room for ChatML's ids
     with pytest.raises(ModelLoadError, match=f"cannot load the model in {tmp_path}: OSError: .*model.safetensors"):
         cpu_engine(str(tmp_path), tokenizer=ChatMLTokenizer())  # transformers' own error, named as a load error
-
-
-def test_a_tokenizer_with_more_ids_than_the_model_embeds_is_refused_when_the_engine_is_built(llama_model):
-    with pytest.raises(ModelLoadError, match=re.escape(
-            f"the tokenizer cl100k_chatml has 100,266 token ids (added and special tokens included) but the model "
-            f"LlamaForCausalLM has only {VOCAB:,} embedding rows")):
-        cpu_engine(llama_model, tokenizer=ChatMLTokenizer())
 
 
 @pytest.mark.parametrize("error", [RuntimeError("sizes differ"), KeyError("added_tokens"), ImportError("no spm")])

@@ -149,10 +149,10 @@ def test_an_address_this_machine_does_not_have_is_refused_naming_the_host_option
 
 def test_a_tokenizer_with_ids_past_the_model_embedding_is_refused_at_load(tmp_path, traces_dir):
     tiny_llama(vocab=1000).save_pretrained(tmp_path)  # 1,000 embedding rows; cl100k + ChatML has 100,266 ids
-    expected = (f"Error: the tokenizer cl100k_chatml has 100,266 token ids (added and special tokens included) but "
-                f"the model {tmp_path} has only 1,000 embedding rows: every request with a token id of 1,000 or more "
-                "would be refused. Use the model's own tokenizer (omit --tokenizer) or one with the model's "
-                "vocabulary\n")
+    expected = (f"Error: the tokenizer cl100k_chatml uses token ids past the 1,000 embedding rows of the model "
+                f"{tmp_path} (ids 0-999) in every request: 78191 (chat template), 100264 (chat template), 100265 (eos "
+                "token); every request would be refused. Use the model's own tokenizer (omit --tokenizer) or one with "
+                "the model's vocabulary\n")
     for command in engine_commands(str(tmp_path), traces_dir / "bad_sliding_window.jsonl"):
         result = CliRunner().invoke(main, [*command, "--tokenizer", "chatml"])
         assert (result.exit_code, result.output) == (2, expected), command
