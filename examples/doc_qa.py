@@ -68,28 +68,29 @@ def scripted_reply(body: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     from live_api import live_client
-    from offline_provider import OfflineProvider, example_args, fresh_trace, report, wrap_options
+    from offline_provider import OfflineProvider, example_args, recorded_trace, report, wrap_options
 
     args = example_args(__doc__, argv)
 
     provider = OfflineProvider("openai.chat", scripted_reply)
     raw = live_client("openai") if args.live else provider.openai_client()
-    client = promptcache.wrap(raw, trace=fresh_trace(args.trace, "doc_qa.jsonl"), guard="raise",
-                              **wrap_options(provider, args.live))
     requests = 0
-    for session, questions in QUESTIONS.items():
-        chat = Conversation()
-        for question in questions:
-            prompt = BASE.history(chat).user(question).build()
-            requests += 1
-            response = client.send(prompt, model=MODEL, session=session, prompt_cache_key="parcelpoint-docs-v2",
-                                   max_completion_tokens=300)
-            details = response.usage.prompt_tokens_details
-            print(f"{session}: {response.usage.prompt_tokens:>6,} prompt tokens, {details.cached_tokens:>6,} cached"
-                  f"  <- {question}")
-            if args.print_bodies:
-                print(json.dumps(prompt.to_openai_chat(MODEL, prompt_cache_key="parcelpoint-docs-v2"), indent=1)[:2000])
-    return report(client, requests)
+    with recorded_trace(args.trace, "doc_qa.jsonl") as trace:  # kept only if every request succeeds
+        client = promptcache.wrap(raw, trace=trace.recording, guard="raise", **wrap_options(provider, args.live))
+        for session, questions in QUESTIONS.items():
+            chat = Conversation()
+            for question in questions:
+                prompt = BASE.history(chat).user(question).build()
+                requests += 1
+                response = client.send(prompt, model=MODEL, session=session,
+                                       prompt_cache_key="parcelpoint-docs-v2", max_completion_tokens=300)
+                details = response.usage.prompt_tokens_details
+                print(f"{session}: {response.usage.prompt_tokens:>6,} prompt tokens, {details.cached_tokens:>6,} "
+                      f"cached  <- {question}")
+                if args.print_bodies:
+                    print(json.dumps(prompt.to_openai_chat(MODEL, prompt_cache_key="parcelpoint-docs-v2"),
+                                     indent=1)[:2000])
+    return report(client, requests, trace.path)
 
 
 if __name__ == "__main__":

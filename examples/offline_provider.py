@@ -21,6 +21,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
@@ -32,7 +34,7 @@ import httpx2
 import openai
 
 from promptcache.simulate import make_simulator
-from promptcache.trace import validate_trace
+from promptcache.trace import TraceFormatError, parse_record, validate_trace
 from promptcache.trace_append import check_trace_path
 
 Reply = Callable[[dict[str, Any]], dict[str, Any]]
@@ -135,29 +137,88 @@ def example_args(doc: str, argv: list[str] | None, **extra: dict[str, Any]) -> a
     return parser.parse_args(argv)
 
 
-def fresh_trace(given: Path | None, name: str) -> Path:
-    """The file this run records its trace in, empty: each run of an example writes a trace of its own requests.
+class RecordedTrace:
+    """Where one run of an example records its trace: :attr:`recording`, renamed to :attr:`path` on success.
+
+    A context manager (:func:`recorded_trace` makes it): the run records into
+    :attr:`recording`, a new empty file beside :attr:`path` in the same folder;
+    when the ``with`` block ends normally it is renamed over :attr:`path`
+    (:func:`os.replace`, atomic; an existing file there is replaced, saying
+    ``replacing existing trace FILE`` on stderr); when it raises (an API error,
+    Ctrl-C) it is removed and an existing trace at :attr:`path` is left as it was.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.recording: Path | None = None
+
+    def __enter__(self) -> RecordedTrace:
+        """Make :attr:`recording`: a new empty file ``.NAME.XXXX.tmp`` in :attr:`path`'s folder."""
+        fd, name = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        os.close(fd)
+        self.recording = Path(name)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        assert self.recording is not None
+        if kind is not None:
+            self.recording.unlink(missing_ok=True)
+            return
+        if self.path.exists():
+            print(f"replacing existing trace {self.path}", file=sys.stderr)
+            shutil.copymode(self.path, self.recording)
+        else:  # mkstemp made it private (0600): give it the mode a new file gets
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self.recording, 0o666 & ~umask)
+        os.replace(self.recording, self.path)
+
+
+def recorded_trace(given: Path | None, name: str) -> RecordedTrace:
+    """The trace file of this run (:class:`RecordedTrace`): each run of an example writes a trace of its own requests.
 
     ``given`` (``--trace``) has ``~`` expanded and is checked as ``promptcache.wrap`` checks it (the folder
-    must exist and be writable); an existing file is removed, with ``replacing existing trace FILE`` on
-    stderr (``promptcache.wrap(trace=...)`` itself always appends, so that several processes can record into
-    one trace). ``None``: ``name`` in a new temporary folder.
+    must exist and be writable, it must not be a folder). An existing file is replaced only when the run
+    succeeds, and only when it is a trace (its first line a trace record) or empty: any other file is
+    refused, never overwritten. ``promptcache.wrap(trace=...)`` itself always appends, so that several
+    processes can record into one trace. ``None``: ``name`` in a new temporary folder.
 
     Raises:
         SystemExit: status 2, after one line on stderr (``error: trace '/nonexistent/x.jsonl': the folder
-            /nonexistent does not exist; ...``), when the path cannot be written or the old file removed.
+            /nonexistent does not exist; ...``), when the path is a folder, cannot be written, or is a file
+            that is not a trace.
     """
     if given is None:
-        return Path(tempfile.mkdtemp()) / name
+        return RecordedTrace(Path(tempfile.mkdtemp()) / name)
     try:
         path = Path(check_trace_path(given))
-        if path.exists():
-            print(f"replacing existing trace {path}", file=sys.stderr)
-            path.unlink()
+        problem = _not_a_trace(path)
+        if problem:
+            raise OSError(f"trace {str(given)!r} exists and is not a trace ({problem}); pass a new file name, "
+                          "or a trace file to replace")
+        return RecordedTrace(path)
     except OSError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    return path
+
+
+def _not_a_trace(path: Path) -> str | None:
+    """Why the existing file ``path`` is not a trace (its first non-blank line is not a record); None when it is
+    one, is empty, or does not exist."""
+    try:
+        with path.open("rb") as fh:
+            first = next((line for line in fh if line.strip()), None)
+    except FileNotFoundError:
+        return None
+    if first is None:
+        return None
+    try:
+        parse_record(first.decode("utf-8-sig"), line=1)
+    except UnicodeDecodeError:
+        return "line 1 is not UTF-8 text"
+    except TraceFormatError as exc:
+        return f"line 1: {exc.reason}"
+    return None
 
 
 def wrap_options(provider: OfflineProvider, live: bool) -> dict[str, Any]:
@@ -165,11 +226,12 @@ def wrap_options(provider: OfflineProvider, live: bool) -> dict[str, Any]:
     return {} if live else {"clock": provider.clock}
 
 
-def report(client: Any, requests: int) -> int:
-    """Print the wrapper's statistics and validate its trace; the exit status (0 when the trace is valid)."""
+def report(client: Any, requests: int, trace: Path) -> int:
+    """Print the wrapper's statistics and validate the ``trace`` it recorded (:attr:`RecordedTrace.path`, after
+    the run); the exit status (0 when the trace is valid)."""
     summary = client.stats.summary()
     print_stats("usage statistics (the client wrapper's, from the provider's usage fields)", summary)
-    problems = validate_trace(client.trace)
-    print(f"\ntrace: {client.trace} ({requests} requests), validator: {'ok' if not problems else problems}")
-    print(f"hit rate {summary['total']['hit_rate']:.1%}; check it with: promptcache simulate {client.trace}")
+    problems = validate_trace(trace)
+    print(f"\ntrace: {trace} ({requests} requests), validator: {'ok' if not problems else problems}")
+    print(f"hit rate {summary['total']['hit_rate']:.1%}; check it with: promptcache simulate {trace}")
     return 0 if not problems else 1

@@ -91,28 +91,29 @@ def scripted_reply(body: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     from live_api import live_client
-    from offline_provider import OfflineProvider, example_args, fresh_trace, report, wrap_options
+    from offline_provider import OfflineProvider, example_args, recorded_trace, report, wrap_options
 
     args = example_args(__doc__, argv)
 
     provider = OfflineProvider("anthropic.messages", scripted_reply)
     raw = live_client("anthropic") if args.live else provider.anthropic_client()
-    trace = fresh_trace(args.trace, "support_bot.jsonl")
-    client = promptcache.wrap(raw, trace=trace, guard="raise", **wrap_options(provider, args.live))
-    chats = {session: Conversation(budget_tokens=20_000) for session in CUSTOMERS}
     turns = [(session, i) for i in range(3) for session in CUSTOMERS if i < len(CUSTOMERS[session][2])]
-    for session, i in turns:
-        name, local_time, questions = CUSTOMERS[session]
-        prompt = BASE.history(chats[session]).user(questions[i], context={"customer": name, "local time": local_time}).build()
-        if i == 0 and session == "sup-001":
-            print(prompt.breakpoints(MODEL).explain(), end="\n\n")
-        response = client.send(prompt, model=MODEL, max_tokens=400, session=session)  # appends turn + reply
-        usage = response.usage
-        print(f"{session} turn {i + 1}: read {usage.cache_read_input_tokens:>5,}  "
-              f"written {usage.cache_creation_input_tokens:>5,}  uncached {usage.input_tokens:>4,}")
-        if args.print_bodies:
-            print(json.dumps(prompt.to_anthropic(MODEL, max_tokens=400), indent=1)[:3000])
-    return report(client, len(turns))
+    with recorded_trace(args.trace, "support_bot.jsonl") as trace:  # kept only if every request succeeds
+        client = promptcache.wrap(raw, trace=trace.recording, guard="raise", **wrap_options(provider, args.live))
+        chats = {session: Conversation(budget_tokens=20_000) for session in CUSTOMERS}
+        for session, i in turns:
+            name, local_time, questions = CUSTOMERS[session]
+            prompt = BASE.history(chats[session]).user(
+                questions[i], context={"customer": name, "local time": local_time}).build()
+            if i == 0 and session == "sup-001":
+                print(prompt.breakpoints(MODEL).explain(), end="\n\n")
+            response = client.send(prompt, model=MODEL, max_tokens=400, session=session)  # appends turn + reply
+            usage = response.usage
+            print(f"{session} turn {i + 1}: read {usage.cache_read_input_tokens:>5,}  "
+                  f"written {usage.cache_creation_input_tokens:>5,}  uncached {usage.input_tokens:>4,}")
+            if args.print_bodies:
+                print(json.dumps(prompt.to_anthropic(MODEL, max_tokens=400), indent=1)[:3000])
+    return report(client, len(turns), trace.path)
 
 
 if __name__ == "__main__":

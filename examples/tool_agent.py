@@ -74,7 +74,7 @@ def scripted_model() -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     from live_api import live_client
-    from offline_provider import AGENT_GAPS, OfflineProvider, example_args, fresh_trace, report, wrap_options
+    from offline_provider import AGENT_GAPS, OfflineProvider, example_args, recorded_trace, report, wrap_options
 
     args = example_args(__doc__, argv, provider={"choices": sorted(MODELS), "default": "openai"})
 
@@ -84,27 +84,31 @@ def main(argv: list[str] | None = None) -> int:
         raw = live_client(args.provider)
     else:
         raw = provider.openai_client() if args.provider == "openai" else provider.anthropic_client()
-    trace = fresh_trace(args.trace, "agent.jsonl")
-    client = promptcache.wrap(raw, trace=trace, session="incident-7", guard="raise", **wrap_options(provider, args.live))
-    chat = Conversation(budget_tokens=50_000)
-    builder = BASE.history(chat).user("Alert: CheckoutApiLatencyHigh in eu-west-1. Can you take a look?",
-                                      context={"on call": "Engineer A"})
-    for step in range(8):
-        prompt = builder.build()
-        response = client.send(prompt, model=MODELS[args.provider], max_tokens=500) if args.provider == "anthropic" \
-            else client.send(prompt, model=MODELS[args.provider], max_completion_tokens=500, prompt_cache_key="relay")
-        calls = chat[-1].tool_calls  # the reply was appended to the conversation by send()
-        print(f"step {step + 1}: {'calls ' + ', '.join(c.name for c in calls) if calls else 'answers: ' + chat[-1].text}")
-        if not calls:
-            break
-        builder = BASE.history(chat)
-        for call in calls:
-            builder = builder.tool_result(call.id, TOOL_RESULTS[call.name])
+    with recorded_trace(args.trace, "agent.jsonl") as trace:  # kept only if every request succeeds
+        client = promptcache.wrap(raw, trace=trace.recording, session="incident-7", guard="raise",
+                                  **wrap_options(provider, args.live))
+        chat = Conversation(budget_tokens=50_000)
+        builder = BASE.history(chat).user("Alert: CheckoutApiLatencyHigh in eu-west-1. Can you take a look?",
+                                          context={"on call": "Engineer A"})
+        for step in range(8):
+            prompt = builder.build()
+            if args.provider == "anthropic":
+                client.send(prompt, model=MODELS[args.provider], max_tokens=500)
+            else:
+                client.send(prompt, model=MODELS[args.provider], max_completion_tokens=500, prompt_cache_key="relay")
+            calls = chat[-1].tool_calls  # the reply was appended to the conversation by send()
+            print(f"step {step + 1}: "
+                  f"{'calls ' + ', '.join(c.name for c in calls) if calls else 'answers: ' + chat[-1].text}")
+            if not calls:
+                break
+            builder = BASE.history(chat)
+            for call in calls:
+                builder = builder.tool_result(call.id, TOOL_RESULTS[call.name])
     if args.print_bodies:
         print(json.dumps(prompt.to_openai_chat(MODELS["openai"]) if args.provider == "openai"
                          else prompt.to_anthropic(MODELS["anthropic"]), indent=1)[-3000:])
     print(f"tools in the order sent: {', '.join(t.name for t in prompt.tools)}")
-    return report(client, step + 1)
+    return report(client, step + 1, trace.path)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """The examples when things go wrong: every error of the live API is one line (exit 1, or 2 for the key and the
-connection), and each run writes a fresh trace (--trace replaced, not appended to; a bad path is one line)."""
+connection), and each run writes a fresh trace (--trace replaced only when the run succeeds; a bad path is one line)."""
 
 from __future__ import annotations
 
@@ -120,3 +120,61 @@ def test_a_trace_under_the_home_folder(capsys, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     assert importlib.import_module("doc_qa").main(["--trace", "~/qa.jsonl"]) == 0
     assert f"trace: {tmp_path / 'qa.jsonl'} (5 requests), validator: ok" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("module", "argv", "status", "body"), [
+    ("support_bot", [], 429, anthropic_error("rate_limit_error", "Number of request tokens has exceeded your limit")),
+    ("doc_qa", [], 401, openai_error("invalid_request_error", "Incorrect API key provided", "invalid_api_key")),
+    ("tool_agent", ["--provider", "anthropic"], 400, anthropic_error("invalid_request_error", CREDIT)),
+])
+def test_a_failed_live_run_keeps_the_previous_trace(module, argv, status, body, failing_api, capsys,
+                                                    tmp_path) -> None:
+    from live_api import run
+
+    trace = tmp_path / "t.jsonl"
+    assert importlib.import_module(module).main([*argv, "--trace", str(trace)]) == 0  # offline: a good trace
+    before = trace.read_bytes()
+    capsys.readouterr()
+    failing_api.answer = lambda path: (status, body)
+    with pytest.raises(SystemExit) as exit_info:
+        run(importlib.import_module(module).main, [*argv, "--live", "--trace", str(trace)])
+    assert exit_info.value.code == (2 if status == 401 else 1)
+    assert trace.read_bytes() == before and len(read_trace(trace, strict=True)) > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.jsonl"]  # the run's own recording is removed
+    assert "replacing" not in capsys.readouterr().err
+
+
+def test_a_successful_live_run_replaces_the_previous_trace(failing_api, capsys, tmp_path) -> None:
+    trace = tmp_path / "t.jsonl"
+    trace.write_text('{"t":0.0,"api":"anthropic.messages","session":"old","body":{"max_tokens":1,"messages":'
+                     '[{"role":"user","content":"hi"}],"model":"claude-sonnet-4-6"}}\n')
+    trace.chmod(0o640)
+    usage = {"input_tokens": 20, "output_tokens": 5, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
+    failing_api.answer = lambda path: (200, json.dumps({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6", "stop_reason": "end_turn",
+        "stop_sequence": None, "content": [{"type": "text", "text": "ok"}], "usage": usage}).encode())
+    assert importlib.import_module("support_bot").main(["--live", "--trace", str(trace)]) == 0
+    assert capsys.readouterr().err == f"replacing existing trace {trace}\n"
+    records = read_trace(trace, strict=True)
+    assert len(records) == 5 and {r.session for r in records} == {"sup-001", "sup-002"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.jsonl"] and trace.stat().st_mode & 0o777 == 0o640
+
+
+@pytest.mark.parametrize("kind", ["folder", "not a trace"])
+def test_a_trace_path_that_is_a_folder_or_another_file_is_refused(kind, capsys, tmp_path) -> None:
+    from live_api import run
+
+    given = tmp_path / ("traces" if kind == "folder" else "notes.py")
+    if kind == "folder":
+        given.mkdir()
+        expected = (f"error: trace {str(given)!r} is a folder; pass a file path inside it, e.g. "
+                    f"{str(given / 'trace.jsonl')!r}\n")
+    else:
+        given.write_text("import os\n")
+        expected = (f"error: trace {str(given)!r} exists and is not a trace (line 1: not JSON (Expecting value at "
+                    "char 0)); pass a new file name, or a trace file to replace\n")
+    with pytest.raises(SystemExit) as exit_info:
+        run(importlib.import_module("doc_qa").main, ["--trace", str(given)])
+    assert exit_info.value.code == 2 and capsys.readouterr() == ("", expected)
+    assert given.is_dir() if kind == "folder" else given.read_text() == "import os\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [given.name]
