@@ -7,8 +7,8 @@ wire, measured with ``anthropic`` 2.14 and ``openai`` 3.57 through
 
 - Anthropic Messages: ``max_tokens, messages, model``, then the optional
   parameters alphabetically (their signature order).
-- OpenAI Chat Completions: ``model, messages``, then the optional parameters
-  alphabetically.
+- OpenAI Chat Completions: ``model, stream, service_tier, messages`` (the
+  first two only when given), then the other optional parameters alphabetically.
 
 The key lists include parameters older SDK versions sent (Anthropic
 ``temperature``/``top_k``/``top_p``, OpenAI ``functions``), so recorded traces
@@ -33,13 +33,13 @@ ANTHROPIC_KEYS = (
     "metadata", "output_config", "service_tier", "speed", "stop_sequences", "stream", "system",
     "temperature", "thinking", "tool_choice", "tools", "top_k", "top_p", "user_profile_id", "workspace_id",
 )
-OPENAI_CHAT_KEYS = (
-    "model", "messages",
+OPENAI_CHAT_KEYS = (  # openai 3.57 chat.completions.create: model, stream, service_tier, messages, then A-Z
+    "model", "stream", "service_tier", "messages",
     "audio", "frequency_penalty", "function_call", "functions", "logit_bias", "logprobs",
     "max_completion_tokens", "max_tokens", "metadata", "modalities", "moderation", "n",
     "parallel_tool_calls", "prediction", "presence_penalty", "prompt_cache_key", "prompt_cache_options",
     "prompt_cache_retention", "reasoning_effort", "response_format", "safety_identifier", "seed",
-    "service_tier", "stop", "store", "stream", "stream_options", "temperature", "tool_choice", "tools",
+    "stop", "store", "stream_options", "temperature", "tool_choice", "tools",
     "top_logprobs", "top_p", "user", "verbosity", "web_search_options",
 )
 SDK_KEYS = {ANTHROPIC_MESSAGES: ANTHROPIC_KEYS, OPENAI_CHAT: OPENAI_CHAT_KEYS}

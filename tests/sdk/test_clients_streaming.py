@@ -117,8 +117,7 @@ def check_recorded(provider: str, client, trace, chat: Conversation, text: str) 
     assert text == "Order A-7 ships today."
     records = read_trace(trace, strict=True)
     assert len(records) == 1
-    if provider == "anthropic":  # openai 3.57 sends model, stream, service_tier, messages: apis.OPENAI_CHAT_KEYS
-        assert validate_trace(trace) == []  # puts stream after messages, so the validator flags the wire order
+    assert validate_trace(trace) == []  # the wire order (openai: model, stream, messages, ...) is the SDK order
     assert records[0].body["stream"] is True and records[0].session == "s1"
     total = client.stats.summary()["total"]
     if provider == "anthropic":
