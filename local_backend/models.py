@@ -163,9 +163,9 @@ def check_vocabularies(tokenizer: EngineTokenizer, embedding_rows: int, model_na
         past = sum(1 for i in _tokenizer_ids(tokenizer) if i >= embedding_rows)
         warnings.warn(
             f"the tokenizer {label} has {past:,} token id{'s' if past != 1 else ''} past the {embedding_rows:,} "
-            f"embedding rows of the model {model_name} (added tokens the model has no embedding for); its chat "
-            "template and special tokens are within them, so the model is served, and a prompt holding such an "
-            "id is refused", VocabularyWarning, stacklevel=3)
+            f"embedding rows of the model {model_name} (added tokens the model has no embedding for); the ids "
+            "every request uses (bos / eos, chat template) are within them, so the model is served, and a prompt "
+            "holding such an id is refused", VocabularyWarning, stacklevel=3)
 
 
 @contextmanager

@@ -30,8 +30,8 @@ def test_unused_added_tokens_past_the_embedding_load_with_one_warning_and_are_re
         engine = cpu_engine(str(tmp_path), num_blocks=64)
     assert _vocabulary_warnings(caught) == [
         f"the tokenizer {tmp_path} has 3 token ids past the 512 embedding rows of the model {tmp_path} (added "
-        "tokens the model has no embedding for); its chat template and special tokens are within them, so the "
-        "model is served, and a prompt holding such an id is refused"]
+        "tokens the model has no embedding for); the ids every request uses (bos / eos, chat template) are within "
+        "them, so the model is served, and a prompt holding such an id is refused"]
     assert (engine.tokenizer.vocab_size, engine.loaded.vocab_size) == (VOCAB + 3, VOCAB)
     chat = engine.tokenizer.apply_chat_template([{"role": "user", "content": "w3 w4"}])
     (out,) = engine.generate([chat], GREEDY)
@@ -55,9 +55,9 @@ def test_a_qwen2_model_object_with_such_a_tokenizer_loads_with_one_warning_too()
         warnings.simplefilter("always")
         engine = cpu_engine(tiny_qwen2(), tokenizer=tokenizer, num_blocks=16)
     assert _vocabulary_warnings(caught) == [
-        f"the tokenizer {type(tokenizer).__name__} has 1 token id past the 512 embedding rows of the model Qwen2ForCausalLM (added "
-        "tokens the model has no embedding for); its chat template and special tokens are within them, so the "
-        "model is served, and a prompt holding such an id is refused"]
+        f"the tokenizer {type(tokenizer).__name__} has 1 token id past the 512 embedding rows of the model "
+        "Qwen2ForCausalLM (added tokens the model has no embedding for); the ids every request uses (bos / eos, chat template) are within "
+        "them, so the model is served, and a prompt holding such an id is refused"]
     (out,) = engine.generate("w1 w2", GREEDY)
     assert out.prompt_token_ids == [6, 7] and len(out.outputs[0].token_ids) == 2
 
