@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from local_backend.model_folder import check_tokenizer_folder
@@ -62,7 +63,10 @@ def serve(
     log_level: str = "info",
     sock: socket.socket | None = None,
 ) -> None:
-    """Serve ``engine`` on ``host:port`` until interrupted (Ctrl-C / SIGTERM).
+    """Serve ``engine`` on ``host:port`` until Ctrl-C / SIGTERM, then shut down gracefully and return.
+
+    Requests in flight get up to 5 s to finish. The signal is not raised again after the shutdown (as uvicorn
+    does), so ``promptcache serve`` exits 0.
 
     Args:
         engine: a ``LocalEngine`` (see :func:`build_engine`).
@@ -70,12 +74,27 @@ def serve(
             uvicorn listens on it instead of binding its own, so a taken port was refused before the model loaded.
         served_model_names: restrict the model names accepted (default: any).
         default_max_tokens: output tokens of OpenAI requests that give none.
-        log_level: uvicorn's log level (it logs the address once the socket is bound).
+        log_level: uvicorn's log level. Given ``sock``, uvicorn does not log the address it listens on (it
+            did not bind it); ``promptcache serve`` prints the ``base_url`` lines itself once the model is loaded.
     """
     import uvicorn
 
     from local_backend.server.app import create_app
 
+    class GracefulServer(uvicorn.Server):
+        """uvicorn's server, but a shutdown on Ctrl-C / SIGTERM returns instead of re-raising the signal.
+
+        uvicorn (>= 0.29) raises the captured signal again once it has shut down, so the process ends as if
+        killed (``KeyboardInterrupt``: click's ``Aborted!``, exit 1; SIGTERM: exit 143). A graceful shutdown
+        is this command's success: ``serve`` returns and the process exits 0.
+        """
+
+        @contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            with super().capture_signals():
+                yield
+                self._captured_signals.clear()  # handled: the shutdown was graceful, nothing to re-raise
+
     app = create_app(engine, served_model_names=served_model_names, default_max_tokens=default_max_tokens)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)
-    uvicorn.Server(config).run(sockets=[sock] if sock is not None else None)
+    GracefulServer(config).run(sockets=[sock] if sock is not None else None)

@@ -51,8 +51,10 @@ def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks
     (Prometheus), /v1/cache/reset, /health. Point the official SDKs at it
     with base_url="http://HOST:PORT/v1" (OpenAI) or "http://HOST:PORT" (Anthropic).
 
-    Exit codes: 0 after Ctrl-C / SIGTERM; 2 a usage error, before the model loads where it can be
-    (the backend extra missing, HOST:PORT cannot be bound, a --model / --tokenizer that cannot be loaded).
+    Exit codes: 0 after a graceful shutdown on Ctrl-C / SIGTERM once serving (during the model load,
+    Ctrl-C aborts with exit 1 and SIGTERM ends the process, 143); 2 a usage error, before the model loads
+    where it can be (the backend extra missing, HOST:PORT cannot be bound, a --model / --tokenizer that
+    cannot be loaded).
     """
     check_model_options(model_path, tokenizer)  # before torch is imported: a bad path fails in a moment
     from local_backend.server.listen import ListenError, bind_listener  # torch-free
@@ -62,7 +64,7 @@ def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks
     except ListenError as exc:
         raise CannotListen(str(exc)) from None
     port = sock.getsockname()[1]  # the port picked for --port 0
-    console = Console(stderr=True, highlight=False)
+    console = Console(stderr=True, highlight=False, soft_wrap=True)  # a URL or path is never broken across lines
     try:
         require_backend(what="promptcache serve")
         from local_backend.embedded import EMBEDDED_NOTICE
@@ -88,6 +90,7 @@ def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks
 
     print_warnings(caught, console)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"  # an IPv6 address in a URL is bracketed
+    console.print(f"listening on http://{address} (Ctrl-C to stop)")  # uvicorn does not say so: it got the socket
     console.print(f"OpenAI base_url http://{address}/v1  Anthropic base_url http://{address}")
     run_server(engine, host=host, port=port, served_model_names=served_model_names,
                default_max_tokens=default_max_tokens, log_level=log_level, sock=sock)
