@@ -182,11 +182,13 @@ def _top_k(scores: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     them too; in bf16 logits such ties are common). One ``torch.topk`` of ``k + 1``
     tokens tells whether any token outside the top k ties with the k-th; only then
     is the row scanned for the tied tokens. A k-th score of -inf keeps the top ``k``
-    only (the tied tokens have probability 0).
+    only (the tied tokens have probability 0). A row holding a NaN keeps the top
+    ``k`` too, the NaN among them (``torch.topk`` ranks NaN first), so the draw
+    fails on it: the re-scan ``scores >= threshold`` would drop the NaN.
     """
-    values, token_ids = torch.topk(scores, k + 1)  # sorted, most likely first
-    threshold, next_score = values[k - 1 :].tolist()
-    if next_score != threshold or threshold == -math.inf:  # no tie outside the top k (a NaN ties with nothing)
+    values, token_ids = torch.topk(scores, k + 1)  # sorted, most likely first; a NaN comes first
+    top, threshold, next_score = values[[0, k - 1, k]].tolist()
+    if next_score != threshold or threshold == -math.inf or math.isnan(top):  # no tie to scan for, or a NaN row
         return values[:k], token_ids[:k]
     token_ids = (scores >= threshold).nonzero().squeeze(1)
     values, order = scores[token_ids].sort(descending=True, stable=True)

@@ -174,6 +174,15 @@ def test_greedy_takes_the_argmax_and_a_nan_row_fails_alone(dtype):
     assert out.errors == {"b": message, "d": message, "e": message}
 
 
+def test_a_nan_row_fails_under_top_k_even_when_tokens_tie_at_the_kth_place():
+    # torch.topk ranks NaN first; the tie re-scan (scores >= the k-th) would drop it and sample the row
+    logits = torch.tensor([[NAN, 1.0, 1.0, 1.0, 0.0], [2.0, 1.0, 1.0, 1.0, 0.0]])
+    out = Sampler().sample(logits, [request(TOP_K, "nan"), request(TOP_K, "tie")])
+    assert out.errors == {"nan": "SamplingError: the model produced a NaN logit at this position (a numerical "
+                                 "overflow: float32 or bfloat16 instead of float16 may help)"}
+    assert out.token_ids["tie"] in (0, 1, 2, 3) and set(out.token_ids) == {"tie"}
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_a_positive_infinite_logit_fails_a_sampled_row_and_is_the_argmax_of_a_greedy_one(dtype):
     logits = torch.tensor([[0.0, INF, 1.0], [0.0, INF, 1.0], [INF, 0.0, 1.0], [0.0, 2.0, 1.0]], dtype=dtype)
