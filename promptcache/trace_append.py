@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from promptcache.output_path import check_writable_file
 from promptcache.trace import Redactor, TraceFormatError, TraceRecord, parse_record, redacted
 
 __all__ = ["TraceClock", "append_record", "check_trace_path", "last_t"]
@@ -61,10 +62,11 @@ def last_t(path: str | os.PathLike[str]) -> float | None:
 def check_trace_path(path: str | os.PathLike[str]) -> str:
     """Check, before any request is sent, that records can be appended to the trace file ``path``.
 
-    The folder must exist and be writable, and ``path`` must not be a folder
-    (when the file exists already, it must be writable). The file itself need
-    not exist: the first append creates it. Nothing is created here: a
-    mistyped folder is reported, not made. A leading ``~`` is the home folder
+    :func:`promptcache.output_path.check_writable_file`, its messages prefixed
+    with ``trace 'PATH'``: the folder must exist and be writable, and ``path``
+    must not be a folder (when the file exists already, it must be writable).
+    The file itself need not exist: the first append creates it. Nothing is
+    created here. A leading ``~`` is the home folder
     (:func:`os.path.expanduser`), as a shell would expand it.
 
     Returns:
@@ -78,18 +80,13 @@ def check_trace_path(path: str | os.PathLike[str]) -> str:
     """
     given = os.fspath(path)
     full = os.path.abspath(os.path.expanduser(given))
-    folder = os.path.dirname(full)
-    if os.path.isdir(full):
+    try:
+        check_writable_file(full)
+    except IsADirectoryError:
         raise IsADirectoryError(f"trace {given!r} is a folder; pass a file path inside it, e.g. "
-                                f"{os.path.join(given, 'trace.jsonl')!r}")
-    if os.path.exists(folder) and not os.path.isdir(folder):
-        raise NotADirectoryError(f"trace {given!r}: {folder} is a file, not a folder; pass a path inside a folder")
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(f"trace {given!r}: the folder {folder} does not exist; create it first (nothing is "
-                                "created for you) or pass a path inside an existing folder")
-    if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(full) and not os.access(full, os.W_OK)):
-        what = full if os.path.exists(full) else f"the folder {folder}"
-        raise PermissionError(f"trace {given!r}: {what} is not writable; pass a path you can write to")
+                                f"{os.path.join(given, 'trace.jsonl')!r}") from None
+    except OSError as exc:  # FileNotFoundError, NotADirectoryError, PermissionError: the same type, named
+        raise type(exc)(f"trace {given!r}: {exc}") from None
     return full
 
 

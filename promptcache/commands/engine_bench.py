@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 import click
 from rich.console import Console
+
+from promptcache.output_path import check_writable_file
 
 
 @click.command("engine-bench")
@@ -40,9 +41,12 @@ def engine_bench(quick: bool, only: tuple[str, ...], timing_model: str | None, c
     Exit codes: 0 done, 2 a usage error (an unknown benchmark, a --json file that cannot be
     written: checked before anything runs).
     """
-    if json_path is not None and (problem := output_problem(json_path)):
-        click.echo(f"error: cannot write {json_path}: {problem}", err=True)
-        sys.exit(2)
+    if json_path is not None:
+        try:
+            check_writable_file(json_path)
+        except OSError as problem:
+            click.echo(f"error: cannot write {json_path}: {problem}", err=True)
+            sys.exit(2)
     try:
         import torch
 
@@ -74,20 +78,3 @@ def engine_bench(quick: bool, only: tuple[str, ...], timing_model: str | None, c
         except OSError as exc:
             click.echo(f"error: cannot write {json_path}: {exc.strerror}; the results are on stdout above", err=True)
             sys.exit(2)
-
-
-def output_problem(path: Path) -> str | None:
-    """Why ``path`` cannot take the output file, or None if it can (checked before a long run, as ``lint -o`` does).
-
-    Returns:
-        ``"the folder F does not exist; create it first"``, ``"it is a folder; give a file name"``, or
-        ``"permission denied; choose another --json"`` (the file, or its folder for a new file, is not writable).
-    """
-    folder = path.parent
-    if not folder.is_dir():
-        return f"the folder {folder} does not exist; create it first"
-    if path.is_dir():
-        return "it is a folder; give a file name"
-    if not os.access(path if path.exists() else folder, os.W_OK):
-        return "permission denied; choose another --json"
-    return None

@@ -12,6 +12,7 @@ from promptcache.lint.config import ConfigError, load_config
 from promptcache.lint.finding import Severity
 from promptcache.lint.reporters import FORMATS, MACHINE_FORMATS, render, summary
 from promptcache.lint.runner import EXIT_ERROR, lint_paths
+from promptcache.output_path import check_writable_file
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -40,9 +41,12 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
     configuration error, or a file that could not be read or parsed (PC901).
     """
     targets = list(paths) or [Path(".")]
-    if output_file is not None and not output_file.parent.is_dir():
-        click.echo(f"error: cannot write {output_file}: the folder {output_file.parent} does not exist; create it first", err=True)
-        sys.exit(EXIT_ERROR)
+    if output_file is not None:  # before linting: a report that cannot be written fails now, not after the run
+        try:
+            check_writable_file(output_file)
+        except OSError as problem:
+            click.echo(f"error: cannot write {output_file}: {problem}", err=True)
+            sys.exit(EXIT_ERROR)
     try:
         config = load_config(config_file, start=targets[0])
         extra_ignore = _codes(ignore)

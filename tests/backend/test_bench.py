@@ -91,9 +91,10 @@ def test_engine_bench_quick_honours_an_explicit_timing_model_and_then_prints_the
 def test_engine_bench_checks_the_json_file_before_running_anything(tmp_path, monkeypatch, kind):
     target = {"missing folder": tmp_path / "nope" / "x.json", "a folder": tmp_path,
               "not writable": tmp_path / "x.json"}[kind]
-    expected = {"missing folder": f"the folder {tmp_path / 'nope'} does not exist; create it first",
-                "a folder": "it is a folder; give a file name",
-                "not writable": "permission denied; choose another --json"}[kind]
+    expected = {"missing folder": f"the folder {tmp_path / 'nope'} does not exist; create it first (nothing is "
+                                  "created for you) or pass a path inside an existing folder",
+                "a folder": "it is a folder; pass a file path inside it",
+                "not writable": f"the folder {tmp_path} is not writable; pass a path you can write to"}[kind]
     if kind == "not writable":  # root may write anywhere: make this folder read-only to the check
         real_access = os.access
         monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == tmp_path else real_access(p, mode))
