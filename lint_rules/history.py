@@ -15,6 +15,7 @@ from promptcache.lint.rule import FlowRule, Invalid, LintRule
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
+_SDK = "from promptcache import Conversation, PromptBuilder\n"
 
 
 class _SiteRule(LintRule):
@@ -91,6 +92,8 @@ class PerTurnSummarization(_SiteRule):
     INVALID = [
         Invalid(_OPENAI + "def turn(history, text):\n    history = compress_history(history)\n    return client.chat.completions.create(model='m', messages=history)\n", line=4),
         Invalid("from langchain.memory import ConversationSummaryMemory\nmemory = ConversationSummaryMemory(llm=None)\n", line=2),
+        # promptcache's own builder: .history(...) sends the conversation like messages=.
+        Invalid(_SDK + "def turn(history, text):\n    history = compress_history(history)\n    return PromptBuilder().system('Rules.').history(history).user(text).build()\n", line=3),
         Invalid(_CLAUDE + "def turn(chat, text):\n    reply = client.messages.create(model='m', messages=chat)\n    digest = client.messages.create(model='m', messages=[{'role': 'user', 'content': 'Summarize this chat: ' + str(chat)}])\n    return reply\n", line=5),
         # A local summarising helper called every turn (the message names it).
         Invalid(_CLAUDE + "def recap_chat(history):\n    return client.messages.create(model='m', messages=history + [{'role': 'user', 'content': 'Summarize our conversation.'}])\ndef turn(history, text):\n    history[:] = [{'role': 'user', 'content': recap_chat(history)}]\n    return client.messages.create(model='m', messages=history)\n", line=6),
@@ -153,6 +156,7 @@ class SummaryBeforeHistory(FlowRule):
         Invalid(_CLAUDE + "class Planner:\n    def turn(self, text):\n        return client.messages.create(model='m', system=f'Plan.\\n{self.summary}', messages=[])\n", line=5),
         Invalid(_OPENAI + "def turn(history):\n    recap = summarize_thread(history)\n    history.insert(0, {'role': 'user', 'content': recap})\n    return client.chat.completions.create(model='m', messages=history)\n", line=5),
         Invalid(_OPENAI + "def turn(history, summary):\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'user', 'content': summary}, *history])\n", line=5),
+        Invalid(_SDK + "def turn(history):\n    recap = summarize_thread(history)\n    return PromptBuilder().history([{'role': 'user', 'content': recap}, *history]).build()\n", line=4),
     ]
 
 
@@ -162,7 +166,9 @@ class SlidingWindowTrim(_SiteRule):
     Finds history trimmed from the front on the per-turn path without a size
     guard: rebinding to ``h[-N:]`` / ``h[k:]``, ``h.pop(0)``, ``del h[0]``,
     a ``deque(maxlen=...)`` holding the conversation, or sending
-    ``messages=h[-N:]``.
+    ``messages=h[-N:]``. promptcache's own ``PromptBuilder().history(h)`` sends
+    the conversation like ``messages=`` does, so ``.history(h[-N:])`` and a
+    ``Conversation(h[-N:])`` built per turn count too.
 
     ## Why is this bad?
     Once the window is full, every turn drops the oldest message, so the first
@@ -183,7 +189,9 @@ class SlidingWindowTrim(_SiteRule):
 
     ## When it does not fire
     The trim is under a size guard; the list never reaches ``messages=`` /
-    ``input=``; a fixed slice such as ``history[1:]`` passed inline.
+    ``input=`` / ``PromptBuilder.history()``; a fixed slice such as
+    ``history[1:]`` passed inline. A ``Conversation(budget_tokens=...)``
+    truncates in large steps by itself: pass it, not a slice, to ``.history()``.
     """
 
     code = "PC203"
@@ -201,11 +209,22 @@ class SlidingWindowTrim(_SiteRule):
         _OPENAI + "def chat(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > 50:\n        history = history[-20:]\n    return client.chat.completions.create(model='m', messages=history)\n",
         _OPENAI + "def chat(history):\n    recent = history[-5:]\n    print(recent)\n    return client.chat.completions.create(model='m', messages=history)\n",
         _OPENAI + "from collections import deque\nlog = deque(maxlen=10)\ndef chat(history):\n    return client.chat.completions.create(model='m', messages=history)\n",
+        # promptcache's builder: a window under a size guard, an append-only Conversation.
+        _SDK + "def turn(history, text):\n    if len(history) > 40:\n        history = history[-20:]\n    return PromptBuilder().system('Rules.').history(history).user(text).build()\n",
+        _SDK + "chat = Conversation(budget_tokens=20_000)\ndef turn(text):\n    chat.append({'role': 'user', 'content': text})\n    return PromptBuilder().system('Rules.').history(chat).build()\n",
+        # .history() of something that is not a PromptBuilder (a shell's line history) is not a sink.
+        _SDK + "class Shell:\n    def show(self, lines):\n        return self.console.history(lines[-6:])\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "def loop(history):\n    while True:\n        history = history[-12:]\n        client.chat.completions.create(model='m', messages=history)\n", line=5),
         Invalid(_CLAUDE + "from collections import deque\nhistory = deque(maxlen=20)\ndef turn(text):\n    return client.messages.create(model='m', messages=list(history))\n", line=4),
         Invalid(_OPENAI + "def chat(history):\n    history.pop(0)\n    return client.chat.completions.create(model='m', messages=history)\n", line=4),
+        Invalid(_OPENAI + "def chat(history):\n    return client.chat.completions.create(model='m', messages=list(history)[-6:])\n", line=4),
+        # promptcache's own builder: .history(...) sends the conversation like messages=.
+        Invalid(_SDK + "def turn(history, text):\n    return PromptBuilder().system('Rules.').history(history[-6:]).user(text).build()\n", line=3),
+        Invalid("import promptcache as pc\nBASE = pc.PromptBuilder().system('Rules.')\ndef turn(chat, text):\n    return BASE.history(list(chat)[-6:]).user(text).build()\n", line=4),
+        Invalid(_SDK + "def turn(history, text):\n    window = Conversation(history[-8:])\n    return PromptBuilder().history(window).user(text).build()\n", line=3),
+        Invalid("from promptcache.builder import PromptBuilder\ndef turn(builder: PromptBuilder, history, text):\n    history.pop(0)\n    return builder.history(conversation=history).user(text).build()\n", line=3),
     ]
 
 
@@ -234,7 +253,8 @@ class InPlaceHistoryEdit(_SiteRule):
 
     ## When it does not fire
     Edits of the last message (``h[-1]``, not yet sent), of lists that never
-    reach ``messages=`` / ``input=``, and of ``cache_control`` markers.
+    reach ``messages=`` / ``input=`` / ``PromptBuilder.history()``, and of
+    ``cache_control`` markers.
     """
 
     code = "PC204"
@@ -256,5 +276,6 @@ class InPlaceHistoryEdit(_SiteRule):
     INVALID = [
         Invalid(_OPENAI + "def step(messages):\n    for m in messages:\n        m['content'] = '[removed]'\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),
         Invalid(_OPENAI + "def step(messages, note):\n    messages[1]['content'] = note\n    return client.chat.completions.create(model='m', messages=messages)\n", line=4),
+        Invalid(_SDK + "def step(history, note):\n    history[1]['content'] = note\n    return PromptBuilder().history(history).build()\n", line=3),
         Invalid(_CLAUDE + "class Agent:\n    def turn(self):\n        for i, m in enumerate(self.messages):\n            m['content'] = m['content'][:100]\n        return client.messages.create(model='m', messages=self.messages)\n", line=6),
     ]

@@ -241,11 +241,10 @@ class FlowAnalysis:
         history) is part of the cached prefix, so a shuffled or sampled one there breaks it."""
         issues = []
         for sink in self.sinks.all():
-            for kw in ("messages", "input"):
-                expr = sink.kw(kw)
+            for label, expr in sink.conversation():
                 if not isinstance(expr, (cst.List, cst.Tuple)) or len(expr.elements) < 2:
                     continue
-                slot = Slot("messages", expr, sink.scope, self.holder_of(sink.scope), f"{kw}=", sink)
+                slot = Slot("messages", expr, sink.scope, self.holder_of(sink.scope), label, sink)
                 for el in expr.elements[:-1]:
                     for node, t in self.sites(el.value, sink.scope, frozenset({S.SHUFFLED})):
                         issues += [Issue("PC303", s.origin or node, s.detail, slot) for s in _by_kind(t)[S.SHUFFLED]]

@@ -9,7 +9,9 @@ parsed only when its bytes show one of:
 - a sink-like call (``.messages.create(``, ``.chat.completions.``,
   ``.responses.create(``, ``completion(``) or an ``extra-sinks`` name;
 - ``cache_control``;
-- promptcache's own ``PromptBuilder`` (its layers are prefix slots);
+- promptcache's own ``PromptBuilder`` or ``Conversation`` (the builder's
+  layers are prefix slots, its ``.history(...)`` a conversation sink), imported
+  by name or used through ``import promptcache [as pc]``;
 - being a **prompt module**: a file imported (``import x`` / ``from .x
   import y``) by a file that imports an LLM SDK or makes a sink-like call.
   Importers are looked for among the files of the run and, for a file named
@@ -29,13 +31,15 @@ from pathlib import Path
 
 from promptcache.lint.config import LintConfig
 from promptcache.lint.imports import is_llm_module
+from promptcache.lint.sdk_builder import BUILDER_CLASSES, CONVERSATION_CLASSES
 
 _SINK_LIKE = re.compile(rb"\.messages\.(?:create|stream)\s*\(|\.chat\.completions\.|\.responses\.(?:create|parse|stream)\s*\(")
 _COMPLETION_CALL = re.compile(rb"\ba?completion\s*\(")  # litellm; also common outside LLM code
 _CACHE_CONTROL = re.compile(rb"cache_control")
-# promptcache's own builder (its layers are prefix slots), imported by name or used as promptcache.PromptBuilder.
-_BUILDER_IMPORTS = frozenset({"promptcache.PromptBuilder", "promptcache.builder.PromptBuilder"})
-_BUILDER_ATTRIBUTE = re.compile(rb"\bpromptcache\.PromptBuilder\b")
+# promptcache's own builder and conversation, imported by name, or named after `import promptcache [as pc]`.
+_BUILDER_IMPORTS = BUILDER_CLASSES | CONVERSATION_CLASSES
+_BUILDER_ATTRIBUTE = re.compile(rb"\.\s*(?:PromptBuilder|Conversation)\b")
+_BUILDER_QUALIFIED = re.compile(rb"\bpromptcache\.(?:PromptBuilder|Conversation)\b")
 _BOM = b"\xef\xbb\xbf"
 # An import statement starts a line, follows a `;` (`import json; import openai`) or the colon of a
 # one-line compound statement (`try: import openai`). Names may continue over backslash-newlines, or
@@ -67,7 +71,7 @@ class Scan:
     cache_control: bool = False
     completion_call: bool = False
     imports: list[str] = field(default_factory=list)
-    builder: bool = False  # mentions promptcache's PromptBuilder
+    builder: bool = False  # uses promptcache's PromptBuilder or Conversation
 
     @property
     def passes(self) -> bool:
@@ -120,7 +124,9 @@ def scan(data: bytes, extra_sinks: tuple[str, ...] = ()) -> Scan:
     llm_import = any(is_llm_module(m) for m in imports)
     return Scan(
         llm_import, sink_like, bool(_CACHE_CONTROL.search(data)), bool(_COMPLETION_CALL.search(data)), imports,
-        any(m in _BUILDER_IMPORTS for m in imports) or bool(_BUILDER_ATTRIBUTE.search(data)),
+        any(m in _BUILDER_IMPORTS for m in imports)
+        or bool(_BUILDER_QUALIFIED.search(data))
+        or (any(m == "promptcache" or m.startswith("promptcache.") for m in imports) and bool(_BUILDER_ATTRIBUTE.search(data))),
     )
 
 

@@ -7,6 +7,13 @@ A call is a sink when its callee ends in ``.messages.create|stream``
 entry from the config, AND it passes at least one of ``model=``,
 ``messages=``, ``system=``, ``instructions=``, ``input=``, ``tools=``: a
 Twilio ``client.messages.create(to=..., body=...)`` is not a sink.
+
+promptcache's own ``PromptBuilder(...).history(conversation)`` is a
+conversation sink (api ``promptcache``): the list or ``Conversation`` it is
+given is sent as the history of the request the builder renders, so the
+history rules read it as they read ``messages=`` / ``input=``
+(:meth:`Sink.conversation`). The builder is resolved through imports
+(:func:`promptcache.lint.sdk_builder.builder_root`).
 """
 
 from __future__ import annotations
@@ -17,15 +24,18 @@ import libcst as cst
 
 from promptcache.lint import sources as S
 from promptcache.lint.index import ModuleIndex, Scope
+from promptcache.lint.sdk_builder import builder_root, history_argument
 from promptcache.lint.walk import iter_children
 
 SINK_KEYWORDS = frozenset({"model", "messages", "system", "instructions", "input", "tools"})
 _LITELLM = frozenset({"litellm.completion", "litellm.acompletion"})
+PROMPTCACHE = "promptcache"  # the api of a ``PromptBuilder.history(...)`` conversation sink
 
 
 @dataclass(eq=False)
 class Sink:
-    """One LLM request call. ``api`` is anthropic, openai_chat, openai_responses, litellm or extra."""
+    """One LLM request call. ``api`` is anthropic, openai_chat, openai_responses, litellm, extra, or
+    promptcache (``PromptBuilder.history(...)``: it carries the conversation, not the request options)."""
 
     call: cst.Call
     scope: Scope
@@ -37,6 +47,19 @@ class Sink:
             if arg.keyword is not None and arg.keyword.value == name:
                 return arg.value
         return None
+
+    def conversation(self) -> list[tuple[str, cst.BaseExpression]]:
+        """``(label, expression)`` for what the call sends as the conversation: ``messages=`` and
+        ``input=`` of a provider call (0, 1 or 2 pairs), or the argument of ``PromptBuilder.history()``."""
+        if self.api == PROMPTCACHE:
+            arg = history_argument(self.call)
+            return [("PromptBuilder.history()", arg)] if arg is not None else []
+        return [(f"{kw}=", value) for kw in ("messages", "input") if (value := self.kw(kw)) is not None]
+
+    @property
+    def is_request(self) -> bool:
+        """True for a provider call (its result is the model's reply), False for a builder method."""
+        return self.api != PROMPTCACHE
 
 
 def attribute_path(func: cst.BaseExpression) -> list[str]:
@@ -67,7 +90,9 @@ class SinkFinder:
             return self._memo[call]
         found = None
         api = self._api(call, scope)
-        if api is not None and (api == "extra" or any(a.keyword is not None and a.keyword.value in SINK_KEYWORDS for a in call.args)):
+        if api == PROMPTCACHE:
+            found = Sink(call, scope, api) if history_argument(call) is not None else None
+        elif api is not None and (api == "extra" or any(a.keyword is not None and a.keyword.value in SINK_KEYWORDS for a in call.args)):
             found = Sink(call, scope, api)
         self._memo[call] = found
         return found
@@ -80,6 +105,8 @@ class SinkFinder:
             return "openai_chat"
         if len(path) >= 3 and path[-2] == "responses" and path[-1] in ("create", "parse", "stream"):
             return "openai_responses"
+        if path and path[-1] == "history" and isinstance(call.func, cst.Attribute) and builder_root(self.index, call.func.value, scope) is not None:
+            return PROMPTCACHE
         qualified = self.index.qualified(call.func, scope)
         if qualified in _LITELLM:
             return "litellm"

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
+
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
     from promptcache.lint.index import Scope
@@ -39,10 +41,6 @@ _TOOL_NAME = re.compile(r"(?i)^_?(\w+_)?tools$|^_?(\w+_)?tool_?(specs|defs|defin
 # Callees whose tools= / system_prompt= / instructions= go to a model: agent and assistant constructors.
 _AGENT_CALLEE = re.compile(r"(?i)(agent|assistant|chat|llm|model|completion|crew)")
 _TOOL_LISTS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
-# promptcache's own prompt builder: its layers are prefix slots, and it normalises their text.
-_BUILDER_CLASSES = frozenset({"promptcache.PromptBuilder", "promptcache.builder.PromptBuilder"})
-_BUILDER_LAYERS = frozenset({"system", "tools", "document", "example"})
-_BUILDER_METHODS = _BUILDER_LAYERS | {"cache_ttl", "history", "user", "tool_result", "turn"}
 _TOOL_TABLES = (cst.Dict, cst.DictComp)
 
 
@@ -122,37 +120,8 @@ def builder_method(flow: FlowAnalysis, call: cst.Call, scope: Scope) -> str | No
     """``system`` / ``tools`` / ``document`` / ``example`` when ``call`` adds that layer to a
     :class:`promptcache.PromptBuilder` (``PromptBuilder().system(...)``, ``base.document(...)``), else None."""
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in _BUILDER_LAYERS and builder_root(flow, func.value, scope) is not None:
+    if isinstance(func, cst.Attribute) and func.attr.value in BUILDER_LAYERS and builder_root(flow.index, func.value, scope) is not None:
         return func.attr.value
-    return None
-
-
-def builder_root(flow: FlowAnalysis, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> cst.CSTNode | None:
-    """The ``PromptBuilder(...)`` call (or the annotated parameter) that ``expr`` is built from, if any.
-
-    Follows builder method chains, names and ``self`` attributes bound to a builder.
-    """
-    if depth > 8:
-        return None
-    index = flow.index
-    if isinstance(expr, cst.Call):
-        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _BUILDER_METHODS:
-            return builder_root(flow, expr.func.value, scope, depth + 1)
-        return expr if index.qualified(expr.func, scope) in _BUILDER_CLASSES else None
-    bindings = []
-    if isinstance(expr, cst.Name):
-        bindings = index.lookup(expr.value, scope)[1]
-    elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
-        cls = index.class_of_receiver(expr.value, scope)
-        bindings = cls.attrs.get(expr.attr.value, []) if cls is not None else []
-    for b in bindings:
-        if b.kind in ("assign", "walrus", "aug") and b.value is not None:
-            found = builder_root(flow, b.value, b.scope, depth + 1)
-            if found is not None:
-                return found
-        if b.kind == "param" and isinstance(b.node, cst.Param) and b.node.annotation is not None:
-            if index.qualified(b.node.annotation.annotation, b.scope) in _BUILDER_CLASSES:
-                return b.node
     return None
 
 
@@ -233,6 +202,6 @@ def tool_slots(flow: FlowAnalysis) -> list[Slot]:
         if method == "tools" and call.args:
             # The builder sorts tools by name (unless tool_order="registered") and writes canonical JSON:
             # only the content of the definitions is checked.
-            ordered = _registered_order(builder_root(flow, call.func.value, scope))
+            ordered = _registered_order(builder_root(flow.index, call.func.value, scope))
             c.add("tools" if ordered else "tool_table", call.args[0].value, scope, "PromptBuilder.tools()", sanitiser="sdk")
     return c.slots

@@ -110,7 +110,7 @@ class Summaries:
                 if self.turns.is_history(func.value, scope) and any(s.kind == S.SUMMARY for s in self.flow.taint.of(call.args[1].value, scope)):
                     out.append(call.args[1].value)
         for sink in self.flow.sinks.all():
-            expr = sink.kw("messages") or sink.kw("input")
+            expr = next((value for _, value in sink.conversation()), None)
             if not isinstance(expr, (cst.List, cst.Tuple)):
                 continue
             before: list[cst.BaseExpression] = []

@@ -297,7 +297,7 @@ class TaintEngine:
         last = method or (func.value if isinstance(func, cst.Name) else "")
         if last and S.summarise_callee(last):
             return frozenset({source(S.SUMMARY, f"{last}()", e)})
-        if self.sinks.sink_at(e, scope) is not None:
+        if (sink := self.sinks.sink_at(e, scope)) is not None and sink.is_request:
             return frozenset({source(S.SUMMARY, "a summarising LLM call", e)}) if self.sinks.asks_to_summarise(e, scope) else EMPTY
         if method is not None:
             base = func.value

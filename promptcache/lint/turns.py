@@ -1,8 +1,9 @@
 """Conversation history and the per-turn path (lint-rules.md, "Per-turn path", "Shared history").
 
 - A **history** is a list (name or ``self.attr``) that reaches a sink's
-  ``messages=`` / ``input=``, directly or spliced (``[system, *history]``,
-  ``[system] + history``, ``list(history)``).
+  ``messages=`` / ``input=`` or promptcache's ``PromptBuilder.history(...)``,
+  directly or spliced (``[system, *history]``, ``[system] + history``,
+  ``list(history)``, ``Conversation(history)``).
 - The **per-turn path** is the body of a loop, or a function that contains a
   sink (a request handler).
 - A **size guard** is an ``if``/``while``/conditional expression that compares
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.index import Binding, Scope
+from promptcache.lint.sdk_builder import conversation_messages
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -86,7 +88,10 @@ class Turns:
                     out |= self.list_refs(el.value, scope, seen)
         elif isinstance(expr, cst.Call) and expr.args:
             name = self.index.qualified(expr.func, scope)
-            if name in _LIST_CALLS or (isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "copy"):
+            wrapped = conversation_messages(self.index, expr, scope)
+            if wrapped is not None:
+                out |= self.list_refs(wrapped, scope, seen)
+            elif name in _LIST_CALLS or (isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "copy"):
                 target = expr.args[0].value if name in _LIST_CALLS else expr.func.value
                 out |= self.list_refs(target, scope, seen)
         elif isinstance(expr, cst.Subscript):
@@ -100,8 +105,8 @@ class Turns:
         """Every list that some sink sends as its conversation."""
         refs: set[Ref] = set()
         for sink in self.flow.sinks.all():
-            for kw in ("messages", "input"):
-                refs |= self.list_refs(sink.kw(kw), sink.scope)
+            for _, expr in sink.conversation():
+                refs |= self.list_refs(expr, sink.scope)
         return refs
 
     def is_history(self, expr: cst.BaseExpression, scope: Scope) -> bool:
@@ -184,10 +189,9 @@ class Turns:
                 if isinstance(t, cst.Subscript) and self.is_history(t.value, scope) and _drops_front(t) and self._unguarded_turn(node):
                     out.append((node, "del " + self.flow.code(t)))
         for sink in self.flow.sinks.all():
-            for kw in ("messages", "input"):
-                expr = sink.kw(kw)
+            for _, expr in sink.conversation():
                 for sub in descendants(expr, cst.Subscript):
-                    if self.is_history(sub.value, sink.scope) and _sliding(sub) and not self.guarded(sub):
+                    if _sliding(sub) and self.list_refs(sub.value, sink.scope) & self.history_refs and not self.guarded(sub):
                         out.append((sub, self.flow.code(sub)))
         return out
 
