@@ -15,8 +15,7 @@ exclusions) / ``extend-exclude`` (gitignore-style patterns),
 ``respect-gitignore`` (bool), ``fail-on`` (error / warning / info),
 ``prompt-name-regex``, ``volatile-name-regex``, ``extra-sinks`` (qualified
 names like ``myapp.llm.complete`` or ``*.suffix.patterns``),
-``extra-volatile-sources`` (qualified names), ``min-cacheable-chars`` (int,
-used by PC603).
+``extra-volatile-sources`` (qualified names).
 """
 
 from __future__ import annotations
@@ -73,7 +72,6 @@ class LintConfig:
     volatile_name_regex: str = DEFAULT_VOLATILE_NAME_REGEX
     extra_sinks: tuple[str, ...] = ()
     extra_volatile_sources: tuple[str, ...] = ()
-    min_cacheable_chars: int = 4000
 
     def selected(self, codes: Iterable[str], always: Iterable[str] = ()) -> set[str]:
         """The codes enabled out of ``codes``: (select + extend-select) minus ignore, by prefix.
@@ -129,7 +127,6 @@ _KEYS = {
     "volatile-name-regex": "regex",
     "extra-sinks": "strings",
     "extra-volatile-sources": "strings",
-    "min-cacheable-chars": "int",
 }
 
 
@@ -252,10 +249,6 @@ def _coerce(kind: str, key: str, raw, where: str):
     if kind == "bool":
         if not isinstance(raw, bool):
             fail("true or false")
-        return raw
-    if kind == "int":
-        if not isinstance(raw, int) or isinstance(raw, bool) or raw < 0:
-            fail("a non-negative integer")
         return raw
     if kind == "severity":
         try:

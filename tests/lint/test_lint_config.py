@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+import tomllib
+from dataclasses import fields
 
 import pytest
-from lint_support import lint_text
+from lint_support import REPO_ROOT, lint_text
 
+from promptcache.lint import config as config_module
 from promptcache.lint.config import ConfigError, LintConfig, from_table, load_config
 from promptcache.lint.finding import Severity
 from promptcache.lint.registry import discover
@@ -41,7 +44,8 @@ def test_defaults_without_config(tmp_path):
         ({"ignore": ["E501"]}, "unknown rule code 'E501'"),
         ({"fail-on": "fatal"}, "fail-on: expected"),
         ({"prompt-name-regex": "(unclosed"}, "prompt-name-regex: invalid regular expression"),
-        ({"min-cacheable-chars": -1}, "min-cacheable-chars: expected a non-negative integer"),
+        # No rule reads it (PC603 is not implemented): rejected like any unknown key.
+        ({"min-cacheable-chars": 4000}, "unknown key 'min-cacheable-chars'"),
         ({"respect-gitignore": "yes"}, "respect-gitignore: expected true or false"),
         ({"per-file-ignores": {"tests/*": "PC101"}}, "per-file-ignores.tests/*: expected a list of rule codes"),
     ],
@@ -108,3 +112,17 @@ def test_unknown_top_level_keys_and_tables_are_errors(write_tree, run_cli, name,
         load_config(config_file=root / name)
     code, _, err = run_cli("lint", root)
     assert code == 2 and message in err and name in err
+
+
+def test_the_documented_configuration_is_exactly_the_accepted_one():
+    """docs/lint.md's example table names every key the validator accepts, and no other; each key
+    sets a LintConfig field (the code reads them: see the keys' list under the example)."""
+    text = (REPO_ROOT / "docs" / "lint.md").read_text(encoding="utf-8")
+    block = re.search(r"```toml\n(\[tool\.promptcache\.lint\]\n.*?)```", text, re.S).group(1)
+    table = tomllib.loads(block)["tool"]["promptcache"]["lint"]
+    assert sorted(table) == sorted(config_module._KEYS)
+    config = from_table(table)
+    config.validate_codes(discover())
+    field_names = {f.name for f in fields(LintConfig)} - {"root", "source"}
+    assert field_names == {key.replace("-", "_") for key in table}
+    assert config.extra_sinks == ("myapp.llm.complete", "*.ask_model")
