@@ -2,8 +2,10 @@
 
 Usage::
 
-    python docs/gen_rule_pages.py          # (re)write the pages
-    python docs/gen_rule_pages.py --check  # exit 1 when a page is missing or stale
+    python docs/gen_rule_pages.py              # (re)write the pages
+    python docs/gen_rule_pages.py --check      # write nothing; exit 1 when a page is missing or stale
+    python docs/gen_rule_pages.py --dir PATH   # another folder (default docs/rules)
+    python docs/gen_rule_pages.py --help
 
 The text of each page is the rule's own documentation (its docstring), so the
 pages, ``promptcache rule PC101`` and the SARIF rule descriptions never drift
@@ -12,6 +14,7 @@ apart; ``tests/lint/test_lint_docs.py`` runs the check.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -37,6 +40,7 @@ def stale(directory: Path = RULES_DIR) -> list[str]:
 
 
 def write(directory: Path = RULES_DIR) -> None:
+    """Replace the ``*.md`` pages of ``directory`` (created if missing) with :func:`pages`."""
     directory.mkdir(parents=True, exist_ok=True)
     for p in directory.glob("*.md"):
         p.unlink()
@@ -44,18 +48,34 @@ def write(directory: Path = RULES_DIR) -> None:
         (directory / name).write_text(text, encoding="utf-8")
 
 
-def main(argv: list[str]) -> int:
-    if "--check" in argv:
-        problems = stale()
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line: ``--check`` and ``--dir`` (``--help`` prints the usage and exits 0, an unknown
+    argument exits 2; neither writes a page)."""
+    parser = argparse.ArgumentParser(
+        prog="python docs/gen_rule_pages.py",
+        description="Write docs/rules/PCxxx.md and docs/rules/index.md from the rule classes' documentation.",
+    )
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 when a page is missing, stale or left over from a removed rule")
+    parser.add_argument("--dir", type=Path, default=RULES_DIR, metavar="PATH",
+                        help="the folder of the rule pages (default: docs/rules beside this script)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; the exit status: 0 written or up to date, 1 stale pages (``--check``)."""
+    args = parse_args(argv)
+    if args.check:
+        problems = stale(args.dir)
         if problems:
             print("stale rule pages (run `python docs/gen_rule_pages.py`): " + ", ".join(problems))
             return 1
         print("rule pages are up to date")
         return 0
-    write()
-    print(f"wrote {len(pages())} pages to {RULES_DIR}")
+    write(args.dir)
+    print(f"wrote {len(pages())} pages to {args.dir}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

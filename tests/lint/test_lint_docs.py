@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -59,6 +61,33 @@ def test_rule_command_prints_the_page(run_cli):
     assert all(section in out for section in SECTIONS)
     code, _, err = run_cli("rule", "PC999")
     assert code == 2 and "unknown rule code" in err
+
+
+def test_generator_command_line(tmp_path, capsys):
+    """--help and a bad argument write nothing; --check exits 1 on missing or stale pages and 0 when current."""
+    generator = _generator()
+    pages = tmp_path / "rules"
+    with pytest.raises(SystemExit) as exc:
+        generator.main(["--help", "--dir", str(pages)])
+    assert exc.value.code == 0 and "--check" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        generator.main(["--dir", str(pages), "--bogus"])
+    assert exc.value.code == 2 and "unrecognized arguments: --bogus" in capsys.readouterr().err
+    assert not pages.exists()
+    assert generator.main(["--check", "--dir", str(pages)]) == 1
+    assert "stale rule pages" in capsys.readouterr().out and not pages.exists()
+    assert generator.main(["--dir", str(pages)]) == 0
+    assert generator.main(["--check", "--dir", str(pages)]) == 0
+    (pages / "PC203.md").write_text("old text", encoding="utf-8")
+    assert generator.main(["--check", "--dir", str(pages)]) == 1
+    assert capsys.readouterr().out.endswith("stale rule pages (run `python docs/gen_rule_pages.py`): PC203.md\n")
+
+
+def test_generator_check_passes_on_the_repository():
+    """The documented command, as CI would run it: the committed pages are current."""
+    done = subprocess.run([sys.executable, str(REPO_ROOT / "docs" / "gen_rule_pages.py"), "--check"],
+                          capture_output=True, text=True, cwd=REPO_ROOT, timeout=120)
+    assert (done.returncode, done.stdout) == (0, "rule pages are up to date\n"), done.stderr
 
 
 @pytest.mark.parametrize("name", ["concise", "full", "json_format", "sarif", "github", "summary"])
