@@ -81,6 +81,12 @@ def create_app(engine: LocalEngine, *, served_model_names: Sequence[str] = (),
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         message = f"{request.method} {request.url.path}: {exc.detail}"
+        if exc.status_code == 404:  # e.g. the Responses API, which this server does not implement
+            paths = [getattr(route, "path", "") for route in app.routes]
+            paths += [getattr(route, "path", "") for router in (openai_api.router, anthropic_api.router)
+                      for route in router.routes]
+            served = sorted({path for path in paths if path.startswith("/v1/")})
+            message += f"; this server serves {', '.join(served)}"
         return APIError(exc.status_code, message).response(flavour_of(request.url.path))
 
     @app.exception_handler(Exception)

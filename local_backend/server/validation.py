@@ -22,7 +22,7 @@ Tool definitions and ``cache_control`` shapes are checked by
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from local_backend.server.errors import APIError, bad_request
@@ -292,6 +292,44 @@ def check_anthropic_body(body: Mapping[str, Any]) -> None:
         else:
             turns.append((role, path, blocks))
     _check_tool_pairing(turns)
+    _check_ttl_order(body)
+
+
+def _markers(body: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """(path of the marker, marker) for every ``cache_control`` in Anthropic's render order: tools, system,
+    messages (tool_result content included), then the top-level one."""
+    holders: list[tuple[str, Any]] = [(f"tools.{k}", tool) for k, tool in enumerate(body.get("tools") or [])]
+    system = body.get("system")
+    holders += [(f"system.{j}", block) for j, block in enumerate(system if isinstance(system, list) else [])]
+    for i, message in enumerate(body["messages"]):
+        content = message.get("content")
+        for j, block in enumerate(content if isinstance(content, list) else []):
+            holders.append((f"messages.{i}.content.{j}", block))
+            inner = block.get("content") if block.get("type") == "tool_result" else None
+            holders += [(f"messages.{i}.content.{j}.content.{n}", b) for n, b in
+                        enumerate(inner if isinstance(inner, list) else [])]
+    for path, holder in holders:
+        if isinstance(holder, Mapping) and isinstance(holder.get("cache_control"), Mapping):
+            yield f"{path}.cache_control", holder["cache_control"]
+    if isinstance(body.get("cache_control"), Mapping):  # automatic caching: the last block, so last in order
+        yield "cache_control", body["cache_control"]
+
+
+def _check_ttl_order(body: Mapping[str, Any]) -> None:
+    """A ``1h`` marker may not follow a ``5m`` one in render order.
+
+    Anthropic docs, "Prompt caching", "Mixing different TTLs": cache entries with a
+    longer TTL must appear before shorter ones; the API answers 400 otherwise.
+    """
+    first_5m = None
+    for path, cc in _markers(body):
+        ttl = cc.get("ttl", "5m")
+        if ttl == "5m" and first_5m is None:
+            first_5m = path
+        elif ttl == "1h" and first_5m is not None:
+            raise bad_request(f"{path}: a ttl='1h' breakpoint follows a ttl='5m' one at {first_5m}; "
+                              "cache_control blocks with a longer TTL must come before shorter ones "
+                              "(put the 1h markers on the earlier, more stable blocks)")
 
 
 def _check_tool_pairing(turns: list[tuple[str, str, list[tuple[str, Mapping[str, Any]]]]]) -> None:

@@ -95,6 +95,17 @@ def test_anthropic_blocks_tools_and_markers_are_validated(claude, client):
     assert message.startswith("messages.1.content.0.input: Input should be an object, not a string.")
     message = anthropic_error(claude, messages=[{"role": "user"}])
     assert message.startswith("messages.0.content: Field required.")
+    five, hour = {"type": "ephemeral"}, {"type": "ephemeral", "ttl": "1h"}
+    message = anthropic_error(claude, system=[{"type": "text", "text": "rules", "cache_control": five}], messages=[
+        {"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": hour}]}])
+    assert message == ("messages.0.content.0.cache_control: a ttl='1h' breakpoint follows a ttl='5m' one at "
+                       "system.0.cache_control; cache_control blocks with a longer TTL must come before shorter ones "
+                       "(put the 1h markers on the earlier, more stable blocks)")
+    message = anthropic_error(claude, tools=[{**TOOL, "cache_control": five}], cache_control=hour, messages=[HI])
+    assert message.startswith("cache_control: a ttl='1h' breakpoint follows a ttl='5m' one at tools.0.cache_control")
+    ordered = claude.messages.create(model="m", max_tokens=1, system=[
+        {"type": "text", "text": "rules", "cache_control": hour}], cache_control=five, messages=[HI])
+    assert ordered.usage.output_tokens == 1  # 1h before 5m is the documented order
     counted = client.post("/v1/messages/count_tokens", json={"model": "m", "messages": [
         {"role": "user", "content": [{"type": "text"}]}]})
     assert counted.status_code == 400 and counted.json()["type"] == "error"
@@ -123,3 +134,12 @@ def test_a_utf8_body_with_a_byte_order_mark_is_read(client):
     body = b"\xef\xbb\xbf" + b'{"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": "hi"}]}'
     response = client.post("/v1/messages/count_tokens", content=body, headers={"content-type": "application/json"})
     assert response.status_code == 200, response.text
+
+
+def test_an_endpoint_the_server_does_not_have_is_a_404_listing_the_ones_it_has(client):
+    answer = client.post("/v1/responses", json={"model": "m", "input": "hi"})
+    assert answer.status_code == 404
+    message = answer.json()["error"]["message"]
+    assert message.startswith("POST /v1/responses: Not Found; this server serves ")
+    for path in ("/v1/chat/completions", "/v1/completions", "/v1/messages", "/v1/models"):
+        assert path in message
