@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Sequence
 from typing import Any
+
+from promptcache.prefix_index import common_prefix
 
 
 class MissCause(enum.StrEnum):
@@ -59,6 +62,45 @@ HINTS = {
 }
 
 
+RESYNC_ANCHOR = 8
+"""Identical tokens (in a row) that re-synchronise two prompts after a differing span."""
+_RESYNC_CANDIDATES = 16
+
+
+def identical_after(new: Sequence[int], old: Sequence[int], start: int) -> int:
+    """Tokens identical in both prompts right after the differing span that begins at ``start``.
+
+    ``new`` and ``old`` (token ids) agree on ``[0, start)`` and part at ``start``.
+    The differing span ends where the two re-synchronise: the first position
+    ``i >= start`` of ``new`` whose next :data:`RESYNC_ANCHOR` tokens (fewer
+    when a rest is shorter) also occur in ``old`` at some ``j >= start``
+    (an insertion, deletion or replacement of any length on either side).
+    The result is the length of the identical run ``new[i:] == old[j:]``
+    from there up to the next difference (or the end of either prompt); of
+    the first 16 occurrences ``j`` the longest run counts. 0 when the rests
+    never re-synchronise.
+
+    Example: a timestamp at the top of a 3,800-token handbook, followed by
+    different user messages: the run is the handbook (~3,850 tokens), not
+    the few ChatML tokens the two prompts happen to end with.
+
+    Cost: O(len(old) - start) to index the anchors, then one
+    :func:`~promptcache.prefix_index.common_prefix` per candidate.
+    """
+    a, b = list(new[start:]), list(old[start:])
+    size = min(RESYNC_ANCHOR, len(a), len(b))
+    if size == 0:
+        return 0
+    anchors: dict[tuple[int, ...], list[int]] = {}
+    for j in range(len(b) - size + 1):
+        anchors.setdefault(tuple(b[j:j + size]), []).append(j)
+    for i in range(len(a) - size + 1):
+        found = anchors.get(tuple(a[i:i + size]))
+        if found:
+            return max(common_prefix(a[i:], b[j:]) for j in found[:_RESYNC_CANDIDATES])
+    return 0
+
+
 @dataclasses.dataclass(frozen=True)
 class Divergence:
     """The first divergence of a request from the best earlier request.
@@ -73,7 +115,8 @@ class Divergence:
         token_offset: token index in the new request where the cache stops matching.
         common_prefix_tokens: tokens the two renderings share from the start.
         prompt_tokens: tokens of the new request (ChatML rendering, no generation prompt).
-        static_after_divergence: identical tokens at the end of both requests after the divergence.
+        static_after_divergence: identical tokens that follow the differing span, up to the next
+            difference (:func:`identical_after`): how much static content comes after the divergence.
         snippet / earlier_snippet: the text around the divergence in each request;
             ``diff_at`` is the character index in both snippets where they part.
         detail: what exactly changed (e.g. ``"datetime '...14:00:23...' vs '...14:00:00...'"``).

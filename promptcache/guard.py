@@ -10,8 +10,40 @@ Candidates: requests with a different model or OpenAI ``prompt_cache_key``
 never share a provider cache entry, so a request is compared with earlier
 requests of its own (model, cache key) group; only when that group is empty
 (the first request of a tenant or model) is it compared with any earlier
-request, and the result is then ``other_cache_key`` (expected) or
-``params_changed`` (model).
+request, and the result is then ``other_cache_key`` (expected), ``first_request``
+or ``params_changed`` (model; see Sessions).
+
+Sessions (a trace record's ``session``, ``compare(..., session=)``): an app
+may run several prompts (a router beside an answerer, two templates on one
+model) in separate conversations; none of that is a cache bug. Rules, where
+the session of both requests is known (an unknown session counts as the same):
+
+- The first request of a model whose best earlier request is in another
+  session: ``first_request`` ("first request for model M"). In the same
+  session it is a model switch, ``params_changed`` (layer ``params``, path
+  ``model``), unless the two are different prompts (they part before the
+  conversation and fewer than the model's minimum cacheable tokens follow
+  identically): a router call beside the answerer's is ``first_request`` too.
+- A divergence in the tools, system, documents or examples layer from another
+  session's request, with fewer identical tokens after it
+  (``static_after_divergence``) than the model's minimum cacheable prefix, and
+  a cause other than ``whitespace_only`` / ``volatile_value`` /
+  ``json_key_order`` / a reordered tool set, is another prompt:
+  ``first_request`` ("a different prompt: shares N tokens with request K").
+  A change followed by a long identical part (a per-user name at the top of
+  a shared prompt) stays unexpected (``system_changed`` ...).
+- ``history_rewritten`` against the session's latest earlier request of n
+  messages is a chunked truncation, expected, when this request's messages
+  start with that request's last n - k (k >= n / 2 oldest ones dropped at
+  once, at least one kept; ``Conversation(budget_tokens=...)``): detail
+  "truncated from the oldest end (k of n messages dropped at once)". A sliding
+  window (a few messages every turn) stays unexpected.
+
+Offsets: ``token_offset`` is the first token of the new request the earlier
+request's cache entry cannot serve; ``common_prefix_tokens`` equals it (0 for
+another model or cache key, the conversation start for a changed
+``tool_choice``); ``static_after_divergence`` is
+:func:`promptcache.divergence.identical_after`.
 
 Causes (:class:`MissCause`), checked in provider render order:
 
@@ -26,7 +58,7 @@ Causes (:class:`MissCause`), checked in provider render order:
    removed; "reordered" says when the set is canonically equal, as in a
    shuffled set- or map-backed tool registry).
 4. Divergence in the ``turn`` (or the new request only appends): the benign
-   ``new_turn`` — unless a long identical part follows the divergence
+   ``new_turn`` — unless a long identical part follows the differing span
    (``static_after_divergence`` >= the model's minimum cacheable tokens), then
    it is reported as unexpected with the hint "put variable content last".
 5. A history divergence from another conversation's request is re-checked
@@ -40,209 +72,30 @@ Causes (:class:`MissCause`), checked in provider render order:
    canonical JSON), else by layer: ``system_changed``, ``document_changed``,
    ``examples_changed``, ``history_rewritten`` (detail: slid / edited / removed).
 
-``below_minimum``, ``ttl_expired`` and ``evicted`` come from runtime facts the
-callers (simulator, engine) know; they attach them with
+``below_minimum``, ``ttl_expired``, ``evicted`` and ``no_breakpoint`` come from
+runtime facts the callers (simulator, engine) know; they attach them with
 :meth:`Divergence.with_cause`. Benign classes: ``first_request``, ``new_turn``,
-``repeat`` (a prefix of / identical to an earlier request), ``other_cache_key``.
+``repeat`` (a prefix of / identical to an earlier request), ``other_cache_key``,
+``below_minimum`` (the prompt is shorter than the model's minimum: nothing to
+fix), and the chunked truncation above.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from promptcache.apis import infer_api
-from promptcache.decompose import Rendering, canonical_json, canonical_text, decompose
-from promptcache.divergence import EXPECTED_CAUSES, HINTS, RUNTIME_CAUSES, Divergence, MissCause
-from promptcache.prefix_index import PrefixIndex, common_prefix, common_suffix
-from promptcache.volatile import find_volatile, span_at
+from promptcache.classifier import Classifier
+from promptcache.decompose import Rendering, decompose
+from promptcache.divergence import EXPECTED_CAUSES, RUNTIME_CAUSES, Divergence, MissCause
+from promptcache.prefix_index import PrefixIndex
 
 __all__ = ["EXPECTED_CAUSES", "RUNTIME_CAUSES", "Classifier", "Divergence", "MissCause", "PrefixGuard",
            "classify_requests", "compare_bodies"]
 
-_SNIPPET_BEFORE, _SNIPPET_AFTER, _VOLATILE_WINDOW = 40, 60, 200
 _POOL = 32  # recent requests searched for a slid history window
-
-
-def _snippets(new: Rendering, old: Rendering, byte: int) -> tuple[str, str, int]:
-    start = max(new.piece_at(byte).start, byte - _SNIPPET_BEFORE)
-    head = new.data[start:byte].decode("utf-8", "ignore")
-    tail_new = new.data[byte:byte + _SNIPPET_AFTER].decode("utf-8", "ignore")
-    tail_old = old.data[byte:byte + _SNIPPET_AFTER].decode("utf-8", "ignore")
-    return head + tail_new, head + tail_old, len(head)
-
-
-def _first_byte_diff(a: bytes, b: bytes, start: int) -> int:
-    limit = min(len(a), len(b))
-    i = start
-    while i < limit and a[i:i + 64] == b[i:i + 64]:
-        i += 64
-    while i < limit and a[i] == b[i]:
-        i += 1
-    return i
-
-
-def _tool_name(tool: Any) -> str:
-    if isinstance(tool, Mapping):
-        function = tool.get("function")
-        return str(function.get("name") if isinstance(function, Mapping) else tool.get("name"))
-    return "?"
-
-
-def _canonical_dump(value: Any) -> str:
-    return json.dumps(canonical_json(value), sort_keys=True, ensure_ascii=False)
-
-
-def _tools_cause(new: Rendering, old: Rendering) -> tuple[MissCause, str]:
-    new_tools, old_tools = list(new.body.get("tools") or []), list(old.body.get("tools") or [])
-    new_names, old_names = [_tool_name(t) for t in new_tools], [_tool_name(t) for t in old_tools]
-    new_canon = {_tool_name(t): _canonical_dump(t) for t in new_tools}
-    old_canon = {_tool_name(t): _canonical_dump(t) for t in old_tools}
-    if new_names == old_names and new_canon == old_canon:
-        return MissCause.JSON_KEY_ORDER, "same tools in the same order; only the JSON key order differs"
-    if sorted(new_names) == sorted(old_names) and new_canon == old_canon:
-        return MissCause.TOOLS_CHANGED, ("reordered: the tool set and every schema are equal in canonical form "
-                                         "(sorted by name, sorted keys); only the tool order and key order differ")
-    added = [n for n in new_names if n not in old_canon]
-    removed = [n for n in old_names if n not in new_canon]
-    changed = [n for n in new_names if n in old_canon and new_canon[n] != old_canon[n]]
-    parts = [f"{label}: {', '.join(names)}" for label, names in
-             (("added", added), ("removed", removed), ("schema changed", changed)) if names]
-    return MissCause.TOOLS_CHANGED, "; ".join(parts) or "tool order changed"
-
-
-def _history_detail(new: Rendering, old: Rendering, path: str, pool: Sequence[Rendering]) -> str:
-    message = path.split("]")[0] + "]" if path.startswith("messages[") else path
-    if message in new.message_paths:
-        position = new.message_paths.index(message)
-        key = new.message_keys[position]
-        for other in (old, *pool):
-            if key in other.message_keys[position + 1:]:
-                return (f"slid: {message} held a later message of an earlier request "
-                        f"(front truncation / sliding window)")
-    new_msg, old_msg = new.value(message), old.value(message)
-    if isinstance(new_msg, Mapping) and isinstance(old_msg, Mapping) and new_msg.get("role") == old_msg.get("role"):
-        return f"edited: {message} was rewritten (summary or edit of an earlier turn)"
-    return f"{message} removed, inserted or replaced"
-
-
-def _volatile_detail(new_text: str, old_text: str, offset: int) -> str | None:
-    lo = max(0, offset - _VOLATILE_WINDOW)
-    new_span = span_at(find_volatile(new_text[lo:offset + _VOLATILE_WINDOW]), offset - lo)
-    old_span = span_at(find_volatile(old_text[lo:offset + _VOLATILE_WINDOW]), offset - lo)
-    if new_span is None or old_span is None:
-        return None
-    return f"{new_span.kind} {new_span.text!r} vs {old_span.text!r}"
-
-
-class Classifier:
-    """Compares renderings; holds the tuning knobs shared by every entry point."""
-
-    def __init__(self, *, static_tail_threshold: int | None = None) -> None:
-        """``static_tail_threshold``: tokens of identical tail after a turn divergence that make it
-        unexpected; None uses the model's minimum cacheable tokens (providers.toml, 1,024 if unknown)."""
-        self.static_tail_threshold = static_tail_threshold
-
-    def _threshold(self, model: str | None) -> int:
-        if self.static_tail_threshold is not None:
-            return self.static_tail_threshold
-        from promptcache.providers import UnknownModelWarning, model_profile
-
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UnknownModelWarning)
-                return model_profile(None, model or "").min_cacheable_tokens
-        except ValueError:
-            return 1024
-
-    def classify(self, new: Rendering, old: Rendering | None, earlier_index: int | None = None,
-                 pool: Sequence[Rendering] = ()) -> Divergence:
-        """The first divergence of ``new`` from ``old`` (``old=None``: the first request).
-
-        ``pool``: other recent requests, most recent first, searched to tell a
-        slid history window from an edited one.
-        """
-        total = len(new.tokens)
-        if old is None:
-            return Divergence(MissCause.FIRST_REQUEST.value, True, prompt_tokens=total)
-        common = common_prefix(new.tokens, old.tokens)
-        base = dict(earlier_index=earlier_index, common_prefix_tokens=common, prompt_tokens=total)
-        first_layer = new.pieces[0].layer if new.pieces else None
-        if new.model != old.model:
-            return self._make(MissCause.PARAMS_CHANGED, layer=first_layer, path="model", token_offset=0,
-                              detail=f"model {old.model!r} -> {new.model!r}", **base)
-        if new.cache_key != old.cache_key:
-            return self._make(MissCause.OTHER_CACHE_KEY, layer=first_layer, path="prompt_cache_key", token_offset=0,
-                              detail=f"prompt_cache_key {old.cache_key!r} -> {new.cache_key!r}: separate caches", **base)
-        if json.dumps(new.response_format) != json.dumps(old.response_format):
-            same = _canonical_dump(new.response_format) == _canonical_dump(old.response_format)
-            return self._make(MissCause.JSON_KEY_ORDER if same else MissCause.TOOLS_CHANGED, layer="tools",
-                              path="response_format", token_offset=0, detail="response_format schema "
-                              + ("key order changed" if same else "changed"), **base)
-        changed = sorted(k for k in set(new.params) | set(old.params)
-                         if k != "model" and new.params.get(k) != old.params.get(k))
-        if changed and common > new.messages_start_token:
-            detail = "; ".join(f"{k}: {old.params.get(k)!r} -> {new.params.get(k)!r}" for k in changed)
-            return self._make(MissCause.PARAMS_CHANGED, layer=new.piece_at(new.byte_offset(new.messages_start_token)).layer,
-                              path=changed[0], token_offset=new.messages_start_token, detail=detail, **base)
-        if common >= len(old.tokens):
-            if common >= total:
-                return self._make(MissCause.REPEAT, token_offset=total, detail="the request is a prefix of (or "
-                                  "identical to) the earlier one", **base)
-            piece = new.piece_at(len(old.data))
-            return self._make(MissCause.NEW_TURN, layer=piece.layer, path=piece.path, token_offset=common,
-                              detail="appends to the earlier request", **base)
-        byte = _first_byte_diff(new.data, old.data, new.byte_offset(common))
-        piece, old_piece = new.piece_at(byte), old.piece_at(byte)
-        snippet, earlier_snippet, diff_at = _snippets(new, old, byte)
-        static_after = common_suffix(new.tokens, old.tokens, limit=min(total, len(old.tokens)) - common)
-        where = dict(layer=piece.layer, path=piece.path, earlier_path=old_piece.path, token_offset=common,
-                     static_after_divergence=static_after, snippet=snippet, earlier_snippet=earlier_snippet,
-                     diff_at=diff_at, **base)
-        if piece.layer == "tools":
-            cause, detail = _tools_cause(new, old)
-            return self._make(cause, detail=detail, **where)
-        if piece.layer == "turn":
-            threshold = self._threshold(new.model)
-            if static_after >= threshold:
-                return self._make(MissCause.NEW_TURN, expected=False, detail=(
-                    f"the turn diverges, then {static_after:,} identical tokens follow (>= {threshold:,}, the "
-                    f"minimum cacheable prefix): variable content comes before static content"), **where)
-            return self._make(MissCause.NEW_TURN, hint="", detail="a new turn", **where)
-        cause, detail = self._block_cause(new, old, piece.path, piece.layer, byte, pool)
-        return self._make(cause, detail=detail, **where)
-
-    def _block_cause(self, new: Rendering, old: Rendering, path: str, layer: str, byte: int,
-                     pool: Sequence[Rendering]) -> tuple[MissCause, str]:
-        new_text, old_text = new.piece_text(path), old.piece_text(path)
-        if new_text is not None and old_text is not None:
-            piece = new.piece_at(byte)
-            offset = len(new.data[piece.start:byte].decode("utf-8", "ignore")) if not piece.framing else len(new_text)
-            if canonical_text(new_text) == canonical_text(old_text) and \
-                    " ".join(new_text.split()) == " ".join(old_text.split()):
-                return MissCause.WHITESPACE_ONLY, "equal after whitespace normalisation (re.sub(r'\\s+', ' ', text))"
-            volatile = _volatile_detail(new_text, old_text, offset)
-            if volatile:
-                return MissCause.VOLATILE_VALUE, volatile
-            new_value, old_value = new.value(path), old.value(path)
-            if canonical_text(new_text) == canonical_text(old_text) or (
-                    new_value is not None and _canonical_dump(new_value) == _canonical_dump(old_value)):
-                return MissCause.JSON_KEY_ORDER, "equal as canonical JSON; only the key order differs"
-        by_layer = {"system": MissCause.SYSTEM_CHANGED, "documents": MissCause.DOCUMENT_CHANGED,
-                    "examples": MissCause.EXAMPLES_CHANGED}
-        if layer in by_layer:
-            return by_layer[layer], f"{path} differs"
-        return MissCause.HISTORY_REWRITTEN, _history_detail(new, old, path, pool)
-
-    @staticmethod
-    def _make(cause: MissCause, expected: bool | None = None, hint: str | None = None, **fields: Any) -> Divergence:
-        expected = cause in EXPECTED_CAUSES if expected is None else expected
-        if hint is None:
-            hint = "" if expected else HINTS.get(cause, "")
-        return Divergence(cause.value, expected, hint=hint, **fields)
 
 
 def _group(rendering: Rendering) -> tuple[Any, Any]:
@@ -278,11 +131,13 @@ class PrefixGuard:
         self.classifier = Classifier(static_tail_threshold=static_tail_threshold)
         self.index = PrefixIndex(max_entries=max_requests)
         self.renderings: dict[int, Rendering] = {}
+        self.sessions: dict[int, str | None] = {}
+        self.numbers: dict[int, int] = {}
         self.count = 0
         self.last: Divergence | None = None
 
     def compare(self, body: Mapping[str, Any], api: str | None = None, *, layers: Mapping[str, str] | None = None,
-                record: bool = True) -> Divergence:
+                record: bool = True, session: str | None = None, number: int | None = None) -> Divergence:
         """Classify ``body`` against the remembered requests (every divergence, benign ones included).
 
         Args:
@@ -290,6 +145,10 @@ class PrefixGuard:
             api: its API; defaults to the guard's, else inferred (:func:`promptcache.apis.infer_api`).
             layers: layer hints for :func:`promptcache.decompose.decompose`.
             record: remember this request for later comparisons.
+            session: the request's session (trace ``session``, the client's ``session=``); None when
+                not known, which is read as "maybe the same session" (no session rule excuses it).
+            number: the caller's number for this request, reported as ``earlier_index`` when a
+                later request is compared with it (default: the count of requests remembered before).
 
         Raises:
             ValueError: an api that cannot be inferred, or what
@@ -304,35 +163,48 @@ class PrefixGuard:
         old = self.renderings[best].expand() if best is not None else None
         pool = [self.renderings[k] for k in sorted(self.renderings, reverse=True)[:_POOL]
                 if _group(self.renderings[k]) == group]
-        divergence = self.classifier.classify(rendering, old, best, pool)
+        divergence = self.classifier.classify(rendering, old, self.numbers.get(best), pool,
+                                              other_session=self._other_session(session, best))
         if divergence.layer == "history" and not divergence.expected:
-            divergence = self._against_predecessor(rendering, divergence)
+            divergence = self._against_predecessor(rendering, divergence, session)
+        if divergence.cause == MissCause.HISTORY_REWRITTEN and not divergence.expected:
+            divergence = self._chunked_truncation(rendering, divergence, session, best)
         if record:
-            self._add(stored)
+            self._add(stored, session, number)
         self.last = divergence
         return divergence
 
     def remember(self, body: Mapping[str, Any], api: str | None = None, *,
-                 layers: Mapping[str, str] | None = None) -> None:
+                 layers: Mapping[str, str] | None = None, session: str | None = None,
+                 number: int | None = None) -> None:
         """Remember ``body`` for later comparisons without classifying it.
 
         For callers that compare first (``compare(..., record=False)``) and
         remember a request only once it really went out: the client wrappers
         remember a body after the provider accepted it, so a refused or failed
         request never becomes the reference a retry is compared with.
+        ``session`` and ``number``: as :meth:`compare`.
 
         Raises:
             ValueError: as :meth:`compare`.
         """
-        self._add(decompose(body, api or self.api or infer_api(body), layers=layers).compact())
+        self._add(decompose(body, api or self.api or infer_api(body), layers=layers).compact(), session, number)
 
-    def _add(self, stored: Rendering) -> None:
-        self.renderings[self.count] = stored
-        for dropped in self.index.add(self.count, stored.tokens):
-            self.renderings.pop(dropped, None)
+    def _add(self, stored: Rendering, session: str | None, number: int | None) -> None:
+        key = self.count
+        self.renderings[key], self.sessions[key] = stored, session
+        self.numbers[key] = key if number is None else number
+        for dropped in self.index.add(key, stored.tokens):
+            for table in (self.renderings, self.sessions, self.numbers):
+                table.pop(dropped, None)
         self.count += 1
 
-    def _against_predecessor(self, rendering: Rendering, divergence: Divergence) -> Divergence:
+    def _other_session(self, session: str | None, key: int | None) -> bool:
+        """Request ``key`` is known to be of another session than ``session``."""
+        earlier = self.sessions.get(key) if key is not None else None
+        return session is not None and earlier is not None and earlier != session
+
+    def _against_predecessor(self, rendering: Rendering, divergence: Divergence, session: str | None) -> Divergence:
         """Re-classify against the same conversation's latest earlier request, when there is one.
 
         The longest-prefix request may belong to another conversation (it shares
@@ -347,18 +219,44 @@ class PrefixGuard:
         for key in sorted(self.renderings, reverse=True):
             earlier = self.renderings[key]
             size = len(earlier.message_keys)
-            if key == divergence.earlier_index or not 0 < size <= len(keys) or earlier.message_keys != keys[:size]:
+            if self.numbers[key] == divergence.earlier_index or not 0 < size <= len(keys) \
+                    or earlier.message_keys != keys[:size]:
                 continue
-            candidate = self.classifier.classify(rendering, earlier.expand(), key)
+            candidate = self.classifier.classify(rendering, earlier.expand(), self.numbers[key],
+                                                 other_session=self._other_session(session, key))
             if candidate.layer in ("tools", "system", "documents", "examples") or candidate.path == "model":
                 return candidate
             return divergence
         return divergence
 
+    def _chunked_truncation(self, rendering: Rendering, divergence: Divergence, session: str | None,
+                            best: int | None) -> Divergence:
+        """``history_rewritten`` made expected when it is a chunked truncation from the oldest end.
+
+        Compared with the session's latest earlier request (the best one when the
+        session is not known) of ``n`` messages: this request's messages start with
+        that request's last ``n - k`` messages (the oldest ``k`` dropped, then the
+        reply and new turns appended), and ``k >= n / 2``: many messages dropped at
+        once, so the next turns hit the cache again (``Conversation(budget_tokens=...)``
+        does this). Dropping a few every turn (a sliding window) stays unexpected.
+        """
+        keys = rendering.message_keys
+        if session is not None:
+            best = next((k for k in sorted(self.renderings, reverse=True) if self.sessions[k] == session), None)
+        if best is None:
+            return divergence
+        earlier = self.renderings[best].message_keys
+        n = len(earlier)
+        dropped = next((k for k in range(1, n) if earlier[k:] == keys[:n - k]), None)
+        if dropped is None or 2 * dropped < n:
+            return divergence
+        return dataclasses.replace(divergence, expected=True, hint="", earlier_index=self.numbers[best],
+                                   detail=f"truncated from the oldest end ({dropped} of {n} messages dropped at once)")
+
     def check(self, body: Mapping[str, Any], api: str | None = None, *,
-              layers: Mapping[str, str] | None = None) -> Divergence | None:
+              layers: Mapping[str, str] | None = None, session: str | None = None) -> Divergence | None:
         """Record ``body`` and return its divergence when it is unexpected, else None."""
-        divergence = self.compare(body, api, layers=layers)
+        divergence = self.compare(body, api, layers=layers, session=session)
         return None if divergence.expected else divergence
 
 
@@ -367,7 +265,8 @@ def classify_requests(requests: Iterable[Any], *, static_tail_threshold: int | N
     """Classify every request of a trace against the requests before it.
 
     Args:
-        requests: :class:`~promptcache.trace.TraceRecord` objects or ``(api, body)`` pairs, in time order.
+        requests: :class:`~promptcache.trace.TraceRecord` objects (their ``session`` is used, see
+            "Sessions" in the module docstring) or ``(api, body)`` pairs (sessions not known), in time order.
         on_error: called with ``(index, error)`` for a request whose body cannot be classified (an
             image without a source, a tool without a name: what :func:`promptcache.decompose.decompose`
             raises); that request then gets ``None`` and is not compared against. Without it the
@@ -384,20 +283,16 @@ def classify_requests(requests: Iterable[Any], *, static_tail_threshold: int | N
     """
     guard = PrefixGuard(max_requests=1 << 30, static_tail_threshold=static_tail_threshold)
     out: list[Any] = []
-    compared: list[int] = []  # the given index of each request the guard remembers
     for index, request in enumerate(requests):
         api, body = (request.api, request.body) if hasattr(request, "body") else request
         try:
-            divergence = guard.compare(body, api)
+            divergence = guard.compare(body, api, session=getattr(request, "session", None), number=index)
         except ValueError as exc:
             if on_error is None:
                 raise
             on_error(index, exc)
             out.append(None)
             continue
-        if divergence.earlier_index is not None:
-            divergence = dataclasses.replace(divergence, earlier_index=compared[divergence.earlier_index])
-        compared.append(index)
         out.append(divergence)
     return out
 

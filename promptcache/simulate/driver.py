@@ -300,7 +300,6 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     notes: dict[str, int] = {}
     results: list[tuple[TraceRecord, str, RequestResult, Divergence | None]] = []
     keys: list[str | None] = []
-    compared: list[int] = []  # trace index of each request the guard remembers
     clock: float | None = None
     usable = usable_records(records if limit != 0 else (), strict=strict, on_problem=skip, source=source,
                             model_given=model is not None)
@@ -327,10 +326,7 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
         keys.append(body.get("prompt_cache_key") or record.body.get("prompt_cache_key"))
         divergence = None
         if not result.error:  # a refused request never reaches the cache
-            divergence = guard.compare(body, target)
-            if divergence.earlier_index is not None:
-                divergence = dataclasses.replace(divergence, earlier_index=compared[divergence.earlier_index])
-            compared.append(len(results))
+            divergence = guard.compare(body, target, session=record.session, number=len(results))
         results.append((record, name, result, divergence))
         if limit is not None and len(results) >= limit:
             break

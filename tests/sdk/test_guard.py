@@ -124,7 +124,7 @@ def edited(edit) -> dict:
     (lambda b: b["tools"][0].update(input_schema={"type": "object", "required": ["order"], "properties": {"order": {"type": "string"}}}),
      "json_key_order", "tools", "tools[0]"),
     (lambda b: b["tools"].pop(), "tools_changed", "tools", "tools"),  # the new request has no tools[1]
-    (lambda b: b.update(model="claude-opus-4-5"), "params_changed", "tools", "model"),
+    (lambda b: b.update(model="claude-opus-4-5"), "params_changed", "params", "model"),  # not the first layer
     (lambda b: b.update(tool_choice={"type": "any"}), "params_changed", "turn", "tool_choice"),
     (lambda b: b["messages"][0]["content"][0].update(text="How do exchanges work?"), "new_turn", "turn", "messages[0].content[0].text"),
     (lambda b: b["messages"][0]["content"][0].update(cache_control={"type": "ephemeral"}), "repeat", None, None),

@@ -1,0 +1,124 @@
+"""The classifier on normal multi-prompt apps: a router beside an answerer, two prompts on one model,
+the SDK's chunked truncation, and the identical run after a divergence (``static_after_divergence``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from promptcache.divergence import identical_after
+from promptcache.guard import PrefixGuard, classify_requests
+from promptcache.trace import TraceRecord
+
+A = "anthropic.messages"
+HAIKU, SONNET = "claude-haiku-4-5", "claude-sonnet-4-6"
+ROUTER = "Classify the customer's message as refund, trip or other. " + "Be terse. " * 300
+ANSWER = "You are the travel desk assistant. " + "Be helpful and exact. " * 300
+HANDBOOK = "You are the travel desk assistant of Harbor Travel. " + "Quote the fare rules exactly. " * 500
+
+
+def body(system: str, model: str, *messages: str) -> dict:
+    roles = ("user", "assistant")
+    return {"model": model, "max_tokens": 4, "system": [{"type": "text", "text": system}],
+            "messages": [{"role": roles[i % 2], "content": [{"type": "text", "text": text}]}
+                         for i, text in enumerate(messages)]}
+
+
+def run(*requests: tuple[str, dict]) -> list:
+    """Classify ``(session, body)`` pairs as trace records, in order."""
+    return classify_requests([TraceRecord(float(i), A, session, b) for i, (session, b) in enumerate(requests)])
+
+
+# 1. static_after_divergence: the identical run right after the differing span
+
+def test_identical_after_resynchronises_after_the_differing_span() -> None:
+    head, tail = list(range(100)), list(range(1000, 1500))
+    assert identical_after(head + [7, 8] + tail + [1], head + [9] + tail + [2], 100) == 500  # replaced, then 500
+    assert identical_after(head + [7] * 20 + tail, head + tail, 100) == 500  # inserted span
+    assert identical_after(head + tail, head + [7] * 20 + tail, 100) == 500  # removed span
+    assert identical_after(head + [1, 2, 3], head + [4, 5, 6], 100) == 0  # never re-synchronised
+    assert identical_after(head, head + [4], 100) == 0
+
+
+def test_static_after_counts_the_handbook_after_the_clock(traces) -> None:
+    stamp = classify_requests(traces["bad_timestamp_system"])[1]
+    # Before: 3 (the ChatML tail both prompts end with, "<|im_end|>\n" after different user messages).
+    assert (stamp.cause, stamp.token_offset, stamp.static_after_divergence) == ("volatile_value", 627, 3815)
+
+
+# 2. a second model or a second prompt is not a cache bug
+
+def test_router_and_answerer_in_other_sessions_are_first_requests() -> None:
+    router, answer = run(("c-1", body(ROUTER, HAIKU, "Refund please")), ("c-2", body(ANSWER, SONNET, "Refund please")))
+    assert router.cause == "first_request"
+    assert (answer.cause, answer.expected, answer.layer, answer.path) == ("first_request", True, "params", "model")
+    assert answer.detail == f"first request for model {SONNET}" and answer.hint == ""
+
+
+def test_router_beside_the_answerer_in_one_session_is_a_first_request() -> None:
+    _, answer = run(("c-1", body(ROUTER, HAIKU, "Refund please")), ("c-1", body(ANSWER, SONNET, "Refund please")))
+    assert (answer.cause, answer.expected, answer.layer, answer.path) == ("first_request", True, "params", "model")
+    assert answer.detail == f"first request for model {SONNET}; request 0 ({HAIKU}) is a different prompt"
+
+
+def test_one_prompt_on_two_models() -> None:
+    other = run(("s1", body(ROUTER, HAIKU, "hi there")), ("s2", body(ROUTER, SONNET, "hi there")))[1]
+    assert (other.cause, other.expected, other.detail) == ("first_request", True, f"first request for model {SONNET}")
+    switch = run(("s1", body(ROUTER, HAIKU, "hi there")), ("s1", body(ROUTER, SONNET, "hi there")))[1]
+    assert (switch.cause, switch.expected, switch.layer, switch.path) == ("params_changed", False, "params", "model")
+    # the offset and the shared count agree: nothing of another model's cache entry is shared
+    assert (switch.token_offset, switch.common_prefix_tokens) == (0, 0)
+    assert switch.problem().startswith(f"params_changed (token 0 of {switch.prompt_tokens:,}; 0 shared with earlier "
+                                       "request index 0)")
+    assert switch.detail.endswith(f"(the prompt is the same up to token {switch.prompt_tokens:,})")
+
+
+def test_two_prompts_on_one_model() -> None:
+    other = run(("s1", body(ROUTER, SONNET, "hi there")), ("s2", body(ANSWER, SONNET, "hi there")))[1]
+    assert (other.cause, other.expected, other.layer) == ("first_request", True, "system")
+    assert other.detail == "a different prompt: shares 3 tokens with request 0"
+    assert (other.token_offset, other.common_prefix_tokens) == (3, 3)
+    same = run(("s1", body(ROUTER, SONNET, "hi there")), ("s1", body(ANSWER, SONNET, "hi there")))[1]
+    assert (same.cause, same.expected) == ("system_changed", False)
+
+
+def test_a_per_user_name_at_the_top_of_a_shared_prompt_stays_system_changed() -> None:
+    named = run(("s1", body("Customer: Alice.\n" + HANDBOOK, SONNET, "hi")),
+                ("s2", body("Customer: Bob.\n" + HANDBOOK, SONNET, "hello")))[1]
+    assert (named.cause, named.expected) == ("system_changed", False)
+    assert named.static_after_divergence > 3000
+
+
+def test_runtime_guard_takes_the_session() -> None:
+    guard = PrefixGuard(A)
+    assert guard.check(body(ROUTER, SONNET, "hi"), session="s1") is None
+    assert guard.check(body(ANSWER, SONNET, "hi"), session="s2") is None
+    assert guard.last.detail == "a different prompt: shares 3 tokens with request 0"
+    unknown = PrefixGuard(A)  # without sessions nothing is excused
+    unknown.check(body(ROUTER, SONNET, "hi"))
+    assert unknown.check(body(ANSWER, SONNET, "hi")).cause == "system_changed"
+
+
+# 3. the SDK's chunked truncation
+
+def history(n: int) -> list[str]:
+    return [f"message {i}: " + "about the plan " * 10 for i in range(n)]
+
+
+@pytest.mark.parametrize(("dropped", "expected"), [(22, True), (12, True), (11, False), (2, False)])  # half of 23: 11.5
+def test_chunked_truncation_from_the_oldest_end(dropped: int, expected: bool) -> None:
+    turns = history(23)  # 23 messages, the last a user turn
+    later = [*turns[dropped:], "reply", "next question"]
+    first, truncated = run(("long", body(HANDBOOK, SONNET, *turns)), ("long", body(HANDBOOK, SONNET, *later)))
+    assert (truncated.cause, truncated.expected) == ("history_rewritten", expected)
+    if expected:
+        assert truncated.detail == f"truncated from the oldest end ({dropped} of 23 messages dropped at once)"
+        assert truncated.hint == ""
+    else:
+        assert truncated.hint.startswith("only append to the history")
+
+
+def test_a_summary_replacing_the_history_is_no_truncation() -> None:
+    turns = history(9)
+    summary = ["Summary of the conversation so far.", "ok", "next question"]
+    _, summarised = run(("long", body(HANDBOOK, SONNET, *turns)), ("long", body(HANDBOOK, SONNET, *summary)))
+    assert (summarised.cause, summarised.expected) == ("history_rewritten", False)
