@@ -42,7 +42,10 @@ RUNTIME_CAUSES = frozenset({MissCause.BELOW_MINIMUM, MissCause.TTL_EXPIRED, Miss
                             MissCause.NO_BREAKPOINT})
 """Causes only callers with runtime facts can tell (attach with :meth:`Divergence.with_cause`):
 ``no_breakpoint`` is a request that cannot read or write the cache at all (Anthropic without any
-``cache_control``, GPT-5.6+ in explicit mode without a breakpoint), whatever its prefix."""
+``cache_control``, GPT-5.6+ in explicit mode without a breakpoint), whatever its prefix, though
+its prompt reaches the model's minimum cacheable tokens. ``below_minimum``: every breakpoint is
+below that minimum (unexpected: move the breakpoint), or the whole prompt is (expected: nothing
+can be cached, nothing to fix; the callers pass ``expected=True``)."""
 
 HINTS = {
     MissCause.TOOLS_CHANGED: "build the tool list once, sort it by name and serialise schemas with a stable key order",
@@ -56,6 +59,8 @@ HINTS = {
                                "(normalise it once)",
     MissCause.VOLATILE_VALUE: "drop the value or move it into the newest user turn, at the coarsest granularity that works",
     MissCause.PARAMS_CHANGED: "keep model, tool_choice, thinking and effort fixed within a conversation",
+    MissCause.BELOW_MINIMUM: "put the cache breakpoint after at least the model's minimum cacheable tokens of "
+                             "stable prefix",
     MissCause.NO_BREAKPOINT: "add cache_control (top-level automatic caching or a marker on the stable prefix)",
     MissCause.NEW_TURN: "put variable content last: the identical part after the divergence could be cached "
                         "if it came before the variable part",
@@ -139,12 +144,14 @@ class Divergence:
     detail: str = ""
     hint: str = ""
 
-    def with_cause(self, cause: str, detail: str = "") -> Divergence:
+    def with_cause(self, cause: str, detail: str = "", *, expected: bool | None = None) -> Divergence:
         """A copy with a runtime cause (``below_minimum``, ``ttl_expired``, ``evicted``, ``no_breakpoint``)
-        supplied by the caller."""
+        supplied by the caller; ``expected`` overrides :data:`EXPECTED_CAUSES` (a prompt below the
+        model's minimum: ``below_minimum`` with nothing to fix, no hint)."""
         cause = MissCause(cause)
-        return dataclasses.replace(self, cause=cause.value, expected=cause in EXPECTED_CAUSES,
-                                   detail=detail or self.detail, hint=HINTS.get(cause, ""))
+        expected = cause in EXPECTED_CAUSES if expected is None else expected
+        return dataclasses.replace(self, cause=cause.value, expected=expected, detail=detail or self.detail,
+                                   hint="" if expected else HINTS.get(cause, ""))
 
     def summary(self) -> str:
         """One line for reports: cause, where, what changed, and the hint (``cause in LAYER at PATH (token N

@@ -44,7 +44,7 @@ from typing import Any
 from promptcache.apis import ANTHROPIC_MESSAGES
 from promptcache.prefix_index import common_prefix
 from promptcache.providers import ModelProfile
-from promptcache.simulate.base import CacheSimulator, RequestRefused, RequestResult, split_writes
+from promptcache.simulate.base import CacheSimulator, RequestRefused, RequestResult, below_minimum_detail, split_writes
 from promptcache.simulate.render import Block, PromptRender
 from promptcache.usage import Usage
 
@@ -238,7 +238,9 @@ class AnthropicSimulator(CacheSimulator):
         short, long, cached_end = split_writes(read, written, profile)
         usage = Usage(cache_read=read, cache_write_5m=short, cache_write_1h=long, uncached=len(tokens) - cached_end)
         cause, detail = None, ""
-        if not points:
+        if len(tokens) < profile.min_cacheable_tokens and not read:
+            cause, detail = "below_minimum", below_minimum_detail(len(tokens), profile)
+        elif not points:
             cause, detail = "no_breakpoint", ("no cache_control anywhere (no marker, no top-level automatic caching): "
                                               "the request neither reads nor writes the cache")
         elif points and not read and all(blocks[i].end < profile.min_cacheable_tokens for i, _ in points):

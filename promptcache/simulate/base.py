@@ -132,6 +132,14 @@ def rounded(length: int, profile: ModelProfile) -> int:
     return minimum + step * ((length - minimum) // step)
 
 
+def below_minimum_detail(prompt_tokens: int, profile: ModelProfile) -> str:
+    """The detail of ``below_minimum`` for a whole prompt shorter than the model's minimum cacheable
+    prompt (``providers.toml``, from the provider's caching doc): nothing can be cached, a breakpoint
+    would not help."""
+    return (f"the prompt ({prompt_tokens:,} tokens) is below the minimum cacheable prompt of "
+            f"{profile.min_cacheable_tokens:,} tokens for {profile.model}: nothing to cache, nothing to fix")
+
+
 def split_writes(read: int, written: list[tuple[int, str]], profile: ModelProfile) -> tuple[int, int, int]:
     """Bill the tokens written at breakpoints by TTL.
 

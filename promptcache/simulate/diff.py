@@ -20,6 +20,7 @@ import dataclasses
 import difflib
 import json
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,9 @@ from typing import Any
 from promptcache.apis import ANTHROPIC_MESSAGES, APIS, OPENAI_CHAT, check_api, infer_api
 from promptcache.divergence import Divergence
 from promptcache.guard import compare_bodies
+from promptcache.providers import ModelProfile, UnknownModelWarning, model_profile
 from promptcache.simulate.anthropic import has_breakpoint
+from promptcache.simulate.base import below_minimum_detail
 from promptcache.simulate.driver import simulate_records
 from promptcache.simulate.shape import MalformedBody, check_body
 from promptcache.trace import BOM, EmptyTraceError, SkippedLines, read_trace
@@ -150,11 +153,23 @@ def load_request(path: str | os.PathLike[str], api: str | None = None) -> tuple[
     return api, value
 
 
+def _profile(body: Mapping[str, Any]) -> ModelProfile | None:
+    """The Anthropic profile of the body's model (None when it has none or is not an Anthropic model)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnknownModelWarning)
+            return model_profile("anthropic", str(body.get("model") or ""))
+    except ValueError:
+        return None
+
+
 def diff_files(earlier: str | os.PathLike[str], new: str | os.PathLike[str], *, api: str | None = None) -> DiffReport:
     """Compare request body ``new`` with ``earlier`` (``promptcache diff A.json B.json``).
 
     Without a clock there is no simulation, but one runtime fact is static: an
-    Anthropic request without any ``cache_control`` reads nothing (``no_breakpoint``).
+    Anthropic request without any ``cache_control`` reads nothing (``no_breakpoint``),
+    or, when its prompt is below the model's minimum cacheable prompt, could not be
+    cached anyway (``below_minimum``, expected: nothing to fix).
 
     Raises:
         ValueError: what :func:`load_request` raises, or a body that cannot be rendered.
@@ -162,8 +177,13 @@ def diff_files(earlier: str | os.PathLike[str], new: str | os.PathLike[str], *, 
     old_request, new_request = load_request(earlier, api), load_request(new, api)
     divergence = compare_bodies(new_request, [old_request])
     if divergence.expected and new_request[0] == ANTHROPIC_MESSAGES and not has_breakpoint(new_request[1]):
-        divergence = divergence.with_cause("no_breakpoint", "no cache_control anywhere in the new request (no marker, "
-                                                            "no top-level automatic caching): it reads nothing")
+        profile = _profile(new_request[1])
+        if profile is not None and divergence.prompt_tokens < profile.min_cacheable_tokens:
+            divergence = divergence.with_cause("below_minimum", below_minimum_detail(divergence.prompt_tokens, profile),
+                                               expected=True)
+        else:
+            divergence = divergence.with_cause("no_breakpoint", "no cache_control anywhere in the new request (no "
+                                                                "marker, no top-level automatic caching): it reads nothing")
     cause = None if divergence.expected and divergence.cause in ("new_turn", "repeat") else divergence.cause
     return DiffReport(divergence, str(new), str(earlier), cause)
 

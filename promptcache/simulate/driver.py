@@ -14,6 +14,7 @@ costs each request from the model's profile (:func:`promptcache.usage.usage_cost
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import datetime as _dt
 import os
@@ -168,12 +169,15 @@ def miss_cause(divergence: Divergence | None, result: RequestResult) -> tuple[st
     repeat) is a hit (None). Otherwise the classifier's cause stands, unless it
     is a benign divergence and the simulator saw a runtime reason
     (``below_minimum``, ``ttl_expired``, ``evicted``, ``no_breakpoint``), which
-    then replaces it (and makes it unexpected).
+    then replaces it (and makes it unexpected; ``below_minimum`` for a whole
+    prompt below the model's minimum stays expected, hint-free: nothing to fix).
     """
     if result.error or divergence is None:
         return None, divergence
     if result.runtime_cause and divergence.expected and divergence.cause in _HIT_CAUSES:
-        divergence = divergence.with_cause(result.runtime_cause, result.runtime_detail)
+        short = result.runtime_cause == MissCause.BELOW_MINIMUM and \
+            result.prompt_tokens < result.profile.min_cacheable_tokens
+        divergence = divergence.with_cause(result.runtime_cause, result.runtime_detail, expected=short or None)
     if divergence.expected and divergence.cause in _HIT_CAUSES and result.usage.cache_read > 0:
         return None, divergence
     return divergence.cause, divergence
@@ -211,8 +215,14 @@ def _pick_provider(records: list[TraceRecord], provider: str | None, model: str 
         return _API_PROVIDER.get(records[0].api, "anthropic") if records else "anthropic"
 
 
+def _api_mix(records: list[TraceRecord]) -> str:
+    """``"3 anthropic.messages, 2 openai.chat requests"`` when the records mix APIs, else ""."""
+    counts = collections.Counter(record.api for record in records)
+    return ", ".join(f"{n} {api}" for api, n in counts.items()) + " requests" if len(counts) > 1 else ""
+
+
 def _prepare(record: TraceRecord, target: str, provider: str, model: str | None,
-             auto_cache: bool, notes: dict[str, int]) -> dict[str, Any]:
+             auto_cache: bool, notes: dict[str, int], mix: str = "") -> dict[str, Any]:
     body: Mapping[str, Any] = record.body
     if record.api != target:
         body_model = str(body.get("model") or "")
@@ -223,6 +233,11 @@ def _prepare(record: TraceRecord, target: str, provider: str, model: str | None,
                 foreign = False
             if foreign:
                 name = _PROVIDER_NAMES.get(provider, provider)
+                if mix:
+                    raise ValueError(f"the trace mixes APIs ({mix}); its {record.api} model {body_model!r} is not "
+                                     f"{name} model: simulate each API's requests with its own provider (one trace "
+                                     f"per API, e.g. jq -c 'select(.api == \"{record.api}\")'), or pass --model "
+                                     f"({name} model id) to simulate every request under {provider}'s rules")
                 raise ValueError(f"the trace's model {body_model!r} is not {name} model; pass --model "
                                  f"(for example {name} model id) to simulate it under {provider}'s rules")
         try:
@@ -296,6 +311,7 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     simulator = make_simulator(provider, model=model, as_of=as_of, overrides=overrides,
                                **dict(simulator_options or {}))
     target = simulator.api
+    mix = _api_mix(records)
     guard = PrefixGuard(target, max_requests=1 << 20)
     notes: dict[str, int] = {}
     results: list[tuple[TraceRecord, str, RequestResult, Divergence | None]] = []
@@ -305,7 +321,7 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
                             model_given=model is not None)
     for record in usable:  # lazy: nothing past ``limit`` is checked or reported
         try:
-            body = _prepare(record, target, provider, model, auto_cache, notes)
+            body = _prepare(record, target, provider, model, auto_cache, notes, mix)
         except MalformedBody as exc:
             _skip(TraceFormatError(f"malformed request body: {exc}", source=source, line=record.line), strict, skip)
             continue
@@ -336,6 +352,11 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     profiles = [simulator.profile(name) for name in models]
     if unit is None:
         unit = "USD" if profiles and all(p.has_usd_price for p in profiles) else "relative"
+    elif unit == "USD":
+        unpriced = [p.model for p in profiles if not p.has_usd_price]
+        if unpriced:
+            raise ValueError(f"no USD price for model {unpriced[0]!r} in providers.toml; use --unit relative "
+                             f"or pass --model with a price")
     requests = []
     for index, (record, name, result, divergence) in enumerate(results):
         cause, divergence = miss_cause(divergence, result)

@@ -38,7 +38,7 @@ from typing import Any
 from promptcache.apis import OPENAI_CHAT
 from promptcache.prefix_index import PrefixIndex, common_prefix
 from promptcache.providers import ModelProfile
-from promptcache.simulate.base import CacheSimulator, RequestRefused, RequestResult, rounded, split_writes
+from promptcache.simulate.base import CacheSimulator, RequestRefused, RequestResult, below_minimum_detail, rounded, split_writes
 from promptcache.simulate.render import PromptRender
 from promptcache.usage import Usage
 
@@ -219,7 +219,9 @@ class OpenAISimulator(CacheSimulator):
         short, long, cached_end = split_writes(read, written, profile)
         usage = Usage(cache_read=read, cache_write_5m=short, cache_write_1h=long, uncached=len(tokens) - cached_end)
         cause, detail = None, ""
-        if not points and (render.body.get("prompt_cache_options") or {}).get("mode") == "explicit":
+        if len(tokens) < profile.min_cacheable_tokens and not read:
+            cause, detail = "below_minimum", below_minimum_detail(len(tokens), profile)
+        elif not points and (render.body.get("prompt_cache_options") or {}).get("mode") == "explicit":
             cause, detail = "no_breakpoint", ("prompt_cache_options.mode is 'explicit' and no breakpoint is set: "
                                               "no caching")
         elif expired > read:
