@@ -136,11 +136,14 @@ class _Wrapper:
             raise AttributeError(name)
         return getattr(self.client, name)
 
-    def _check(self, prompt: Prompt, body: dict[str, Any]) -> None:
-        """Classify ``body`` against the requests sent so far; nothing is remembered here (see :meth:`_sent`)."""
+    def _check(self, prompt: Prompt, body: dict[str, Any], session: str) -> None:
+        """Classify ``body`` (of ``session``) against the requests sent so far; nothing is remembered here
+        (see :meth:`_sent`). The session tells another prompt or model of the app from a broken prefix
+        (:mod:`promptcache.guard`, "Sessions")."""
         if self.guard_mode == "off":
             return
-        divergence = self.guard.compare(body, self.api, layers=prompt.layer_hints(self.api), record=False)
+        divergence = self.guard.compare(body, self.api, layers=prompt.layer_hints(self.api), record=False,
+                                        session=session)
         self.last_divergence = divergence
         conversation = prompt.conversation
         if conversation is not None:
@@ -158,12 +161,12 @@ class _Wrapper:
         """The clock reading at a request's start (stamped into the trace's ``t`` when it is written)."""
         return self._clock()
 
-    def _sent(self, prompt: Prompt, body: dict[str, Any]) -> None:
+    def _sent(self, prompt: Prompt, body: dict[str, Any], session: str) -> None:
         """The provider accepted ``body``: remember it as a reference for the guard (a refused or failed
         request never is, so retrying a refused request is refused again)."""
         if self.guard_mode == "off":
             return
-        self.guard.remember(body, self.api, layers=prompt.layer_hints(self.api))
+        self.guard.remember(body, self.api, layers=prompt.layer_hints(self.api), session=session)
         if prompt.conversation is not None:
             self._truncations[id(prompt.conversation)] = prompt.conversation.truncations
 
@@ -239,11 +242,11 @@ class _Wrapper:
             raise error from response
         raise error
 
-    def _prepare(self, prompt: Prompt, model: str, params: dict[str, Any]) -> dict[str, Any]:
+    def _prepare(self, prompt: Prompt, model: str, session: str, params: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(prompt, Prompt):
             raise TypeError(f"send() takes a promptcache Prompt (PromptBuilder().build()), not {type(prompt).__name__}")
         body = self._render(prompt, model, params)  # type: ignore[attr-defined]
-        self._check(prompt, body)
+        self._check(prompt, body, session)
         return body
 
 
@@ -267,19 +270,20 @@ class _SyncSend(_Wrapper):
             The SDK's errors (``anthropic.APIError``, ``openai.APIError``) unchanged, and its
             ``APIResponseValidationError`` for a response that cannot be read (see the module docstring).
         """
-        body = self._prepare(prompt, model, params)
+        session = session or self.session
+        body = self._prepare(prompt, model, session, params)
         t = self._t()
         raw = self._create()(**body)  # type: ignore[attr-defined]
-        self._sent(prompt, body)
+        self._sent(prompt, body, session)
         try:
             response = raw.parse()
         except ValueError as exc:  # json.JSONDecodeError, or pydantic's ValidationError under strict validation
             self._readable(raw, exc)
         if self._streamed(response):
-            return self._record_stream(t, session or self.session, model, raw.http_request, response, prompt,
+            return self._record_stream(t, session, model, raw.http_request, response, prompt,
                                        record_reply)
         response = self._readable(raw, response)
-        self._after(t, session or self.session, model, raw.http_request, response, prompt, record_reply)
+        self._after(t, session, model, raw.http_request, response, prompt, record_reply)
         return response
 
 
@@ -287,10 +291,11 @@ class _AsyncSend(_Wrapper):
     async def send(self, prompt: Prompt, *, model: str, session: str | None = None, record_reply: bool = True,
                    **params: Any) -> Any:
         """Async :meth:`_SyncSend.send`: the same steps, awaiting the SDK call."""
-        body = self._prepare(prompt, model, params)
+        session = session or self.session
+        body = self._prepare(prompt, model, session, params)
         t = self._t()
         raw = await self._create()(**body)  # type: ignore[attr-defined]
-        self._sent(prompt, body)
+        self._sent(prompt, body, session)
         try:
             response = raw.parse()
             if inspect.isawaitable(response):
@@ -298,10 +303,10 @@ class _AsyncSend(_Wrapper):
         except ValueError as exc:  # see _SyncSend.send
             self._readable(raw, exc)
         if self._streamed(response):
-            return self._record_stream(t, session or self.session, model, raw.http_request, response, prompt,
+            return self._record_stream(t, session, model, raw.http_request, response, prompt,
                                        record_reply)
         response = self._readable(raw, response)
-        self._after(t, session or self.session, model, raw.http_request, response, prompt, record_reply)
+        self._after(t, session, model, raw.http_request, response, prompt, record_reply)
         return response
 
 

@@ -165,6 +165,8 @@ class PrefixGuard:
                 if _group(self.renderings[k]) == group]
         divergence = self.classifier.classify(rendering, old, self.numbers.get(best), pool,
                                               other_session=self._other_session(session, best))
+        if divergence.cause == MissCause.FIRST_REQUEST and divergence.detail.startswith("a different prompt"):
+            divergence = self._same_prompt_changed(rendering, divergence, session, group)
         if divergence.layer == "history" and not divergence.expected:
             divergence = self._against_predecessor(rendering, divergence, session)
         if divergence.cause == MissCause.HISTORY_REWRITTEN and not divergence.expected:
@@ -203,6 +205,27 @@ class PrefixGuard:
         """Request ``key`` is known to be of another session than ``session``."""
         earlier = self.sessions.get(key) if key is not None else None
         return session is not None and earlier is not None and earlier != session
+
+    def _same_prompt_changed(self, rendering: Rendering, divergence: Divergence, session: str | None,
+                             group: Any) -> Divergence:
+        """Keep "a different prompt" only if no recent request of the group is this prompt changed near its top.
+
+        The longest shared prefix is often a tie of a few template tokens (the
+        role header) between every earlier request; the latest of the tied ones
+        may be another template while an older one is the same prompt with one
+        value changed at its top. Each of the last ``_POOL`` requests of the
+        group is tried; the first whose classification is unexpected (a long
+        identical part follows the change) is the verdict.
+        """
+        for key in sorted(self.renderings, reverse=True)[:_POOL]:
+            earlier = self.renderings[key]
+            if self.numbers[key] == divergence.earlier_index or _group(earlier) != group:
+                continue
+            candidate = self.classifier.classify(rendering, earlier.expand(), self.numbers[key],
+                                                 other_session=self._other_session(session, key))
+            if not candidate.expected:
+                return candidate
+        return divergence
 
     def _against_predecessor(self, rendering: Rendering, divergence: Divergence, session: str | None) -> Divergence:
         """Re-classify against the same conversation's latest earlier request, when there is one.

@@ -63,6 +63,22 @@ def test_a_refused_request_stays_refused_when_retried() -> None:
     assert len(sent) == 2 and client.last_divergence.cause == "new_turn"
 
 
+def test_the_guard_knows_each_request_s_session_so_other_prompts_and_models_are_not_breaks() -> None:
+    """A router on one model beside an answerer on another, or a second template, in other sessions: first
+    requests of their own prefix, not breaks; an edit at the top of the shared prompt in another session still is."""
+    client, sent = anthropic_client(lambda n: message([{"type": "text", "text": "ok"}], n), guard="raise")
+    client.send(prompt(RULES), model=MODEL, session="answer-1")
+    router = " ".join(f"Route {i}: pick one label." for i in range(200))
+    client.send(prompt(router), model="claude-haiku-4-5", session="route-1")
+    assert client.last_divergence.cause == "first_request"
+    billing = " ".join(f"Billing {i}: quote the invoice." for i in range(300))
+    client.send(prompt(billing), model=MODEL, session="billing-1")
+    assert client.last_divergence.cause == "first_request" and "different prompt" in client.last_divergence.detail
+    with pytest.raises(PrefixStabilityError, match="system_changed"):
+        client.send(prompt("Customer: Ada. " + RULES), model=MODEL, session="answer-2")
+    assert len(sent) == 3
+
+
 def test_a_failed_call_is_not_a_reference() -> None:
     """A request the provider answered with an error never reached its cache: nothing to diverge from."""
     client, sent = anthropic_client(lambda n: 500 if n == 0 else message([{"type": "text", "text": "ok"}], n),
