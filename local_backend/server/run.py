@@ -93,7 +93,9 @@ def serve(
         def capture_signals(self) -> Iterator[None]:
             with super().capture_signals():
                 yield
-                self._captured_signals.clear()  # handled: the shutdown was graceful, nothing to re-raise
+                captured = getattr(self, "_captured_signals", None)  # uvicorn's private list (0.29-0.54)
+                if isinstance(captured, list):
+                    captured.clear()  # handled: the shutdown was graceful, nothing to re-raise
 
     app = create_app(engine, served_model_names=served_model_names, default_max_tokens=default_max_tokens)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)

@@ -297,7 +297,8 @@ def check_anthropic_body(body: Mapping[str, Any]) -> None:
 
 def _markers(body: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """(path of the marker, marker) for every ``cache_control`` in Anthropic's render order: tools, system,
-    messages (tool_result content included), then the top-level one."""
+    message blocks, then the top-level one: the markers :func:`local_backend.server.prompt.breakpoint_cuts`
+    counts as breakpoints and :mod:`promptcache.trace_checks` checks in traces."""
     holders: list[tuple[str, Any]] = [(f"tools.{k}", tool) for k, tool in enumerate(body.get("tools") or [])]
     system = body.get("system")
     holders += [(f"system.{j}", block) for j, block in enumerate(system if isinstance(system, list) else [])]
@@ -305,9 +306,6 @@ def _markers(body: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]
         content = message.get("content")
         for j, block in enumerate(content if isinstance(content, list) else []):
             holders.append((f"messages.{i}.content.{j}", block))
-            inner = block.get("content") if block.get("type") == "tool_result" else None
-            holders += [(f"messages.{i}.content.{j}.content.{n}", b) for n, b in
-                        enumerate(inner if isinstance(inner, list) else [])]
     for path, holder in holders:
         if isinstance(holder, Mapping) and isinstance(holder.get("cache_control"), Mapping):
             yield f"{path}.cache_control", holder["cache_control"]
