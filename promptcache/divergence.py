@@ -6,6 +6,7 @@ fills it in is :mod:`promptcache.guard`.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import enum
 from collections.abc import Sequence
@@ -73,21 +74,23 @@ _RESYNC_CANDIDATES = 16
 
 
 def identical_after(new: Sequence[int], old: Sequence[int], start: int) -> int:
-    """Tokens identical in both prompts right after the differing span that begins at ``start``.
+    """Tokens identical in both prompts after the divergence at ``start``: the sum of the re-synchronised runs.
 
     ``new`` and ``old`` (token ids) agree on ``[0, start)`` and part at ``start``.
-    The differing span ends where the two re-synchronise: the first position
-    ``i >= start`` of ``new`` whose next :data:`RESYNC_ANCHOR` tokens (fewer
-    when a rest is shorter) also occur in ``old`` at some ``j >= start``
-    (an insertion, deletion or replacement of any length on either side).
-    The result is the length of the identical run ``new[i:] == old[j:]``
-    from there up to the next difference (or the end of either prompt); of
-    the first 16 occurrences ``j`` the longest run counts. 0 when the rests
-    never re-synchronise.
+    A differing span ends where the two re-synchronise: the first position
+    ``i`` of ``new`` whose next :data:`RESYNC_ANCHOR` tokens (fewer when a rest
+    is shorter) also occur in ``old`` at some ``j`` not before the current
+    position of ``old`` (an insertion, deletion or replacement of any length on
+    either side). The identical run ``new[i:] == old[j:]`` is counted (of the
+    first 16 such ``j`` the longest), and the scan goes on after it for the
+    next differing span and run, to the end of either prompt (a greedy
+    alignment, in order). 0 when the rests never re-synchronise.
 
-    Example: a timestamp at the top of a 3,800-token handbook, followed by
-    different user messages: the run is the handbook (~3,850 tokens), not
-    the few ChatML tokens the two prompts happen to end with.
+    Examples: a timestamp at the top of a 3,800-token handbook, followed by
+    different user messages: ~3,850 tokens (the handbook), not the few ChatML
+    tokens the two prompts happen to end with. ``"Customer: {name}. Local
+    time: {ts}."`` before the handbook: the short run between the two values
+    plus the handbook, not the 14 tokens up to the second value.
 
     Cost: O(len(old) - start) to index the anchors, then one
     :func:`~promptcache.prefix_index.common_prefix` per candidate.
@@ -99,11 +102,18 @@ def identical_after(new: Sequence[int], old: Sequence[int], start: int) -> int:
     anchors: dict[tuple[int, ...], list[int]] = {}
     for j in range(len(b) - size + 1):
         anchors.setdefault(tuple(b[j:j + size]), []).append(j)
-    for i in range(len(a) - size + 1):
+    total, i, floor = 0, 0, 0
+    while i <= len(a) - size:
         found = anchors.get(tuple(a[i:i + size]))
         if found:
-            return max(common_prefix(a[i:], b[j:]) for j in found[:_RESYNC_CANDIDATES])
-    return 0
+            later = found[bisect.bisect_left(found, floor):][:_RESYNC_CANDIDATES]
+            if later:
+                run, j = max((common_prefix(a[i:], b[j:]), j) for j in later)
+                total += run
+                i, floor = i + run, j + run
+                continue
+        i += 1
+    return total
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,8 +130,8 @@ class Divergence:
         token_offset: token index in the new request where the cache stops matching.
         common_prefix_tokens: tokens the two renderings share from the start.
         prompt_tokens: tokens of the new request (ChatML rendering, no generation prompt).
-        static_after_divergence: identical tokens that follow the differing span, up to the next
-            difference (:func:`identical_after`): how much static content comes after the divergence.
+        static_after_divergence: identical tokens after the divergence, summed over the runs where the
+            two prompts re-synchronise (:func:`identical_after`): how much static content comes after it.
         snippet / earlier_snippet: the text around the divergence in each request;
             ``diff_at`` is the character index in both snippets where they part.
         detail: what exactly changed (e.g. ``"datetime '...14:00:23...' vs '...14:00:00...'"``).

@@ -26,7 +26,8 @@ the session of both requests is known (an unknown session counts as the same):
   identically): a router call beside the answerer's is ``first_request`` too.
 - A divergence in the tools, system, documents or examples layer from another
   session's request, with fewer identical tokens after it
-  (``static_after_divergence``) than the model's minimum cacheable prefix, and
+  (``static_after_divergence``, summed over every re-synchronised run) than the
+  model's minimum cacheable prefix, and
   a cause other than ``whitespace_only`` / ``volatile_value`` /
   ``json_key_order`` / a reordered tool set, is another prompt:
   ``first_request`` ("a different prompt: shares N tokens with request K").

@@ -122,3 +122,24 @@ def test_a_summary_replacing_the_history_is_no_truncation() -> None:
     summary = ["Summary of the conversation so far.", "ok", "next question"]
     _, summarised = run(("long", body(HANDBOOK, SONNET, *turns)), ("long", body(HANDBOOK, SONNET, *summary)))
     assert (summarised.cause, summarised.expected) == ("history_rewritten", False)
+
+
+# 4. review follow-ups: the identical content after the divergence is summed over the re-synchronised runs
+
+def test_identical_after_sums_the_runs_after_two_changed_values() -> None:
+    head, mid, tail = list(range(100)), list(range(500, 510)), list(range(1000, 1500))
+    # two replaced values: the 10-token run between them and the 500-token tail count (was 10)
+    assert identical_after(head + [7] + mid + [8] + tail, head + [9] + mid + [6, 6] + tail, 100) == 510
+    # runs are taken in order: a tail that only occurs earlier in the old prompt is not counted again
+    assert identical_after(head + tail + [1] + tail, head + [2] + tail + [3], 100) == 500
+
+
+def test_two_changed_values_at_the_top_of_a_shared_handbook_stay_system_changed() -> None:
+    def prompt(name: str, stamp: str) -> str:
+        return f"Customer: {name}. Local time: {stamp}.\n\n" + HANDBOOK
+
+    first, second = run(("u-1", body(prompt("Alice", "2025-03-01 09:14"), SONNET, "hi")),
+                        ("u-2", body(prompt("Bob", "2025-03-01 11:52"), SONNET, "hello")))
+    assert first.cause == "first_request"
+    assert (second.cause, second.expected, second.layer) == ("system_changed", False, "system")
+    assert second.static_after_divergence > 3000 and second.hint.startswith("keep the system prompt")
