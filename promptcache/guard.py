@@ -33,12 +33,17 @@ the session of both requests is known (an unknown session counts as the same):
   ``first_request`` ("a different prompt: shares N tokens with request K").
   A change followed by a long identical part (a per-user name at the top of
   a shared prompt) stays unexpected (``system_changed`` ...).
-- ``history_rewritten`` against the session's latest earlier request of n
-  messages is a chunked truncation, expected, when this request's messages
+- ``history_rewritten`` against the session's latest earlier request of the
+  same (model, cache key) group sharing a message with this one, of n >= 8
+  messages, is a chunked truncation, expected, when this request's messages
   start with that request's last n - k (k >= n / 2 oldest ones dropped at
   once, at least one kept; ``Conversation(budget_tokens=...)``): detail
-  "truncated from the oldest end (k of n messages dropped at once)". A sliding
-  window (a few messages every turn) stays unexpected.
+  "truncated from the oldest end (k of n messages dropped at once)"; with one
+  new head message before them it is the SDK's compaction
+  (``Conversation(compactor=...)``): "compacted: k of n messages summarised
+  into one head message". The earlier request must itself have only appended
+  (no truncation two requests in a row). A sliding window (a few messages
+  every turn, "keep the last 3 messages") stays unexpected.
 
 Offsets: ``token_offset`` is the first token of the new request the earlier
 request's cache entry cannot serve; ``common_prefix_tokens`` equals it (0 for
@@ -97,10 +102,25 @@ __all__ = ["EXPECTED_CAUSES", "RUNTIME_CAUSES", "Classifier", "Divergence", "Mis
            "classify_requests", "compare_bodies"]
 
 _POOL = 32  # recent requests searched for a slid history window
+_MIN_CHUNK_HISTORY = 8
+"""Messages the earlier request must hold for a truncation of half of them to count as a chunk."""
 
 
 def _group(rendering: Rendering) -> tuple[Any, Any]:
     return rendering.model, rendering.cache_key
+
+
+def _cut(earlier: Sequence[int], keys: Sequence[int]) -> tuple[int, bool] | None:
+    """``(k, compacted)``: ``keys`` (message hashes) start with ``earlier[k:]`` (k >= 1, at least one message
+    kept), after one new head message when ``compacted``; None when neither holds."""
+    n = len(earlier)
+    head_is_new = bool(keys) and keys[0] not in earlier
+    for k in range(1, n):
+        if earlier[k:] == tuple(keys[:n - k]):
+            return k, False
+        if head_is_new and earlier[k:] == tuple(keys[1:1 + n - k]):
+            return k, True
+    return None
 
 
 class PrefixGuard:
@@ -171,7 +191,7 @@ class PrefixGuard:
         if divergence.layer == "history" and not divergence.expected:
             divergence = self._against_predecessor(rendering, divergence, session)
         if divergence.cause == MissCause.HISTORY_REWRITTEN and not divergence.expected:
-            divergence = self._chunked_truncation(rendering, divergence, session, best)
+            divergence = self._chunked_truncation(rendering, divergence, session)
         if record:
             self._add(stored, session, number)
         self.last = divergence
@@ -253,29 +273,49 @@ class PrefixGuard:
             return divergence
         return divergence
 
-    def _chunked_truncation(self, rendering: Rendering, divergence: Divergence, session: str | None,
-                            best: int | None) -> Divergence:
-        """``history_rewritten`` made expected when it is a chunked truncation from the oldest end.
+    def _session_predecessor(self, rendering: Rendering, session: str | None, before: int | None = None) -> int | None:
+        """The latest request (before key ``before``) of ``session`` and of ``rendering``'s (model, cache key)
+        group whose messages overlap ``rendering``'s (share at least one message); None when there is none."""
+        keys, group = set(rendering.message_keys), _group(rendering)
+        for key in sorted(self.renderings, reverse=True):
+            if before is not None and key >= before:
+                continue
+            earlier = self.renderings[key]
+            if self.sessions[key] == session and _group(earlier) == group and keys & set(earlier.message_keys):
+                return key
+        return None
 
-        Compared with the session's latest earlier request (the best one when the
-        session is not known) of ``n`` messages: this request's messages start with
-        that request's last ``n - k`` messages (the oldest ``k`` dropped, then the
-        reply and new turns appended), and ``k >= n / 2``: many messages dropped at
-        once, so the next turns hit the cache again (``Conversation(budget_tokens=...)``
-        does this). Dropping a few every turn (a sliding window) stays unexpected.
+    def _chunked_truncation(self, rendering: Rendering, divergence: Divergence, session: str | None) -> Divergence:
+        """``history_rewritten`` made expected when it is a chunked truncation or compaction from the oldest end.
+
+        Compared with the session's latest earlier request of the same (model,
+        cache key) group whose messages overlap this one's (a router's call
+        beside the answerer's is skipped), of ``n`` messages: this request's
+        messages start with that request's last ``n - k`` messages (the oldest
+        ``k`` dropped, then the reply and new turns appended), or with one new
+        head message and then those (``Conversation(compactor=...)``: the
+        dropped part summarised into a fixed head message), where a real block
+        of history went at once: ``k >= n / 2``, ``n >= 8`` (:data:`_MIN_CHUNK_HISTORY`)
+        and that earlier request itself only appended to its own predecessor (no
+        truncation two requests in a row). ``Conversation(budget_tokens=...)``
+        does this; a sliding window (a few messages every turn, or "keep the
+        last 3 messages") stays unexpected.
         """
-        keys = rendering.message_keys
-        if session is not None:
-            best = next((k for k in sorted(self.renderings, reverse=True) if self.sessions[k] == session), None)
+        best = self._session_predecessor(rendering, session)
         if best is None:
             return divergence
-        earlier = self.renderings[best].message_keys
+        keys, earlier = rendering.message_keys, self.renderings[best].message_keys
         n = len(earlier)
-        dropped = next((k for k in range(1, n) if earlier[k:] == keys[:n - k]), None)
-        if dropped is None or 2 * dropped < n:
+        cut = _cut(earlier, keys)
+        if cut is None or n < _MIN_CHUNK_HISTORY or 2 * cut[0] < n:
             return divergence
-        return dataclasses.replace(divergence, expected=True, hint="", earlier_index=self.numbers[best],
-                                   detail=f"truncated from the oldest end ({dropped} of {n} messages dropped at once)")
+        previous = self._session_predecessor(self.renderings[best], session, before=best)
+        if previous is not None and _cut(self.renderings[previous].message_keys, earlier) is not None:
+            return divergence  # the earlier request was a truncation too: a window sliding every turn
+        dropped, compacted = cut
+        detail = (f"compacted: {dropped} of {n} messages summarised into one head message" if compacted else
+                  f"truncated from the oldest end ({dropped} of {n} messages dropped at once)")
+        return dataclasses.replace(divergence, expected=True, hint="", earlier_index=self.numbers[best], detail=detail)
 
     def check(self, body: Mapping[str, Any], api: str | None = None, *,
               layers: Mapping[str, str] | None = None, session: str | None = None) -> Divergence | None:

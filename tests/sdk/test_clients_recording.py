@@ -270,3 +270,25 @@ def test_the_async_wrapper_raises_the_same_error_for_a_body_that_is_not_json() -
     with pytest.raises(anthropic.APIResponseValidationError, match=r"^the body is not JSON \(Expecting value: "
                                                                    r"line 1 column 1 \(char 0\)\): 'nope'$"):
         asyncio.run(promptcache.wrap(raw).send(prompt(RULES), model=MODEL))
+
+
+def test_a_conversation_compaction_recorded_in_a_trace_is_expected(tmp_path: Path) -> None:
+    """Conversation(compactor=...): the dropped part summarised into one head message is no history rewrite."""
+    from promptcache import Conversation
+    from promptcache.guard import classify_requests
+
+    path = tmp_path / "trace.jsonl"
+    client, sent = anthropic_client(lambda n: message([{"type": "text", "text": f"Answer {n}. " * 20}], n),
+                                    guard="raise", trace=path, session="c-1")
+    chat = Conversation(budget_tokens=2_500, compactor=lambda dropped, previous: f"Summary of {len(dropped)}.")
+    base = PromptBuilder(registry=LayerRegistry()).system(RULES)
+    for n in range(30):  # guard="raise": a compaction reported as unexpected would raise here
+        client.send(base.history(chat).user(f"Question {n}: " + "tell me more about the parcel. " * 12).build(),
+                    model=MODEL)
+    assert chat.truncations >= 2 and len(sent) == 30
+    divergences = classify_requests(read_trace(path))
+    compactions = [d for d in divergences if d.cause == "history_rewritten"]
+    assert len(compactions) >= 2  # every compaction the requests show (the last one may follow the last reply)
+    assert all(d.expected and d.hint == "" for d in compactions)
+    assert all(d.detail.startswith("compacted: ") and d.detail.endswith(" messages summarised into one head message")
+               for d in compactions)

@@ -143,3 +143,31 @@ def test_two_changed_values_at_the_top_of_a_shared_handbook_stay_system_changed(
     assert first.cause == "first_request"
     assert (second.cause, second.expected, second.layer) == ("system_changed", False, "system")
     assert second.static_after_divergence > 3000 and second.hint.startswith("keep the system prompt")
+
+
+# 5. chunked truncation: against the answerer's own latest request, and only a real chunk
+
+def test_the_answerers_chunked_truncation_beside_a_router_in_one_session() -> None:
+    turns = history(23)
+    later = [*turns[12:], "reply", "next question"]
+    *_, truncated = run(("s", body(HANDBOOK, SONNET, *turns)), ("s", body(ROUTER, HAIKU, turns[-1])),
+                        ("s", body(HANDBOOK, SONNET, *later)))
+    # the session's latest request is the router's; the answerer's own (request 0) is compared with
+    assert (truncated.cause, truncated.expected, truncated.earlier_index) == ("history_rewritten", True, 0)
+    assert truncated.detail == "truncated from the oldest end (12 of 23 messages dropped at once)"
+
+
+def test_a_three_message_window_is_a_sliding_window() -> None:
+    log = history(13)
+    requests = [("s", body(HANDBOOK, SONNET, *log[end - 3:end])) for end in range(3, 14, 2)]  # keep the last 3
+    causes = [(d.cause, d.expected) for d in run(*requests)]
+    assert causes == [("first_request", True)] + [("history_rewritten", False)] * 5
+
+
+def test_a_truncation_right_after_a_truncation_is_no_chunk() -> None:
+    turns = history(21)
+    once = [*turns[12:], "r1", "q1"]  # 12 of 21 dropped: a chunk
+    twice = [*once[6:], "r2", "q2"]  # 6 of 11 dropped by the very next request: a window sliding every turn
+    _, first, second = run(*(("s", body(HANDBOOK, SONNET, *m)) for m in (turns, once, twice)))
+    assert (first.cause, first.expected) == ("history_rewritten", True)
+    assert (second.cause, second.expected) == ("history_rewritten", False)

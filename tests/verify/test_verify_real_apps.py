@@ -37,8 +37,11 @@ def test_the_verdict_counts_only_unexpected_misses_of_its_cause(tiny_model) -> N
     slid = [*turns[2:], "reply", "next"]  # 2 of 9 dropped: a slide
     records = [TraceRecord(0.0, A, "long", body("claude-sonnet-4-6", turns)),
                TraceRecord(1.0, A, "long", body("claude-sonnet-4-6", slid)),
-               TraceRecord(2.0, A, "long", body("claude-sonnet-4-6", [*slid[6:], "r2", "n2"]))]  # 6 of 9: chunked
+               TraceRecord(2.0, A, "long", body("claude-sonnet-4-6", [*slid, "r1", "n1"])),
+               TraceRecord(3.0, A, "long", body("claude-sonnet-4-6", [*slid[6:], "r1", "n1", "r2", "n2"]))]
+    # request 3: 6 of 11 dropped: chunked, after a request that only appended (a truncation right
+    # after a truncation is a sliding window, not a chunk)
     report = verify_trace(records, LocalBackend(tiny_engine(tiny_model)))
     assert [(r.divergence.cause, r.divergence.expected) for r in report.requests] == [
-        ("first_request", True), ("history_rewritten", False), ("history_rewritten", True)]
-    assert report.verdict() == (False, "bad: history_rewritten on 1 of 3 requests")
+        ("first_request", True), ("history_rewritten", False), ("new_turn", True), ("history_rewritten", True)]
+    assert report.verdict() == (False, "bad: history_rewritten on 1 of 4 requests")
