@@ -24,15 +24,16 @@ the session of both requests is known (an unknown session counts as the same):
   ``model``), unless the two are different prompts (they part before the
   conversation and fewer than the model's minimum cacheable tokens follow
   identically): a router call beside the answerer's is ``first_request`` too.
-- A divergence in the tools, system, documents or examples layer from another
-  session's request, with fewer identical tokens after it
-  (``static_after_divergence``, summed over every re-synchronised run) than the
-  model's minimum cacheable prefix, and
-  a cause other than ``whitespace_only`` / ``volatile_value`` /
-  ``json_key_order`` / a reordered tool set, is another prompt:
-  ``first_request`` ("a different prompt: shares N tokens with request K").
-  A change followed by a long identical part (a per-user name at the top of
-  a shared prompt) stays unexpected (``system_changed`` ...).
+- A divergence in the tools, system, documents or examples layer (in any
+  session, as the model rule: the wrappers' one default session carries every
+  template an app sends), with fewer identical tokens after it
+  (``static_after_divergence``, summed over every re-synchronised run) than
+  the model's minimum cacheable prefix, and a cause other than
+  ``whitespace_only`` / ``volatile_value`` / ``json_key_order`` / a reordered
+  tool set, is another prompt: ``first_request`` ("a different prompt: shares
+  N tokens with request K"). A change followed by a long identical part (a
+  per-user name at the top of a shared prompt) stays unexpected
+  (``system_changed`` ...).
 - ``history_rewritten`` against the session's latest earlier request of the
   same (model, cache key) group sharing a message with this one, of n >= 8
   messages, is a chunked truncation, expected, when this request's messages

@@ -292,3 +292,14 @@ def test_a_conversation_compaction_recorded_in_a_trace_is_expected(tmp_path: Pat
     assert all(d.expected and d.hint == "" for d in compactions)
     assert all(d.detail.startswith("compacted: ") and d.detail.endswith(" messages summarised into one head message")
                for d in compactions)
+
+
+def test_two_templates_through_one_client_are_no_break() -> None:
+    """The default session carries both templates: the second template's first request is another prompt."""
+    client, sent = anthropic_client(lambda n: message([{"type": "text", "text": "ok"}], n), guard="raise")
+    client.send(prompt(RULES), model=MODEL)
+    client.send(prompt(" ".join(f"Step {i}: summarise the ticket." for i in range(300))), model=MODEL)
+    assert len(sent) == 2 and client.guard.last.cause == "first_request"
+    assert client.guard.last.detail.startswith("a different prompt: shares")
+    with pytest.raises(PrefixStabilityError, match="system_changed"):  # the first template edited: still a break
+        client.send(prompt(RULES.replace("Rule 7: be precise.", "Rule 7: be exact.")), model=MODEL)
