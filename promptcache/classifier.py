@@ -24,8 +24,8 @@ __all__ = ["Classifier"]
 _SNIPPET_BEFORE, _SNIPPET_AFTER, _VOLATILE_WINDOW = 40, 60, 200
 _PROMPT_CAUSES = frozenset({MissCause.SYSTEM_CHANGED, MissCause.DOCUMENT_CHANGED, MissCause.EXAMPLES_CHANGED,
                             MissCause.TOOLS_CHANGED})
-"""Causes that, with less than the minimum cacheable prefix identical after the divergence, mean another prompt
-(in any session: one wrapped client sends several templates under its one default session)."""
+"""Causes that, with less than the minimum cacheable prefix identical after the divergence and most of the
+rest different, mean another prompt (in any session: one wrapped client sends several templates under its one default session)."""
 
 
 def _snippets(new: Rendering, old: Rendering, byte: int) -> tuple[str, str, int]:
@@ -174,7 +174,8 @@ class Classifier:
             cause, detail = _tools_cause(new, old)
         else:
             cause, detail = self._block_cause(new, old, piece.path, piece.layer, byte, pool)
-        if cause in _PROMPT_CAUSES and not detail.startswith("reordered") and static_after < threshold:
+        if cause in _PROMPT_CAUSES and not detail.startswith("reordered") and static_after < threshold \
+                and 2 * static_after < total - common:  # most of the rest differs: another template
             return self._make(MissCause.FIRST_REQUEST, detail=f"a different prompt: shares {common:,} tokens with "
                               f"request {earlier_index}", **where)
         return self._make(cause, detail=detail, **where)

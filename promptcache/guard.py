@@ -28,7 +28,8 @@ the session of both requests is known (an unknown session counts as the same):
   session, as the model rule: the wrappers' one default session carries every
   template an app sends), with fewer identical tokens after it
   (``static_after_divergence``, summed over every re-synchronised run) than
-  the model's minimum cacheable prefix, and a cause other than
+  the model's minimum cacheable prefix and than half the tokens after the
+  divergence (most of the rest differs), and a cause other than
   ``whitespace_only`` / ``volatile_value`` / ``json_key_order`` / a reordered
   tool set, is another prompt: ``first_request`` ("a different prompt: shares
   N tokens with request K"). A change followed by a long identical part (a
