@@ -242,6 +242,16 @@ class _Wrapper:
             raise error from response
         raise error
 
+    def _deliver(self, t: float, session: str, model: str, raw: Any, response: Any, prompt: Prompt,
+                 record_reply: bool) -> Any:
+        """The parsed ``response`` to hand back: a stream wrapped to record when it ends, else the checked
+        response, recorded now (trace line, statistics, conversation)."""
+        if self._streamed(response):
+            return self._record_stream(t, session, model, raw.http_request, response, prompt, record_reply)
+        response = self._readable(raw, response)
+        self._after(t, session, model, raw.http_request, response, prompt, record_reply)
+        return response
+
     def _prepare(self, prompt: Prompt, model: str, session: str, params: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(prompt, Prompt):
             raise TypeError(f"send() takes a promptcache Prompt (PromptBuilder().build()), not {type(prompt).__name__}")
@@ -279,12 +289,7 @@ class _SyncSend(_Wrapper):
             response = raw.parse()
         except ValueError as exc:  # json.JSONDecodeError, or pydantic's ValidationError under strict validation
             self._readable(raw, exc)
-        if self._streamed(response):
-            return self._record_stream(t, session, model, raw.http_request, response, prompt,
-                                       record_reply)
-        response = self._readable(raw, response)
-        self._after(t, session, model, raw.http_request, response, prompt, record_reply)
-        return response
+        return self._deliver(t, session, model, raw, response, prompt, record_reply)
 
 
 class _AsyncSend(_Wrapper):
@@ -302,12 +307,7 @@ class _AsyncSend(_Wrapper):
                 response = await response
         except ValueError as exc:  # see _SyncSend.send
             self._readable(raw, exc)
-        if self._streamed(response):
-            return self._record_stream(t, session, model, raw.http_request, response, prompt,
-                                       record_reply)
-        response = self._readable(raw, response)
-        self._after(t, session, model, raw.http_request, response, prompt, record_reply)
-        return response
+        return self._deliver(t, session, model, raw, response, prompt, record_reply)
 
 
 class _AnthropicMixin:
