@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 import warnings
 from pathlib import Path
 
@@ -12,12 +11,11 @@ from rich.console import Console
 from rich.text import Text
 
 from promptcache.apis import APIS
-from promptcache.commands.options import STRICT_ADVICE, print_warnings
+from promptcache.commands.options import STRICT_ADVICE, warn_then_exit_on_error
 from promptcache.providers import PROVIDERS
 from promptcache.simulate.diff import DiffReport, char_diff, diff_files, diff_trace
 from promptcache.trace import TraceFormatError
 
-EXIT_ERROR = 2
 _STYLES = {"equal": "", "delete": "bold red reverse", "insert": "bold green reverse"}
 
 
@@ -99,10 +97,7 @@ def diff(paths, at, api, provider, model, output_format, strict):
             error = str(exc)
         else:
             error = None
-    print_warnings(caught, err)
-    if error is not None:
-        err.print(f"error: {error}", markup=False)
-        sys.exit(EXIT_ERROR)
+    warn_then_exit_on_error(caught, err, error)
     if output_format == "json":
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:

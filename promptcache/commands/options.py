@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import sys
 import warnings
 from collections.abc import Iterable
 
@@ -18,6 +19,20 @@ STRICT_ADVICE = "(run without --strict to report it as a warning and go on)"
 
 MAX_LINE_WARNINGS = 10
 """Malformed trace lines named one by one; the rest are counted in one line."""
+
+
+def warn_then_exit_on_error(caught: Iterable[warnings.WarningMessage], err: Console, error: str | None) -> None:
+    """Print ``caught`` (:func:`print_warnings`), then, when reading failed, ``error: ...`` and exit 2.
+
+    The shared end of reading a trace or body in ``simulate``, ``verify`` and ``diff``.
+
+    Raises:
+        SystemExit: code 2 when ``error`` is not None.
+    """
+    print_warnings(caught, err)
+    if error is not None:
+        err.print(f"error: {error}", markup=False)
+        sys.exit(2)
 
 
 def print_warnings(caught: Iterable[warnings.WarningMessage], err: Console, limit: int = MAX_LINE_WARNINGS) -> None:

@@ -12,14 +12,14 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from promptcache.commands.options import AS_OF, HIT_RATE, STRICT_ADVICE, gate, print_warnings
+from promptcache.commands.options import AS_OF, HIT_RATE, STRICT_ADVICE, gate, warn_then_exit_on_error
 from promptcache.divergence import EXPECTED_CAUSES
 from promptcache.providers import PROVIDERS, check_overrides
 from promptcache.simulate import Simulation, simulate_trace
 from promptcache.trace import TraceFormatError
 from promptcache.usage import Cost
 
-EXIT_GATE, EXIT_ERROR = 1, 2
+EXIT_GATE = 1
 _BENIGN = tuple(cause.value for cause in EXPECTED_CAUSES)
 
 
@@ -146,10 +146,7 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
             error = str(exc)
         else:
             error = None
-    print_warnings(caught, err)
-    if error is not None:
-        err.print(f"error: {error}", markup=False)
-        sys.exit(EXIT_ERROR)
+    warn_then_exit_on_error(caught, err, error)
     hit_rate = simulation.summary()["hit_rate"]
     if output_format == "json":
         document = simulation.to_dict()

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from promptcache.commands.backend import ENGINE_MODULES, check_model_options, loading_model, require_backend
-from promptcache.commands.options import HIT_RATE, STRICT_ADVICE, gate, print_warnings
+from promptcache.commands.options import HIT_RATE, STRICT_ADVICE, gate, print_warnings, warn_then_exit_on_error
 from promptcache.simulate.shape import read_requests
 from promptcache.trace import EmptyTraceError, TraceFormatError, TraceRecord
 from promptcache.verify import VerifyReport, make_backend, verify_trace
@@ -87,10 +87,7 @@ def _read(trace: Path, strict: bool, err: Console) -> list[TraceRecord]:
             records, error = [], f"{exc} {STRICT_ADVICE}"
         except EmptyTraceError as exc:
             records, error = [], str(exc)
-    print_warnings(caught, err)
-    if error is not None:
-        err.print(f"error: {error}", markup=False)
-        sys.exit(EXIT_ERROR)
+    warn_then_exit_on_error(caught, err, error)
     return records
 
 
