@@ -1,4 +1,4 @@
-"""Speed of the miss-cause classifier (promptcache.guard.classify_requests).
+"""Speed of the miss-cause classifier (promptcache.misses.guard.classify_requests).
 
 Goal (issue 3 / SDK-core brief): a trace of 20 requests x 7k tokens classifies in
 well under a second. Measures, per shared trace and for a synthetic 20 x ~7.3k-token
@@ -7,7 +7,7 @@ body tokenised for the first time) and warm (renderings memoised), in millisecon
 The tokenizer is loaded before timing starts.
 
 Memory (``--memory N``, default 32): what a client wrapper's runtime guard
-(:class:`promptcache.guard.PrefixGuard`) retains per request it remembers, at
+(:class:`promptcache.misses.guard.PrefixGuard`) retains per request it remembers, at
 the workload of ``bench/sdk_overhead.py`` (40 tools, a 20k-token document, 30
 turns: ~30k tokens a request), measured with tracemalloc over N requests built
 and checked like the wrapper does (body rendered per request). Reported with the
@@ -33,9 +33,9 @@ import tracemalloc
 from pathlib import Path
 
 from promptcache import decompose as _decompose
-from promptcache.chatml import chatml_encoding
-from promptcache.guard import classify_requests
-from promptcache.trace import read_trace
+from promptcache.tokens.chatml import chatml_encoding
+from promptcache.misses.guard import classify_requests
+from promptcache.trace.records import read_trace
 
 
 def _timed(records, repeat: int) -> tuple[float, float]:
@@ -113,8 +113,8 @@ def guard_memory(requests: int) -> dict:
     from sdk_overhead import make_conversation, make_document, make_tools
 
     from promptcache import PromptBuilder
-    from promptcache.guard import PrefixGuard
-    from promptcache.stability import LayerRegistry
+    from promptcache.misses.guard import PrefixGuard
+    from promptcache.prompt.stability import LayerRegistry
 
     base = (PromptBuilder(registry=LayerRegistry()).system("You are the back-office assistant.").tools(make_tools())
             .document(make_document(), name="handbook"))

@@ -34,8 +34,8 @@ from collections.abc import Callable
 from typing import Any
 
 from promptcache import Conversation, PromptBuilder
-from promptcache.chatml import chatml_encoding
-from promptcache.stability import LayerRegistry
+from promptcache.tokens.chatml import chatml_encoding
+from promptcache.prompt.stability import LayerRegistry
 
 TOPICS = ("orders", "returns", "refunds", "warranty", "shipping", "inventory", "accounts", "payments")
 WORDS = ("customer order parcel courier refund warranty section policy staff store stock return label invoice "

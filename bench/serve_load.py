@@ -36,7 +36,7 @@ from rich.console import Console
 from rich.table import Table
 
 from local_backend.oracle import PrefixTrieOracle
-from promptcache.prefix_index import common_prefix
+from promptcache.misses.prefix_index import common_prefix
 
 HIT_BAR = 0.9
 TOPICS = ("returns", "shipping", "warranty", "sizing", "repairs", "gift cards", "rentals", "loyalty points")

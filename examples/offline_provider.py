@@ -34,8 +34,8 @@ import httpx2
 import openai
 
 from promptcache.simulate import make_simulator
-from promptcache.trace import TraceFormatError, parse_record, validate_trace
-from promptcache.trace_append import check_trace_path
+from promptcache.trace.records import TraceFormatError, parse_record, validate_trace
+from promptcache.trace.recorder import check_trace_path
 
 Reply = Callable[[dict[str, Any]], dict[str, Any]]
 """``reply(body) -> {"text": str}`` or ``{"tool_calls": [(name, {args})]}``."""

@@ -225,6 +225,7 @@ class SlidingWindowTrim(_SiteRule):
         Invalid("import promptcache as pc\nBASE = pc.PromptBuilder().system('Rules.')\ndef turn(chat, text):\n    return BASE.history(list(chat)[-6:]).user(text).build()\n", line=4),
         Invalid(_SDK + "def turn(history, text):\n    window = Conversation(history[-8:])\n    return PromptBuilder().history(window).user(text).build()\n", line=3),
         Invalid("from promptcache.builder import PromptBuilder\ndef turn(builder: PromptBuilder, history, text):\n    history.pop(0)\n    return builder.history(conversation=history).user(text).build()\n", line=3),
+        Invalid("from promptcache.prompt.builder import PromptBuilder\ndef turn(builder: PromptBuilder, history, text):\n    history.pop(0)\n    return builder.history(conversation=history).user(text).build()\n", line=3),
     ]
 
 

@@ -20,7 +20,7 @@ import functools
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
-from promptcache.chatml import IM_END_ID
+from promptcache.tokens.chatml import IM_END_ID
 
 EMBEDDED_MODEL_NAME = "promptcache-embedded"
 """The name the engine (and the server's ``/v1/models``) reports for the embedded model."""

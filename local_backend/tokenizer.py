@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from promptcache.chatml import IM_END_ID, chatml_encoding, encode_chatml
+from promptcache.tokens.chatml import IM_END_ID, chatml_encoding, encode_chatml
 
 
 @runtime_checkable
@@ -72,7 +72,7 @@ class ChatMLTokenizer:
 
     ``vocab_size`` is 100,266 ids; ``<|im_end|>`` is the end-of-sequence token.
     ``encode`` reads special-token text as plain text (user text can never
-    forge a ChatML marker); the chat template is :func:`promptcache.chatml.encode_chatml`.
+    forge a ChatML marker); the chat template is :func:`promptcache.tokens.chatml.encode_chatml`.
     """
 
     name = "cl100k_chatml"
@@ -111,7 +111,7 @@ class ChatMLTokenizer:
         tools: Sequence[Mapping[str, Any]] | None = None,
         add_generation_prompt: bool = True,
     ) -> list[int]:
-        """Token ids of the chat in ChatML (:func:`promptcache.chatml.encode_chatml`, shared with the SDK)."""
+        """Token ids of the chat in ChatML (:func:`promptcache.tokens.chatml.encode_chatml`, shared with the SDK)."""
         return encode_chatml(messages, tools=tools, add_generation_prompt=add_generation_prompt,
                              encoding=self._encoding)
 

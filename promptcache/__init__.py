@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "PromptBuilder": "promptcache.builder",
-    "Prompt": "promptcache.layers",
-    "Conversation": "promptcache.conversation",
-    "Message": "promptcache.messages",
-    "ToolSet": "promptcache.normalize",
-    "normalize_text": "promptcache.normalize",
-    "BreakpointPlan": "promptcache.breakpoints",
+    "PromptBuilder": "promptcache.prompt.builder",
+    "Prompt": "promptcache.prompt.model",
+    "Conversation": "promptcache.prompt.conversation",
+    "Message": "promptcache.prompt.messages",
+    "ToolSet": "promptcache.prompt.normalize",
+    "normalize_text": "promptcache.prompt.normalize",
+    "BreakpointPlan": "promptcache.prompt.breakpoints",
     "PromptError": "promptcache.errors",
     "PrefixStabilityError": "promptcache.errors",
     "PrefixStabilityWarning": "promptcache.errors",
@@ -38,29 +38,29 @@ _EXPORTS = {
     "VolatileValueError": "promptcache.errors",
     "HistoryRewriteError": "promptcache.errors",
     "WhitespaceDriftError": "promptcache.errors",
-    "PrefixGuard": "promptcache.guard",
-    "UsageStats": "promptcache.usage",
-    "wrap": "promptcache.clients",
-    "AnthropicClient": "promptcache.clients",
-    "AsyncAnthropicClient": "promptcache.clients",
-    "OpenAIClient": "promptcache.clients",
-    "AsyncOpenAIClient": "promptcache.clients",
+    "PrefixGuard": "promptcache.misses.guard",
+    "UsageStats": "promptcache.providers.usage",
+    "wrap": "promptcache.clients.wrappers",
+    "AnthropicClient": "promptcache.clients.wrappers",
+    "AsyncAnthropicClient": "promptcache.clients.wrappers",
+    "OpenAIClient": "promptcache.clients.wrappers",
+    "AsyncOpenAIClient": "promptcache.clients.wrappers",
 }
 
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:
-    from promptcache.breakpoints import BreakpointPlan
-    from promptcache.builder import PromptBuilder
-    from promptcache.clients import AnthropicClient, AsyncAnthropicClient, AsyncOpenAIClient, OpenAIClient, wrap
-    from promptcache.conversation import Conversation
+    from promptcache.prompt.breakpoints import BreakpointPlan
+    from promptcache.prompt.builder import PromptBuilder
+    from promptcache.clients.wrappers import AnthropicClient, AsyncAnthropicClient, AsyncOpenAIClient, OpenAIClient, wrap
+    from promptcache.prompt.conversation import Conversation
     from promptcache.errors import (HistoryRewriteError, PrefixStabilityError, PrefixStabilityWarning, PromptError,
                                     RecordingWarning, VolatileValueError, WhitespaceDriftError)
-    from promptcache.guard import PrefixGuard
-    from promptcache.layers import Prompt
-    from promptcache.messages import Message
-    from promptcache.normalize import ToolSet, normalize_text
-    from promptcache.usage import UsageStats
+    from promptcache.misses.guard import PrefixGuard
+    from promptcache.prompt.model import Prompt
+    from promptcache.prompt.messages import Message
+    from promptcache.prompt.normalize import ToolSet, normalize_text
+    from promptcache.providers.usage import UsageStats
 
 
 def __getattr__(name: str) -> Any:

@@ -14,7 +14,7 @@ input with ``except ValueError`` keep working:
   :class:`HistoryRewriteError` (an already-sent message edited or removed),
   :class:`WhitespaceDriftError` (one layer built with two different
   whitespace forms in one process), and the client wrappers' guard raises the
-  base class with the :class:`~promptcache.guard.Divergence` attached.
+  base class with the :class:`~promptcache.misses.guard.Divergence` attached.
 
 :class:`PrefixStabilityWarning` is what the client wrappers issue instead of
 raising when their guard runs in ``"warn"`` mode; :class:`RecordingWarning`
@@ -53,7 +53,7 @@ class PrefixStabilityError(ValueError):
         path: where inside the layer (``system``, ``documents['handbook']``,
             ``history[3]``), or ``""``.
         fix: what to do about it (also part of the message).
-        divergence: the guard's :class:`~promptcache.guard.Divergence` when the
+        divergence: the guard's :class:`~promptcache.misses.guard.Divergence` when the
             error comes from the client wrappers' runtime guard, else ``None``.
     """
 
@@ -68,7 +68,7 @@ class VolatileValueError(PrefixStabilityError):
     """A value that changes per request (a timestamp, a UUID, a request id) in a stable layer.
 
     Attributes:
-        value: the offending text; ``kind``: its :mod:`promptcache.volatile` kind.
+        value: the offending text; ``kind``: its :mod:`promptcache.prompt.volatile` kind.
     """
 
     def __init__(self, layer: str, problem: str, fix: str, *, path: str, value: str, kind: str) -> None:

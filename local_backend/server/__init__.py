@@ -3,7 +3,7 @@
 ``create_app(engine, served_model_names=...)`` builds the FastAPI app;
 ``serve(engine, host=..., port=...)`` runs it under uvicorn (what
 ``promptcache serve`` calls). See ``docs/verify.md``. The names load lazily,
-so :mod:`local_backend.server.prompt` (shared with ``promptcache verify``)
+so :mod:`local_backend.chat_template` (shared with ``promptcache verify``)
 imports without FastAPI.
 """
 

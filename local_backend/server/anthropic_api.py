@@ -3,7 +3,7 @@
 The body is converted to an OpenAI chat body (:func:`promptcache.convert.anthropic_to_openai`)
 and rendered through the model's chat template, tools and tool calls included.
 Usage is mapped from the engine's prefix hit by the request's ``cache_control``
-markers (:func:`~local_backend.server.prompt.anthropic_usage`); the raw hit
+markers (:func:`~local_backend.chat_template.anthropic_usage`); the raw hit
 is in the ``x-promptcache-cached-tokens`` header. More than 4 breakpoints is a
 400, as at the real API. Streaming follows the Messages streaming event
 sequence: ``message_start``, ``content_block_start``, ``ping``,
@@ -23,7 +23,7 @@ from fastapi.responses import JSONResponse, Response
 from local_backend.server.errors import ANTHROPIC, APIError, bad_request
 from local_backend.server.generation import Generation, GenerationStream
 from local_backend.server.params import flag, integer, read_json, sampling_params, string_list
-from local_backend.server.prompt import ChatPrompt, anthropic_prompt, anthropic_usage
+from local_backend.chat_template import ChatPrompt, anthropic_prompt, anthropic_usage
 from local_backend.server.state import ServerState, new_id
 
 router = APIRouter()

@@ -23,7 +23,7 @@ from fastapi.responses import JSONResponse, Response
 from local_backend.server.errors import OPENAI, APIError, bad_request
 from local_backend.server.generation import Generation, GenerationStream
 from local_backend.server.params import flag, integer, read_json, sampling_params, string_list
-from local_backend.server.prompt import openai_chat_prompt, render_messages
+from local_backend.chat_template import openai_chat_prompt, render_messages
 from local_backend.server.state import ServerState, new_id
 from local_backend.server.validation import check_openai_messages, check_openai_tools
 

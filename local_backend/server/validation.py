@@ -16,7 +16,7 @@ turn and every ``tool_result`` answering one. Paths use the Messages API's
 dotted form (``messages.0.content.1.text``).
 
 Tool definitions and ``cache_control`` shapes are checked by
-:mod:`promptcache.trace_checks`, the same code that validates trace files.
+:mod:`promptcache.trace.shape`, the same code that validates trace files.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from local_backend.server.errors import APIError, bad_request
-from promptcache.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT
-from promptcache.trace_checks import cache_control_issue, tool_issues
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT
+from promptcache.trace.shape import cache_control_issue, tool_issues
 
 OPENAI_ROLES = ("system", "developer", "user", "assistant", "tool")
 ANTHROPIC_BLOCKS = ("text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking",
@@ -297,8 +297,8 @@ def check_anthropic_body(body: Mapping[str, Any]) -> None:
 
 def _markers(body: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """(path of the marker, marker) for every ``cache_control`` in Anthropic's render order: tools, system,
-    message blocks, then the top-level one: the markers :func:`local_backend.server.prompt.breakpoint_cuts`
-    counts as breakpoints and :mod:`promptcache.trace_checks` checks in traces."""
+    message blocks, then the top-level one: the markers :func:`local_backend.chat_template.breakpoint_cuts`
+    counts as breakpoints and :mod:`promptcache.trace.shape` checks in traces."""
     holders: list[tuple[str, Any]] = [(f"tools.{k}", tool) for k, tool in enumerate(body.get("tools") or [])]
     system = body.get("system")
     holders += [(f"system.{j}", block) for j, block in enumerate(system if isinstance(system, list) else [])]

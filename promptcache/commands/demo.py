@@ -13,7 +13,7 @@ from rich.table import Table
 
 from promptcache.commands.backend import ENGINE_MODULES, check_model_options, loading_model, require_backend
 from promptcache.commands.verify import rate
-from promptcache.verify import VerifyReport, verify_trace
+from promptcache.verify.report import VerifyReport, verify_trace
 
 GOOD_TRACE = "demo_good_support_chat.jsonl"
 BAD_TRACE = "demo_bad_timestamp_system.jsonl"
@@ -65,7 +65,7 @@ def demo(model: str | None, tokenizer: str | None, kv_cache_mb: float) -> None:
     check_model_options(model, tokenizer)  # before torch is imported: a bad path fails in a moment
     require_backend(ENGINE_MODULES, what="promptcache demo")
     from local_backend.embedded import EMBEDDED_NOTICE
-    from promptcache.verify_backends import LocalBackend
+    from promptcache.verify.backends import LocalBackend
 
     console = Console(highlight=False, width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 110)
     started = time.perf_counter()

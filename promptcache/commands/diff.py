@@ -10,11 +10,11 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from promptcache.apis import APIS
+from promptcache.providers.apis import APIS
 from promptcache.commands.options import STRICT_ADVICE, warn_then_exit_on_error
-from promptcache.providers import PROVIDERS
+from promptcache.providers.profiles import PROVIDERS
 from promptcache.simulate.diff import DiffReport, char_diff, diff_files, diff_trace
-from promptcache.trace import TraceFormatError
+from promptcache.trace.records import TraceFormatError
 
 _STYLES = {"equal": "", "delete": "bold red reverse", "insert": "bold green reverse"}
 

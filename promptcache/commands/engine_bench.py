@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from promptcache.output_path import check_writable_file
+from promptcache.trace.output_path import check_writable_file
 
 
 @click.command("engine-bench")

@@ -12,7 +12,7 @@ from promptcache.lint.config import ConfigError, load_config
 from promptcache.lint.finding import Severity
 from promptcache.lint.reporters import FORMATS, MACHINE_FORMATS, render, summary
 from promptcache.lint.runner import EXIT_ERROR, lint_paths
-from promptcache.output_path import check_writable_file
+from promptcache.trace.output_path import check_writable_file
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:

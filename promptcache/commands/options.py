@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import click
 from rich.console import Console
 
-from promptcache.trace import TraceFormatWarning
+from promptcache.trace.records import TraceFormatWarning
 
 STRICT_ADVICE = "(run without --strict to report it as a warning and go on)"
 """Appended to the error a malformed line or body gives under ``--strict``, by every command."""
@@ -38,7 +38,7 @@ def warn_then_exit_on_error(caught: Iterable[warnings.WarningMessage], err: Cons
 def print_warnings(caught: Iterable[warnings.WarningMessage], err: Console, limit: int = MAX_LINE_WARNINGS) -> None:
     """Print caught warnings as ``warning: ...`` lines, each text once, in order.
 
-    Trace warnings (:class:`~promptcache.trace.TraceFormatWarning`, one per
+    Trace warnings (:class:`~promptcache.trace.records.TraceFormatWarning`, one per
     malformed line) are capped: the first ``limit`` are printed, then one line
     ``... and N more lines skipped`` (``N more trace problems`` when some were
     not skipped lines), so a wrong kind of file does not flood the terminal.

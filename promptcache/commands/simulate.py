@@ -13,11 +13,11 @@ from rich.console import Console
 from rich.table import Table
 
 from promptcache.commands.options import AS_OF, HIT_RATE, STRICT_ADVICE, gate, warn_then_exit_on_error
-from promptcache.divergence import EXPECTED_CAUSES
-from promptcache.providers import PROVIDERS, check_overrides
+from promptcache.misses.causes import EXPECTED_CAUSES
+from promptcache.providers.profiles import PROVIDERS, check_overrides
 from promptcache.simulate import Simulation, simulate_trace
-from promptcache.trace import TraceFormatError
-from promptcache.usage import Cost
+from promptcache.trace.records import TraceFormatError
+from promptcache.providers.usage import Cost
 
 EXIT_GATE = 1
 _BENIGN = tuple(cause.value for cause in EXPECTED_CAUSES)

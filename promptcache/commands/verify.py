@@ -16,10 +16,10 @@ from rich.table import Table
 
 from promptcache.commands.backend import ENGINE_MODULES, check_model_options, loading_model, require_backend
 from promptcache.commands.options import HIT_RATE, STRICT_ADVICE, gate, print_warnings, warn_then_exit_on_error
-from promptcache.simulate.shape import read_requests
-from promptcache.trace import EmptyTraceError, TraceFormatError, TraceRecord
-from promptcache.verify import VerifyReport, make_backend, verify_trace
-from promptcache.verify_backends import BackendError
+from promptcache.trace.requests import read_requests
+from promptcache.trace.records import EmptyTraceError, TraceFormatError, TraceRecord
+from promptcache.verify.report import VerifyReport, make_backend, verify_trace
+from promptcache.verify.backends import BackendError
 
 EXIT_GATE, EXIT_ERROR = 1, 2
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from promptcache.apis import ANTHROPIC_MESSAGES, check_api, sdk_ordered
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, check_api, sdk_ordered
 from promptcache.convert._result import SEPARATOR, ConversionResult
 from promptcache.convert.to_anthropic import openai_to_anthropic
 from promptcache.convert.to_openai import anthropic_to_openai

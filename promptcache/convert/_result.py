@@ -7,8 +7,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from promptcache.apis import sdk_ordered
-from promptcache.chatml import TEXT_PART_SEPARATOR
+from promptcache.providers.apis import sdk_ordered
+from promptcache.tokens.chatml import TEXT_PART_SEPARATOR
 
 SEPARATOR = TEXT_PART_SEPARATOR
 """The canonical separator ("\\n\\n") joining system blocks / text blocks into one OpenAI string."""

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from promptcache.apis import ANTHROPIC_MESSAGES
+from promptcache.providers.apis import ANTHROPIC_MESSAGES
 from promptcache.convert._result import A_PASS, O_CHOICE, ConversionResult, Run, map_keys
 
 _TOOL_KEYS = {"name": "name", "description": "description", "parameters": "input_schema", "strict": "strict"}

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from promptcache.apis import OPENAI_CHAT
+from promptcache.providers.apis import OPENAI_CHAT
 from promptcache.convert._result import A_CHOICE, A_PASS, SEPARATOR, ConversionResult, Run, map_keys
 
 _TOOL_KEYS = {"name": "name", "description": "description", "input_schema": "parameters", "strict": "strict"}

@@ -8,7 +8,7 @@ attributes, module-local function returns, ``+``, ``%``, f-strings,
 ``.format``, ``join``, the text transforms ``textwrap.dedent`` /
 ``inspect.cleandoc`` and promptcache's own normalisation (the arguments of
 ``PromptBuilder().system/tools/document/example`` and of
-``promptcache.normalize.*``: dedent, trailing whitespace, CRLF, NFC, BOM and
+``promptcache.prompt.normalize.*``: dedent, trailing whitespace, CRLF, NFC, BOM and
 zero-width characters), ``.strip()`` (its end is then not the end of the
 prompt) and ``.replace("\\r\\n", "\\n")`` (then *normalised*), and records:
 
@@ -39,9 +39,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.index import Scope
 
 _DEDENT = {"textwrap.dedent": "dedent", "inspect.cleandoc": "cleandoc", "inspect.getdoc": "cleandoc"}
-# promptcache's own normalisation (promptcache/normalize.py): dedent, trailing whitespace, CRLF, NFC, BOM
-# and zero-width characters. PromptBuilder layers and promptcache.normalize.* apply it to their text.
-_SDK_NORMALISERS = frozenset({"promptcache.normalize_text", "promptcache.normalize.normalize_text", "promptcache.normalize.join_sections"})
+# promptcache's own normalisation (promptcache/prompt/normalize.py): dedent, trailing whitespace, CRLF, NFC, BOM
+# and zero-width characters. PromptBuilder layers and promptcache.prompt.normalize.* apply it to their text.
+_SDK_NORMALISERS = frozenset({"promptcache.normalize_text", "promptcache.prompt.normalize.normalize_text",
+                              "promptcache.prompt.normalize.join_sections",
+                              "promptcache.normalize.normalize_text", "promptcache.normalize.join_sections"})
 _OPEN = frozenset({"open", "io.open", "codecs.open"})
 _VALUE_BINDINGS = ("assign", "walrus", "with", "aug", "mutate")
 
@@ -54,7 +56,7 @@ class LiteralUse:
     literal on the way, outermost first (``"dedent"`` for ``textwrap.dedent``,
     ``"cleandoc"`` for ``inspect.cleandoc``, ``"sdk"`` for promptcache's own
     normalisation: :class:`~promptcache.PromptBuilder` layers and
-    ``promptcache.normalize``). ``at_end`` is True when every path puts the
+    ``promptcache.prompt.normalize``). ``at_end`` is True when every path puts the
     literal's end at the very end of the assembled prompt.
     """
 
@@ -335,7 +337,7 @@ def apply_transforms(value: str, chain: tuple[str, ...]) -> str:
         elif name == "cleandoc":
             value = inspect.cleandoc(value)
         elif name == "sdk":
-            from promptcache.normalize import normalize_text  # the SDK's own rules; loaded only when used
+            from promptcache.prompt.normalize import normalize_text  # the SDK's own rules; loaded only when used
 
             value = normalize_text(value)
     return value

@@ -12,7 +12,8 @@ The linter reads apps built with the SDK the way it reads direct
   is the history it wraps (:mod:`promptcache.lint.turns`).
 
 Names are resolved through imports (``from promptcache import PromptBuilder``,
-``import promptcache as pc``, ``from promptcache.builder import PromptBuilder``).
+``import promptcache as pc``, ``from promptcache.prompt import PromptBuilder``, and the older module
+paths ``promptcache.builder`` / ``promptcache.conversation``, which still import).
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ import libcst as cst
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.index import ModuleIndex, Scope
 
-BUILDER_CLASSES = frozenset({"promptcache.PromptBuilder", "promptcache.builder.PromptBuilder"})
-CONVERSATION_CLASSES = frozenset({"promptcache.Conversation", "promptcache.conversation.Conversation"})
+BUILDER_CLASSES = frozenset({"promptcache.PromptBuilder", "promptcache.prompt.PromptBuilder",
+                             "promptcache.prompt.builder.PromptBuilder", "promptcache.builder.PromptBuilder"})
+CONVERSATION_CLASSES = frozenset({"promptcache.Conversation", "promptcache.prompt.Conversation",
+                                  "promptcache.prompt.conversation.Conversation",
+                                  "promptcache.conversation.Conversation"})
 BUILDER_LAYERS = frozenset({"system", "tools", "document", "example"})
 # Every PromptBuilder method that returns a builder (followed when resolving a method chain).
 BUILDER_METHODS = BUILDER_LAYERS | {"cache_ttl", "history", "user", "tool_result", "turn"}

@@ -2,7 +2,7 @@
 
 One simulator per provider family implements the documented rules
 (``shared/design/provider-cache-rules.md``; every number comes from
-``promptcache/data/providers.toml`` through :mod:`promptcache.providers`):
+``promptcache/data/providers.toml`` through :mod:`promptcache.providers.profiles`):
 
 - :class:`AnthropicSimulator` (``anthropic.py``): breakpoints, automatic caching,
   the 4-breakpoint limit, the 20-block lookback, per-model minimums, 5m / 1h TTLs.
@@ -12,7 +12,7 @@ One simulator per provider family implements the documented rules
 - :class:`DeepSeekSimulator` (``deepseek.py``): prefix units (current and legacy rules).
 
 :func:`simulate_trace` / :func:`simulate_records` (``driver.py``) run a trace
-through one of them and attach the miss cause from :mod:`promptcache.guard`.
+through one of them and attach the miss cause from :mod:`promptcache.misses.guard`.
 """
 
 from __future__ import annotations

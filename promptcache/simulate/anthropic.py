@@ -41,12 +41,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from promptcache.apis import ANTHROPIC_MESSAGES
-from promptcache.prefix_index import common_prefix
-from promptcache.providers import ModelProfile
+from promptcache.providers.apis import ANTHROPIC_MESSAGES
+from promptcache.misses.prefix_index import common_prefix
+from promptcache.providers.profiles import ModelProfile
 from promptcache.simulate.base import CacheSimulator, RequestRefused, RequestResult, below_minimum_detail, split_writes
 from promptcache.simulate.render import Block, PromptRender
-from promptcache.usage import Usage
+from promptcache.providers.usage import Usage
 
 LEVELS = ("tools", "system", "messages")
 """Anthropic's invalidation levels, in render order."""

@@ -3,7 +3,7 @@
 A simulator is fed one request at a time, in trace order, with the request's
 start time ``t`` (seconds since the start of the trace); it keeps its cache
 state (entries, TTLs, machines) between calls and returns the usage the
-provider would report, normalised to :class:`promptcache.usage.Usage`
+provider would report, normalised to :class:`promptcache.providers.usage.Usage`
 (read / write short TTL / write long TTL / uncached).
 """
 
@@ -14,10 +14,10 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from promptcache.providers import ModelProfile, check_overrides, model_profile
+from promptcache.providers.profiles import ModelProfile, check_overrides, model_profile
 from promptcache.simulate.render import PromptRender, render_prompt
-from promptcache.simulate.shape import MalformedBody, check_body
-from promptcache.usage import Usage
+from promptcache.trace.requests import MalformedBody, check_body
+from promptcache.providers.usage import Usage
 
 
 class RequestRefused(ValueError):
@@ -63,14 +63,14 @@ class CacheSimulator(abc.ABC):
         """
         Args:
             model: simulate every request as this model (default: each body's ``model``).
-            as_of: the date whose rules apply (see :func:`promptcache.providers.model_profile`).
-            overrides: :class:`~promptcache.providers.ModelProfile` fields to replace,
+            as_of: the date whose rules apply (see :func:`promptcache.providers.profiles.model_profile`).
+            overrides: :class:`~promptcache.providers.profiles.ModelProfile` fields to replace,
                 for parameters the sources disagree on (``{"breakpoint_lookback": 50}``,
                 ``{"min_cacheable_tokens": 2048}``, ``{"unit_rule": "fixed"}``).
 
         Raises:
             ValueError: an override that names no rule or has a value of the wrong type or range
-                (:func:`promptcache.providers.check_overrides`).
+                (:func:`promptcache.providers.profiles.check_overrides`).
         """
         self.model, self.as_of = model, as_of
         self.overrides = check_overrides(overrides or {})
@@ -101,7 +101,7 @@ class CacheSimulator(abc.ABC):
 
         Raises:
             MalformedBody: the body is not a request body of :attr:`api`
-                (:func:`~promptcache.simulate.shape.check_body`) or cannot be rendered.
+                (:func:`~promptcache.trace.requests.check_body`) or cannot be rendered.
             ValueError: a rule override that does not fit the model (an unknown ``default_ttl``).
         """
         check_body(self.api, body, model_given=self.model is not None)

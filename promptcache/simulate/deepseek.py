@@ -29,12 +29,12 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from promptcache.apis import OPENAI_CHAT
-from promptcache.prefix_index import PrefixIndex, common_prefix
-from promptcache.providers import ModelProfile
+from promptcache.providers.apis import OPENAI_CHAT
+from promptcache.misses.prefix_index import PrefixIndex, common_prefix
+from promptcache.providers.profiles import ModelProfile
 from promptcache.simulate.base import CacheSimulator, RequestResult
 from promptcache.simulate.render import PromptRender
-from promptcache.usage import Usage
+from promptcache.providers.usage import Usage
 
 _MAX_UNITS = 4096
 

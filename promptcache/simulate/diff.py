@@ -1,7 +1,7 @@
 """``promptcache diff``: where and why a request stops sharing its prefix with an earlier one.
 
 Two entry points, both ending in the one miss-cause classifier
-(:mod:`promptcache.guard`):
+(:mod:`promptcache.misses.guard`):
 
 - :func:`diff_files`: two request bodies (``A.json`` earlier, ``B.json`` new),
   each a bare body or a trace record (``{"t", "api", "session", "body"}``).
@@ -25,16 +25,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from promptcache.apis import ANTHROPIC_MESSAGES, APIS, OPENAI_CHAT, check_api, infer_api
-from promptcache.divergence import Divergence
-from promptcache.guard import compare_bodies
-from promptcache.providers import ModelProfile, UnknownModelWarning, model_profile
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, APIS, OPENAI_CHAT, check_api, infer_api
+from promptcache.misses.causes import Divergence
+from promptcache.misses.guard import compare_bodies
+from promptcache.providers.profiles import ModelProfile, UnknownModelWarning, model_profile
 from promptcache.simulate.anthropic import has_breakpoint
 from promptcache.simulate.base import below_minimum_detail
 from promptcache.simulate.driver import simulate_records
-from promptcache.simulate.shape import MalformedBody, check_body
-from promptcache.trace import BOM, EmptyTraceError, SkippedLines, read_trace
-from promptcache.trace_checks import validate_body
+from promptcache.trace.requests import MalformedBody, check_body
+from promptcache.trace.records import BOM, EmptyTraceError, SkippedLines, read_trace
+from promptcache.trace.shape import validate_body
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,8 +87,8 @@ _OTHER_API = {ANTHROPIC_MESSAGES: OPENAI_CHAT, OPENAI_CHAT: ANTHROPIC_MESSAGES}
 def body_problem(api: str, body: Mapping[str, Any]) -> str | None:
     """Why ``body`` is not an ``api`` request body that ``diff`` can compare faithfully, or None.
 
-    The structural check the simulators run (:func:`~promptcache.simulate.shape.check_body`, model not
-    required), then the trace validator's (:func:`promptcache.trace_checks.validate_body`) checks of what
+    The structural check the simulators run (:func:`~promptcache.trace.requests.check_body`, model not
+    required), then the trace validator's (:func:`promptcache.trace.shape.validate_body`) checks of what
     the rendering would otherwise drop or misread: top-level keys the API does not have (an Anthropic
     ``system`` under ``openai.chat``) and tool definitions of the other API's shape. Key order and turn
     order are not refused: explaining them is ``diff``'s job.

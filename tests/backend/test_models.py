@@ -17,7 +17,7 @@ from local_backend.embedded import EMBEDDED_MODEL_NAME, EMBEDDED_NOTICE
 from local_backend.hashing import block_hashes_for, root_extra_keys
 from local_backend.models import load_errors_as, model_fingerprint
 from local_backend.tokenizer import ChatMLTokenizer
-from promptcache.chatml import IM_END_ID, IM_START_ID, encode_chatml
+from promptcache.tokens.chatml import IM_END_ID, IM_START_ID, encode_chatml
 
 SYSTEM = {"role": "system", "content": "You are a careful assistant. " * 40}
 

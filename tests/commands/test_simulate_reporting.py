@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from promptcache.cli import main
-from promptcache.providers import load_rules
+from promptcache.providers.profiles import load_rules
 from promptcache.simulate.driver import as_of_coverage
 
 TRACE = "good_support_chat.jsonl"

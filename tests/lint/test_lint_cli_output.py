@@ -1,5 +1,5 @@
 """``promptcache lint -o FILE``: a report file that cannot be written is refused before anything is linted (the check
-:func:`promptcache.output_path.check_writable_file` shared with ``engine-bench --json`` and recorded traces)."""
+:func:`promptcache.trace.output_path.check_writable_file` shared with ``engine-bench --json`` and recorded traces)."""
 
 from __future__ import annotations
 

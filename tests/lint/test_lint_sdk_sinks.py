@@ -73,6 +73,8 @@ def test_concise_output_names_the_window(run_cli, write_tree):
         (b"import promptcache\nc = promptcache.Conversation([])\n", True),
         (b"from promptcache import Conversation\n", True),
         (b"from promptcache.builder import PromptBuilder\n", True),
+        (b"from promptcache.prompt.builder import PromptBuilder\n", True),
+        (b"from promptcache.prompt import Conversation\n", True),
         (b"import promptcache\nprint(promptcache.__version__)\n", False),
         (b"import readline\nreadline.get_history_length()\n", False),
     ],

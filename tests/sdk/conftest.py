@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from promptcache.trace import TraceRecord, read_trace
+from promptcache.trace.records import TraceRecord, read_trace
 
 TRACE_NAMES = (
     "good_support_chat", "bad_timestamp_system", "good_rag_doc_qa", "bad_rag_question_first",

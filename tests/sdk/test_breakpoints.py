@@ -7,10 +7,10 @@ import json
 import pytest
 
 from promptcache import PromptBuilder
-from promptcache.breakpoints import Boundary, plan_breakpoints
-from promptcache.providers import UnknownModelWarning, model_profile
+from promptcache.prompt.breakpoints import Boundary, plan_breakpoints
+from promptcache.providers.profiles import UnknownModelWarning, model_profile
 from promptcache.simulate import AnthropicSimulator
-from promptcache.stability import LayerRegistry
+from promptcache.prompt.stability import LayerRegistry
 
 SECTION = " ".join(f"Guideline {i}: keep answers short, friendly and specific to the order in question."
                    for i in range(1, 61))  # ~1,150 tokens

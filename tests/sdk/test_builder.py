@@ -12,7 +12,7 @@ import pytest
 
 from promptcache import Conversation, PrefixStabilityError, Prompt, PromptBuilder
 from promptcache.errors import PromptError, VolatileValueError, WhitespaceDriftError
-from promptcache.stability import LayerRegistry
+from promptcache.prompt.stability import LayerRegistry
 
 SCHEMA = {"type": "object", "properties": {"order": {"type": "string"}}, "required": ["order"]}
 TOOLS = [{"name": "lookup_order", "description": "Look up an order.", "input_schema": SCHEMA},
@@ -319,7 +319,7 @@ def test_count_tokens_with_a_model_encoding_falls_back_once_per_process() -> Non
     code = ("import warnings; warnings.simplefilter('always'); from promptcache import PromptBuilder; "
             "p = PromptBuilder().system('Rules.').user('Hello there').build(); "
             "print(p.count_tokens('gpt-4.1-mini'), p.count_tokens('gpt-4o'), p.count_tokens(), len(p.to_tokens()), "
-            "__import__('promptcache.tokenizers').tokenizers.encoding_for_model('gpt-4o').name)")
+            "__import__('promptcache.tokens.tokenizers').tokens.tokenizers.encoding_for_model('gpt-4o').name)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     *counts, encoding = run.stdout.split()
     assert counts[0] == counts[1] and counts[2] == counts[3]

@@ -18,7 +18,7 @@ import pytest
 
 from promptcache import Conversation, PrefixStabilityError, PromptBuilder
 from promptcache.errors import HistoryRewriteError, VolatileValueError, WhitespaceDriftError
-from promptcache.stability import LayerRegistry
+from promptcache.prompt.stability import LayerRegistry
 
 CHAT_REPLY = {"id": "c", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini",
               "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "ok"}}],

@@ -16,9 +16,9 @@ import pytest
 
 import promptcache
 from promptcache import PrefixStabilityError, PromptBuilder
-from promptcache.stability import LayerRegistry
-from promptcache.trace import TraceRecord, read_trace, validate_trace
-from promptcache.trace_append import TraceClock, last_t
+from promptcache.prompt.stability import LayerRegistry
+from promptcache.trace.records import TraceRecord, read_trace, validate_trace
+from promptcache.trace.recorder import TraceClock, last_t
 
 KEY = "sk-test-secret-key-123"
 RULES = " ".join(f"Rule {i}: be precise." for i in range(300))
@@ -275,7 +275,7 @@ def test_the_async_wrapper_raises_the_same_error_for_a_body_that_is_not_json() -
 def test_a_conversation_compaction_recorded_in_a_trace_is_expected(tmp_path: Path) -> None:
     """Conversation(compactor=...): the dropped part summarised into one head message is no history rewrite."""
     from promptcache import Conversation
-    from promptcache.guard import classify_requests
+    from promptcache.misses.guard import classify_requests
 
     path = tmp_path / "trace.jsonl"
     client, sent = anthropic_client(lambda n: message([{"type": "text", "text": f"Answer {n}. " * 20}], n),

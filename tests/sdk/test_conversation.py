@@ -9,10 +9,10 @@ import openai
 import pytest
 
 from promptcache import Conversation, PromptBuilder
-from promptcache.chatml import encode_chatml
+from promptcache.tokens.chatml import encode_chatml
 from promptcache.errors import HistoryRewriteError, PromptError
-from promptcache.messages import Message
-from promptcache.stability import LayerRegistry
+from promptcache.prompt.messages import Message
+from promptcache.prompt.stability import LayerRegistry
 
 WORDS = ("tent pole stove kayak order parcel refund return warranty strap zipper jacket boots size colour "
          "delivery courier label exchange store credit invoice receipt photo damage seam buckle paddle").split()

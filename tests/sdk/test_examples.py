@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from promptcache.simulate import simulate_trace
-from promptcache.trace import read_trace
-from promptcache.usage import normalize_usage
+from promptcache.trace.records import read_trace
+from promptcache.providers.usage import normalize_usage
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

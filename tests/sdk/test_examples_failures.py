@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from promptcache.simulate import simulate_trace
-from promptcache.trace import read_trace
+from promptcache.trace.records import read_trace
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptcache.chatml import encode_chatml
+from promptcache.tokens.chatml import encode_chatml
 from promptcache.convert import anthropic_to_openai
-from promptcache.decompose import decompose, layer_fingerprints
-from promptcache.guard import MissCause, PrefixGuard, classify_requests, compare_bodies
-from promptcache.prefix_index import PrefixIndex, common_prefix, common_suffix
+from promptcache.misses.rendering import decompose, layer_fingerprints
+from promptcache.misses.guard import MissCause, PrefixGuard, classify_requests, compare_bodies
+from promptcache.misses.prefix_index import PrefixIndex, common_prefix, common_suffix
 
 A, O = "anthropic.messages", "openai.chat"
 
@@ -231,7 +231,7 @@ def test_prefix_index_finds_the_longest_common_prefix(earlier: list[list[int]], 
 
 
 def test_api_is_inferred_from_the_body(traces) -> None:
-    from promptcache.apis import infer_api
+    from promptcache.providers.apis import infer_api
 
     for records in traces.values():
         assert {infer_api(r.body) for r in records} == {records[0].api}

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from promptcache.divergence import identical_after
-from promptcache.guard import PrefixGuard, classify_requests
-from promptcache.trace import TraceRecord
+from promptcache.misses.causes import identical_after
+from promptcache.misses.guard import PrefixGuard, classify_requests
+from promptcache.trace.records import TraceRecord
 
 A = "anthropic.messages"
 HAIKU, SONNET = "claude-haiku-4-5", "claude-sonnet-4-6"

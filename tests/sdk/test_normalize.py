@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptcache.chatml import TEXT_PART_SEPARATOR
+from promptcache.tokens.chatml import TEXT_PART_SEPARATOR
 from promptcache.errors import PromptError
-from promptcache.normalize import (SECTION_SEPARATOR, ToolSet, canonical_json_text, join_sections, normalize_text,
+from promptcache.prompt.normalize import (SECTION_SEPARATOR, ToolSet, canonical_json_text, join_sections, normalize_text,
                                    order_tools, tool_spec)
 
 SCHEMA = {"type": "object", "required": ["q"], "properties": {"q": {"type": "string", "description": "query"},

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promptcache import Conversation, PromptBuilder
-from promptcache.chatml import chatml_encoding
-from promptcache.stability import LayerRegistry
+from promptcache.tokens.chatml import chatml_encoding
+from promptcache.prompt.stability import LayerRegistry
 
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}}
 TOOLS = [{"name": "search", "description": "Search the handbook.", "input_schema": SCHEMA},

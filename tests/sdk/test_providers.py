@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from promptcache.providers import (
+from promptcache.providers.profiles import (
     PROVIDERS, UnknownModelWarning, known_models, load_rules, model_profile, provider_for_model, provider_rules,
 )
 

@@ -10,7 +10,7 @@ import openai
 import pytest
 
 from promptcache import Conversation, PromptBuilder
-from promptcache.stability import LayerRegistry
+from promptcache.prompt.stability import LayerRegistry
 
 RULES = " ".join(f"Rule {i}: answer in the customer's language and name policy section {i} when it applies."
                  for i in range(1, 81))

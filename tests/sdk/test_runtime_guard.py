@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from promptcache.guard import PrefixGuard
+from promptcache.misses.guard import PrefixGuard
 
 # The README's verdict per bad trace: (0-based request of the first unexpected divergence, cause, layer).
 FIRST_MISS = {

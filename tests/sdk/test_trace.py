@@ -11,11 +11,11 @@ import anthropic
 import httpx2
 import pytest
 
-from promptcache.trace import (
+from promptcache.trace.records import (
     EmptyTraceError, SkippedLines, TraceFormatError, TraceFormatWarning, TraceRecord, read_trace, validate_body, validate_record, validate_trace,
     write_trace,
 )
-from promptcache.trace_append import append_record
+from promptcache.trace.recorder import append_record
 
 COUNTS = {"good_support_chat": 17, "bad_timestamp_system": 17, "good_rag_doc_qa": 10, "bad_rag_question_first": 10,
           "good_agent_tools": 18, "bad_agent_tool_shuffle": 18, "bad_summarize_each_turn": 12, "bad_sliding_window": 20,

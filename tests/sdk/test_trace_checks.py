@@ -1,4 +1,4 @@
-"""Direct tests of the public pieces of promptcache.trace_checks the server uses on live requests:
+"""Direct tests of the public pieces of promptcache.trace.shape the server uses on live requests:
 cache_control_issue (one marker's shape) and tool_issues (a request's tool definitions), each branch with its
 exact message and path."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from promptcache.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT
-from promptcache.trace_checks import TraceIssue, cache_control_issue, tool_issues, validate_body
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT
+from promptcache.trace.shape import TraceIssue, cache_control_issue, tool_issues, validate_body
 
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}}
 CC_FIX = "use {'type': 'ephemeral'} with optional ttl '5m' or '1h'"

@@ -10,8 +10,8 @@ from anthropic.types import Usage as AnthropicUsage
 from openai.types import CompletionUsage
 from openai.types.responses import ResponseUsage
 
-from promptcache.providers import model_profile
-from promptcache.usage import Cost, Usage, UsageStats, normalize_usage, usage_cost
+from promptcache.providers.profiles import model_profile
+from promptcache.providers.usage import Cost, Usage, UsageStats, normalize_usage, usage_cost
 
 SONNET = model_profile("anthropic", "claude-sonnet-4-5")
 MINI = model_profile("openai", "gpt-4.1-mini")

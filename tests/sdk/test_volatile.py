@@ -7,8 +7,8 @@ import json
 import pytest
 
 from promptcache import PromptBuilder, VolatileValueError
-from promptcache.stability import LayerRegistry
-from promptcache.volatile import KINDS, VolatileSpan, find_volatile, is_volatile, span_at
+from promptcache.prompt.stability import LayerRegistry
+from promptcache.prompt.volatile import KINDS, VolatileSpan, find_volatile, is_volatile, span_at
 
 POSITIVE = [
     ("Current time: 2026-03-18T14:00:23+00:00", "datetime", "2026-03-18T14:00:23+00:00"),

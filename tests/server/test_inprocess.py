@@ -20,9 +20,9 @@ from local_backend import LocalEngine
 from local_backend.server import create_app
 from local_backend.server.detokenizer import IncrementalDetokenizer
 from local_backend.server.errors import ANTHROPIC, OPENAI, APIError
-from local_backend.server.prompt import anthropic_prompt, anthropic_usage, breakpoint_cuts
+from local_backend.chat_template import anthropic_prompt, anthropic_usage, breakpoint_cuts
 from local_backend.tokenizer import ChatMLTokenizer
-from promptcache.chatml import encode_chatml
+from promptcache.tokens.chatml import encode_chatml
 from promptcache.convert import anthropic_to_openai
 
 

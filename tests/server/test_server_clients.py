@@ -2,7 +2,7 @@
 
 Expected hits come from the oracle (:func:`server_support.oracle_hit`) over
 the server's own token ids (``/tokenize``, itself checked against
-``promptcache.chatml``).
+``promptcache.tokens.chatml``).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import httpx
 import pytest
 from server_support import HEADER, anthropic_expected, oracle_hit, unique_system
 
-from promptcache.chatml import chatml_encoding, encode_chatml
+from promptcache.tokens.chatml import chatml_encoding, encode_chatml
 from promptcache.convert import anthropic_to_openai
-from promptcache.prefix_index import common_prefix
+from promptcache.misses.prefix_index import common_prefix
 
 BLOCK = 16
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from server_support import HEADER, anthropic_expected, metric, metrics, oracle_hit, unique_system
 
-from promptcache.chatml import encode_chatml
+from promptcache.tokens.chatml import encode_chatml
 
 MAX_TOKENS = 6
 

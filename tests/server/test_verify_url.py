@@ -19,9 +19,9 @@ from local_backend.server import create_app
 from local_backend.embedded import EMBEDDED_CONTEXT
 from local_backend.tokenizer import ChatMLTokenizer
 from promptcache.cli import main
-from promptcache.trace import TraceRecord, read_trace
-from promptcache.verify import verify_trace
-from promptcache.verify_backends import HTTPBackend, LocalBackend
+from promptcache.trace.records import TraceRecord, read_trace
+from promptcache.verify.report import verify_trace
+from promptcache.verify.backends import HTTPBackend, LocalBackend
 
 REQUESTS = 3
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from promptcache.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT
 from promptcache.simulate.render import render_prompt
 
 SONNET = "claude-sonnet-4-5"  # minimum cacheable prompt 1,024 tokens (providers.toml)

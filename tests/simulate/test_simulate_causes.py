@@ -8,9 +8,9 @@ from click.testing import CliRunner
 from simbodies import EPHEMERAL, anthropic_body, assistant, system_block, user, words
 
 from promptcache.cli import main
-from promptcache.divergence import HINTS, RUNTIME_CAUSES, MissCause
+from promptcache.misses.causes import HINTS, RUNTIME_CAUSES, MissCause
 from promptcache.simulate import AnthropicSimulator, simulate_records
-from promptcache.trace import TraceRecord, write_trace
+from promptcache.trace.records import TraceRecord, write_trace
 
 HINT = "add cache_control (top-level automatic caching or a marker on the stable prefix)"
 

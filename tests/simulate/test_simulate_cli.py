@@ -11,9 +11,9 @@ from click.testing import CliRunner
 from simbodies import EPHEMERAL, anthropic_body, system_block, user, words
 
 from promptcache.cli import main
-from promptcache.providers import UnknownModelWarning
+from promptcache.providers.profiles import UnknownModelWarning
 from promptcache.simulate import simulate_records
-from promptcache.trace import TraceRecord, write_trace
+from promptcache.trace.records import TraceRecord, write_trace
 
 REQUEST_KEYS = ["index", "session", "prompt_tokens", "cache_read_tokens", "cache_write_tokens",
                 "cache_write_5m_tokens", "cache_write_1h_tokens", "uncached_tokens", "cost", "miss_cause", "expected", "error"]

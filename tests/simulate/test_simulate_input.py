@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from simbodies import EPHEMERAL, anthropic_body, system_block, user, words
 
 from promptcache.cli import main
-from promptcache.providers import check_overrides
+from promptcache.providers.profiles import check_overrides
 from promptcache.simulate import simulate_trace
-from promptcache.trace import TraceFormatError, TraceFormatWarning, TraceRecord, write_trace
+from promptcache.trace.records import TraceFormatError, TraceFormatWarning, TraceRecord, write_trace
 
 
 def run(*args: object):

@@ -9,7 +9,7 @@ from simbodies import openai_body, openai_body_with_tokens, words
 
 from promptcache.simulate import OpenAISimulator
 from promptcache.simulate.base import rounded
-from promptcache.providers import model_profile
+from promptcache.providers.profiles import model_profile
 
 BREAKPOINT = {"mode": "explicit"}
 

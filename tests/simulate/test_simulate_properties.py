@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from simbodies import EPHEMERAL, WORDS, anthropic_body, openai_body, words
 
-from promptcache.prefix_index import common_prefix
+from promptcache.misses.prefix_index import common_prefix
 from promptcache.simulate import AnthropicSimulator, OpenAISimulator
 from promptcache.simulate.base import rounded
 

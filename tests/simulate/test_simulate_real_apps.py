@@ -10,7 +10,7 @@ from simbodies import anthropic_body, openai_body, system_block, user, words
 
 from promptcache.cli import main
 from promptcache.simulate import simulate_records
-from promptcache.trace import TraceRecord, write_trace
+from promptcache.trace.records import TraceRecord, write_trace
 
 A, O = "anthropic.messages", "openai.chat"
 SONNET_46 = "claude-sonnet-4-6"  # minimum 1,024 tokens, no USD price in providers.toml

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tiktoken
 from simbodies import EPHEMERAL, anthropic_body, openai_body, system_block, user, words
 
-from promptcache.chatml import IM_END_ID, IM_START_ID, chatml_encoding
+from promptcache.tokens.chatml import IM_END_ID, IM_START_ID, chatml_encoding
 from promptcache.simulate import AnthropicSimulator
 from promptcache.simulate.render import render_prompt
 

@@ -24,8 +24,8 @@ def replayed(tiny_model, traces_dir):
     """``replayed(name)``: the shared trace ``name`` verified on the tiny model, ample pool (once per session)."""
     from verify_support import tiny_engine
 
-    from promptcache.verify import verify_trace
-    from promptcache.verify_backends import LocalBackend
+    from promptcache.verify.report import verify_trace
+    from promptcache.verify.backends import LocalBackend
 
     reports = {}
 

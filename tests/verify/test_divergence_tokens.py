@@ -1,13 +1,13 @@
 """verify's divergence offsets count the backend's tokens, as the table does, not the classifier's ChatML/cl100k
-tokens (``promptcache.verify.in_prompt_tokens``): a backend with another tokenizer gets offsets in its own."""
+tokens (``promptcache.verify.report.in_prompt_tokens``): a backend with another tokenizer gets offsets in its own."""
 
 from __future__ import annotations
 
-from promptcache.chatml import render_chatml
-from promptcache.prefix_index import common_prefix
-from promptcache.trace import read_trace
-from promptcache.verify import verify_trace
-from promptcache.verify_backends import Replay, openai_body
+from promptcache.tokens.chatml import render_chatml
+from promptcache.misses.prefix_index import common_prefix
+from promptcache.trace.records import read_trace
+from promptcache.verify.report import verify_trace
+from promptcache.verify.backends import Replay, openai_body
 
 
 class ByteLevelBackend:

@@ -10,9 +10,9 @@ from verify_support import tiny_engine
 
 from promptcache.commands.verify import print_report
 
-from promptcache.trace import TraceRecord, read_trace
-from promptcache.verify import verify_trace
-from promptcache.verify_backends import LocalBackend
+from promptcache.trace.records import TraceRecord, read_trace
+from promptcache.verify.report import verify_trace
+from promptcache.verify.backends import LocalBackend
 
 
 def test_a_small_pool_evicts_and_the_shortfall_is_reported(traces_dir, tiny_model):

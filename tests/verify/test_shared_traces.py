@@ -8,7 +8,7 @@ from verify_support import readme_local_reuse
 
 TOLERANCE = 0.03
 """The README's figures are o200k counts of a ChatML-like rendering; ours are cl100k counts of
-``promptcache.chatml``. Its tolerance note asks for a few points (the measured gap is under 0.6)."""
+``promptcache.tokens.chatml``. Its tolerance note asks for a few points (the measured gap is under 0.6)."""
 
 VERDICTS = {
     "good_support_chat.jsonl": None,

@@ -1,5 +1,5 @@
 """``verify`` picks a trace's usable records as ``simulate`` and ``diff`` do (one reader,
-``promptcache.simulate.shape.usable_records``), before the model loads, and nothing in its report path raises on
+``promptcache.trace.requests.usable_records``), before the model loads, and nothing in its report path raises on
 a body that reader let through."""
 
 from __future__ import annotations

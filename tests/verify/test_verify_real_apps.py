@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from verify_support import tiny_engine
 
-from promptcache.trace import TraceRecord
-from promptcache.verify import verify_trace
-from promptcache.verify_backends import LocalBackend
+from promptcache.trace.records import TraceRecord
+from promptcache.verify.report import verify_trace
+from promptcache.verify.backends import LocalBackend
 
 A = "anthropic.messages"
 SYSTEM = [{"type": "text", "text": "You are a helpful assistant for ACME. " * 40, "cache_control": {"type": "ephemeral"}}]

@@ -24,7 +24,7 @@ from transformers import LlamaConfig, LlamaForCausalLM
 from local_backend import LocalEngine
 from local_backend.embedded import EMBEDDED_CONTEXT, EMBEDDED_VOCAB
 from local_backend.tokenizer import ChatMLTokenizer
-from promptcache.chatml import IM_END_ID
+from promptcache.tokens.chatml import IM_END_ID
 
 
 def tiny_chatml_model(seed: int = 0) -> LlamaForCausalLM:

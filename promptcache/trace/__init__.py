@@ -1,0 +1,22 @@
+"""Traces: the requests an application sent, one JSON line each (format: ``docs/traces.md``).
+
+- ``records.py``: :class:`TraceRecord`, reading (:func:`read_trace`), writing, validating a trace;
+- ``shape.py``: whether a body is a request body of its API (the one body-shape validator);
+- ``requests.py``: the usable requests of a trace, as ``simulate``, ``diff`` and ``verify`` read them;
+- ``recorder.py``: appending records while an application runs (:class:`TraceClock`);
+- ``output_path.py``: whether a report or trace file can be written before any work starts.
+"""
+
+from __future__ import annotations
+
+from promptcache.trace.records import (RECORD_KEYS, EmptyTraceError, Redactor, SkippedLines, TraceFormatError,
+                                       TraceFormatWarning, TraceRecord, parse_record, read_trace, redacted,
+                                       validate_record, validate_trace, write_trace)
+from promptcache.trace.recorder import TraceClock, append_record, check_trace_path
+from promptcache.trace.requests import MalformedBody, check_body, read_requests, usable_records
+from promptcache.trace.shape import TraceIssue, validate_body
+
+__all__ = ["RECORD_KEYS", "EmptyTraceError", "MalformedBody", "Redactor", "SkippedLines", "TraceClock",
+           "TraceFormatError", "TraceFormatWarning", "TraceIssue", "TraceRecord", "append_record", "check_body",
+           "check_trace_path", "parse_record", "read_requests", "read_trace", "redacted", "usable_records",
+           "validate_body", "validate_record", "validate_trace", "write_trace"]

@@ -1,0 +1,315 @@
+"""``promptcache verify``: replay a trace on a real prefix cache and compare its hits with the best possible.
+
+The trace's requests are sent in recorded order (sessions interleaved as
+recorded), one at a time, to a backend (:mod:`promptcache.verify.backends`):
+the in-process local engine or an OpenAI-compatible URL. The recorded
+assistant turns stay as they are, so one output token per request is enough.
+
+For every request the report has the prompt tokens, the **cached tokens**
+the backend reported, the **oracle tokens** (the block-aligned longest prefix
+shared with anything computed before: prompts plus generated tokens but the
+last; :class:`local_backend.oracle.PrefixTrieOracle`), the TTFT, and the
+first divergence from the earlier request (any session) that shares the
+longest prefix, classified by the one miss-cause classifier
+(:mod:`promptcache.misses.guard`); its token offset is then recounted in the prompt ids
+the backend runs (:func:`in_prompt_tokens`), so it counts the same tokens as the
+table, whatever the model's tokenizer. When a backend caches less than the oracle the
+divergence gets the runtime cause ``evicted``.
+
+With an ample pool and sequential requests the local engine's hit tokens
+equal the oracle's exactly (``hit_vs_oracle == 1.0``).
+
+The verdict is ``good`` when every miss the classifier sees is benign
+(first request, new turn, another cache key, a repeat) and ``bad`` otherwise,
+naming the cause that cost the most tokens.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import statistics
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from promptcache.misses.causes import Divergence
+from promptcache.misses.guard import classify_requests
+from promptcache.misses.prefix_index import common_prefix
+from promptcache.trace.requests import read_requests, usable_records
+from promptcache.trace.records import EmptyTraceError, SkippedLines, TraceRecord
+
+WORST = 5
+"""Requests listed under "worst" in the summary."""
+
+
+@dataclass(frozen=True)
+class RequestResult:
+    """One replayed request. Token counts are tokens of the backend's tokenizer; ``ttft_s`` is seconds.
+
+    ``index`` counts from 0 in trace order; ``divergence`` is the classifier's
+    verdict against the earlier requests; ``error`` is set (and the counts are
+    0) when the backend refused the request.
+    """
+
+    index: int
+    t: float
+    session: str
+    api: str
+    prompt_tokens: int
+    cached_tokens: int
+    oracle_tokens: int
+    ttft_s: float | None
+    divergence: Divergence | None = None
+    error: str | None = None
+
+    @property
+    def missed_tokens(self) -> int:
+        """Prompt tokens the backend had to compute."""
+        return self.prompt_tokens - self.cached_tokens
+
+    def row(self) -> dict[str, Any]:
+        """The JSON row of ``--format json``."""
+        return {"index": self.index, "session": self.session, "prompt_tokens": self.prompt_tokens,
+                "cached_tokens": self.cached_tokens, "oracle_tokens": self.oracle_tokens, "ttft_s": self.ttft_s}
+
+
+@dataclass
+class VerifyReport:
+    """The whole replay: per-request results, the backend's identity, notes."""
+
+    trace: str
+    backend: str
+    model: str
+    block_size: int
+    oracle_exact: bool
+    requests: list[RequestResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def totals(self) -> tuple[int, int, int]:
+        """(prompt, cached, oracle) tokens summed over the requests."""
+        ok = [r for r in self.requests if r.error is None]
+        return (sum(r.prompt_tokens for r in ok), sum(r.cached_tokens for r in ok), sum(r.oracle_tokens for r in ok))
+
+    @property
+    def errors(self) -> int:
+        """Requests the backend refused or failed (their rows count no tokens)."""
+        return sum(1 for r in self.requests if r.error is not None)
+
+    @property
+    def hit_rate(self) -> float | None:
+        """Cached tokens / prompt tokens over the measured requests; None when nothing was measured
+        (no request, or every request failed)."""
+        prompt, cached, _ = self.totals()
+        return cached / prompt if prompt else None
+
+    @property
+    def oracle_hit_rate(self) -> float | None:
+        """Oracle tokens / prompt tokens over the measured requests; None when nothing was measured."""
+        prompt, _, oracle = self.totals()
+        return oracle / prompt if prompt else None
+
+    @property
+    def hit_vs_oracle(self) -> float | None:
+        """Cached tokens / oracle tokens: 1.0 when the oracle finds nothing to reuse and nothing was cached;
+        None when nothing was measured, or when the oracle is 0 but the backend cached tokens (its cache was
+        warm before the replay: :func:`verify_trace` adds a note), where no ratio is meaningful."""
+        prompt, cached, oracle = self.totals()
+        if not prompt:
+            return None
+        if oracle:
+            return cached / oracle
+        return 1.0 if cached == 0 else None
+
+    def worst(self, n: int = WORST) -> list[RequestResult]:
+        """The ``n`` requests that lost the most tokens, unexpected misses first."""
+        ranked = sorted((r for r in self.requests if r.error is None),
+                        key=lambda r: (r.divergence is None or r.divergence.expected, -r.missed_tokens, r.index))
+        return ranked[:n]
+
+    def verdict(self) -> tuple[bool, str]:
+        """``(good, text)``: good when no unexpected miss; else the costliest unexpected cause. Not good
+        when nothing was measured (every request failed)."""
+        if self.requests and self.errors == len(self.requests):
+            return False, f"n/a: every request failed ({self.requests[0].error})"
+        lost: Counter[str] = Counter()
+        for r in self.requests:
+            if r.divergence is not None and not r.divergence.expected:
+                lost[r.divergence.cause] += max(r.divergence.prompt_tokens - r.divergence.common_prefix_tokens, 1)
+        if not lost:
+            return True, "good: every miss is a first request, a new turn, another cache key or a chunked truncation"
+        cause, _ = lost.most_common(1)[0]
+        count = sum(1 for r in self.requests
+                    if r.divergence is not None and r.divergence.cause == cause and not r.divergence.expected)
+        return False, f"bad: {cause} on {count} of {len(self.requests)} requests"
+
+    def summary(self) -> dict[str, Any]:
+        """Totals, rates, the verdict and the worst requests (JSON-ready: rates that cannot be measured are
+        None, never NaN or infinity)."""
+        prompt, cached, oracle = self.totals()
+        ttfts = [r.ttft_s for r in self.requests if r.ttft_s is not None]
+        good, verdict = self.verdict()
+        return {
+            "requests": len(self.requests), "prompt_tokens": prompt, "cached_tokens": cached,
+            "hit_rate": self.hit_rate, "oracle_tokens": oracle, "oracle_hit_rate": self.oracle_hit_rate,
+            "hit_vs_oracle": self.hit_vs_oracle, "tokens_saved": cached,
+            "ttft_p50_s": statistics.median(ttfts) if ttfts else None,
+            "errors": self.errors,
+            "trace": self.trace, "backend": self.backend, "model": self.model, "block_size": self.block_size,
+            "oracle": "exact" if self.oracle_exact else "approximate",
+            "good": good, "verdict": verdict,
+            "worst": [{"index": r.index, "session": r.session, "missed_tokens": r.missed_tokens,
+                       "cause": r.divergence.cause if r.divergence else None,
+                       "expected": r.divergence.expected if r.divergence else None,
+                       "path": r.divergence.path if r.divergence else None,
+                       "summary": r.divergence.summary() if r.divergence else None} for r in self.worst()],
+            "failed": [{"index": r.index, "session": r.session, "error": r.error}
+                       for r in self.requests if r.error is not None],
+            "notes": list(self.notes),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"requests": [row, ...], "summary": {...}}``: the ``--format json`` document."""
+        return {"requests": [r.row() for r in self.requests], "summary": self.summary()}
+
+
+def in_prompt_tokens(divergence: Divergence | None, prompt: Sequence[int],
+                     prompts: Mapping[int, Sequence[int]]) -> Divergence | None:
+    """``divergence`` with its token figures counted in the backend's prompt ids instead of the classifier's.
+
+    The classifier (:mod:`promptcache.misses.guard`) finds the divergence on its own
+    ChatML/cl100k rendering; the table counts the backend's tokens (another model's
+    tokenizer with ``--model``). So ``token_offset`` and ``common_prefix_tokens``
+    become the common prefix of ``prompt`` with the prompt ids of the earlier request
+    the classifier compared with (``prompts[earlier_index]``), and ``prompt_tokens``
+    becomes ``len(prompt)`` (generation prompt included, as in the table).
+    ``static_after_divergence`` stays in the classifier's tokens.
+
+    Args:
+        divergence: the classifier's verdict (None: returned as is).
+        prompt: this request's prompt ids, as the backend renders it (length P tokens).
+        prompts: request index -> prompt ids of the requests the backend rendered.
+
+    Returns:
+        The divergence recounted; unchanged when the earlier request has no prompt ids (the backend
+        refused it): its figures then stay in the classifier's tokens.
+    """
+    if divergence is None:
+        return None
+    earlier = divergence.earlier_index
+    if earlier is None:
+        return dataclasses.replace(divergence, prompt_tokens=len(prompt))
+    if earlier not in prompts:
+        return divergence
+    shared = common_prefix(prompt, prompts[earlier])
+    return dataclasses.replace(divergence, token_offset=shared, common_prefix_tokens=shared,
+                               prompt_tokens=len(prompt))
+
+
+ProgressFn = Callable[[int, int, RequestResult], None]
+
+
+def make_backend(backend: str = "local", *, model: str | None = None, max_tokens: int = 1, block_size: int = 16,
+                 api_key: str | None = None, **engine_options: Any) -> Any:
+    """A backend for ``--backend``: ``"local"`` (the in-process engine) or an ``http(s)://`` URL.
+
+    For ``local``, ``model`` is a model directory (None = embedded) and
+    ``engine_options`` go to ``LocalEngine`` (``kv_cache_mb``, ``num_blocks``,
+    ``eviction``, ``tokenizer``, ...). For a URL, ``model`` is the model name to send and
+    ``api_key`` the bearer token (default ``$OPENAI_API_KEY``).
+
+    Raises:
+        ValueError: ``backend`` is neither ``local`` nor a URL.
+        ImportError: the backend's packages are missing (the message names the install command).
+        BackendError: the URL cannot be reached or refuses the key (the message says what to do).
+    """
+    from promptcache.verify.backends import HTTPBackend, LocalBackend
+
+    if backend == "local":
+        return LocalBackend(model=model, max_tokens=max_tokens, block_size=block_size, **engine_options)
+    if backend.startswith(("http://", "https://")):
+        return HTTPBackend(backend, model=model, max_tokens=max_tokens, block_size=block_size, api_key=api_key)
+    raise ValueError(f"--backend must be 'local' or an http(s):// URL, not {backend!r}")
+
+
+def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend: Any, *,
+                 strict: bool = False, reset_cache: bool = False, progress: ProgressFn | None = None,
+                 name: str | None = None) -> VerifyReport:
+    """Replay ``trace`` on ``backend`` in order and measure cache hits against the oracle.
+
+    Args:
+        trace: a trace path or records (time order).
+        backend: from :func:`make_backend`, or any object with ``name``,
+            ``model``, ``block_size``, ``oracle_exact``, ``prompt_ids(api,
+            body)`` and ``run(api, body, prompt_ids) -> Replay``.
+        strict: a malformed trace line or request body raises ``TraceFormatError`` instead of being skipped
+            with a warning. Records are picked as ``simulate`` and ``diff`` pick them
+            (:func:`promptcache.trace.requests.usable_records`): a body that is not a request body of
+            its API (no ``messages``, an OpenAI body labelled ``anthropic.messages``) is reported
+            ``FILE:LINE: malformed request body: ...`` and skipped; the body's ``model`` is not needed.
+        reset_cache: empty the backend's prefix cache first (``backend.reset_cache()``), so
+            hits come from this replay only; a note says when that was refused.
+        progress: called after each request with ``(done, total, result)``.
+        name: the trace's name in the report (default: the path, or ``"<records>"``).
+
+    Returns:
+        The report; a request the backend refuses becomes a row with ``error`` set.
+
+    Raises:
+        TraceFormatError: a malformed line or body with ``strict``.
+        EmptyTraceError: no usable request (an empty trace, or every line or body skipped as malformed).
+        BackendError: the backend cannot be used at all (an unreachable server refusing the cache reset).
+    """
+    from local_backend.oracle import PrefixTrieOracle
+
+    if isinstance(trace, (str, os.PathLike)):
+        name = name or os.fspath(trace)
+        records = read_requests(trace, strict=strict, model_given=True)
+    else:
+        name = name or "<records>"
+        skip = SkippedLines()
+        records = list(usable_records(trace, strict=strict, on_problem=skip, source=name, model_given=True))
+        if not records:
+            raise EmptyTraceError(name, skip.count)
+    unclassified: list[str] = []
+
+    def not_classified(index: int, exc: ValueError) -> None:  # still replayed: the backend may render it
+        record = records[index]
+        where = f"{os.path.basename(name)}:{record.line}" if record.line is not None else f"index {index}"
+        unclassified.append(f"{where}: request {index} could not be compared with earlier requests ({exc})")
+
+    divergences = classify_requests(records, on_error=not_classified)
+    oracle = PrefixTrieOracle(backend.block_size)
+    report = VerifyReport(name, backend.name, backend.model, backend.block_size, backend.oracle_exact)
+    report.notes.extend(unclassified)
+    if reset_cache and not backend.reset_cache():
+        report.notes.append(f"{backend.name} refused to reset its prefix cache; hits may include earlier requests")
+    prompts: dict[int, list[int]] = {}  # the prompt ids of each request the backend ran
+    for index, (record, divergence) in enumerate(zip(records, divergences)):
+        try:
+            prompt = backend.prompt_ids(record.api, record.body)
+            best = oracle.hit_tokens(prompt)
+            replay = backend.run(record.api, record.body, prompt)
+        except Exception as exc:  # a refused request is reported, the rest still replayed
+            result = RequestResult(index, record.t, record.session, record.api, 0, 0, 0, None, divergence,
+                                   f"{type(exc).__name__}: {exc}")
+        else:
+            oracle.record(prompt, replay.output_token_ids or [])
+            divergence = in_prompt_tokens(divergence, prompt, prompts)
+            prompts[index] = prompt
+            if replay.cached_tokens < best and divergence is not None:
+                divergence = divergence.with_cause(
+                    "evicted", f"the backend cached {replay.cached_tokens:,} of the {best:,} tokens an ample "
+                               "cache would hold (evicted, or still being computed by another request)")
+            result = RequestResult(index, record.t, record.session, record.api, replay.prompt_tokens,
+                                   replay.cached_tokens, best, replay.ttft_s, divergence)
+        report.requests.append(result)
+        if progress is not None:
+            progress(index + 1, len(records), result)
+    report.oracle_exact = backend.oracle_exact
+    report.notes.extend(getattr(backend, "notes", []))
+    if any(r.cached_tokens > r.oracle_tokens for r in report.requests):
+        report.notes.append("the backend cached more than the oracle allows: its cache was warm before the replay "
+                            "(rerun with --reset-cache) or it shares blocks the trace did not compute")
+    return report
