@@ -2,7 +2,10 @@
 
 The one place where a chat body becomes tokens, shared by the server and
 ``promptcache verify`` (local backend), so a trace replayed in process and the
-same requests sent over HTTP are tokenised identically:
+same requests sent over HTTP are tokenised identically. A body is first
+checked at the ``API`` level of :mod:`promptcache.trace.shape` (what the
+provider refuses with a 400); a bad one raises :class:`InvalidBodyError`,
+worded as the provider words it. Then:
 
 * OpenAI chat bodies: ``messages`` and ``tools`` go to
   ``tokenizer.apply_chat_template`` (tool definitions and assistant
@@ -25,15 +28,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from local_backend.server.errors import bad_request
-from local_backend.server.validation import check_anthropic_body, check_openai_messages, check_openai_tools
+from local_backend.errors import InvalidBodyError
 from local_backend.tokenizer import EngineTokenizer
 from promptcache.convert import anthropic_to_openai
 from promptcache.misses.prefix_index import common_prefix
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT
+from promptcache.trace.shape import Level, body_issues
 
-MAX_BREAKPOINTS = 4
-"""Anthropic allows at most 4 ``cache_control`` breakpoints per request, the top-level one included
-(Anthropic docs, "Prompt caching": "You can define up to 4 cache breakpoints")."""
+
+def check_chat_body(api: str, body: Mapping[str, Any]) -> None:
+    """Refuse a body the provider of ``api`` would refuse (:data:`~promptcache.trace.shape.Level.API`; the model
+    is the caller's to check).
+
+    Raises:
+        InvalidBodyError: the first problem, in the provider's words, with OpenAI's ``param``.
+    """
+    issues = body_issues(api, body, Level.API, model_given=True, first=True)
+    if issues:
+        raise InvalidBodyError(*issues[0].provider_message(api))
 
 
 @dataclass(frozen=True)
@@ -58,41 +70,37 @@ def render_messages(tokenizer: EngineTokenizer, messages: Any, tools: Any = None
     """Token ids of OpenAI-shaped ``messages`` (and ``tools``) under the model's chat template.
 
     Raises:
-        APIError: 400 when the template cannot render them (bad content shape, no template).
+        InvalidBodyError: the template cannot render them (bad content shape, no template).
     """
     if tools is not None and not isinstance(tools, list):
-        raise bad_request("tools must be a list of tool definitions", param="tools")
+        raise InvalidBodyError("tools must be a list of tool definitions", "tools")
     try:
         return tokenizer.apply_chat_template(messages, tools=tools or None, add_generation_prompt=add_generation_prompt)
     except (TypeError, ValueError, KeyError) as exc:
-        raise bad_request(f"messages cannot be rendered with the chat template ({type(exc).__name__}: {exc}); "
-                          "check the messages' content and tool calls", param="messages") from exc
+        raise InvalidBodyError(f"messages cannot be rendered with the chat template ({type(exc).__name__}: {exc}); "
+                               "check the messages' content and tool calls", "messages") from exc
 
 
 def openai_chat_prompt(tokenizer: EngineTokenizer, body: Mapping[str, Any]) -> ChatPrompt:
-    """Validate (:mod:`~local_backend.server.validation`) and render an OpenAI chat body.
+    """Validate (:func:`check_chat_body`) and render an OpenAI chat body.
 
     Raises:
-        APIError: 400 naming the bad message, content part, tool call or tool definition.
+        InvalidBodyError: naming the bad message, content part, tool call or tool definition.
     """
-    messages, tools = check_openai_messages(body.get("messages")), body.get("tools")
-    check_openai_tools(tools)
-    return ChatPrompt(render_messages(tokenizer, list(messages), tools), list(messages), tools)
+    check_chat_body(OPENAI_CHAT, body)
+    messages, tools = list(body["messages"]), body.get("tools")
+    return ChatPrompt(render_messages(tokenizer, messages, tools), messages, tools)
 
 
 def anthropic_prompt(tokenizer: EngineTokenizer, body: Mapping[str, Any]) -> ChatPrompt:
     """Render an Anthropic Messages body and locate its cache breakpoints.
 
     Raises:
-        APIError: 400 for a body that is invalid (:func:`~local_backend.server.validation.check_anthropic_body`)
-            or that the converter refuses (the message names the path), or more than
-            :data:`MAX_BREAKPOINTS` breakpoints.
+        InvalidBodyError: a body that is invalid (:func:`check_chat_body`: more than 4 breakpoints too)
+            or that the converter refuses (the message names the path).
     """
-    check_anthropic_body(body)
+    check_chat_body(ANTHROPIC_MESSAGES, body)
     markers = breakpoint_cuts(body)
-    if len(markers) > MAX_BREAKPOINTS:
-        raise bad_request(f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. "
-                          f"Found {len(markers)}.")
     messages, tools = _to_openai(body)
     token_ids = render_messages(tokenizer, messages, tools)
     offsets = []
@@ -110,9 +118,9 @@ def _to_openai(body: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[Any]
     try:
         converted = anthropic_to_openai(body).body
     except ValueError as exc:  # the converter names the path
-        raise bad_request(str(exc)) from exc
+        raise InvalidBodyError(str(exc)) from exc
     except (TypeError, KeyError, AttributeError) as exc:
-        raise bad_request(f"the body cannot be converted for the chat template ({type(exc).__name__}: {exc}); "
+        raise InvalidBodyError(f"the body cannot be converted for the chat template ({type(exc).__name__}: {exc}); "
                           "check that every block has the fields its type requires") from exc
     return converted["messages"], converted.get("tools")
 

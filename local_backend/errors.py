@@ -16,6 +16,15 @@ class InvalidRequestError(ValueError):
     """A request the engine cannot serve as given (the message says what to change)."""
 
 
+class InvalidBodyError(InvalidRequestError):
+    """A chat request body the provider's API would refuse (:mod:`local_backend.chat_template`); the message is
+    worded as the provider words it, ``param`` names the field (OpenAI's ``param``) when known."""
+
+    def __init__(self, message: str, param: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.param = message, param
+
+
 class EmptyPromptError(InvalidRequestError):
     """The prompt has no tokens; send at least one token."""
 

@@ -32,7 +32,7 @@ STOP_REASONS = {"stop": "end_turn", "length": "max_tokens"}
 
 
 def _prompt(state: ServerState, body: Mapping[str, Any]) -> ChatPrompt:
-    """The body validated (:func:`~local_backend.server.validation.check_anthropic_body`) and rendered."""
+    """The body validated (:func:`~local_backend.chat_template.check_chat_body`) and rendered."""
     return anthropic_prompt(state.tokenizer, body)
 
 

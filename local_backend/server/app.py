@@ -22,6 +22,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from local_backend.engine import LocalEngine
+from local_backend.errors import InvalidBodyError
 from local_backend.server import anthropic_api, openai_api
 from local_backend.server.engine_loop import EngineLoop
 from local_backend.server.errors import APIError, flavour_of
@@ -69,6 +70,10 @@ def create_app(engine: LocalEngine, *, served_model_names: Sequence[str] = (),
     @app.exception_handler(APIError)
     async def api_error(request: Request, exc: APIError) -> JSONResponse:
         return exc.response(flavour_of(request.url.path))
+
+    @app.exception_handler(InvalidBodyError)
+    async def invalid_body(request: Request, exc: InvalidBodyError) -> JSONResponse:
+        return APIError(400, exc.message, param=exc.param).response(flavour_of(request.url.path))
 
     @app.exception_handler(ClientDisconnected)
     async def client_gone(request: Request, exc: ClientDisconnected) -> Response:

@@ -23,9 +23,9 @@ from fastapi.responses import JSONResponse, Response
 from local_backend.server.errors import OPENAI, APIError, bad_request
 from local_backend.server.generation import Generation, GenerationStream
 from local_backend.server.params import flag, integer, read_json, sampling_params, string_list
-from local_backend.chat_template import openai_chat_prompt, render_messages
+from local_backend.chat_template import check_chat_body, openai_chat_prompt, render_messages
 from local_backend.server.state import ServerState, new_id
-from local_backend.server.validation import check_openai_messages, check_openai_tools
+from promptcache.providers.apis import OPENAI_CHAT
 
 router = APIRouter()
 
@@ -195,8 +195,8 @@ async def tokenize(request: Request) -> dict[str, Any]:
     if body.get("model") is not None:
         state.check_model(body["model"])
     if "messages" in body:
-        messages = check_openai_messages(body.get("messages"))
-        check_openai_tools(body.get("tools"))
+        check_chat_body(OPENAI_CHAT, body)
+        messages = body["messages"]
         add_generation_prompt = body.get("add_generation_prompt", True)
         if not isinstance(add_generation_prompt, bool):
             raise bad_request("add_generation_prompt: expected true or false", param="add_generation_prompt")

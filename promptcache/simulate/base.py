@@ -16,7 +16,7 @@ from typing import Any
 
 from promptcache.providers.profiles import ModelProfile, check_overrides, model_profile
 from promptcache.simulate.render import PromptRender, render_prompt
-from promptcache.trace.requests import MalformedBody, check_body
+from promptcache.trace.shape import MalformedBody, check_body
 from promptcache.providers.usage import Usage
 
 

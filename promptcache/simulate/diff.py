@@ -32,7 +32,7 @@ from promptcache.providers.profiles import ModelProfile, UnknownModelWarning, mo
 from promptcache.simulate.anthropic import has_breakpoint
 from promptcache.simulate.base import below_minimum_detail
 from promptcache.simulate.driver import simulate_records
-from promptcache.trace.requests import MalformedBody, check_body
+from promptcache.trace.shape import MalformedBody, check_body
 from promptcache.trace.records import BOM, EmptyTraceError, SkippedLines, read_trace
 from promptcache.trace.shape import validate_body
 

@@ -31,7 +31,8 @@ from promptcache.simulate.base import CacheSimulator, RequestResult
 from promptcache.simulate.deepseek import DeepSeekSimulator
 from promptcache.simulate.gemini import GeminiSimulator
 from promptcache.simulate.openai import OpenAISimulator
-from promptcache.trace.requests import MalformedBody, usable_records
+from promptcache.trace.requests import usable_records
+from promptcache.trace.shape import MalformedBody
 from promptcache.tokens.tokenizers import encoding_name_for_model, is_approximate
 from promptcache.trace.records import EmptyTraceError, SkippedLines, TraceFormatError, TraceRecord, read_trace
 from promptcache.providers.usage import Cost, Usage, usage_cost

@@ -13,10 +13,11 @@ from promptcache.trace.records import (RECORD_KEYS, EmptyTraceError, Redactor, S
                                        TraceFormatWarning, TraceRecord, parse_record, read_trace, redacted,
                                        validate_record, validate_trace, write_trace)
 from promptcache.trace.recorder import TraceClock, append_record, check_trace_path
-from promptcache.trace.requests import MalformedBody, check_body, read_requests, usable_records
-from promptcache.trace.shape import TraceIssue, validate_body
+from promptcache.trace.requests import read_requests, usable_records
+from promptcache.trace.shape import Level, MalformedBody, TraceIssue, body_issues, check_body, validate_body
 
 __all__ = ["RECORD_KEYS", "EmptyTraceError", "MalformedBody", "Redactor", "SkippedLines", "TraceClock",
-           "TraceFormatError", "TraceFormatWarning", "TraceIssue", "TraceRecord", "append_record", "check_body",
+           "TraceFormatError", "TraceFormatWarning", "TraceIssue", "TraceRecord", "Level", "append_record", "body_issues",
+           "check_body",
            "check_trace_path", "parse_record", "read_requests", "read_trace", "redacted", "usable_records",
            "validate_body", "validate_record", "validate_trace", "write_trace"]

@@ -104,15 +104,15 @@ class LocalBackend:
         """The prompt token ids the engine will see.
 
         Raises:
-            ValueError: the body cannot be rendered (the message says why).
+            ValueError: the body cannot be rendered (the message says why, as the provider's 400 would).
         """
-        from local_backend.server.errors import APIError
         from local_backend.chat_template import anthropic_prompt, openai_chat_prompt
+        from local_backend.errors import InvalidBodyError
 
         render = anthropic_prompt if api == ANTHROPIC_MESSAGES else openai_chat_prompt
         try:
             return render(self.engine.tokenizer, body).token_ids
-        except APIError as exc:
+        except InvalidBodyError as exc:
             raise ValueError(exc.message) from exc
 
     def run(self, api: str, body: Mapping[str, Any], prompt_ids: list[int]) -> Replay:

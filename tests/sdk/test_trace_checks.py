@@ -106,7 +106,9 @@ def test_an_anthropic_tool_cache_control_is_checked_in_order() -> None:
              anthropic_tool("c", cache_control={"type": "ephemeral", "ttl": "1h"})]  # 1h after 5m
     assert found(tool_issues(ANTHROPIC_MESSAGES, tools)) == [
         ("tools[0].cache_control", f"bad cache_control {{'type': 'ephemeral', 'ttl': '30m'}}; {CC_FIX}"),
-        ("tools[2].cache_control", "a 1h cache_control marker follows a 5m one")]
+        ("tools[2].cache_control", "a ttl='1h' breakpoint follows a ttl='5m' one at tools.1.cache_control; "
+                                   "cache_control blocks with a longer TTL must come before shorter ones (put the 1h "
+                                   "markers on the earlier, more stable blocks)")]
 
 
 def test_a_server_tool_cache_control_is_checked_too() -> None:

@@ -84,7 +84,7 @@ def test_a_body_that_is_no_request_is_a_malformed_line(tmp_path) -> None:
     result = run("simulate", trace)
     assert result.exit_code == 0, result.output
     assert ("warning: mixed.jsonl:3: malformed request body: body.messages: must be a non-empty list of messages, "
-            "not int; line skipped") in result.stderr
+            "not an integer; line skipped") in result.stderr  # JSON kinds, as serve's 400s word them
     assert "refused" not in result.stdout and "model ''" not in result.stderr
     assert "anthropic prompt cache, claude-sonnet-4-5 " in result.stdout and "claude-sonnet-4-5," not in result.stdout
     doc = json.loads(run("simulate", trace, "--format", "json").stdout)
