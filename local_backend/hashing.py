@@ -37,8 +37,6 @@ except ImportError:  # pragma: no cover - depends on the environment
 BlockHash = bytes
 """A 16-byte (128-bit) block hash."""
 
-HASH_BYTES = 16
-
 
 def root_extra_keys(model_fingerprint: str, cache_salt: str | None = None) -> bytes:
     """``extra_0``: the bytes mixed into the first block's hash.

@@ -95,7 +95,6 @@ class ModuleIndex:
     """Everything :class:`Indexer` recorded about one module."""
 
     def __init__(self) -> None:
-        self.module_scope: Scope | None = None
         self.scopes: list[Scope] = []
         self.classes: list[ClassInfo] = []
         self.calls: list[tuple[cst.Call, Scope]] = []
@@ -156,12 +155,6 @@ class ModuleIndex:
             return self.qualified(bindings[0].value, bindings[0].scope, _depth + 1)
         return None
 
-    def class_named(self, name: str) -> ClassInfo | None:
-        for info in self.classes:
-            if info.name == name:
-                return info
-        return None
-
     def function_named(self, expr: cst.BaseExpression, scope: Scope) -> Scope | None:
         """The module-local function (or method, for ``self.m``) that ``expr`` names, if any."""
         if isinstance(expr, cst.Name):
@@ -210,7 +203,6 @@ class Indexer:
     # -- scopes ----------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
         scope = Scope("module", node, None, name="<module>")
-        self.index.module_scope = scope
         self._push(scope)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:

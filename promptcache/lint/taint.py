@@ -48,7 +48,6 @@ class Source:
     origin: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
 
 
-Taint = frozenset
 EMPTY: frozenset[Source] = frozenset()
 
 

@@ -14,9 +14,10 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from promptcache.misses.rendering import Rendering, canonical_json, canonical_text
+from promptcache.misses.rendering import Rendering
 from promptcache.misses.causes import EXPECTED_CAUSES, HINTS, Divergence, MissCause, identical_after
 from promptcache.misses.prefix_index import common_prefix
+from promptcache.prompt.normalize import canonical_json_text, comparable_json, comparable_text
 from promptcache.prompt.volatile import find_volatile, span_at
 
 __all__ = ["Classifier"]
@@ -54,7 +55,7 @@ def _tool_name(tool: Any) -> str:
 
 
 def _canonical_dump(value: Any) -> str:
-    return json.dumps(canonical_json(value), sort_keys=True, ensure_ascii=False)
+    return canonical_json_text(comparable_json(value))
 
 
 def _tools_cause(new: Rendering, old: Rendering) -> tuple[MissCause, str]:
@@ -208,14 +209,14 @@ class Classifier:
         if new_text is not None and old_text is not None:
             piece = new.piece_at(byte)
             offset = len(new.data[piece.start:byte].decode("utf-8", "ignore")) if not piece.framing else len(new_text)
-            if canonical_text(new_text) == canonical_text(old_text) and \
+            if comparable_text(new_text) == comparable_text(old_text) and \
                     " ".join(new_text.split()) == " ".join(old_text.split()):
                 return MissCause.WHITESPACE_ONLY, "equal after whitespace normalisation (re.sub(r'\\s+', ' ', text))"
             volatile = _volatile_detail(new_text, old_text, offset)
             if volatile:
                 return MissCause.VOLATILE_VALUE, volatile
             new_value, old_value = new.value(path), old.value(path)
-            if canonical_text(new_text) == canonical_text(old_text) or (
+            if comparable_text(new_text) == comparable_text(old_text) or (
                     new_value is not None and _canonical_dump(new_value) == _canonical_dump(old_value)):
                 return MissCause.JSON_KEY_ORDER, "equal as canonical JSON; only the key order differs"
         by_layer = {"system": MissCause.SYSTEM_CHANGED, "documents": MissCause.DOCUMENT_CHANGED,

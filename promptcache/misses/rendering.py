@@ -49,6 +49,7 @@ from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, check_ap
 from promptcache.tokens.chatml import IM_START_ID, chatml_encoding, chatml_segments, encode_chatml
 from promptcache.convert import anthropic_to_openai
 from promptcache.prompt.model import LAYERS
+from promptcache.prompt.normalize import comparable_text
 
 PARAM_KEYS = {
     ANTHROPIC_MESSAGES: (("model", ("model",)), ("tool_choice", ("tool_choice",)), ("thinking", ("thinking",)),
@@ -58,7 +59,6 @@ PARAM_KEYS = {
 """Request parameters that change the cache without changing the rendered text (params_changed)."""
 
 _PATH_TOKEN = re.compile(r"([A-Za-z_]+)|\[(\d+)\]")
-_WHITESPACE = re.compile(r"\s+")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -198,9 +198,9 @@ class Rendering:
             for piece in pieces:
                 raw = self.data[piece.start:piece.end]
                 exact.update(raw + b"\x00")
-                canonical.update(canonical_text(raw.decode("utf-8", "replace")).encode() + b"\x00")
+                canonical.update(comparable_text(raw.decode("utf-8", "replace")).encode() + b"\x00")
             if layer == "tools" and self.response_format is not None:
-                canonical.update(canonical_text(json.dumps(self.response_format)).encode())
+                canonical.update(comparable_text(json.dumps(self.response_format)).encode())
                 exact.update(json.dumps(self.response_format, ensure_ascii=False).encode())
             out[layer] = LayerFingerprint(layer, exact.hexdigest()[:16], canonical.hexdigest()[:16], len(pieces))
         return out
@@ -215,31 +215,6 @@ def resolve_path(body: Any, path: str) -> Any:
         except (KeyError, IndexError, TypeError):
             return None
     return node
-
-
-def canonical_text(text: str) -> str:
-    """Canonical form for comparisons: JSON with sorted keys when ``text`` is JSON, else whitespace-collapsed text."""
-    stripped = text.strip()
-    if stripped[:1] in ("{", "["):
-        try:
-            return json.dumps(canonical_json(json.loads(stripped)), sort_keys=True, ensure_ascii=False)
-        except ValueError:
-            pass
-    return _WHITESPACE.sub(" ", stripped)
-
-
-def canonical_json(value: Any) -> Any:
-    """``value`` with JSON strings that hold objects/arrays parsed (tool ``arguments``), for key-order-blind comparison."""
-    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
-        try:
-            return canonical_json(json.loads(value))
-        except ValueError:
-            return value
-    if isinstance(value, Mapping):
-        return {k: canonical_json(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [canonical_json(v) for v in value]
-    return value
 
 
 def _message_path(sources: tuple[str, ...], fallback: str) -> str:

@@ -43,7 +43,8 @@ from typing import Any
 from promptcache.convert import SEPARATOR
 from promptcache.errors import PromptError
 
-__all__ = ["SECTION_SEPARATOR", "ToolSet", "ToolSpec", "canonical_json_text", "canonical_json_value",
+__all__ = ["SECTION_SEPARATOR", "ToolSet", "ToolSpec", "canonical_json_text", "canonical_json_value", "comparable_json",
+           "comparable_text",
            "join_sections", "normalize_text", "order_tools", "schema_texts", "tool_spec"]
 
 SECTION_SEPARATOR = SEPARATOR
@@ -51,6 +52,7 @@ SECTION_SEPARATOR = SEPARATOR
 
 _INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060"))
 _BLANK_RUNS = re.compile(r"\n{3,}")
+_WHITESPACE = re.compile(r"\s+")
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _EMPTY_SCHEMA: Mapping[str, Any] = {"properties": {}, "type": "object"}
 
@@ -115,6 +117,33 @@ def canonical_json_value(value: Any, where: str = "value") -> Any:
 def canonical_json_text(value: Any) -> str:
     """``value`` as canonical JSON text: sorted keys, ``(",", ":")`` separators, non-ASCII kept."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def comparable_json(value: Any) -> Any:
+    """``value`` for key-order-blind comparison (the miss classifier): JSON strings holding an object or array
+    (tool-call ``arguments``) parsed, ``cache_control`` markers dropped (they are not content)."""
+    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+        try:
+            return comparable_json(json.loads(value))
+        except ValueError:
+            return value
+    if isinstance(value, Mapping):
+        return {k: comparable_json(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [comparable_json(v) for v in value]
+    return value
+
+
+def comparable_text(text: str) -> str:
+    """A text for comparison: :func:`canonical_json_text` of :func:`comparable_json` when it is JSON, else its
+    whitespace runs collapsed to one space (equal forms: a key-order or whitespace-only difference)."""
+    stripped = text.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            return canonical_json_text(comparable_json(json.loads(stripped)))
+        except ValueError:
+            pass
+    return _WHITESPACE.sub(" ", stripped)
 
 
 class ToolSpec:

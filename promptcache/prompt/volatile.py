@@ -45,7 +45,6 @@ from collections.abc import Callable, Iterable
 KINDS = ("datetime", "date", "time", "unix_time", "uuid", "hex_id", "random_id", "request_id", "jwt")
 TIMESTAMP_KINDS = frozenset({"datetime", "time", "unix_time"})
 """Kinds that change at least every minute."""
-ID_KINDS = frozenset({"uuid", "hex_id", "random_id", "request_id", "jwt"})
 
 _MONTHS = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 _WEEKDAYS = r"(?:Mon(?:day)?|Tue(?:s(?:day)?)?|Wed(?:nesday)?|Thu(?:rs(?:day)?)?|Fri(?:day)?|Sat(?:urday)?|Sun(?:day)?)"

@@ -234,11 +234,6 @@ def load_rules() -> Mapping[str, Any]:
     return data
 
 
-def rules_version() -> int:
-    """The data file's ``version`` (bumped whenever a value changes)."""
-    return int(load_rules()["version"])
-
-
 def _strip_gateway(model: str) -> str:
     return _GATEWAY_PREFIX.sub("", model.strip().lower(), count=1)
 

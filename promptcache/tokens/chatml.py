@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import tiktoken
@@ -109,19 +109,10 @@ def _content_segments(content: Any) -> list[tuple[str, str | None]]:
     raise TypeError(f"message content must be a string, null or a list of parts, not {type(content).__name__}")
 
 
-def _content_text(content: Any) -> str:
-    """Flatten an OpenAI ``content`` (str, None or a list of parts) to text."""
-    return "".join(text for text, _ in _content_segments(content))
-
-
 def _tool_call_text(call: Mapping[str, Any]) -> str:
     function = call.get("function") or {}
     payload = {"id": call.get("id"), "name": function.get("name"), "arguments": function.get("arguments")}
     return "<tool_call>\n" + json.dumps(payload, ensure_ascii=False) + "\n</tool_call>"
-
-
-def _tool_calls_text(tool_calls: Iterable[Mapping[str, Any]]) -> str:
-    return "\n".join(_tool_call_text(call) for call in tool_calls)
 
 
 def message_segments(message: Mapping[str, Any]) -> tuple[str, list[tuple[str, str | None]]]:

@@ -9,7 +9,6 @@ code on a line inside the marker's logical line (found with ``tokenize``);
 
 from __future__ import annotations
 
-import io
 import re
 import tokenize
 from pathlib import Path

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import enum
-import json
 import types
 import warnings
 
