@@ -158,8 +158,9 @@ class PrefixGuard:
         self.numbers: dict[int, int] = {}
         self.count = 0
         self.last: Divergence | None = None
+        self._unrecorded: tuple[Mapping[str, Any], Any, Rendering] | None = None
 
-    def compare(self, body: Mapping[str, Any], api: str | None = None, *, layers: Mapping[str, str] | None = None,
+    def compare(self, body: Mapping[str, Any], api: str | None = None, *, layers: Mapping[str, Any] | None = None,
                 record: bool = True, session: str | None = None, number: int | None = None) -> Divergence:
         """Classify ``body`` against the remembered requests (every divergence, benign ones included).
 
@@ -196,11 +197,13 @@ class PrefixGuard:
             divergence = self._chunked_truncation(rendering, divergence, session)
         if record:
             self._add(stored, session, number)
+        else:  # kept for remember(body): the wrappers compare first and remember the same body once it is sent
+            self._unrecorded = (body, layers, stored)
         self.last = divergence
         return divergence
 
     def remember(self, body: Mapping[str, Any], api: str | None = None, *,
-                 layers: Mapping[str, str] | None = None, session: str | None = None,
+                 layers: Mapping[str, Any] | None = None, session: str | None = None,
                  number: int | None = None) -> None:
         """Remember ``body`` for later comparisons without classifying it.
 
@@ -213,7 +216,12 @@ class PrefixGuard:
         Raises:
             ValueError: as :meth:`compare`.
         """
-        self._add(decompose(body, api or self.api or infer_api(body), layers=layers).compact(), session, number)
+        pending, self._unrecorded = self._unrecorded, None
+        if pending is not None and pending[0] is body and pending[1] == layers:
+            stored = pending[2]  # compared just before: rendered (and tokenised) once
+        else:
+            stored = decompose(body, api or self.api or infer_api(body), layers=layers).compact()
+        self._add(stored, session, number)
 
     def _add(self, stored: Rendering, session: str | None, number: int | None) -> None:
         key = self.count
@@ -320,7 +328,7 @@ class PrefixGuard:
         return dataclasses.replace(divergence, expected=True, hint="", earlier_index=self.numbers[best], detail=detail)
 
     def check(self, body: Mapping[str, Any], api: str | None = None, *,
-              layers: Mapping[str, str] | None = None, session: str | None = None) -> Divergence | None:
+              layers: Mapping[str, Any] | None = None, session: str | None = None) -> Divergence | None:
         """Record ``body`` and return its divergence when it is unexpected, else None."""
         divergence = self.compare(body, api, layers=layers, session=session)
         return None if divergence.expected else divergence

@@ -18,7 +18,9 @@ messages. Anthropic bodies are rendered through
 system message) but not of the ChatML rendering; it is kept as a parameter the
 classifier compares first.
 
-Layer rules for raw bodies (the prompt builder passes exact ``layers`` hints):
+Layer rules for raw bodies (a :class:`~promptcache.prompt.model.Prompt` passes exact ``layers`` hints,
+:meth:`~promptcache.prompt.model.Prompt.layer_hints`, for both APIs: the OpenAI system message, one string
+holding the system, documents and examples sections, is split at their character spans):
 
 - ``tools``: every tool definition (and OpenAI ``response_format``).
 - ``system``: Anthropic ``system`` as a string, or its block 0; OpenAI's first
@@ -246,7 +248,18 @@ def _turn_start(roles: list[str], first: int) -> int:
     return assistants[-1] + 1 if assistants else max(first, len(roles) - 1)
 
 
-def _render(api: str, body: Mapping[str, Any], hints: list[tuple[str, str]]) -> Rendering:
+def _spans(text: str, spans: tuple[tuple[str, int], ...]) -> list[tuple[str, int]]:
+    """``(layer, bytes)`` runs of ``text`` cut at the character ends of ``spans`` (the rest: the last layer)."""
+    out, start = [], 0
+    for layer, end in spans:
+        out.append((layer, len(text[start:end].encode("utf-8"))))
+        start = max(start, end)
+    out[-1] = (out[-1][0], out[-1][1] + len(text[start:].encode("utf-8")))
+    return out
+
+
+def _render(api: str, body: Mapping[str, Any], hints: list[tuple[str, str]],
+            spans: Mapping[str, tuple[tuple[str, int], ...]]) -> Rendering:
     if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
         raise ValueError("a request body needs a 'messages' list")
     if api == ANTHROPIC_MESSAGES:
@@ -289,6 +302,12 @@ def _render(api: str, body: Mapping[str, Any], hints: list[tuple[str, str]]) -> 
                 path, framing = _message_path(source, fallback), True
             else:
                 path, framing = _part_path(segment.part, messages[k], source, fallback), False
+        if not framing and path in spans:  # one string holding several layers (the OpenAI system message)
+            for layer, run in _spans(segment.text, spans[path]):
+                if run:
+                    pieces.append(Piece(layer, path, offset, offset + run, framing))
+                offset += run
+            continue
         layer = _layer_for(path, roles, turn_start, leading, api, hints)
         if size:
             pieces.append(Piece(layer, path, offset, offset + size, framing))
@@ -301,8 +320,9 @@ def _render(api: str, body: Mapping[str, Any], hints: list[tuple[str, str]]) -> 
             params[name] = value
     grouped: dict[str, list[bytes]] = {}
     for piece in pieces:
-        if piece.layer in ("examples", "history", "turn") and piece.path.startswith("messages["):
-            grouped.setdefault(piece.path.split("]")[0] + "]", []).append(data[piece.start:piece.end])
+        index = re.match(r"^messages\[(\d+)\]", piece.path)
+        if index and int(index.group(1)) >= leading and piece.layer in ("examples", "history", "turn"):
+            grouped.setdefault(index.group(0), []).append(data[piece.start:piece.end])
     message_keys = tuple(hash(b"".join(chunks)) for chunks in grouped.values())
     message_paths = tuple(grouped)
     starts = [i for i, t in enumerate(tokens) if t == IM_START_ID]
@@ -326,20 +346,23 @@ def _part_path(part: str, message: Mapping[str, Any], source: tuple[str, ...], f
     return source[index] if index < len(source) else fallback
 
 
-_cache: collections.OrderedDict[tuple[str, str, tuple[tuple[str, str], ...]], Rendering] = collections.OrderedDict()
+_cache: collections.OrderedDict[tuple[Any, ...], Rendering] = collections.OrderedDict()
 _cache_lock = threading.Lock()
 _CACHE_SIZE = 128
 
 
-def decompose(body: Mapping[str, Any], api: str, *, layers: Mapping[str, str] | None = None) -> Rendering:
+def decompose(body: Mapping[str, Any], api: str, *, layers: Mapping[str, Any] | None = None) -> Rendering:
     """Render ``body`` and attribute every piece to a layer and a block path (memoised).
 
     Args:
         body: a request body of ``api``.
         api: ``anthropic.messages`` or ``openai.chat``.
-        layers: optional hints, block path prefix -> layer (the prompt builder
-            knows that ``system[2]`` holds the examples); they win over the
-            raw-body rules of the module docstring.
+        layers: optional hints, block path prefix -> layer (a Prompt knows that
+            ``system[2]`` holds the examples), or block path -> ``((layer, end
+            character), ...)`` for one string holding several layers (the OpenAI
+            system message: ``(("system", 120), ("documents", 4000), ...)``, the
+            rest of the string in the last layer); they win over the raw-body
+            rules of the module docstring.
 
     Returns:
         A :class:`Rendering` (working form). The same body (same bytes, key order
@@ -352,19 +375,22 @@ def decompose(body: Mapping[str, Any], api: str, *, layers: Mapping[str, str] | 
             unknown layer, or what :func:`promptcache.convert.anthropic_to_openai` raises.
     """
     check_api(api)
-    hints = sorted((layers or {}).items(), key=lambda item: -len(item[0]))
-    for _, layer in hints:
+    spans = {path: tuple(value) for path, value in (layers or {}).items() if not isinstance(value, str)}
+    hints = sorted(((path, value) for path, value in (layers or {}).items() if isinstance(value, str)),
+                   key=lambda item: -len(item[0]))
+    named = [layer for _, layer in hints] + [layer for value in spans.values() for layer, _ in value]
+    for layer in named:
         if layer not in LAYERS:
             raise ValueError(f"unknown layer {layer!r} in layers hints; use one of {', '.join(LAYERS)}")
     key = (api, hashlib.blake2b(json.dumps(body, ensure_ascii=False, separators=(",", ":"), default=str)
-                                .encode("utf-8"), digest_size=16).hexdigest(), tuple(hints))
+                                .encode("utf-8"), digest_size=16).hexdigest(), tuple(hints), tuple(spans.items()))
     with _cache_lock:
         found = _cache.get(key)
         if found is not None:
             _cache.move_to_end(key)
     if found is not None:
         return found.expand()
-    rendering = _render(api, body, hints)
+    rendering = _render(api, body, hints, spans)
     with _cache_lock:
         _cache[key] = rendering.compact()
         while len(_cache) > _CACHE_SIZE:
@@ -379,6 +405,6 @@ def clear_cache() -> None:
 
 
 def layer_fingerprints(body: Mapping[str, Any], api: str, *,
-                       layers: Mapping[str, str] | None = None) -> dict[str, LayerFingerprint]:
+                       layers: Mapping[str, Any] | None = None) -> dict[str, LayerFingerprint]:
     """Per-layer fingerprints of a request (see :meth:`Rendering.fingerprints`)."""
     return decompose(body, api, layers=layers).fingerprints()

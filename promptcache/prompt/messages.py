@@ -40,7 +40,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from promptcache.tokens.chatml import chatml_encoding, message_body
+from promptcache.tokens.chatml import message_body, message_tokens
 from promptcache.convert import SEPARATOR
 from promptcache.errors import PromptError
 
@@ -239,9 +239,7 @@ class Message:
         whole rendered prompt.
         """
         if self._tokens is None:
-            enc = chatml_encoding()
-            self._tokens = sum(3 + len(enc.encode("{}\n{}".format(*message_body(m)), disallowed_special=()))
-                               for m in self.to_openai_chat())
+            self._tokens = sum(message_tokens(*message_body(m)) for m in self.to_openai_chat())
         return self._tokens
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import functools
-import hashlib
 import json
 import math
 from collections.abc import Mapping
@@ -195,7 +194,7 @@ class Prompt:
     """
 
     __slots__ = ("tools", "instructions", "documents", "examples", "history", "turn", "ttls", "conversation",
-                 "conversation_mark", "_sections", "_fingerprints")
+                 "conversation_mark", "_sections", "_hints")
 
     def __init__(self, *, tools: tuple[ToolSpec, ...] = (), instructions: tuple[str, ...] = (),
                  documents: tuple[Document, ...] = (), examples: tuple[Example, ...] = (),
@@ -206,7 +205,7 @@ class Prompt:
         self.history, self.turn, self.ttls = history, turn, dict(ttls or {})
         self.conversation, self.conversation_mark = conversation, conversation_mark
         self._sections: tuple[tuple[str, str], ...] | None = None
-        self._fingerprints: dict[str, str] | None = None
+        self._hints: dict[str, dict[str, Any]] = {}
 
     def __repr__(self) -> str:
         return (f"Prompt(tools={len(self.tools)}, documents={len(self.documents)}, examples={len(self.examples)}, "
@@ -252,24 +251,38 @@ class Prompt:
             later = out[layer] = self.ttls.get(layer, later)
         return {layer: out[layer] for layer in ("system", "documents", "examples", "history")}
 
-    def layer_hints(self, api: str) -> dict[str, str]:
-        """Block path -> layer hints for :func:`promptcache.misses.rendering.decompose` / the prefix guard."""
-        if api != "anthropic.messages":
-            return {}
-        return {f"system[{i}]": layer for i, (layer, _) in enumerate(self.sections)}
+    def layer_hints(self, api: str) -> dict[str, Any]:
+        """The layer of every block of this prompt's body for ``api``, for the prefix guard.
 
-    def fingerprints(self) -> dict[str, str]:
-        """A short hash of each non-empty layer's canonical rendering, in layer order."""
-        if self._fingerprints is None:
-            parts: dict[str, list[str]] = {layer: [] for layer in LAYERS}
-            parts["tools"] = [t.json for t in self.tools]
+        Anthropic: ``system[i]`` -> its section's layer (system, documents,
+        examples). OpenAI Chat: ``messages[0].content`` -> ``((layer, end
+        character), ...)``, the spans of the sections in the one system message.
+        Both: ``messages[k]`` -> ``history`` or ``turn`` (a message may render as
+        several OpenAI messages: tool results). The format of ``layers`` in
+        :func:`promptcache.misses.rendering.decompose`; ``{}`` for another api.
+        """
+        if api in self._hints:
+            return dict(self._hints[api])
+        hints: dict[str, Any] = {}
+        if api == "anthropic.messages":
+            hints.update({f"system[{i}]": layer for i, (layer, _) in enumerate(self.sections)})
+            sizes, k = [1] * len(self.messages), 0
+        elif api == "openai.chat":
+            spans, end = [], -len(SECTION_SEPARATOR)
             for layer, text in self.sections:
-                parts[layer].append(text)
-            parts["history"] = [repr(m.to_openai_chat()) for m in self.history]
-            parts["turn"] = [repr(m.to_openai_chat()) for m in self.turn]
-            self._fingerprints = {layer: hashlib.sha256("\x00".join(items).encode()).hexdigest()[:16]
-                                  for layer, items in parts.items() if items}
-        return dict(self._fingerprints)
+                end += len(SECTION_SEPARATOR) + len(text)  # a separator belongs to the section after it
+                spans.append((layer, end))
+            if spans:
+                hints["messages[0].content"] = tuple(spans)
+            sizes, k = [len(m.to_openai_chat()) for m in self.messages], int(bool(spans))
+        else:
+            return hints
+        for i, size in enumerate(sizes):
+            for _ in range(size):
+                hints[f"messages[{k}]"] = "history" if i < len(self.history) else "turn"
+                k += 1
+        self._hints[api] = hints
+        return dict(hints)
 
     def breakpoints(self, model: str, *, reserved: int = 0, cache_control: Mapping[str, Any] | None = None
                     ) -> BreakpointPlan:

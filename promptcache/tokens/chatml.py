@@ -33,8 +33,10 @@ Special token ids (cl100k leaves 100264 and 100265 unused):
 
 from __future__ import annotations
 
+import collections
 import functools
 import json
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -198,6 +200,41 @@ def render_chatml(
     return "".join(segment.text for segment in chatml_segments(messages, tools, add_generation_prompt))
 
 
+_MEMO_SIZE = 4096
+_memo: collections.OrderedDict[tuple[str, str, str], tuple[int, ...]] = collections.OrderedDict()
+_memo_lock = threading.Lock()
+
+
+def encode_message(role: str, text: str, encoding: tiktoken.Encoding | None = None) -> tuple[int, ...]:
+    """Token ids of one message's ``f"{role}\\n{text}"`` (no framing), memoised per process.
+
+    The one place message text meets the tokenizer: every message of every
+    request (the prompt's counts, its token ids, the prefix guard's rendering)
+    comes through here, so a history message sent again, or the same system
+    prompt counted and then rendered, is tokenised once. An LRU of the last
+    4,096 ``(encoding, role, text)`` keys (the text itself is the key: no hash
+    collision can mix two texts up).
+    """
+    enc = encoding or chatml_encoding()
+    key = (enc.name, role, text)
+    with _memo_lock:
+        found = _memo.get(key)
+        if found is not None:
+            _memo.move_to_end(key)
+            return found
+    ids = tuple(enc.encode(f"{role}\n{text}", disallowed_special=()))
+    with _memo_lock:
+        _memo[key] = ids
+        while len(_memo) > _MEMO_SIZE:
+            _memo.popitem(last=False)
+    return ids
+
+
+def message_tokens(role: str, text: str) -> int:
+    """Tokens of one ChatML message with its framing (``<|im_start|>``, ``<|im_end|>``, ``"\\n"``)."""
+    return len(encode_message(role, text)) + 3
+
+
 def encode_chatml(
     messages: Sequence[Mapping[str, Any]],
     tools: Sequence[Mapping[str, Any]] | None = None,
@@ -225,7 +262,7 @@ def encode_chatml(
 
     def add(role: str, text: str) -> None:
         ids.append(IM_START_ID)
-        ids.extend(enc.encode(f"{role}\n{text}", disallowed_special=()))
+        ids.extend(encode_message(role, text, enc))
         ids.append(IM_END_ID)
         ids.extend(newline)
 

@@ -11,6 +11,7 @@ import pytest
 
 from promptcache import Conversation, PrefixStabilityError, Prompt, PromptBuilder
 from promptcache.errors import PromptError, VolatileValueError, WhitespaceDriftError
+from promptcache.misses.rendering import layer_fingerprints
 from promptcache.prompt.stability import LayerRegistry
 
 SCHEMA = {"type": "object", "properties": {"order": {"type": "string"}}, "required": ["order"]}
@@ -35,7 +36,12 @@ def test_layers_render_in_order_with_canonical_sections() -> None:
     )
     assert prompt.system_text == "\n\n".join(text for _, text in prompt.sections)
     assert [m.role for m in prompt.turn] == ["user"] and prompt.history == ()
-    assert list(prompt.fingerprints()) == ["tools", "system", "documents", "examples", "turn"]
+    # one fingerprint per layer, from either rendered body and the prompt's own layer map (the guard's view)
+    for api, body in (("anthropic.messages", prompt.to_anthropic("claude-sonnet-4-6")),
+                      ("openai.chat", prompt.to_openai_chat("gpt-4.1"))):
+        found = layer_fingerprints(body, api, layers=prompt.layer_hints(api))
+        assert list(found) == ["tools", "system", "documents", "examples", "turn"]
+        assert found["documents"].pieces == 2
 
 
 def test_the_builder_is_immutable_so_a_base_is_shared() -> None:

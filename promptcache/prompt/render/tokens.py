@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import tiktoken
 
 from promptcache.prompt.breakpoints import Boundary
-from promptcache.tokens.chatml import chatml_encoding, encode_chatml, tools_text
+from promptcache.tokens.chatml import encode_chatml, message_tokens, tools_text
 from promptcache.prompt.normalize import SECTION_SEPARATOR, ToolSpec
 from promptcache.tokens.tokenizers import encoding_for_model
 
@@ -31,9 +31,6 @@ if TYPE_CHECKING:
     from promptcache.prompt.model import Prompt
 
 __all__ = ["chat_tool", "layer_boundaries", "prompt_token_count", "render_tokens"]
-
-_FRAMING = 3
-"""Tokens ChatML adds around each message: ``<|im_start|>``, ``<|im_end|>`` and ``"\\n"``."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -48,13 +45,11 @@ def chat_tool(spec: ToolSpec) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=256)
 def _tools_tokens(tools: tuple[ToolSpec, ...]) -> int:
-    text = tools_text([chat_tool(t) for t in tools])
-    return _FRAMING + len(chatml_encoding().encode(f"system\n{text}", disallowed_special=()))
+    return message_tokens("system", tools_text([chat_tool(t) for t in tools]))
 
 
-@functools.lru_cache(maxsize=1024)
 def _system_tokens(text: str) -> int:
-    return _FRAMING + len(chatml_encoding().encode(f"system\n{text}", disallowed_special=()))
+    return message_tokens("system", text)
 
 
 def chat_messages(prompt: Prompt) -> list[dict[str, Any]]:
