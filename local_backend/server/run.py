@@ -1,4 +1,4 @@
-"""Build an engine and run the server under uvicorn (``promptcache serve``)."""
+"""Run the server under uvicorn (``promptcache serve``); the engine comes from :func:`local_backend.loader.build_engine`."""
 
 from __future__ import annotations
 
@@ -7,50 +7,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from local_backend.model_folder import check_tokenizer_folder
-from local_backend.models import load_errors_as
 from local_backend.server.state import DEFAULT_MAX_TOKENS
-
-
-def load_tokenizer(spec: str | None) -> Any:
-    """The tokenizer named by ``--tokenizer``: None (the model's own), ``"chatml"`` (the embedded model's
-    cl100k + ChatML tokenizer), or a local directory with a transformers tokenizer.
-
-    Raises:
-        ModelNotFoundError: ``spec`` is a path that does not exist.
-        ModelLoadError: ``spec`` holds none of the tokenizer files, or transformers cannot load a tokenizer from it
-            (any failure of ``from_pretrained``; see :func:`local_backend.models.load_errors_as`).
-    """
-    if spec is None:
-        return None
-    if spec == "chatml":
-        from local_backend.tokenizer import ChatMLTokenizer
-
-        return ChatMLTokenizer()
-    from transformers import AutoTokenizer
-
-    folder = check_tokenizer_folder(spec)
-    with load_errors_as(f"cannot load a tokenizer from {spec} (give a folder saved with save_pretrained, or "
-                        "'chatml')"):
-        return AutoTokenizer.from_pretrained(folder)
-
-
-def build_engine(model: str | None = None, tokenizer: str | None = None, **engine_options: Any):
-    """A :class:`~local_backend.engine.LocalEngine` for ``model`` (None = embedded) and ``tokenizer``.
-
-    The loader of ``promptcache serve``, ``verify`` and ``demo``. ``engine_options`` are
-    :class:`~local_backend.config.EngineConfig` fields; None values are dropped.
-
-    Raises:
-        ModelLoadError: ``model`` or ``tokenizer`` cannot be loaded (a missing path, a folder that is not a
-            transformers model, a model folder without a tokenizer while none is given, ...); the message
-            says what to pass instead.
-        ValueError: a bad engine option.
-    """
-    from local_backend.engine import LocalEngine
-
-    options = {k: v for k, v in engine_options.items() if v is not None}
-    return LocalEngine(model, tokenizer=load_tokenizer(tokenizer), **options)
 
 
 def serve(
@@ -69,7 +26,7 @@ def serve(
     does), so ``promptcache serve`` exits 0.
 
     Args:
-        engine: a ``LocalEngine`` (see :func:`build_engine`).
+        engine: a ``LocalEngine`` (see :func:`local_backend.loader.build_engine`).
         sock: a socket already bound to ``host:port`` (see :func:`local_backend.server.listen.bind_listener`);
             uvicorn listens on it instead of binding its own, so a taken port was refused before the model loaded.
         served_model_names: restrict the model names accepted (default: any).

@@ -8,6 +8,7 @@ Nothing here imports torch: the checks run before the engine loads.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -67,7 +68,7 @@ def check_model_options(model: str | None, tokenizer: str | None) -> None:
 def loading_model(console: Console) -> Iterator[None]:
     """Show "loading the model" on ``console`` while the block builds the engine; stop with exit 2 if it cannot.
 
-    The engine's loader (``local_backend.server.run.build_engine``) raises a ``ModelLoadError`` (a
+    The engine's loader (``local_backend.loader.build_engine``) raises a ``ModelLoadError`` (a
     ``ValueError``) whose message names the path and what to pass instead, for every failure of
     transformers' ``from_pretrained`` too (corrupt weights, a config that does not match them, a broken
     tokenizer, a package the tokenizer needs); a bad engine option is a ``ValueError`` too.
@@ -80,3 +81,30 @@ def loading_model(console: Console) -> Iterator[None]:
             yield
     except (ValueError, OSError, ImportError) as exc:
         raise ModelUnusable(str(exc)) from exc
+
+
+@contextmanager
+def opening_backend(backend: str, console: Console) -> Iterator[None]:
+    """A status line while ``verify``'s backend is made (:func:`promptcache.verify.make_backend`), and its
+    failures as exit 2: the local engine's as :func:`loading_model`; a URL's (unreachable, a refused key, the
+    ``openai`` client missing) as ``error: cannot use backend URL: ...``.
+
+    Raises:
+        ModelUnusable: the local engine cannot be built.
+        SystemExit: code 2, the URL cannot be used (the message is printed on ``console``).
+    """
+    if backend == "local":
+        with loading_model(console):
+            yield
+        return
+    from promptcache.verify.backends import BackendError
+
+    try:
+        with console.status("connecting to the backend"):
+            yield
+    except ImportError as exc:
+        console.print(f"error: {exc}", markup=False)
+        sys.exit(2)
+    except (ValueError, OSError, BackendError) as exc:
+        console.print(f"error: cannot use backend {backend}: {exc}", markup=False)
+        sys.exit(2)

@@ -64,22 +64,21 @@ def demo(model: str | None, tokenizer: str | None, kv_cache_mb: float) -> None:
     """
     check_model_options(model, tokenizer)  # before torch is imported: a bad path fails in a moment
     require_backend(ENGINE_MODULES, what="promptcache demo")
-    from local_backend.embedded import EMBEDDED_NOTICE
     from promptcache.verify.backends import LocalBackend
 
     console = Console(highlight=False, width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 110)
     started = time.perf_counter()
     with loading_model(console):
         backend = LocalBackend(model=model, tokenizer=tokenizer, kv_cache_mb=kv_cache_mb)
-    if backend.engine.loaded.is_embedded:
-        console.print(f"[dim]{EMBEDDED_NOTICE}[/dim]")
+    if backend.notice:
+        console.print(f"[dim]{backend.notice}[/dim]")
     reports = []
     for name in (GOOD_TRACE, BAD_TRACE):
         with resources.as_file(_trace(name)) as path, console.status(f"replaying {name}") as status:
             def progress(done: int, total: int, result, status=status, name=name) -> None:
                 status.update(f"replaying {name}: {done}/{total}")
             reports.append(verify_trace(path, backend, progress=progress))
-        backend.engine.reset_prefix_cache()  # the second app starts from a cold cache, like the first
+        backend.reset_cache()  # the second app starts from a cold cache, like the first
     print_side_by_side(*reports, console)
     console.print(f"[dim]{time.perf_counter() - started:.0f} s; replay your own trace with "
                   "`promptcache verify TRACE.jsonl`[/dim]")

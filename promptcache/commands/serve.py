@@ -68,7 +68,7 @@ def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks
     try:
         require_backend(what="promptcache serve")
         from local_backend.embedded import EMBEDDED_NOTICE
-        from local_backend.server.run import build_engine
+        from local_backend.loader import build_engine
         from local_backend.server.run import serve as run_server
 
         with loading_model(console), warnings.catch_warnings(record=True) as caught:

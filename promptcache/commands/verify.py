@@ -7,6 +7,8 @@ import json
 import os
 import sys
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -14,12 +16,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from promptcache.commands.backend import ENGINE_MODULES, check_model_options, loading_model, require_backend
+from promptcache.commands.backend import ENGINE_MODULES, check_model_options, opening_backend, require_backend
 from promptcache.commands.options import HIT_RATE, STRICT_ADVICE, gate, print_warnings, warn_then_exit_on_error
 from promptcache.trace.requests import read_requests
 from promptcache.trace.records import EmptyTraceError, TraceFormatError, TraceRecord
-from promptcache.verify.report import VerifyReport, make_backend, verify_trace
-from promptcache.verify.backends import BackendError
+from promptcache.verify.backends import BackendError, make_backend
+from promptcache.verify.report import RequestResult, VerifyReport, verify_trace
 
 EXIT_GATE, EXIT_ERROR = 1, 2
 
@@ -127,36 +129,17 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
     request, an unusable backend, every request failed, or some failed while --min-hit-rate is set.
     """
     err = Console(stderr=True, highlight=False, soft_wrap=True)
-    if backend == "local":
+    local = backend == "local"
+    if local:  # a missing extra is named first, whatever the trace holds
         require_backend(ENGINE_MODULES, what="promptcache verify --backend local")
     records = _read(trace, strict, err)  # before the backend loads: a bad trace fails in a moment
-    if backend == "local":
+    if local:
         check_model_options(model, tokenizer)  # before any weights are read: a bad path fails in a moment too
-    if backend == "local":
-        with loading_model(err):  # the loader error path of serve and demo: exit 2, the same message
-            engine = make_backend(backend, model=model, max_tokens=max_tokens, block_size=block_size,
-                                  kv_cache_mb=kv_cache_mb, num_blocks=num_blocks, eviction=eviction,
-                                  tokenizer=tokenizer)
-    else:
-        try:
-            with err.status("connecting to the backend"):
-                engine = make_backend(backend, model=model, max_tokens=max_tokens, block_size=block_size,
-                                      api_key=api_key)
-        except ImportError as exc:
-            err.print(f"error: {exc}", markup=False)
-            sys.exit(EXIT_ERROR)
-        except (ValueError, OSError, BackendError) as exc:
-            err.print(f"error: cannot use backend {backend}: {exc}", markup=False)
-            sys.exit(EXIT_ERROR)
-    columns = (TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("{task.description}"))
-    with warnings.catch_warnings(record=True) as caught, Progress(*columns, console=err, transient=True) as bar:
+    with opening_backend(backend, err):
+        engine = make_backend(backend, model=model, max_tokens=max_tokens, block_size=block_size, api_key=api_key,
+                              kv_cache_mb=kv_cache_mb, num_blocks=num_blocks, eviction=eviction, tokenizer=tokenizer)
+    with warnings.catch_warnings(record=True) as caught, replay_progress(err) as progress:
         warnings.simplefilter("always")
-        task = bar.add_task("", total=None)
-
-        def progress(done: int, total: int, result) -> None:
-            bar.update(task, completed=done, total=total,
-                       description=f"{result.session}: {result.cached_tokens:,}/{result.prompt_tokens:,} cached")
         try:
             report = verify_trace(records, engine, reset_cache=reset_cache, progress=progress, name=str(trace))
         except BackendError as exc:
@@ -165,30 +148,31 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
         finally:
             engine.close()
     print_warnings(caught, err)
-    failed = report.errors
+    code, problem = report.outcome(threshold)
     if output_format == "json":
         document = report.to_dict()
         if threshold is not None:  # passed: every request measured and the hit rate at least the threshold
-            document["summary"]["gate"] = gate(threshold, not failed and report.hit_rate is not None
-                                               and report.hit_rate >= threshold)
+            document["summary"]["gate"] = gate(threshold, code == 0)
         click.echo(json.dumps(document, indent=2, allow_nan=False))
     else:
-        if backend == "local" and getattr(engine.engine.loaded, "is_embedded", False):
-            from local_backend.embedded import EMBEDDED_NOTICE
-
-            err.print(f"[dim]{EMBEDDED_NOTICE}[/dim]")
+        if engine.notice:
+            err.print(f"[dim]{engine.notice}[/dim]")
         wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 140
         print_report(report, Console(highlight=False, width=wide))
-    if report.requests and failed == len(report.requests):
-        err.print(f"error: every request failed ({report.requests[0].error}); nothing was measured", markup=False)
-        sys.exit(EXIT_ERROR)
-    if failed and threshold is not None:
-        err.print(f"error: {failed} of {len(report.requests)} requests failed (see 'failed'); --min-hit-rate needs "
-                  "every request measured", markup=False)
-        sys.exit(EXIT_ERROR)
-    if threshold is not None and report.hit_rate is None:
-        err.print("error: the trace holds no request with prompt tokens; nothing was measured", markup=False)
-        sys.exit(EXIT_ERROR)
-    if threshold is not None and report.hit_rate < threshold:
-        err.print(f"hit rate {rate(report.hit_rate)} is below --min-hit-rate {threshold:.1%}", markup=False)
-        sys.exit(EXIT_GATE)
+    if problem is not None:
+        err.print(problem if code == EXIT_GATE else f"error: {problem}", markup=False)
+        sys.exit(code)
+
+
+@contextmanager
+def replay_progress(err: Console) -> Iterator[Callable[[int, int, RequestResult], None]]:
+    """A transient progress bar on ``err``; yields the ``progress`` callback of :func:`verify_trace`."""
+    columns = (TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task("", total=None)
+
+        def progress(done: int, total: int, result: RequestResult) -> None:
+            bar.update(task, completed=done, total=total,
+                       description=f"{result.session}: {result.cached_tokens:,}/{result.prompt_tokens:,} cached")
+        yield progress

@@ -85,17 +85,25 @@ class LocalBackend:
     """
 
     oracle_exact = True
+    opening = "loading the model"
+    """What a progress line says while the backend is made (:func:`make_backend`)."""
 
     def __init__(self, engine: Any = None, *, model: str | None = None, max_tokens: int = 1,
                  **engine_options: Any) -> None:
         if engine is None:
-            from local_backend.server.run import build_engine
+            from local_backend.loader import build_engine
 
             engine = build_engine(model, **engine_options)
         from local_backend.sampling_params import SamplingParams
 
         self.engine = engine
         self.name = "local"
+        loaded = getattr(engine, "loaded", None)
+        self.notice = None
+        if getattr(loaded, "is_embedded", False):
+            from local_backend.embedded import EMBEDDED_NOTICE
+
+            self.notice = EMBEDDED_NOTICE
         self.model = engine.model_name
         self.block_size = engine.block_size
         self.params = SamplingParams(max_tokens=max_tokens, temperature=0.0)
@@ -153,6 +161,9 @@ class HTTPBackend:
         ImportError: the ``openai`` package is missing (message names the install command).
         BackendError: the server cannot be reached, refuses the API key, or lists no model while none was given.
     """
+
+    opening = "connecting to the backend"
+    notice = None
 
     def __init__(self, url: str, *, model: str | None = None, max_tokens: int = 1, block_size: int = 16,
                  api_key: str | None = None, timeout: float = 600.0, http_client: Any = None) -> None:
@@ -294,3 +305,26 @@ class HTTPBackend:
         """Close the HTTP connections (not a client given as ``http_client``)."""
         if self._owns_http:
             self._client.close()
+
+
+def make_backend(backend: str = "local", *, model: str | None = None, max_tokens: int = 1, block_size: int = 16,
+                 api_key: str | None = None, **engine_options: Any) -> LocalBackend | HTTPBackend:
+    """A backend for ``--backend``: ``"local"`` (the in-process engine) or an ``http(s)://`` URL.
+
+    For ``local``, ``model`` is a model directory (None = embedded) and
+    ``engine_options`` go to ``LocalEngine`` (``kv_cache_mb``, ``num_blocks``,
+    ``eviction``, ``tokenizer``, ...; None values dropped). For a URL, ``model`` is the model
+    name to send, ``api_key`` the bearer token (default ``$OPENAI_API_KEY``), and the engine options
+    are not used. ``backend.notice`` is a line to show the user (the embedded model's) or None.
+
+    Raises:
+        ValueError: ``backend`` is neither ``local`` nor a URL; a model that cannot be loaded
+            (``ModelLoadError``, the message names the path and what to pass) or a bad engine option.
+        ImportError: the backend's packages are missing (the message names the install command).
+        BackendError: the URL cannot be reached or refuses the key (the message says what to do).
+    """
+    if backend == "local":
+        return LocalBackend(model=model, max_tokens=max_tokens, block_size=block_size, **engine_options)
+    if backend.startswith(("http://", "https://")):
+        return HTTPBackend(backend, model=model, max_tokens=max_tokens, block_size=block_size, api_key=api_key)
+    raise ValueError(f"--backend must be 'local' or an http(s):// URL, not {backend!r}")

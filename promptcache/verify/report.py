@@ -144,6 +144,25 @@ class VerifyReport:
                     if r.divergence is not None and r.divergence.cause == cause and not r.divergence.expected)
         return False, f"bad: {cause} on {count} of {len(self.requests)} requests"
 
+    def outcome(self, threshold: float | None = None) -> tuple[int, str | None]:
+        """``(exit code, error line)`` of a replay gated by ``--min-hit-rate`` ``threshold`` (a fraction).
+
+        2: every request failed, or some failed or nothing was measured while a threshold is set (a gate
+        needs every request measured); 1: the hit rate is below the threshold; else ``(0, None)``.
+        """
+        failed, total = self.errors, len(self.requests)
+        if total and failed == total:
+            return 2, f"every request failed ({self.requests[0].error}); nothing was measured"
+        if threshold is None:
+            return 0, None
+        if failed:
+            return 2, f"{failed} of {total} requests failed (see 'failed'); --min-hit-rate needs every request measured"
+        if self.hit_rate is None:
+            return 2, "the trace holds no request with prompt tokens; nothing was measured"
+        if self.hit_rate < threshold:
+            return 1, f"hit rate {self.hit_rate:.1%} is below --min-hit-rate {threshold:.1%}"
+        return 0, None
+
     def summary(self) -> dict[str, Any]:
         """Totals, rates, the verdict and the worst requests (JSON-ready: rates that cannot be measured are
         None, never NaN or infinity)."""
@@ -208,29 +227,6 @@ def in_prompt_tokens(divergence: Divergence | None, prompt: Sequence[int],
 
 
 ProgressFn = Callable[[int, int, RequestResult], None]
-
-
-def make_backend(backend: str = "local", *, model: str | None = None, max_tokens: int = 1, block_size: int = 16,
-                 api_key: str | None = None, **engine_options: Any) -> Any:
-    """A backend for ``--backend``: ``"local"`` (the in-process engine) or an ``http(s)://`` URL.
-
-    For ``local``, ``model`` is a model directory (None = embedded) and
-    ``engine_options`` go to ``LocalEngine`` (``kv_cache_mb``, ``num_blocks``,
-    ``eviction``, ``tokenizer``, ...). For a URL, ``model`` is the model name to send and
-    ``api_key`` the bearer token (default ``$OPENAI_API_KEY``).
-
-    Raises:
-        ValueError: ``backend`` is neither ``local`` nor a URL.
-        ImportError: the backend's packages are missing (the message names the install command).
-        BackendError: the URL cannot be reached or refuses the key (the message says what to do).
-    """
-    from promptcache.verify.backends import HTTPBackend, LocalBackend
-
-    if backend == "local":
-        return LocalBackend(model=model, max_tokens=max_tokens, block_size=block_size, **engine_options)
-    if backend.startswith(("http://", "https://")):
-        return HTTPBackend(backend, model=model, max_tokens=max_tokens, block_size=block_size, api_key=api_key)
-    raise ValueError(f"--backend must be 'local' or an http(s):// URL, not {backend!r}")
 
 
 def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend: Any, *,
