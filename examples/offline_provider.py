@@ -34,8 +34,7 @@ import httpx2
 import openai
 
 from promptcache.simulate import make_simulator
-from promptcache.trace.records import TraceFormatError, parse_record, validate_trace
-from promptcache.trace.recorder import check_trace_path
+from promptcache.trace import TraceFormatError, check_trace_path, parse_record, validate_trace
 
 Reply = Callable[[dict[str, Any]], dict[str, Any]]
 """``reply(body) -> {"text": str}`` or ``{"tool_calls": [(name, {args})]}``."""

@@ -4,8 +4,10 @@
 - ``prefix_index.py``: the earlier request sharing the longest token prefix;
 - ``causes.py``: the cause classes, the :class:`Divergence` record, :func:`identical_after`;
 - ``classifier.py``: the pairwise rules (one rendering against one earlier rendering);
-- ``guard.py``: :class:`PrefixGuard` (which earlier request, sessions, truncations), :func:`classify_requests`;
-- ``diff.py``: ``promptcache diff`` of two bodies, and the character diff around a divergence.
+- ``guard.py``: :class:`PrefixGuard` (which earlier request, sessions, truncations), :func:`classify_requests`.
+
+``promptcache diff`` (:mod:`promptcache.simulate.diff`) lives with the simulators: it names runtime causes
+(``no_breakpoint``, ``below_minimum``, ``ttl_expired``) that only a simulation knows.
 """
 
 from __future__ import annotations

@@ -38,12 +38,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from promptcache.providers.apis import ANTHROPIC_MESSAGES, APIS, OPENAI_CHAT
-from promptcache.trace.shape import TraceIssue, validate_body
 
 __all__ = [
     "ANTHROPIC_MESSAGES", "OPENAI_CHAT", "APIS", "RECORD_KEYS", "EmptyTraceError", "Redactor", "SkippedLines",
-    "TraceFormatError", "TraceFormatWarning", "TraceIssue", "TraceRecord", "parse_record", "read_trace", "redacted",
-    "validate_body", "validate_record", "validate_trace", "write_trace",
+    "TraceFormatError", "TraceFormatWarning", "TraceRecord", "parse_record", "read_trace", "redacted", "write_trace",
 ]
 
 RECORD_KEYS = ("t", "api", "session", "body", "usage")
@@ -193,7 +191,7 @@ def json_problem(exc: ValueError) -> str:
     return f"not JSON ({exc})"
 
 
-def _record_problem(obj: Any, line: int | None, source: str) -> str | None:
+def record_problem(obj: Any, line: int | None, source: str) -> str | None:
     """Why a parsed line is not a usable record (``None`` when it is)."""
     if not isinstance(obj, dict):
         return f"a record must be a JSON object, not {type(obj).__name__}"
@@ -228,7 +226,7 @@ def parse_record(text: str, *, line: int | None = None, source: str = "<trace>")
         obj = json.loads(text)
     except ValueError as exc:
         raise TraceFormatError(json_problem(exc), source=source, line=line) from exc
-    problem = _record_problem(obj, line, source)
+    problem = record_problem(obj, line, source)
     if problem:
         raise TraceFormatError(problem, source=source, line=line)
     return TraceRecord(float(obj["t"]), obj["api"], obj["session"], obj["body"], obj.get("usage"), line=line)
@@ -240,7 +238,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 """The first two bytes of a gzip file (RFC 1952)."""
 
 
-def _file_problem(data: bytes, source: str) -> TraceFormatError | None:
+def file_problem(data: bytes, source: str) -> TraceFormatError | None:
     """A problem of the whole file that would otherwise be reported on every line: gzip-compressed data, or
     one JSON document over several lines (a pretty-printed request body) instead of JSON Lines."""
     if data.startswith(GZIP_MAGIC):
@@ -262,7 +260,7 @@ def _file_problem(data: bytes, source: str) -> TraceFormatError | None:
                             "(promptcache diff A.json B.json) or write one request per line", source=source)
 
 
-def _text_lines(data: bytes, source: str) -> Iterator[tuple[int, str | TraceFormatError]]:
+def text_lines(data: bytes, source: str) -> Iterator[tuple[int, str | TraceFormatError]]:
     """``(line number, text)`` for each non-blank line of a trace file's bytes, or ``(number, error)`` for a
     line that is not valid UTF-8 (the byte and its offset in the file named, the rest of the file still
     read). A UTF-8 byte order mark at the start of the file is ignored; lines end in ``\n`` (a ``\r`` before
@@ -319,15 +317,15 @@ def read_trace(path: str | os.PathLike[str], *, strict: bool = False,
     records: list[TraceRecord] = []
     with open(path, "rb") as fh:
         data = fh.read()
-    whole = _file_problem(data, source)
+    whole = file_problem(data, source)
     if whole is not None:
         if strict:
             raise whole
-        skip.skip_many(whole, sum(1 for _ in _text_lines(data, source)))  # what line by line would skip
+        skip.skip_many(whole, sum(1 for _ in text_lines(data, source)))  # what line by line would skip
         if require_records:
             raise EmptyTraceError(os.fspath(path), skip.count - skipped_before)
         return records
-    for number, text in _text_lines(data, source):
+    for number, text in text_lines(data, source):
         try:
             if isinstance(text, TraceFormatError):
                 raise text
@@ -365,79 +363,3 @@ def write_trace(path: str | os.PathLike[str], records: Iterable[TraceRecord], *,
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
         for record in records:
             fh.write(redacted(record, redact).to_json() + "\n")
-
-
-def validate_record(record: TraceRecord | Mapping[str, Any], *, line: int | None = None) -> list[TraceIssue]:
-    """Check one record (a :class:`TraceRecord` or a parsed line, whose key order is checked too).
-
-    Returns:
-        The issues found (empty when the record is valid); never raises for bad input.
-    """
-    if isinstance(record, TraceRecord):
-        obj: Mapping[str, Any] = {"t": record.t, "api": record.api, "session": record.session,
-                                  "body": record.body, "usage": record.usage}
-        line = record.line if line is None else line
-    else:
-        obj = record
-        problem = _record_problem(obj, line, "")
-        if problem:
-            return [TraceIssue(problem, line=line)]
-        keys = list(obj)
-        if keys != [k for k in RECORD_KEYS if k in obj]:
-            return [TraceIssue(f"record keys out of order {keys}; write t, api, session, body, usage", line=line)]
-    if isinstance(obj["t"], int):
-        return [TraceIssue(f"t must be a float, got the integer {obj['t']}", line=line)]
-    return [dataclasses.replace(issue, line=line) for issue in validate_body(obj["api"], obj["body"])]
-
-
-def validate_trace(source: str | os.PathLike[str] | Iterable[TraceRecord]) -> list[TraceIssue]:
-    """Check a trace file (or records) against the traces README's validator list.
-
-    File level: every line JSON with the record keys in order, ``t`` strictly
-    increasing. Record level: see :func:`promptcache.trace.shape.validate_body`.
-
-    A gzip file or one JSON document over several lines is one issue without a
-    line number. An empty or blank file is a valid trace with no records (``[]``;
-    the commands, which need requests, refuse it). The reader is lenient as
-    :func:`read_trace` is: a BOM at the start and CRLF line ends are accepted.
-
-    Returns:
-        All issues, in line order (empty for a valid trace); never raises for bad content.
-
-    Raises:
-        OSError: the file does not exist or cannot be read (a wrong path is not bad content).
-    """
-    issues: list[TraceIssue] = []
-    entries: list[tuple[int | None, Any]] = []
-    if isinstance(source, str | os.PathLike):
-        with open(source, "rb") as fh:
-            data = fh.read()
-        name = os.path.basename(os.fspath(source))
-        whole = _file_problem(data, name)
-        if whole is not None:
-            return [TraceIssue(whole.reason)]
-        for number, text in _text_lines(data, name):
-            if isinstance(text, TraceFormatError):
-                issues.append(TraceIssue(text.reason, line=number))
-                continue
-            try:
-                entries.append((number, json.loads(text)))
-            except ValueError as exc:
-                issues.append(TraceIssue(json_problem(exc), line=number))
-    else:
-        entries = [(r.line, r) for r in source]
-    last_t: float | None = None
-    for number, obj in entries:
-        found = validate_record(obj, line=number)
-        issues.extend(found)
-        t = obj.t if isinstance(obj, TraceRecord) else obj.get("t") if isinstance(obj, dict) else None
-        if isinstance(t, int | float) and not isinstance(t, bool):
-            if last_t is not None and t <= last_t:
-                issues.append(TraceIssue(f"t={t} is not after the previous request's t={last_t}; "
-                                         f"t must be strictly increasing", line=number))
-            last_t = t
-    # Unreadable lines were found while reading, before the records were checked: one stable sort
-    # puts every issue in line order (a record's own issues keep their order).
-    issues.sort(key=lambda issue: issue.line if issue.line is not None else -1)
-    return issues
-

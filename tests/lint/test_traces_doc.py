@@ -19,7 +19,8 @@ import pytest
 import promptcache
 from lint_support import ANTHROPIC_REPLY, CHAT_REPLY, REPO_ROOT
 from promptcache import Conversation, PromptBuilder
-from promptcache.trace.records import read_trace, validate_trace
+from promptcache.trace.records import read_trace
+from promptcache.trace import validate_trace
 
 DOC = REPO_ROOT / "docs" / "traces.md"
 KEY = "sk-test-secret-key-123"

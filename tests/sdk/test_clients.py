@@ -16,7 +16,8 @@ from promptcache import Conversation, PrefixStabilityError, PromptBuilder
 from promptcache.clients.wrappers import AnthropicClient, AsyncAnthropicClient, AsyncOpenAIClient, OpenAIClient
 from promptcache.errors import PrefixStabilityWarning
 from promptcache.prompt.stability import LayerRegistry
-from promptcache.trace.records import read_trace, validate_trace
+from promptcache.trace.records import read_trace
+from promptcache.trace import validate_trace
 
 RULES = " ".join(f"Policy {i}: be precise about order numbers, dates and refund amounts." for i in range(1, 90))
 TRACK = {"type": "function", "function": {"name": "track_parcel", "description": "Track a parcel.", "parameters": {

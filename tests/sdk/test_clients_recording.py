@@ -17,7 +17,8 @@ import pytest
 import promptcache
 from promptcache import PrefixStabilityError, PromptBuilder
 from promptcache.prompt.stability import LayerRegistry
-from promptcache.trace.records import TraceRecord, read_trace, validate_trace
+from promptcache.trace.records import TraceRecord, read_trace
+from promptcache.trace import validate_trace
 from promptcache.trace.recorder import TraceClock, last_t
 
 KEY = "sk-test-secret-key-123"

@@ -16,7 +16,8 @@ import pytest
 import promptcache
 from promptcache import Conversation, PromptBuilder
 from promptcache.prompt.stability import LayerRegistry
-from promptcache.trace.records import read_trace, validate_trace
+from promptcache.trace.records import read_trace
+from promptcache.trace import validate_trace
 
 KEY = "sk-test-stream"
 RULES = " ".join(f"Rule {i}: answer with the order number first." for i in range(1, 60))

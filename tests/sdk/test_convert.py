@@ -11,7 +11,7 @@ import openai
 import pytest
 
 from promptcache.convert import anthropic_to_openai, convert_body, openai_to_anthropic
-from promptcache.trace.records import validate_body
+from promptcache.trace import validate_body
 
 
 def strip_cache_control(obj: Any) -> Any:

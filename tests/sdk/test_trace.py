@@ -11,10 +11,8 @@ import anthropic
 import httpx2
 import pytest
 
-from promptcache.trace.records import (
-    EmptyTraceError, SkippedLines, TraceFormatError, TraceFormatWarning, TraceRecord, read_trace, validate_body, validate_record, validate_trace,
-    write_trace,
-)
+from promptcache.trace.records import EmptyTraceError, SkippedLines, TraceFormatError, TraceFormatWarning, TraceRecord, read_trace, write_trace
+from promptcache.trace import validate_body, validate_record, validate_trace
 from promptcache.trace.recorder import append_record
 
 COUNTS = {"good_support_chat": 17, "bad_timestamp_system": 17, "good_rag_doc_qa": 10, "bad_rag_question_first": 10,
