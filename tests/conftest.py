@@ -2,7 +2,7 @@
 
 ``shared_dir`` finds the read-only ``shared/`` folder (lint cases, traces,
 design docs): ``$PROMPTCACHE_SHARED`` when set, else ``../shared`` beside the
-checkout, as CI lays it out.
+checkout, as CI lays it out. ``traces`` reads the ten shared traces once.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 
 import pytest
+
+from promptcache.trace.records import TraceRecord, read_trace
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,3 +48,17 @@ def lint_cases_dir(shared_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def traces_dir(shared_dir: Path) -> Path:
     return shared_dir / "traces"
+
+
+TRACE_NAMES = (
+    "good_support_chat", "bad_timestamp_system", "good_rag_doc_qa", "bad_rag_question_first",
+    "good_agent_tools", "bad_agent_tool_shuffle", "bad_summarize_each_turn", "bad_sliding_window",
+    "bad_whitespace_drift", "mixed_multi_tenant",
+)
+"""The ten shared traces in README order."""
+
+
+@pytest.fixture(scope="session")
+def traces(traces_dir: Path) -> dict[str, list[TraceRecord]]:
+    """name (without .jsonl) -> records of every shared trace."""
+    return {name: read_trace(traces_dir / f"{name}.jsonl", strict=True) for name in TRACE_NAMES}

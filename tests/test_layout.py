@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def modules(package: str) -> list[str]:

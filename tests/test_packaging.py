@@ -14,7 +14,7 @@ from packaging.version import Version
 from setuptools.config.pyprojecttoml import apply_configuration
 from setuptools.dist import Distribution
 
-PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
 
 def test_the_build_backend_applies_pyproject_without_a_warning() -> None:
