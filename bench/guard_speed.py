@@ -32,7 +32,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from promptcache import decompose as _decompose
+from promptcache.misses import rendering as _decompose
+from promptcache.tokens import chatml
 from promptcache.tokens.chatml import chatml_encoding
 from promptcache.misses.guard import classify_requests
 from promptcache.trace.records import read_trace
@@ -41,6 +42,7 @@ from promptcache.trace.records import read_trace
 def _timed(records, repeat: int) -> tuple[float, float]:
     """(cold ms, best warm ms) to classify ``records``."""
     _decompose.clear_cache()
+    chatml.clear_cache()
     start = time.perf_counter()
     classify_requests(records)
     cold = (time.perf_counter() - start) * 1000
@@ -122,6 +124,7 @@ def guard_memory(requests: int) -> dict:
     model, api = "claude-sonnet-4-6", "anthropic.messages"
     PrefixGuard(api).compare(base.history(conversation).user("warm-up").build().to_anthropic(model))
     _decompose.clear_cache()
+    chatml.clear_cache()
     gc.collect()
     tracemalloc.start()
     guard = PrefixGuard(api, max_requests=requests)
@@ -133,6 +136,7 @@ def guard_memory(requests: int) -> dict:
     gc.collect()
     with_memo = tracemalloc.get_traced_memory()[0] - start
     _decompose.clear_cache()
+    chatml.clear_cache()
     gc.collect()
     alone = tracemalloc.get_traced_memory()[0] - start
     tracemalloc.stop()

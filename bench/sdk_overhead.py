@@ -11,7 +11,8 @@ history are reused, as in a running app. Reported in microseconds per request
 - ``build (all layers per request)``: every builder call per request
   (``system``, ``tools`` with 40 tool dicts, ``document``, ``history``, ``user``);
 - ``to_anthropic`` (with the breakpoint planner), ``to_openai_chat``, ``to_openai_responses``;
-- tokenisation: ``to_tokens()`` (the whole prompt through ChatML / cl100k) and
+- tokenisation: ``to_tokens()`` (the whole prompt through ChatML / cl100k; each message's ids come from the
+  per-message memo of :func:`promptcache.tokens.chatml.encode_message`, so only the new turn is encoded) and
   ``count_tokens()`` (memoised per layer and per message; only the new turn is encoded).
 
 Goal: the builder's own work (build + ``to_anthropic``), excluding

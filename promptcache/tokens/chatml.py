@@ -33,6 +33,7 @@ Special token ids (cl100k leaves 100264 and 100265 unused):
 
 from __future__ import annotations
 
+import array
 import collections
 import functools
 import json
@@ -200,21 +201,27 @@ def render_chatml(
     return "".join(segment.text for segment in chatml_segments(messages, tools, add_generation_prompt))
 
 
-_MEMO_SIZE = 4096
-_memo: collections.OrderedDict[tuple[str, str, str], tuple[int, ...]] = collections.OrderedDict()
+MEMO_TOKENS = 4_000_000
+"""Token ids the per-message memo keeps at most (4 bytes each: 16 MB), least recently used dropped first."""
+_memo: collections.OrderedDict[tuple[str, str, str], array.array] = collections.OrderedDict()
+_memo_size = 0
 _memo_lock = threading.Lock()
 
 
-def encode_message(role: str, text: str, encoding: tiktoken.Encoding | None = None) -> tuple[int, ...]:
+def encode_message(role: str, text: str, encoding: tiktoken.Encoding | None = None) -> array.array:
     """Token ids of one message's ``f"{role}\\n{text}"`` (no framing), memoised per process.
 
     The one place message text meets the tokenizer: every message of every
     request (the prompt's counts, its token ids, the prefix guard's rendering)
     comes through here, so a history message sent again, or the same system
-    prompt counted and then rendered, is tokenised once. An LRU of the last
-    4,096 ``(encoding, role, text)`` keys (the text itself is the key: no hash
-    collision can mix two texts up).
+    prompt counted and then rendered, is tokenised once. The memo is keyed by
+    ``(encoding, role, text)`` (the text itself: no hash collision can mix two
+    texts up) and holds at most :data:`MEMO_TOKENS` ids.
+
+    Returns:
+        An ``array('I')`` shared with the memo: read it, do not modify it.
     """
+    global _memo_size
     enc = encoding or chatml_encoding()
     key = (enc.name, role, text)
     with _memo_lock:
@@ -222,12 +229,22 @@ def encode_message(role: str, text: str, encoding: tiktoken.Encoding | None = No
         if found is not None:
             _memo.move_to_end(key)
             return found
-    ids = tuple(enc.encode(f"{role}\n{text}", disallowed_special=()))
+    ids = array.array("I", enc.encode(f"{role}\n{text}", disallowed_special=()))
     with _memo_lock:
-        _memo[key] = ids
-        while len(_memo) > _MEMO_SIZE:
-            _memo.popitem(last=False)
+        if key not in _memo:
+            _memo[key] = ids
+            _memo_size += len(ids)
+        while _memo_size > MEMO_TOKENS and len(_memo) > 1:
+            _memo_size -= len(_memo.popitem(last=False)[1])
     return ids
+
+
+def clear_cache() -> None:
+    """Forget every memoised message encoding (benchmarks measure cold tokenisation with it)."""
+    global _memo_size
+    with _memo_lock:
+        _memo.clear()
+        _memo_size = 0
 
 
 def message_tokens(role: str, text: str) -> int:
