@@ -51,7 +51,8 @@ from local_backend.sampler import Sampler
 from local_backend.sampling_params import SamplingParams
 from local_backend.scheduler import Scheduler
 
-Prompt = str | Sequence[int]
+PromptInput = str | Sequence[int]
+"""What the engine takes as a prompt: text (tokenised by the engine's tokenizer) or token ids."""
 
 
 class LocalEngine:
@@ -149,7 +150,7 @@ class LocalEngine:
     def add_request(
         self,
         request_id: str,
-        prompt: Prompt,
+        prompt: PromptInput,
         sampling_params: SamplingParams | None = None,
         *,
         cache_salt: str | None = None,
@@ -261,7 +262,7 @@ class LocalEngine:
     # --- offline API ---------------------------------------------------------------
     def generate(
         self,
-        prompts: Prompt | Sequence[Prompt],
+        prompts: PromptInput | Sequence[PromptInput],
         sampling_params: SamplingParams | Sequence[SamplingParams] | None = None,
         *,
         cache_salt: str | None = None,
@@ -410,7 +411,7 @@ def _config_eos(config: Any) -> tuple[int, ...]:
     return tuple(eos) if isinstance(eos, (list, tuple)) else (eos,)
 
 
-def _as_prompt_list(prompts: Prompt | Sequence[Prompt]) -> list[Prompt]:
+def _as_prompt_list(prompts: PromptInput | Sequence[PromptInput]) -> list[PromptInput]:
     if isinstance(prompts, str) or getattr(prompts, "ndim", None) == 1:  # text, or one 1-D array of ids
         return [prompts]
     prompts = list(prompts)
