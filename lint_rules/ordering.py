@@ -140,6 +140,12 @@ class ToolsFromUnorderedCollection(FlowRule):
     ]
 
 
+# Listing calls whose result sorted() can order, and the key it needs (items that do not compare get one).
+_BY_NAME = ", key=lambda e: e.name"
+_LISTING_KEYS = {"listdir": "", "glob": "", "iglob": "", "rglob": "", "iterdir": "", "scandir": _BY_NAME,
+                 "entry_points": _BY_NAME, "iter_modules": _BY_NAME}
+
+
 class ToolsFromFilesystemOrder(FlowRule):
     """
     ## What it does
@@ -163,6 +169,13 @@ class ToolsFromFilesystemOrder(FlowRule):
     tools = [json.loads(p.read_text()) for p in sorted(TOOL_DIR.glob("*.json"))]
     ```
 
+    ## Fix safety
+    The fix wraps the listing call in ``sorted(...)``, with
+    ``key=lambda e: e.name`` for ``os.scandir``, entry points and
+    ``pkgutil.iter_modules`` (their items do not compare). It is unsafe: the
+    tool order, and so the prompt bytes, change once. ``os.walk`` gets no edit
+    (sort ``dirnames`` and ``filenames`` in the loop).
+
     ## When it does not fire
     The listing is sorted before the tools are built.
     """
@@ -170,6 +183,17 @@ class ToolsFromFilesystemOrder(FlowRule):
     code = "PC302"
     name = "tools-from-filesystem-order"
     severity = Severity.WARNING
+    fixable = "unsafe"
+
+    def issue_fix(self, issue) -> NodeFix:
+        node = issue.node
+        name = node.func.attr.value if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) else (
+            node.func.value if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) else None)
+        if name not in _LISTING_KEYS:
+            return NodeFix("Sort the listing with sorted() before the tools are built", Applicability.UNSAFE)
+        key = _LISTING_KEYS[name]
+        return NodeFix(f"Wrap `{self.flow.code(node)}` in sorted(...{key})", Applicability.UNSAFE,
+                       ((node, f"sorted({self.flow.code(node)}{key})"),))
     message = (
         "tools= is built from {detail} without sorted(): directory and entry-point order differs between hosts, "
         "and tools render first, so hosts send different prefixes; sort the listing"

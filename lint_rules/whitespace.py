@@ -10,8 +10,9 @@ from __future__ import annotations
 import libcst as cst
 
 from promptcache.lint import literals as L
-from promptcache.lint.finding import Severity
-from promptcache.lint.rule import Invalid, LintRule
+from promptcache.lint import text_fixes as T
+from promptcache.lint.finding import Applicability, Severity
+from promptcache.lint.rule import Invalid, LintRule, NodeFix
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
@@ -27,6 +28,14 @@ class _TextRule(LintRule):
 
     def check(self) -> None:  # pragma: no cover - every subclass overrides it
         raise NotImplementedError
+
+    def literal_fix(self, node: cst.CSTNode, transform, description: str, strip_end: bool = False) -> NodeFix:
+        """An unsafe fix that rewrites the literal ``node`` with ``transform`` (:mod:`promptcache.lint.text_fixes`),
+        or only describes it when the literal cannot be rewritten safely."""
+        new = T.rewrite(node, transform, strip_end)
+        if new is None:
+            return NodeFix(f"{description} (no edit is offered: this literal cannot be rewritten safely)", Applicability.UNSAFE)
+        return NodeFix(description, Applicability.UNSAFE, ((node, new),))
 
     def block_indent(self, node: cst.CSTNode) -> int:
         """Indentation, in characters, of the block holding ``node``."""
@@ -63,6 +72,13 @@ class UndedentedMultilinePrompt(_TextRule):
             Cite the section title.\"\"\")
     ```
 
+    ## Fix safety
+    The fix wraps the literal in ``textwrap.dedent(...)`` when its text starts
+    on the line after the quotes, and in ``inspect.cleandoc(...)`` when it
+    starts on the quotes' line (dedent cannot remove indentation that the
+    first line lacks), adding the import once. It is unsafe: the prompt bytes
+    change once. A piece of an implicit concatenation gets no edit.
+
     ## When it does not fire
     The literal goes through ``textwrap.dedent`` / ``inspect.cleandoc`` on some
     path, or is given to promptcache's ``PromptBuilder`` (``.system()``,
@@ -74,6 +90,7 @@ class UndedentedMultilinePrompt(_TextRule):
     code = "PC401"
     name = "undedented-multiline-prompt"
     severity = Severity.WARNING
+    fixable = "unsafe"
     message = (
         "this multi-line prompt carries {indent} spaces of source indentation on each line: they are sent as tokens "
         "and change when the code is re-indented, breaking the cached prefix; wrap it in textwrap.dedent()"
@@ -86,7 +103,21 @@ class UndedentedMultilinePrompt(_TextRule):
             for piece in L.pieces(use.node):
                 indent = L.undedented(piece, self.block_indent(use.node))
                 if indent:
-                    self.report(piece.node, self.message.format(indent=indent))
+                    self.report(piece.node, self.message.format(indent=indent), self._fix(piece))
+
+    def _fix(self, piece: L.Piece) -> NodeFix:
+        call = T.dedent_call(piece)
+        module_name = call.split(".")[0]
+        description = f"Wrap the prompt in {call}()"
+        if isinstance(self.flow.facts.parent.get(piece.node), cst.ConcatenatedString):
+            return NodeFix(f"{description} (no edit is offered: it is one piece of an implicit concatenation)", Applicability.UNSAFE)
+        insertion = T.import_insertion(self.flow.module, module_name)
+        return NodeFix(
+            description + (f" and import {module_name}" if insertion else ""),
+            Applicability.UNSAFE,
+            ((piece.node, f"{call}({self.flow.code(piece.node)})"),),
+            (insertion,) if insertion else (),
+        )
 
     VALID = [
         _CLAUDE + "import textwrap\nclass Bot:\n    SYSTEM_PROMPT = textwrap.dedent('''\\\n        Be brief.\n        Cite sources.''')\n",
@@ -123,6 +154,11 @@ class TrailingWhitespaceInPrompt(_TextRule):
     PROMPT = \"\"\"You extract invoice data.\\nReturn JSON.\"\"\"
     ```
 
+    ## Fix safety
+    The fix removes the spaces and tabs before each line break of the
+    literal (and at its very end, when it ends the prompt), keeping every
+    other character as written. It is unsafe: the prompt bytes change once.
+
     ## When it does not fire
     A piece that ends in a space and is joined to more text (implicit
     concatenation, ``+``, f-string parts): the space is part of the sentence.
@@ -134,6 +170,7 @@ class TrailingWhitespaceInPrompt(_TextRule):
     code = "PC402"
     name = "trailing-whitespace-in-prompt"
     severity = Severity.WARNING
+    fixable = "unsafe"
     message = (
         "prompt text has {what}: editors and formatters strip it silently, changing the prompt bytes and the "
         "cached prefix with the next commit; remove it"
@@ -149,9 +186,12 @@ class TrailingWhitespaceInPrompt(_TextRule):
                 continue
             for i, piece in enumerate(found):
                 joined = piece.value + (found[i + 1].value[:1] if i + 1 < len(found) else "")
-                what = L.trailing_whitespace(joined, use.at_end and i == len(found) - 1)
+                last = use.at_end and i == len(found) - 1
+                what = L.trailing_whitespace(joined, last)
                 if what:
-                    self.report(piece.node, self.message.format(what=what))
+                    strip_end = last or (i + 1 < len(found) and found[i + 1].value[:1] == "\n")
+                    fix = self.literal_fix(piece.node, T.strip_trailing_whitespace, "Remove the trailing whitespace", strip_end)
+                    self.report(piece.node, self.message.format(what=what), fix)
                     break
             else:
                 self.report(use.node, self.message.format(what=problems[0]))
@@ -257,6 +297,11 @@ class CrlfInPrompt(_TextRule):
     PROMPT = Path(path).read_text(encoding="utf-8")  # universal newlines: always "\\n"
     ```
 
+    ## Fix safety
+    In a literal, the fix drops the ``\\r`` of each ``\\r\\n`` and turns a lone
+    ``\\r`` into ``\\n``. It is unsafe: the prompt bytes change once. A file
+    read without newline translation gets no edit (read it in text mode).
+
     ## When it does not fire
     Text read in text mode with default newline handling, or normalised with
     ``.replace("\\r\\n", "\\n")`` / ``.splitlines()`` / promptcache's
@@ -266,6 +311,7 @@ class CrlfInPrompt(_TextRule):
     code = "PC404"
     name = "crlf-in-prompt"
     severity = Severity.WARNING
+    fixable = "unsafe"
     message = (
         "{what}: CRLF and LF copies of one prompt are different prefixes and never share a cache entry; "
         "use \\n line endings"
@@ -275,7 +321,8 @@ class CrlfInPrompt(_TextRule):
         for use in self.flow.text.literals:
             for piece in L.pieces(use.node):
                 if any("\r" in sent for sent in use.as_sent(piece.value)):
-                    self.report(piece.node, self.message.format(what="this prompt literal contains carriage returns (\\r)"))
+                    fix = self.literal_fix(piece.node, T.unix_line_ends, "Use \\n line endings in the literal")
+                    self.report(piece.node, self.message.format(what="this prompt literal contains carriage returns (\\r)"), fix)
         for call, normalised in self.flow.text.reads:
             if normalised:
                 continue
@@ -388,6 +435,12 @@ class InvisibleCharacters(_TextRule):
     PROMPT = "Quote amounts exactly as listed."
     ```
 
+    ## Fix safety
+    The fix removes zero-width characters, byte-order marks and soft hyphens,
+    turns look-alike spaces into plain spaces and applies NFC, keeping every
+    other character as written. It is unsafe: the prompt bytes change once.
+    Mixed tab and space indentation gets no edit.
+
     ## When it does not fire
     Visible non-ASCII text in NFC form (accents, other scripts, emoji); a BOM,
     zero-width characters or non-NFC text given to promptcache's
@@ -398,6 +451,7 @@ class InvisibleCharacters(_TextRule):
     code = "PC406"
     name = "invisible-characters"
     severity = Severity.WARNING
+    fixable = "unsafe"
     message = (
         "this prompt literal contains {what}: invisible differences make it a different prefix from the copy "
         "other code sends; remove or normalise it"
@@ -408,7 +462,11 @@ class InvisibleCharacters(_TextRule):
             for piece in L.pieces(use.node):
                 what = next((w for sent in use.as_sent(piece.value) if (w := L.invisible(sent))), None)
                 if what:
-                    self.report(piece.node, self.message.format(what=what))
+                    if "tabs and spaces" in what:
+                        fix = NodeFix("Indent the prompt with spaces only", Applicability.UNSAFE)
+                    else:
+                        fix = self.literal_fix(piece.node, T.visible_text, "Remove the invisible characters")
+                    self.report(piece.node, self.message.format(what=what), fix)
 
     VALID = [
         _CLAUDE + "SYSTEM_PROMPT = 'Réponds en français. 日本語も可。'\n",

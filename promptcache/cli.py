@@ -19,6 +19,7 @@ from promptcache import __version__
 # command name -> "module:attribute" of a click.Command. Add a line per command.
 COMMANDS: dict[str, str] = {
     "lint": "promptcache.commands.lint:lint",
+    "clean": "promptcache.commands.lint:clean",
     "rules": "promptcache.commands.rules:rules",
     "rule": "promptcache.commands.rules:rule",
     "simulate": "promptcache.commands.simulate:simulate",

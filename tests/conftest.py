@@ -62,3 +62,10 @@ TRACE_NAMES = (
 def traces(traces_dir: Path) -> dict[str, list[TraceRecord]]:
     """name (without .jsonl) -> records of every shared trace."""
     return {name: read_trace(traces_dir / f"{name}.jsonl", strict=True) for name in TRACE_NAMES}
+
+
+@pytest.fixture(autouse=True)
+def lint_result_cache(tmp_path_factory, monkeypatch):
+    """Each test gets its own empty lint result cache (``PROMPTCACHE_CACHE_DIR``), so a finding is never read
+    from another test's run; tests of the cache itself set their own folder."""
+    monkeypatch.setenv("PROMPTCACHE_CACHE_DIR", str(tmp_path_factory.mktemp("lint-cache")))

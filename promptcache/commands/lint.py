@@ -1,23 +1,35 @@
-"""``promptcache lint``: find code patterns that break LLM prompt caching."""
+"""``promptcache lint``: find code patterns that break LLM prompt caching (and ``promptcache clean``)."""
 
 from __future__ import annotations
 
+import difflib
 import os
+import shutil
 import sys
 from pathlib import Path
 
 import click
 
+from promptcache.lint.add_noqa import add_noqa
+from promptcache.lint.changed_lines import GitError, changed_lines, on_changed_lines
 from promptcache.lint.config import ConfigError, load_config
 from promptcache.lint.finding import Severity
 from promptcache.lint.reporters import FORMATS, MACHINE_FORMATS, render, summary
-from promptcache.lint.runner import EXIT_ERROR, lint_paths
+from promptcache.lint.result_cache import CACHE_DIR_NAME, ResultCache, cache_dir_for, settings_key
+from promptcache.lint.runner import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, FixMode, lint_paths, select_rules
 from promptcache.trace.output_path import check_writable_file
+
+CACHE_ENV = "PROMPTCACHE_CACHE_DIR"
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
     codes = tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
     return codes or None
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(EXIT_ERROR)
 
 
 @click.command("lint")
@@ -29,24 +41,42 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported.")
 @click.option("--output-format", type=click.Choice(FORMATS), default="concise", show_default=True)
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to a file.")
+@click.option("--fix", is_flag=True, help="Apply safe fixes in place, then report what is left.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, apply unsafe fixes too (they change prompt bytes once).")
+@click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff and write nothing; exit 1 if there is a diff.")
+@click.option("--show-fixes", is_flag=True, help="List the fixes applied, per file and code.")
+@click.option("--add-noqa", is_flag=True, help="Add a `# noqa: CODE` for every current finding, in place.")
+@click.option("--stdin-filename", type=click.Path(path_type=Path), help="Read the source from stdin and lint it as this file.")
+@click.option("--diff-since", metavar="REF", help="Report only findings on lines changed since this git ref.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help=f"Result cache folder [default: {CACHE_DIR_NAME} beside the config; env {CACHE_ENV}].")
+@click.option("--force-exclude", is_flag=True, help="Apply the exclusions to files named on the command line too (for pre-commit).")
 @click.option("--no-prefilter", is_flag=True, help="Parse every file, not only files with LLM imports, calls or prompt modules.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="Use this pyproject.toml / promptcache.toml.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes [default: CPU count].")
 @click.option("--no-respect-gitignore", is_flag=True, help="Lint files that .gitignore excludes.")
 @click.option("-v", "--verbose", is_flag=True, help="Say which files were parsed and which the pre-filter skipped.")
-def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format, output_file, no_prefilter, config_file, jobs, no_respect_gitignore, verbose):
+def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format, output_file, fix, unsafe_fixes, show_diff,
+         show_fixes, add_noqa, stdin_filename, diff_since, no_cache, cache_dir, force_exclude, no_prefilter, config_file,
+         jobs, no_respect_gitignore, verbose):
     """Lint PATHS (default: the current folder) for cache-breaking patterns.
 
-    Exit codes: 0 clean, 1 findings at or above --fail-on, 2 a usage or
-    configuration error, or a file that could not be read or parsed (PC901).
+    Exit codes: 0 clean, 1 findings at or above --fail-on (with --diff: a
+    diff to apply), 2 a usage or configuration error, or a file that could
+    not be read or parsed (PC901).
     """
-    targets = list(paths) or [Path(".")]
+    if stdin_filename is not None and paths:
+        _fail("--stdin-filename reads one file from stdin: give no PATHS with it")
+    if add_noqa and (fix or show_diff or stdin_filename is not None):
+        _fail("--add-noqa writes files in place: it cannot be combined with --fix, --diff or --stdin-filename")
+    if diff_since is not None and (fix or show_diff or add_noqa):
+        _fail("--diff-since only filters what is reported: run --fix, --diff or --add-noqa without it")
+    targets = [stdin_filename] if stdin_filename is not None else (list(paths) or [Path(".")])
     if output_file is not None:  # before linting: a report that cannot be written fails now, not after the run
         try:
             check_writable_file(output_file)
         except OSError as problem:
-            click.echo(f"error: cannot write {output_file}: {problem}", err=True)
-            sys.exit(EXIT_ERROR)
+            _fail(f"cannot write {output_file}: {problem}")
     try:
         config = load_config(config_file, start=targets[0])
         extra_ignore = _codes(ignore)
@@ -57,27 +87,123 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
             fail_on=Severity.parse(fail_on) if fail_on else None,
             respect_gitignore=False if no_respect_gitignore else None,
         )
-        result = lint_paths(targets, config, prefilter_files=not no_prefilter, jobs=jobs)
-    except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_ERROR)
-    if output_file is not None:
+        changed = changed_lines(diff_since, Path.cwd()) if diff_since is not None else None
+        cache = None
+        if not no_cache:
+            folder = cache_dir or (Path(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else cache_dir_for(config))
+            cache = ResultCache(folder, settings_key(config, select_rules(config)))
+        mode = FixMode(unsafe=unsafe_fixes, write=not show_diff) if (fix or show_diff) else None
+        stdin = sys.stdin.buffer.read() if stdin_filename is not None else None
+        result = lint_paths(targets, config, prefilter_files=not no_prefilter, jobs=jobs, fix=mode, cache=cache,
+                            stdin=stdin, force_exclude=force_exclude)
+    except (ConfigError, GitError) as exc:
+        _fail(str(exc))
+    if add_noqa:
+        sys.exit(_add_noqa(result))
+    if show_diff:
+        sys.exit(_print_diff(result, show_fixes))
+    if changed is not None:
+        shown = on_changed_lines(result.findings, changed)
+        hidden = len(result.findings) - len(shown)
+        result.findings = shown
+        if hidden:
+            click.echo(f"--diff-since {diff_since}: {hidden} finding{'s' if hidden != 1 else ''} on lines not changed since "
+                       f"{diff_since} not shown", err=True)
+    to_stderr = output_format in MACHINE_FORMATS or output_file is not None
+    if stdin_filename is not None and fix:  # ruff's convention: the fixed source on stdout, the report on stderr
+        sys.stdout.buffer.write(result.fixes[0].after if result.fixes else stdin)
+        sys.stdout.flush()
+        render(result, output_format, sys.stderr)
+        to_stderr = False
+    elif output_file is not None:
         try:
             with output_file.open("w", encoding="utf-8") as out:
                 render(result, output_format, out)
         except OSError as exc:
-            click.echo(f"error: cannot write {output_file}: {exc.strerror}; choose another --output-file", err=True)
-            sys.exit(EXIT_ERROR)
+            _fail(f"cannot write {output_file}: {exc.strerror}; choose another --output-file")
     else:
         try:
             render(result, output_format, sys.stdout, color=sys.stdout.isatty())
             sys.stdout.flush()
         except BrokenPipeError:  # `promptcache lint | head`: the reader left; keep the exit code
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    if output_format in MACHINE_FORMATS or output_file is not None:
+    if to_stderr:
         click.echo(summary(result), err=True)
+    if show_fixes:
+        _list_fixes(result, err=to_stderr or stdin_filename is not None)
     if verbose:
         for path in result.parsed_paths:
             click.echo(f"parsed: {path}", err=True)
-        click.echo(f"{result.parsed} parsed, {result.skipped} skipped by the pre-filter, {len(result.rules)} rules", err=True)
+        cached = f" ({result.cached} read from the cache)" if result.cached else ""
+        click.echo(f"{result.parsed} parsed{cached}, {result.skipped} skipped by the pre-filter, {len(result.rules)} rules", err=True)
     sys.exit(result.exit_code(config.fail_on, exit_zero))
+
+
+def _print_diff(result, show_fixes: bool) -> int:
+    """``--diff``: a unified diff per fixed file on stdout, a count on stderr; 1 when there is a diff."""
+    for fixed in result.fixes:
+        before = fixed.before.decode("utf-8", errors="replace").splitlines(keepends=True)
+        after = fixed.after.decode("utf-8", errors="replace").splitlines(keepends=True)
+        sys.stdout.writelines(difflib.unified_diff(before, after, fixed.display, fixed.display))
+    sys.stdout.flush()
+    if show_fixes:
+        _list_fixes(result, err=True)
+    files = len(result.fixes)
+    click.echo(f"Would fix {result.fixed} finding{'s' if result.fixed != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+               f" ({len(result.findings)} left after that)." if files else "No fixes to apply.", err=True)
+    return EXIT_FINDINGS if files else EXIT_CLEAN
+
+
+def _list_fixes(result, err: bool) -> None:
+    """``--show-fixes``: each fixed file with its fixes by code."""
+    if not result.fixes:
+        click.echo("No fixes applied.", err=err)
+        return
+    names = {r.code: r.name for r in result.rules}
+    click.echo(f"Fixed {result.fixed} finding{'s' if result.fixed != 1 else ''}:", err=err)
+    for fixed in result.fixes:
+        click.echo(f"- {fixed.display}:", err=err)
+        for code, count in sorted(fixed.fixed.items()):
+            click.echo(f"    {count} × {code} ({names.get(code, '')})", err=err)
+
+
+def _add_noqa(result) -> int:
+    """``--add-noqa``: write a ``# noqa`` for every finding (PC900 and PC901 excepted) into its file."""
+    by_path: dict[str, list] = {}
+    for finding in result.findings:
+        if finding.code not in ("PC900", "PC901"):
+            by_path.setdefault(finding.path, []).append(finding)
+    added = skipped = 0
+    for display, findings in sorted(by_path.items()):
+        path = Path(display)
+        try:
+            data = path.read_bytes()
+            text = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            click.echo(f"warning: {display}: not changed ({exc})", err=True)
+            skipped += len(findings)
+            continue
+        done = add_noqa(text, findings)
+        if done.text != text:
+            path.write_bytes(done.text.encode("utf-8"))
+        added += done.added
+        skipped += done.skipped
+    click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}."
+               + (f" {skipped} could not be added (a line that ends in a backslash continuation)." if skipped else ""), err=True)
+    return EXIT_CLEAN
+
+
+@click.command("clean")
+@click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
+def clean(folder):
+    """Remove the lint result cache (.promptcache_cache) from FOLDER (default: the current folder) and below."""
+    root = folder or Path(".")
+    removed = 0
+    for dirpath, dirnames, _ in os.walk(root):
+        if CACHE_DIR_NAME in dirnames:
+            shutil.rmtree(Path(dirpath) / CACHE_DIR_NAME, ignore_errors=True)
+            click.echo(f"Removed {Path(dirpath) / CACHE_DIR_NAME}")
+            removed += 1
+        dirnames[:] = [d for d in dirnames if d not in (CACHE_DIR_NAME, ".git", ".venv", "node_modules")]
+    if removed == 0:
+        click.echo(f"No {CACHE_DIR_NAME} under {root}.")

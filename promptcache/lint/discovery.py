@@ -190,8 +190,9 @@ def _read_gitignore(folder: Path) -> pathspec.PathSpec | None:
     return _spec(lines)
 
 
-def discover(paths: list[Path], config: LintConfig) -> Discovery:
-    """Find the files to lint under ``paths``; see the module docstring for the rules."""
+def discover(paths: list[Path], config: LintConfig, force_exclude: bool = False) -> Discovery:
+    """Find the files to lint under ``paths``; see the module docstring for the rules. ``force_exclude``
+    applies ``exclude`` / ``extend-exclude`` to files named in ``paths`` too (as pre-commit names them)."""
     result = Discovery()
     walker = _Walker(config, result)
     for raw in paths:
@@ -201,6 +202,8 @@ def discover(paths: list[Path], config: LintConfig) -> Discovery:
         elif path.is_dir():
             walker.walk(path)
         elif path.exists():
+            if force_exclude and walker.excluded(path, False, path.parent):
+                continue
             walker._file(path)
             result.named.add(path)
         else:

@@ -23,13 +23,15 @@ from promptcache.lint.finding import Finding, Fix
 from promptcache.lint.fixes import merge, resolve
 from promptcache.lint.index import Indexer
 from promptcache.lint.positions import node_ranges
-from promptcache.lint.rule import LintRule
+from promptcache.lint.rule import LintRule, registered
 from promptcache.lint.source_refs import SourcedMessage, SourceRef
+from promptcache.lint.unused_noqa import UnusedNoqa, unused
 from promptcache.lint.walk import TreeFacts, walk
 
 
 _RECURSION_LIMIT = 30_000
 _STATED_POSITION = re.compile(r"error at (\d+):(\d+)")
+_LINE_END = re.compile(r"\r\n|\r|\n")  # the line ends of the tokenizer (str.splitlines knows more)
 
 
 @dataclass
@@ -127,17 +129,21 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
     facts = TreeFacts()
     context = FileContext(path, module, config, indexer.index, facts, prompt_module)
     walk(module, [indexer, *(rule(context) for rule in rules)], facts)
-    if not context.reports:
+    check_noqa = b"noqa" in data and any(rule.code == UnusedNoqa.code for rule in rules)
+    if not context.reports and not check_noqa:
         return FileResult(path, [], True)
     targets = [r.node for r in context.reports]
     for report in context.reports:
         if report.fix is not None:
             targets += [node for node, _ in report.fix.replacements]
+            targets += [node for node, _ in report.fix.insertions]
         if isinstance(report.message, SourcedMessage):
             targets += [ref.node for ref in report.message.sources if ref.node is not None]
     ranges = node_ranges(module, targets)
     text = data.decode(module.encoding, errors="replace")
-    noqa = suppression.noqa_lines(text)
+    comments = suppression.noqa_comments(text) if b"noqa" in data else []
+    noqa = suppression.noqa_lines(text, comments)
+    used: set[tuple[int, str]] = set()  # the (line, code) pairs a `# noqa` silenced (PC900 reports the others)
     # One finding per (code, line): reports of one code on one line (the parts of one f-string, one constant
     # read by two tools= slots) are merged, and the first one's position is kept; a data-flow finding names
     # the sources of all of them, and its fix covers the edits of all of them (promptcache.lint.fixes).
@@ -151,6 +157,7 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
         if skip is not False and code in skip:
             continue
         if suppression.is_suppressed(code, r[0], noqa):
+            used.add((r[0], code))
             continue
         sources = report.message.sources if isinstance(report.message, SourcedMessage) else ()
         key = (code, r[0])
@@ -162,7 +169,7 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
             kept[key] = (report, r, list(sources))
     findings = []
     for (code, line), (report, r, sources) in kept.items():
-        message = _message(report.message, sources, code, line, ranges, noqa)
+        message = _message(report.message, sources, code, line, ranges, noqa, used)
         if message is None:
             continue
         rule = report.rule
@@ -180,16 +187,26 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
                 fix=merge(fixes[(code, line)]),
             )
         )
+    if check_noqa and (skip is False or UnusedNoqa.code not in skip):
+        enabled = {rule.code for rule in rules} - (skip if skip is not False else set())  # a file-level noqa judges those
+        stale = unused(comments, used, enabled, registered(), path, _LINE_END.split(text))
+        findings += [f for f in stale if not suppression.is_suppressed(f.code, f.line, noqa)]
     return FileResult(path, sorted(findings, key=lambda f: f.sort_key), True)
 
 
-def _message(message: str | SourcedMessage, sources: list[SourceRef], code: str, line: int, ranges, noqa) -> str | None:
+def _message(message: str | SourcedMessage, sources: list[SourceRef], code: str, line: int, ranges, noqa, used) -> str | None:
     """The text of a report's message: a :class:`SourcedMessage` names ``sources`` (with their lines),
-    leaving out those silenced by a ``# noqa: <code>`` on their own line; None when that is all of them."""
+    leaving out those silenced by a ``# noqa: <code>`` on their own line (recorded in ``used``); None when
+    that is all of them."""
     if not isinstance(message, SourcedMessage):
         return message
     lines = [ranges[ref.node][0] if ref.node in ranges else None for ref in sources]
-    named = [(ref, at) for ref, at in zip(sources, lines) if not suppression.is_suppressed_explicitly(code, at, noqa)]
+    named = []
+    for ref, at in zip(sources, lines):
+        if suppression.is_suppressed_explicitly(code, at, noqa):
+            used.add((at, code))
+        else:
+            named.append((ref, at))
     if sources and not named:
         return None
     return message.render(named, line)

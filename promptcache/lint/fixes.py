@@ -35,7 +35,7 @@ _PARTIAL = (
 
 
 def resolve(fix: NodeFix | None, ranges: Mapping[cst.CSTNode, tuple[int, int, int, int]]) -> Fix | None:
-    """``fix`` with positions: one :class:`Edit` per replacement (``ranges`` maps a node to its 0-based
+    """``fix`` with positions: one :class:`Edit` per replacement and insertion (``ranges`` maps a node to its 0-based
     ``(line, column, end_line, end_column)``, lines 1-based). A replacement whose node has no position
     (a node the engine could not locate) leaves the fix without edits, never with some of them."""
     if fix is None:
@@ -46,6 +46,11 @@ def resolve(fix: NodeFix | None, ranges: Mapping[cst.CSTNode, tuple[int, int, in
         if r is None:
             return Fix(f"{fix.description}; no edit is offered: the code to change could not be located", fix.applicability)
         edits.append(Edit(r[0], r[1] + 1, r[2], r[3] + 1, content))
+    for node, content in fix.insertions:
+        r = ranges.get(node)
+        if r is None:
+            return Fix(f"{fix.description}; no edit is offered: the code to change could not be located", fix.applicability)
+        edits.append(Edit(r[0], r[1] + 1, r[0], r[1] + 1, content))
     return merge([Fix(fix.description, fix.applicability, tuple(edits))])
 
 

@@ -45,7 +45,8 @@ class Piece:
     triple: bool
 
 
-def _split_prefix(text: str) -> tuple[str, str]:
+def split_prefix(text: str) -> tuple[str, str]:
+    """A literal's prefix (``rb``, ``f``, ...) and its quote (one or three quote characters)."""
     i = 0
     while i < len(text) and text[i] not in "'\"":
         i += 1
@@ -58,7 +59,7 @@ def pieces(node: cst.BaseExpression) -> list[Piece]:
     if isinstance(node, cst.ConcatenatedString):
         return pieces(node.left) + pieces(node.right)
     if isinstance(node, cst.SimpleString):
-        prefix, quote = _split_prefix(node.value)
+        prefix, quote = split_prefix(node.value)
         if "b" in prefix.lower():
             return []
         body = node.value[len(prefix) + len(quote) : len(node.value) - len(quote)]
@@ -74,7 +75,7 @@ def pieces(node: cst.BaseExpression) -> list[Piece]:
         for part in node.parts:
             if isinstance(part, cst.FormattedStringText):
                 body_parts.append(part.value)
-                value_parts.append(_decode(part.value, prefix, quote))
+                value_parts.append(decode(part.value, prefix, quote))
             else:
                 body_parts.append("{" + PLACEHOLDER + "}")
                 value_parts.append(PLACEHOLDER)
@@ -84,10 +85,11 @@ def pieces(node: cst.BaseExpression) -> list[Piece]:
 
 def decode_text(part: cst.FormattedStringText, fstring: cst.FormattedString) -> str:
     """The decoded value of one static part of an f-string."""
-    return _decode(part.value, fstring.start.rstrip("'\"").lower().replace("f", ""), fstring.end)
+    return decode(part.value, fstring.start.rstrip("'\"").lower().replace("f", ""), fstring.end)
 
 
-def _decode(text: str, prefix: str, quote: str) -> str:
+def decode(text: str, prefix: str, quote: str) -> str:
+    """The text a literal body (or an f-string text part) stands for, escapes decoded unless ``prefix`` is raw."""
     if "r" in prefix:
         value = text
     else:

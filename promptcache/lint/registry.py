@@ -14,7 +14,7 @@ import importlib
 import pkgutil
 from importlib.metadata import entry_points
 
-from promptcache.lint import errors  # noqa: F401 - registers PC901, an engine code
+from promptcache.lint import errors, unused_noqa  # noqa: F401 - register PC901 and PC900, engine codes
 from promptcache.lint.rule import LintRule, registered
 
 BUILTIN_PACKAGES = ("lint_rules",)

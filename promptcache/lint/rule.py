@@ -47,11 +47,14 @@ class Invalid:
 
 @dataclass(frozen=True)
 class NodeFix:
-    """A fix expressed on nodes: replace each node's source with new text (positions resolved by the engine)."""
+    """A fix expressed on nodes: replace each node's source with new text, and insert text just before
+    each node of ``insertions`` (an ``import`` line before a module's first statement); positions are
+    resolved by the engine."""
 
     description: str
     applicability: Applicability
     replacements: tuple[tuple[cst.CSTNode, str], ...] = field(default=())
+    insertions: tuple[tuple[cst.CSTNode, str], ...] = field(default=())
 
 
 class LintRule:
@@ -137,7 +140,11 @@ class FlowRule(LintRule):
             return
         for issue in self.issues():
             if issue.code == self.code:
-                self.report(issue.node, self.issue_message(issue))
+                self.report(issue.node, self.issue_message(issue), self.issue_fix(issue))
+
+    def issue_fix(self, issue) -> NodeFix | None:
+        """The fix of one issue of this rule (None: the rule offers none)."""
+        return None
 
     def issue_message(self, issue) -> str | SourcedMessage:
         """The message of one :class:`~promptcache.lint.dataflow.Issue` of this rule."""

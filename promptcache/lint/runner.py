@@ -19,11 +19,13 @@ import pathspec
 
 from promptcache.lint import prefilter
 from promptcache.lint.config import LintConfig
-from promptcache.lint.discovery import discover
+from promptcache.lint.discovery import Discovery, discover, display_path
 from promptcache.lint.errors import unparsable
 from promptcache.lint.filelint import FileResult, lint_bytes
 from promptcache.lint.finding import Finding, Severity
+from promptcache.lint.fixer import applicable, fix_bytes
 from promptcache.lint.registry import discover as discover_rules
+from promptcache.lint.result_cache import ResultCache, entry_key
 from promptcache.lint.rule import LintRule
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -40,7 +42,10 @@ class LintResult:
     ``unreadable``: paths that could not be read at all (a dangling or looping
     link, a FIFO, a missing path, a read error: PC901 findings); ``lines``:
     lines in all files read; ``seconds``: wall time; ``rules``: the selected
-    rule classes (sorted by code).
+    rule classes (sorted by code); ``cached``: parsed files whose findings came
+    from the result cache (not parsed again); ``fixes``: the files a fix mode
+    changed; ``fixable`` / ``unsafe_fixable``: findings left that ``--fix`` /
+    only ``--unsafe-fixes`` would fix.
     """
 
     findings: list[Finding] = field(default_factory=list)
@@ -52,6 +57,15 @@ class LintResult:
     seconds: float = 0.0
     rules: list[type[LintRule]] = field(default_factory=list)
     parsed_paths: list[str] = field(default_factory=list)
+    cached: int = 0
+    fixes: list[FileFix] = field(default_factory=list)
+    fixable: int = 0
+    unsafe_fixable: int = 0
+
+    @property
+    def fixed(self) -> int:
+        """How many findings the run fixed."""
+        return sum(sum(f.fixed.values()) for f in self.fixes)
 
     @property
     def errors(self) -> int:
@@ -67,6 +81,25 @@ class LintResult:
         if any(f.severity.rank >= fail_on.rank for f in self.findings):
             return EXIT_FINDINGS
         return EXIT_CLEAN
+
+
+@dataclass(frozen=True)
+class FixMode:
+    """Apply fixes: ``unsafe`` ones too (``--unsafe-fixes``); ``write`` the files (``--fix``) or not (``--diff``)."""
+
+    unsafe: bool = False
+    write: bool = True
+
+
+@dataclass
+class FileFix:
+    """One file a fix mode changed: its path, its bytes before and after, and the fixes applied per code."""
+
+    path: Path
+    display: str
+    before: bytes
+    after: bytes
+    fixed: dict[str, int]
 
 
 # -- worker side -------------------------------------------------------------
@@ -105,18 +138,30 @@ def lint_paths(
     *,
     prefilter_files: bool = True,
     jobs: int | None = None,
+    fix: FixMode | None = None,
+    cache: ResultCache | None = None,
+    stdin: bytes | None = None,
+    force_exclude: bool = False,
 ) -> LintResult:
     """Lint every Python file under ``paths`` with the rules ``config`` selects.
 
     ``prefilter_files=False`` parses every file (``--no-prefilter``).
-    ``jobs`` is the number of worker processes (1: in this process). Raises
+    ``jobs`` is the number of worker processes (1: in this process). ``fix``
+    applies fixes (:class:`FixMode`); ``cache`` reads and stores findings per
+    file content; ``stdin`` is the source of the one path in ``paths``
+    (``--stdin-filename``: the file need not exist); ``force_exclude`` applies
+    the exclusions to files named in ``paths`` too. Raises
     :class:`~promptcache.lint.config.ConfigError` for unknown rule codes.
     """
     started = time.perf_counter()
     rules = select_rules(config)
     visitors = [r for r in rules if r.code != "PC901"]
     report_errors = len(visitors) < len(rules)
-    found = discover(paths, config)
+    if stdin is not None:
+        named = Path(os.path.abspath(paths[0]))
+        found = Discovery(files=[(named, display_path(named))], named={named})
+    else:
+        found = discover(paths, config, force_exclude=force_exclude)
     result = LintResult(rules=rules)
     findings: list[Finding] = list(found.problems)
     scans: dict[Path, prefilter.Scan] = {}
@@ -125,7 +170,7 @@ def lint_paths(
     unreadable = {f.path for f in found.problems}
     for path, display in found.files:
         try:
-            data = path.read_bytes()
+            data = stdin if stdin is not None else path.read_bytes()
         except OSError as exc:
             findings.append(unparsable(display, f"cannot be read ({exc.strerror}); fix its permissions or exclude it"))
             unreadable.add(display)
@@ -143,21 +188,47 @@ def lint_paths(
             if prefilter.may_hold_prompts(contents[path], config.prompt_name_regex):
                 if prefilter.imported_by_llm_code(path, scans[path], config, known=scans):
                     modules.add(path)
-    tasks = []
+    tasks, paths_of = [], []
     for path, data in contents.items():
         if prefilter_files and not (scans[path].passes or path in modules):
             result.skipped += 1
             continue
         tasks.append((data, displays[path], path in modules))
+        paths_of.append(path)
     result.parsed_paths = [t[1] for t in tasks]
     result.parsed = len(tasks)
-    for file_result in _run(tasks, visitors, config, jobs):
+    file_results = _run_cached(tasks, visitors, config, jobs, cache, result)
+    for path, (data, display, module), file_result in zip(paths_of, tasks, file_results):
+        if fix is not None and any(applicable(f, fix.unsafe) for f in file_result.findings):
+            fixed = fix_bytes(data, display, visitors, config, module, unsafe=fix.unsafe, first=file_result)
+            if fixed.changed:
+                result.fixes.append(FileFix(path, display, data, fixed.data, dict(fixed.fixed)))
+                if fix.write:
+                    path.write_bytes(fixed.data)
+                file_result = fixed.remaining
         findings += file_result.findings
     if not report_errors:
         findings = [f for f in findings if f.code != "PC901"]
     result.findings = sorted(_apply_per_file_ignores(findings, config), key=lambda f: f.sort_key)
+    result.fixable = sum(1 for f in result.findings if applicable(f, False))
+    result.unsafe_fixable = sum(1 for f in result.findings if applicable(f, True)) - result.fixable
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _run_cached(tasks, rules, config, jobs, cache: ResultCache | None, result: LintResult) -> list[FileResult]:
+    """Each task's result, from ``cache`` where it has the file's content, else linted (and stored)."""
+    if cache is None:
+        return _run(tasks, rules, config, jobs)
+    keys = [entry_key(data, module) for data, _, module in tasks]
+    out: list[FileResult | None] = [cache.get(key, display) for key, (_, display, _) in zip(keys, tasks)]
+    missing = [i for i, r in enumerate(out) if r is None]
+    result.cached = len(tasks) - len(missing)
+    for i, linted in zip(missing, _run([tasks[i] for i in missing], rules, config, jobs)):
+        out[i] = linted
+        cache.put(keys[i], linted)
+    cache.save()
+    return out
 
 
 def _run(tasks, rules, config, jobs):

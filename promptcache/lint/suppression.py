@@ -22,6 +22,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
+from dataclasses import dataclass
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(
@@ -44,25 +45,41 @@ def file_noqa(data: bytes) -> set[str] | None | bool:
     return {c.upper() for c in _CODE.findall(codes.decode("ascii", "replace"))}
 
 
-def _parse(comment: str) -> set[str] | None | bool:
-    match = _NOQA.search(comment)
-    if match is None:
-        return False
-    codes = match.group("codes")
-    return ALL if not codes else {c.upper() for c in _CODE.findall(codes)}
+@dataclass(frozen=True)
+class NoqaComment:
+    """One ``# noqa`` comment: where its directive sits and the lines it covers.
+
+    ``line`` is 1-based; ``start`` / ``end`` are 0-based code-point columns of
+    the directive (``noqa: PC101, E501``, from the ``#``) in that line;
+    ``codes`` is None for a bare ``# noqa``, else the codes as written, in
+    order; ``rows`` are the lines it silences (its own line, or every line of
+    the multi-line string it follows); ``comment_start`` / ``comment_end``
+    span the whole comment.
+    """
+
+    line: int
+    start: int
+    end: int
+    codes: tuple[str, ...] | None
+    rows: tuple[int, ...]
+    comment_start: int = 0
+    comment_end: int = 0
 
 
-def noqa_lines(text: str) -> dict[int, set[str] | None]:
-    """Map each 1-based line to the codes suppressed on it (``None``: all codes)."""
-    out: dict[int, set[str] | None] = {}
+def noqa_comments(text: str) -> list[NoqaComment]:
+    """Every ``# noqa`` comment of ``text`` (a comment inside a string does not count), in source order."""
+    found: list[NoqaComment] = []
     string_spans: dict[int, int] = {}  # end row -> start row of multi-line strings
     fstring_starts: list[int] = []
 
-    def add(row: int, codes) -> None:
-        if codes is None or (row in out and out[row] is None):
-            out[row] = None
-        else:
-            out[row] = (out.get(row) or set()) | codes
+    def add(row: int, column: int, comment: str) -> None:
+        match = _NOQA.search(comment)
+        if match is None:
+            return
+        codes = match.group("codes")
+        parsed = None if not codes else tuple(c.upper() for c in _CODE.findall(codes))
+        rows = tuple(range(string_spans.get(row, row), row + 1))
+        found.append(NoqaComment(row, column + match.start(), column + match.end(), parsed, rows, column, column + len(comment)))
 
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
@@ -76,18 +93,25 @@ def noqa_lines(text: str) -> dict[int, set[str] | None]:
                 if start != tok.end[0]:
                     string_spans[tok.end[0]] = min(start, string_spans.get(tok.end[0], start))
             elif kind == tokenize.COMMENT:
-                codes = _parse(tok.string)
-                if codes is False:
-                    continue
-                row = tok.start[0]
-                for r in range(string_spans.get(row, row), row + 1):
-                    add(r, codes)
+                add(tok.start[0], tok.start[1], tok.string)
     except (tokenize.TokenError, SyntaxError, IndentationError):
+        found = []
+        string_spans.clear()
         for row, line in enumerate(text.splitlines(), start=1):
             if "#" in line:
-                codes = _parse(line[line.index("#") :])
-                if codes is not False:
-                    add(row, codes)
+                add(row, line.index("#"), line[line.index("#") :])
+    return found
+
+
+def noqa_lines(text: str, comments: list[NoqaComment] | None = None) -> dict[int, set[str] | None]:
+    """Map each 1-based line to the codes suppressed on it (``None``: all codes)."""
+    out: dict[int, set[str] | None] = {}
+    for comment in noqa_comments(text) if comments is None else comments:
+        for row in comment.rows:
+            if comment.codes is None or (row in out and out[row] is None):
+                out[row] = None
+            else:
+                out[row] = (out.get(row) or set()) | set(comment.codes)
     return out
 
 

@@ -70,7 +70,10 @@ def test_json_fields(mixed, run_cli):
     ]
     first = findings[0]
     assert set(first) == {"code", "name", "severity", "path", "line", "column", "end_line", "end_column", "message", "fix"}
-    assert first["name"] == "undedented-multiline-prompt" and first["fix"] is None
+    assert first["name"] == "undedented-multiline-prompt"
+    # Issue 12: PC401 now carries an unsafe edit (cleandoc, since the text starts on the quotes' line).
+    edits = [e["content"] for e in first["fix"]["edits"]]
+    assert first["fix"]["applicability"] == "unsafe" and edits[0] == "import inspect\n" and edits[1].startswith('inspect.cleandoc("""')
     pc101 = findings[2]
     source_line = MIXED.splitlines()[pc101["line"] - 1]
     assert source_line[pc101["column"] - 1 : pc101["end_column"] - 1] == "datetime.now()"
@@ -83,7 +86,7 @@ def test_sarif_validates_against_the_official_schema(mixed, run_cli):
     jsonschema.Draft4Validator(SCHEMA).validate(log)
     run = log["runs"][0]
     rules = run["tool"]["driver"]["rules"]
-    assert [r["id"] for r in rules][:3] == ["PC101", "PC102", "PC103"] and len(rules) == 21
+    assert [r["id"] for r in rules][:3] == ["PC101", "PC102", "PC103"] and len(rules) == 22  # 22: PC900 (issue 12)
     pc101 = next(r for r in rules if r["id"] == "PC101")
     assert pc101["defaultConfiguration"]["level"] == "error" and pc101["helpUri"].endswith("/PC101.md")
     assert pc101["shortDescription"]["text"].startswith("Finds a volatile value")
@@ -146,7 +149,9 @@ def test_concise_lines_and_output_file(mixed, run_cli, tmp_path):
     assert code == 1 and out == ""
     lines = target.read_text().splitlines()
     assert lines[2].endswith("app.py:19:54: PC101 [error] `datetime.datetime.now()` reaches system=: the prompt prefix changes on every request, so provider caches (exact-prefix matching) never hit; move the value into the final user message")
-    assert lines[-1].startswith("Found 3 findings")
+    # The summary, then (issue 12) the line naming what --fix would fix: PC401's dedent fix is unsafe.
+    assert lines[-2].startswith("Found 3 findings")
+    assert lines[-1] == "[*] 1 fixable with --fix --unsafe-fixes (they change prompt bytes once); --diff shows the changes."
 
 
 def test_output_file_in_a_missing_folder_is_a_usage_error(mixed, run_cli, tmp_path):

@@ -11,7 +11,8 @@ def _plural(n: int, word: str) -> str:
 
 
 def summary(result: LintResult) -> str:
-    """One line: what was found, and how many files were checked: parsed, skipped by the pre-filter, unreadable.
+    """One line: what was found (and fixed), and how many files were checked: parsed (or read from the result
+    cache), skipped by the pre-filter, unreadable; then a line naming what ``--fix`` would fix, when any.
 
     Every file a finding names is among the files checked (``files = parsed + skipped + unreadable``).
     """
@@ -22,8 +23,26 @@ def summary(result: LintResult) -> str:
         head = f"Found {_plural(len(result.findings), 'finding')} ({parts}) in {_plural(files, 'file')}."
     else:
         head = "No findings."
+    if result.fixes:
+        head = f"Fixed {_plural(result.fixed, 'finding')} in {_plural(len(result.fixes), 'file')}. " + (
+            head.replace("Found", "Left:", 1) if result.findings else "No findings left.")
     unreadable = f", {result.unreadable} unreadable" if result.unreadable else ""
-    return (
-        f"{head} Checked {_plural(result.files, 'file')} ({result.lines} lines): parsed {result.parsed}, "
+    parsed = f"parsed {result.parsed - result.cached}, {result.cached} read from the cache" if result.cached else f"parsed {result.parsed}"
+    line = (
+        f"{head} Checked {_plural(result.files, 'file')} ({result.lines} lines): {parsed}, "
         f"skipped {result.skipped} by the pre-filter{unreadable}, in {result.seconds:.2f} s."
     )
+    return line + _hint(result)
+
+
+def _hint(result: LintResult) -> str:
+    """A second line naming the findings that a fix option would fix ('' when none)."""
+    if not (result.fixable or result.unsafe_fixable):
+        return ""
+    parts = []
+    if result.fixable:
+        parts.append(f"{result.fixable} fixable with --fix")
+    if result.unsafe_fixable:
+        parts.append(f"{result.unsafe_fixable} {'more ' if result.fixable else 'fixable '}with --fix --unsafe-fixes "
+                     "(they change prompt bytes once)")
+    return "\n[*] " + "; ".join(parts) + "; --diff shows the changes."

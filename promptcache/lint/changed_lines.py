@@ -1,0 +1,78 @@
+"""``--diff-since REF``: the lines changed since a git ref, to report only the findings on them.
+
+git runs as a subprocess: ``git diff --unified=0 --no-ext-diff REF --`` gives
+the added or changed lines of every tracked file (the working tree against
+REF, so uncommitted edits count), and ``git ls-files --others
+--exclude-standard`` the untracked files, which count as changed throughout.
+A deleted line changes nothing that can be reported.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+from promptcache.lint.finding import Finding
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+_FILE = re.compile(r"^\+\+\+ (?:b/(.*)|/dev/null)$", re.MULTILINE)
+WHOLE_FILE = None  # an untracked file: every line counts as changed
+
+
+class GitError(Exception):
+    """git is missing, the folder is not in a repository, or the ref is unknown; the message says which."""
+
+
+def _git(args: list[str], cwd: Path) -> str:
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, encoding="utf-8", errors="replace", check=False)
+    except FileNotFoundError:
+        raise GitError("--diff-since needs git, and git is not installed (or not on PATH)") from None
+    if done.returncode != 0:
+        raise GitError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"git {args[0]} failed")
+    return done.stdout
+
+
+def changed_lines(ref: str, folder: Path) -> dict[Path, set[int] | None]:
+    """``{absolute path: changed 1-based lines}`` since ``ref`` for the repository holding ``folder``;
+    ``None`` as the lines of an untracked file. Raises :class:`GitError`."""
+    try:
+        top = Path(_git(["rev-parse", "--show-toplevel"], folder).strip())
+    except GitError as exc:
+        raise GitError(f"--diff-since needs a git repository, and {folder} is not in one ({exc})") from None
+    try:
+        _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], top)
+    except GitError:
+        raise GitError(f"git does not know the ref {ref!r}: give a commit, branch or tag (e.g. origin/main, HEAD~1)") from None
+    diff = _git(["diff", "--unified=0", "--no-color", "--no-ext-diff", "--no-renames", ref, "--"], top)
+    changed: dict[Path, set[int] | None] = {}
+    current: set[int] | None = None
+    for line in diff.splitlines():
+        file_match = _FILE.match(line)
+        if file_match:
+            name = file_match.group(1)
+            current = changed.setdefault((top / name).resolve(), set()) if name else None
+            continue
+        hunk = _HUNK.match(line)
+        if hunk and current is not None:
+            start, count = int(hunk.group(1)), int(hunk.group(2) or 1)
+            current.update(range(start, start + count))
+    for name in _git(["ls-files", "--others", "--exclude-standard", "-z"], top).split("\0"):
+        if name:
+            changed[(top / name).resolve()] = WHOLE_FILE
+    return changed
+
+
+def on_changed_lines(findings: Iterable[Finding], changed: dict[Path, set[int] | None]) -> list[Finding]:
+    """The findings whose lines (``line`` to ``end_line``) include a changed line (any line of an untracked file)."""
+    kept = []
+    for finding in findings:
+        lines = changed.get(Path(finding.path).resolve(), set())
+        if lines is WHOLE_FILE or any(n in lines for n in range(finding.line, finding.end_line + 1)):
+            kept.append(finding)
+    return kept
+
+
+__all__ = ["GitError", "changed_lines", "on_changed_lines"]

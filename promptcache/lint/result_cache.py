@@ -1,0 +1,156 @@
+"""The lint result cache: findings per file content, so a second run over unchanged files parses nothing.
+
+Like ruff's ``.ruff_cache``, the cache lives in ``.promptcache_cache/`` beside
+the configuration (or in the current folder), with a ``.gitignore`` of ``*``
+inside. One JSON file per *settings key*: a hash of the effective
+configuration, the selected rule codes, the promptcache and libcst versions
+and the size and modification time of every lint engine and rule module (so
+an edited rule invalidates it even without a version bump). Inside, entries
+are keyed by the SHA-256 of a file's bytes and whether it is linted as a
+prompt module; an entry holds the findings with their fixes, without the
+path (the run that reads it gives the path).
+
+A cache that cannot be read is treated as empty, and one that cannot be
+written is skipped: the cache never changes what a run reports.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from promptcache.lint.config import LintConfig
+from promptcache.lint.filelint import FileResult
+from promptcache.lint.finding import Applicability, Edit, Finding, Fix, Severity
+from promptcache.lint.rule import LintRule
+
+CACHE_DIR_NAME = ".promptcache_cache"
+MAX_ENTRIES = 50_000  # entries kept per settings key; those this run did not use go first
+
+
+def _version(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:  # pragma: no cover - a source checkout without metadata
+        return "unknown"
+
+
+def _code_stamp() -> list:
+    """Size and mtime of every module of the lint engine and the built-in rules."""
+    import lint_rules
+    import promptcache.lint as engine
+
+    stamp = []
+    for package in (engine, lint_rules):
+        for folder in package.__path__:
+            for path in sorted(Path(folder).rglob("*.py")):
+                st = path.stat()
+                stamp.append((path.name, st.st_size, st.st_mtime_ns))
+    return stamp
+
+
+def settings_key(config: LintConfig, rules: list[type[LintRule]]) -> str:
+    """The hash that names one cache file (see the module docstring)."""
+    fields = {f.name: repr(getattr(config, f.name)) for f in dataclasses.fields(config)}
+    payload = json.dumps(
+        {"config": fields, "rules": [r.code for r in rules], "promptcache": _version("promptcache"),
+         "libcst": _version("libcst"), "code": _code_stamp()},
+        sort_keys=True,
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()[:24]
+
+
+def entry_key(data: bytes, prompt_module: bool) -> str:
+    """The key of one file's entry: the SHA-256 of its bytes, and ``:p`` for a prompt module."""
+    return hashlib.sha256(data).hexdigest() + (":p" if prompt_module else "")
+
+
+def cache_dir_for(config: LintConfig) -> Path:
+    """``.promptcache_cache`` beside the configuration file, or in the current folder without one."""
+    root = config.root if config.source is not None else Path.cwd()
+    return Path(root) / CACHE_DIR_NAME
+
+
+class ResultCache:
+    """One settings key's entries: :meth:`get` before linting a file, :meth:`put` after, :meth:`save` at the end."""
+
+    def __init__(self, folder: Path, key: str):
+        self.folder = folder
+        self.file = folder / f"lint-{key}.json"
+        self.entries: dict[str, list[dict]] = {}
+        self.used: set[str] = set()
+        self.dirty = False
+        try:
+            loaded = json.loads(self.file.read_text(encoding="utf-8"))
+            if isinstance(loaded, dict):
+                self.entries = loaded
+        except (OSError, ValueError):
+            pass
+
+    def get(self, key: str, path: str) -> FileResult | None:
+        """The cached result of the file with entry ``key``, its findings given ``path``; None on a miss."""
+        found = self.entries.get(key)
+        if not isinstance(found, list):
+            return None
+        try:
+            findings = [_finding(item, path) for item in found]
+        except (KeyError, TypeError, ValueError):
+            return None
+        self.used.add(key)
+        return FileResult(path, findings, True)
+
+    def put(self, key: str, result: FileResult) -> None:
+        """Remember ``result`` (a parsed file's findings) under ``key``."""
+        self.entries[key] = [_entry(f) for f in result.findings]
+        self.used.add(key)
+        self.dirty = True
+
+    def save(self) -> None:
+        """Write the entries (atomically); an unwritable folder is skipped silently."""
+        if not self.dirty:
+            return
+        keep = self.entries
+        if len(keep) > MAX_ENTRIES:
+            unused = [k for k in keep if k not in self.used]
+            for k in unused[: len(keep) - MAX_ENTRIES]:
+                del keep[k]
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            ignore = self.folder / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# Created by promptcache lint automatically.\n*\n", encoding="utf-8")
+            fd, temp = tempfile.mkstemp(dir=self.folder, prefix=".lint-", suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(keep, out, separators=(",", ":"))
+            os.chmod(temp, 0o644)
+            os.replace(temp, self.file)
+        except OSError:
+            pass
+
+
+def _entry(f: Finding) -> dict:
+    item = f.to_json()
+    del item["path"]
+    return item
+
+
+def _finding(item: dict, path: str) -> Finding:
+    fix = item.get("fix")
+    return Finding(
+        code=item["code"], name=item["name"], severity=Severity(item["severity"]), path=path,
+        line=item["line"], column=item["column"], end_line=item["end_line"], end_column=item["end_column"],
+        message=item["message"],
+        fix=None if fix is None else Fix(
+            fix["message"], Applicability(fix["applicability"]),
+            tuple(Edit(e["location"]["row"], e["location"]["column"], e["end_location"]["row"],
+                       e["end_location"]["column"], e["content"]) for e in fix["edits"]),
+        ),
+    )
+
+
+__all__ = ["CACHE_DIR_NAME", "ResultCache", "cache_dir_for", "entry_key", "settings_key"]

@@ -1,0 +1,187 @@
+"""Fixes of the PC4xx rules: rewrite a prompt literal's text in the form its author wrote it.
+
+A literal's body is read as *units*: one source character, or one escape
+sequence (``\\n``, ``\\u00a0``, ``\\N{...}``, a ``\\`` line continuation) or,
+in an f-string, ``{{`` / ``}}``; each unit knows the text it stands for. A fix
+drops or replaces units, so everything it does not touch keeps its spelling
+(an author's ``\\u00e9`` stays ``\\u00e9``). Every rewrite is checked: the new
+literal must parse and stand for the intended text, else no edit is offered.
+All of these fixes change the prompt bytes, so they are unsafe (one cold cache
+write per prefix that held the old bytes).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from promptcache.lint import literals as L
+
+# One escape sequence of a non-raw literal, or one character.
+_ESCAPE = re.compile(r"\\(?:\n|N\{[^}]*\}|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|.)|\{\{|\}\}|.", re.DOTALL)
+_RAW = re.compile(r"\\.|\{\{|\}\}|.", re.DOTALL)
+_SPACES = {"\u00a0", "\u202f", "\u2007"}  # look-alike spaces: become a plain space
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One piece of a literal body: its source spelling and the text it stands for."""
+
+    src: str
+    value: str
+
+
+def units(body: str, raw: bool, fstring: bool) -> list[Unit]:
+    """The units of one literal body (the text between the quotes, or one text part of an f-string)."""
+    out = []
+    for match in (_RAW if raw else _ESCAPE).finditer(body):
+        src = match.group()
+        if src in ("{{", "}}") and not fstring:
+            out += [Unit(src[0], src[0]), Unit(src[1], src[1])]
+        elif src in ("{{", "}}"):
+            out.append(Unit(src, src[0]))
+        elif raw or not src.startswith("\\"):
+            out.append(Unit(src, src))
+        else:
+            with warnings.catch_warnings():  # an unknown escape (`\\q`) stands for itself, with a warning
+                warnings.simplefilter("ignore")
+                out.append(Unit(src, L.decode(src, "", '"') if src != "\\\n" else ""))
+    return out
+
+
+Transform = Callable[[list[Unit], bool], list[Unit] | None]
+
+
+def rewrite(node: cst.SimpleString | cst.FormattedString, transform: Transform, strip_end: bool = False) -> str | None:
+    """The source of ``node`` with ``transform`` applied to the units of each text part, or None when a part
+    cannot be rewritten or the result does not parse to the intended text.
+
+    ``transform(units, last)`` gets ``last=True`` for the part that ends the literal (when ``strip_end``).
+    """
+    if isinstance(node, cst.SimpleString):
+        prefix, quote = L.split_prefix(node.value)
+        if "b" in prefix.lower():
+            return None
+        body = node.value[len(prefix) + len(quote) : len(node.value) - len(quote)]
+        new = transform(units(body, "r" in prefix.lower(), False), strip_end)
+        if new is None:
+            return None
+        source, expected = prefix + quote + "".join(u.src for u in new) + quote, "".join(u.value for u in new)
+    elif isinstance(node, cst.FormattedString):
+        raw = "r" in node.start.lower()
+        source, expected = node.start, ""
+        for i, part in enumerate(node.parts):
+            if isinstance(part, cst.FormattedStringText):
+                new = transform(units(part.value, raw, True), strip_end and i == len(node.parts) - 1)
+                if new is None:
+                    return None
+                source += "".join(u.src for u in new)
+                expected += "".join(u.value for u in new)
+            else:
+                source += _code(part)
+                expected += L.PLACEHOLDER
+        source += node.end
+    else:
+        return None
+    return source if _stands_for(source, expected) else None
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _stands_for(source: str, expected: str) -> bool:
+    try:
+        parsed = cst.parse_expression(source)
+    except Exception:  # noqa: BLE001 - any parser failure means the rewrite is not offered
+        return False
+    found = L.pieces(parsed)
+    return len(found) == 1 and found[0].value == expected
+
+
+# -- the transforms ----------------------------------------------------------
+def strip_trailing_whitespace(items: list[Unit], last: bool) -> list[Unit]:
+    """Drop spaces and tabs before each line break, and at the end when ``last``."""
+    out: list[Unit] = []
+    for unit in items:
+        if unit.value == "\n":
+            while out and out[-1].value in (" ", "\t"):
+                out.pop()
+        out.append(unit)
+    while last and out and out[-1].value in (" ", "\t"):
+        out.pop()
+    return out
+
+
+def unix_line_ends(items: list[Unit], last: bool) -> list[Unit] | None:
+    """``\\r\\n`` becomes ``\\n`` (the ``\\r`` is dropped) and a lone ``\\r`` becomes ``\\n``."""
+    out: list[Unit] = []
+    for i, unit in enumerate(items):
+        if unit.value != "\r":
+            out.append(unit)
+        elif i + 1 < len(items) and items[i + 1].value == "\n":
+            continue
+        elif unit.src.startswith("\\"):
+            out.append(Unit("\\n", "\n"))
+        else:
+            return None  # a raw carriage return in the source: leave it to the author
+    return out
+
+
+def visible_text(items: list[Unit], last: bool) -> list[Unit] | None:
+    """Zero-width characters, BOMs and soft hyphens removed, look-alike spaces made plain spaces, NFC applied
+    to the characters typed as they are; None when what is left is still not NFC (an escape is involved)."""
+    out: list[Unit] = []
+    for unit in items:
+        if unit.value in _SPACES:
+            out.append(Unit(" ", " "))
+        elif unit.value not in L.INVISIBLE:
+            out.append(unit)
+    typed = "".join(u.src for u in out)
+    if unicodedata.is_normalized("NFC", "".join(u.value for u in out)):
+        return out
+    normalised = unicodedata.normalize("NFC", typed)
+    again = units(normalised, True, False) if "\\" not in typed else None
+    if again is None or not unicodedata.is_normalized("NFC", "".join(u.value for u in again)):
+        return None
+    return again
+
+
+# -- PC401: dedent -------------------------------------------------------------
+def dedent_call(piece: L.Piece) -> str:
+    """``textwrap.dedent`` when the text starts on the line after the quotes (dedent removes the common
+    indentation then); ``inspect.cleandoc`` when it starts on the quotes' line, whose missing indentation
+    would leave dedent with nothing to remove."""
+    first = piece.body.split("\n", 1)[0]
+    return "textwrap.dedent" if first.strip() in ("", "\\") else "inspect.cleandoc"
+
+
+def import_insertion(module: cst.Module, name: str) -> tuple[cst.CSTNode, str] | None:
+    """``(statement, "import NAME\\n")`` to insert before the module's first statement after its docstring and
+    ``from __future__`` imports; None when ``import NAME`` is already there at module level."""
+    first = None
+    for i, statement in enumerate(module.body):
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Import) and any(
+                    a.asname is None and isinstance(a.name, cst.Name) and a.name.value == name for a in small.names
+                ):
+                    return None
+            docstring = i == 0 and len(statement.body) == 1 and isinstance(statement.body[0], cst.Expr) and isinstance(
+                statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+            future = isinstance(statement.body[0], cst.ImportFrom) and isinstance(statement.body[0].module, cst.Name) and (
+                statement.body[0].module.value == "__future__")
+            if docstring or future:
+                continue
+        if first is None:
+            first = statement
+    return (first, f"import {name}\n") if first is not None else None
+
+
+__all__ = ["Unit", "dedent_call", "import_insertion", "rewrite", "strip_trailing_whitespace", "units",
+           "unix_line_ends", "visible_text"]
