@@ -186,7 +186,7 @@ class ToolsFromFilesystemOrder(FlowRule):
     fixable = "unsafe"
 
     def issue_fix(self, issue) -> NodeFix:
-        node = issue.node
+        node = issue.origin if issue.origin is not None else issue.node
         name = node.func.attr.value if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) else (
             node.func.value if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) else None)
         if name not in _LISTING_KEYS:

@@ -62,6 +62,7 @@ class Issue:
     slot: Slot
     sources: tuple[Source, ...] = ()
     more_slots: list[Slot] = field(default_factory=list)
+    origin: cst.CSTNode | None = None  # where the first source starts (the listing call of PC302), when known
 
 
 class FlowAnalysis:
@@ -302,7 +303,8 @@ class FlowAnalysis:
         elif S.MCP in by_kind:
             out.append(Issue("PC305", node, "unsorted", slot))
         elif S.FS_ORDER in by_kind:
-            out.append(Issue("PC302", node, by_kind[S.FS_ORDER][0].detail, slot))
+            first = by_kind[S.FS_ORDER][0]
+            out.append(Issue("PC302", node, first.detail, slot, origin=first.origin))
         elif S.UNORDERED in by_kind:
             out.append(Issue("PC301", node, by_kind[S.UNORDERED][0].detail, slot))
         elif S.MCP_CALL in by_kind:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import functools
+import hashlib
 import json
 import math
 from collections.abc import Mapping
@@ -194,7 +195,7 @@ class Prompt:
     """
 
     __slots__ = ("tools", "instructions", "documents", "examples", "history", "turn", "ttls", "conversation",
-                 "conversation_mark", "_sections", "_hints")
+                 "conversation_mark", "_sections", "_hints", "_fingerprints")
 
     def __init__(self, *, tools: tuple[ToolSpec, ...] = (), instructions: tuple[str, ...] = (),
                  documents: tuple[Document, ...] = (), examples: tuple[Example, ...] = (),
@@ -206,6 +207,7 @@ class Prompt:
         self.conversation, self.conversation_mark = conversation, conversation_mark
         self._sections: tuple[tuple[str, str], ...] | None = None
         self._hints: dict[str, dict[str, Any]] = {}
+        self._fingerprints: dict[str, str] | None = None
 
     def __repr__(self) -> str:
         return (f"Prompt(tools={len(self.tools)}, documents={len(self.documents)}, examples={len(self.examples)}, "
@@ -283,6 +285,23 @@ class Prompt:
                 k += 1
         self._hints[api] = hints
         return dict(hints)
+
+    def fingerprints(self) -> dict[str, str]:
+        """A 16-hex-digit SHA-256 of each non-empty layer's canonical rendering, in layer order.
+
+        Equal fingerprints mean an unchanged layer between two prompts (the runtime guard compares the rendered
+        request's layers: :func:`promptcache.misses.rendering.layer_fingerprints`).
+        """
+        if self._fingerprints is None:
+            parts: dict[str, list[str]] = {layer: [] for layer in LAYERS}
+            parts["tools"] = [t.json for t in self.tools]
+            for layer, text in self.sections:
+                parts[layer].append(text)
+            parts["history"] = [repr(m.to_openai_chat()) for m in self.history]
+            parts["turn"] = [repr(m.to_openai_chat()) for m in self.turn]
+            self._fingerprints = {layer: hashlib.sha256("\x00".join(items).encode()).hexdigest()[:16]
+                                  for layer, items in parts.items() if items}
+        return dict(self._fingerprints)
 
     def breakpoints(self, model: str, *, reserved: int = 0, cache_control: Mapping[str, Any] | None = None
                     ) -> BreakpointPlan:

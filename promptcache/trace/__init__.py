@@ -1,6 +1,6 @@
 """Traces: the requests an application sent, one JSON line each (format: ``docs/traces.md``).
 
-- ``records.py``: :class:`TraceRecord`, reading (:func:`read_trace`), writing, validating a trace;
+- ``records.py``: :class:`TraceRecord`, reading (:func:`read_trace`) and writing a trace, redaction;
 - ``shape/``: whether a body is a request body of its API (the one body-shape validator, three levels);
 - ``validate.py``: a whole trace checked against the README's validator list;
 - ``requests.py``: the usable requests of a trace, as ``simulate``, ``diff`` and ``verify`` read them;

@@ -85,8 +85,6 @@ class LocalBackend:
     """
 
     oracle_exact = True
-    opening = "loading the model"
-    """What a progress line says while the backend is made (:func:`make_backend`)."""
 
     def __init__(self, engine: Any = None, *, model: str | None = None, max_tokens: int = 1,
                  **engine_options: Any) -> None:
@@ -162,7 +160,6 @@ class HTTPBackend:
         BackendError: the server cannot be reached, refuses the API key, or lists no model while none was given.
     """
 
-    opening = "connecting to the backend"
     notice = None
 
     def __init__(self, url: str, *, model: str | None = None, max_tokens: int = 1, block_size: int = 16,

@@ -42,6 +42,12 @@ def test_layers_render_in_order_with_canonical_sections() -> None:
         found = layer_fingerprints(body, api, layers=prompt.layer_hints(api))
         assert list(found) == ["tools", "system", "documents", "examples", "turn"]
         assert found["documents"].pieces == 2
+    # the Prompt's own fingerprints (public API kept through the regroup, issue 10)
+    assert list(prompt.fingerprints()) == ["tools", "system", "documents", "examples", "turn"]
+    base = (builder().system("  You are Harbor.\r\n\n\n  Be brief.  ").tools(TOOLS).document("Returns: 30 days.", name="policy")
+            .document("Shipping: 5 days.").example("Hi", "Hello!"))
+    mine, other = prompt.fingerprints(), base.user("Another question?").build().fingerprints()
+    assert list(other) == list(mine) and [k for k in mine if other[k] != mine[k]] == ["turn"]
 
 
 def test_the_builder_is_immutable_so_a_base_is_shared() -> None:

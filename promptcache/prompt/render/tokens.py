@@ -24,6 +24,7 @@ import tiktoken
 
 from promptcache.prompt.breakpoints import Boundary
 from promptcache.tokens.chatml import encode_chatml, message_tokens, tools_text
+from promptcache.tokens.prefix_counts import cut_message_tokens
 from promptcache.prompt.normalize import SECTION_SEPARATOR, ToolSpec
 from promptcache.tokens.tokenizers import encoding_for_model
 
@@ -97,14 +98,18 @@ def _stable_counts(prompt: Prompt) -> dict[str, int]:
 @functools.lru_cache(maxsize=256)
 def _stable_counts_of(tools: tuple[ToolSpec, ...], instructions: bool,
                       sections: tuple[tuple[str, str], ...]) -> dict[str, int]:
+    # The system message is tokenised once, whole; the count after each layer comes from it
+    # (promptcache.tokens.prefix_counts), so a document is not tokenised again for every later layer.
     tool_tokens = _tools_tokens(tools) if tools else 0
     counts: dict[str, int] = {}
     if tools or instructions:
         counts["system"] = tool_tokens
-    text = ""
-    for layer, section in sections:
+    text, cuts = "", []
+    for _, section in sections:
         text = f"{text}{SECTION_SEPARATOR}{section}" if text else section
-        counts[layer] = tool_tokens + _system_tokens(text)
+        cuts.append(len(text))
+    for (layer, _), tokens in zip(sections, cut_message_tokens("system", text, cuts) if text else []):
+        counts[layer] = tool_tokens + tokens
     counts["_stable"] = tool_tokens + (_system_tokens(text) if text else 0)
     return counts
 
