@@ -16,6 +16,13 @@ Usage::
     python bench/lint_speed.py                    # pre-filter on (the default run), goal < 10 s on 2 cores
     python bench/lint_speed.py --no-prefilter     # parse every file (minutes)
     python bench/lint_speed.py --path some/tree --jobs 1 2
+    python bench/lint_speed.py --path some/tree --twice   # cold, then warm over the result cache
+
+``--twice`` runs each job count twice over one fresh result cache
+(``.promptcache_cache`` in a temporary folder): the cold run parses, the warm
+one reads every parsed file's findings from the cache. It prints both times,
+the speed-up, and whether the findings are identical (exit 1 when not).
+Findings only fail the run for the standard library (the default path).
 """
 
 from __future__ import annotations
@@ -24,53 +31,80 @@ import argparse
 import json
 import sys
 import sysconfig
+import tempfile
 from pathlib import Path
 
 from promptcache.lint.config import LintConfig
-from promptcache.lint.runner import lint_paths
+from promptcache.lint.result_cache import ResultCache, settings_key
+from promptcache.lint.runner import lint_paths, select_rules
+
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
 
 
-def run(path: Path, jobs: int, prefilter: bool) -> dict:
+def run(path: Path, jobs: int, prefilter: bool, cache_dir: Path | None = None, label: str = "") -> dict:
     """One timed lint run; returns the measured numbers (seconds are wall time)."""
     config = LintConfig(root=path, respect_gitignore=True)
-    result = lint_paths([path], config, prefilter_files=prefilter, jobs=jobs)
+    cache = ResultCache(cache_dir, settings_key(config, select_rules(config))) if cache_dir is not None else None
+    result = lint_paths([path], config, prefilter_files=prefilter, jobs=jobs, cache=cache)
     other = [f for f in result.findings if f.code != "PC901"]
     return {
+        "run": label,
         "jobs": jobs,
         "prefilter": prefilter,
         "files": result.files,
         "lines": result.lines,
         "parsed": result.parsed,
+        "from_cache": result.cached,
         "skipped": result.skipped,
         "findings": len(other),
         "unparsable": result.errors,
         "unparsable_files": [f"{f.path}:{f.line}: {f.message}" for f in result.findings if f.code == "PC901"],
         "seconds": round(result.seconds, 3),
         "files_per_s": round(result.files / result.seconds, 1) if result.seconds else None,
+        "_findings": [f.to_json() for f in result.findings],
     }
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--path", type=Path, default=Path(sysconfig.get_paths()["stdlib"]))
+    parser.add_argument("--path", type=Path, default=STDLIB)
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--no-prefilter", action="store_true")
+    parser.add_argument("--twice", action="store_true", help="cold then warm, over one fresh result cache")
     args = parser.parse_args(argv)
-    rows = [run(args.path, jobs, not args.no_prefilter) for jobs in args.jobs]
+    rows, identical = [], True
+    for jobs in args.jobs:
+        if args.twice:
+            with tempfile.TemporaryDirectory() as folder:
+                cold = run(args.path, jobs, not args.no_prefilter, Path(folder), "cold")
+                warm = run(args.path, jobs, not args.no_prefilter, Path(folder), "warm")
+            warm["speedup"] = round(cold["seconds"] / warm["seconds"], 1) if warm["seconds"] else None
+            warm["identical"] = warm["_findings"] == cold["_findings"]
+            identical &= warm["identical"]
+            rows += [cold, warm]
+        else:
+            rows.append(run(args.path, jobs, not args.no_prefilter))
+    for r in rows:
+        del r["_findings"]
     print(json.dumps({"path": str(args.path), "runs": rows}, indent=2))
-    header = f"{'jobs':>4} {'prefilter':>9} {'files':>6} {'lines':>8} {'parsed':>6} {'findings':>8} {'PC901':>5} {'seconds':>8} {'files/s':>8}"
+    header = (f"{'run':>4} {'jobs':>4} {'prefilter':>9} {'files':>6} {'lines':>8} {'parsed':>6} {'cached':>6} "
+              f"{'findings':>8} {'PC901':>5} {'seconds':>8} {'files/s':>8}")
     print(header)
     for r in rows:
         print(
-            f"{r['jobs']:>4} {str(r['prefilter']):>9} {r['files']:>6} {r['lines']:>8} {r['parsed']:>6} "
-            f"{r['findings']:>8} {r['unparsable']:>5} {r['seconds']:>8.2f} {r['files_per_s']:>8}"
+            f"{r['run'] or '-':>4} {r['jobs']:>4} {str(r['prefilter']):>9} {r['files']:>6} {r['lines']:>8} {r['parsed']:>6} "
+            f"{r['from_cache']:>6} {r['findings']:>8} {r['unparsable']:>5} {r['seconds']:>8.2f} {r['files_per_s']:>8}"
+            + (f"   warm {r['speedup']}x faster, findings {'identical' if r['identical'] else 'DIFFERENT'}"
+               if r["run"] == "warm" else "")
         )
     unparsable = sorted({entry for r in rows for entry in r["unparsable_files"]})
     if unparsable:
         print(f"\nPC901 (not linted) in {len(unparsable)} files:")
         for entry in unparsable:
             print(f"  {entry}")
-    return 1 if any(r["findings"] for r in rows) else 0
+    if not identical:
+        return 1
+    return 1 if args.path == STDLIB and any(r["findings"] for r in rows) else 0
 
 
 if __name__ == "__main__":

@@ -142,14 +142,16 @@ def prompt_modules(scans: dict[Path, Scan]) -> set[Path]:
     ``app/``) contains the importing file, as it does when the project runs
     from that root; a same-named module elsewhere is not taken for it.
     """
-    by_suffix: dict[str, list[tuple[Path, Path]]] = {}
+    found: set[Path] = set()
+    if not any(result.llm_code for result in scans.values()):
+        return found
+    by_suffix: dict[str, list[tuple[Path, tuple[str, ...]]]] = {}  # module suffix -> (file, import root parts)
     for path in scans:
-        parts = list(path.with_suffix("").parts)
+        parts = path.parts[:-1] + (path.name[: -len(path.suffix)] if path.suffix else path.name,)
         if parts and parts[-1] == "__init__":
             parts = parts[:-1]
         for i in range(len(parts) - 1, max(len(parts) - 6, 0), -1):
-            by_suffix.setdefault(".".join(parts[i:]), []).append((path, Path(*parts[:i])))
-    found: set[Path] = set()
+            by_suffix.setdefault(".".join(parts[i:]), []).append((path, parts[:i]))
     for path, result in scans.items():
         if not result.llm_code:
             continue
@@ -164,7 +166,7 @@ def prompt_modules(scans: dict[Path, Scan]) -> set[Path]:
                     if candidate in scans:
                         found.add(candidate)
             else:
-                found.update(p for p, root in by_suffix.get(module, ()) if p != path and path.is_relative_to(root))
+                found.update(p for p, root in by_suffix.get(module, ()) if p != path and path.parts[: len(root)] == root)
     return found
 
 

@@ -8,7 +8,9 @@ and the size and modification time of every lint engine and rule module (so
 an edited rule invalidates it even without a version bump). Inside, entries
 are keyed by the SHA-256 of a file's bytes and whether it is linted as a
 prompt module; an entry holds the findings with their fixes, without the
-path (the run that reads it gives the path).
+path (the run that reads it gives the path). The pre-filter's verdict on each
+file (:class:`~promptcache.lint.prefilter.Scan`, the costly part of a run
+over code without LLM calls) is kept the same way, by content hash.
 
 A cache that cannot be read is treated as empty, and one that cannot be
 written is skipped: the cache never changes what a run reports.
@@ -24,9 +26,11 @@ import tempfile
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from promptcache.lint import prefilter
 from promptcache.lint.config import LintConfig
 from promptcache.lint.filelint import FileResult
 from promptcache.lint.finding import Applicability, Edit, Finding, Fix, Severity
+from promptcache.lint.prefilter import Scan
 from promptcache.lint.rule import LintRule
 
 CACHE_DIR_NAME = ".promptcache_cache"
@@ -65,9 +69,14 @@ def settings_key(config: LintConfig, rules: list[type[LintRule]]) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:24]
 
 
-def entry_key(data: bytes, prompt_module: bool) -> str:
-    """The key of one file's entry: the SHA-256 of its bytes, and ``:p`` for a prompt module."""
-    return hashlib.sha256(data).hexdigest() + (":p" if prompt_module else "")
+def digest(data: bytes) -> str:
+    """The SHA-256 of a file's bytes (hex): the key of its scan, and of its findings with :func:`entry_key`."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def entry_key(file_digest: str, prompt_module: bool) -> str:
+    """The key of one file's findings: its :func:`digest`, and ``:p`` for a prompt module."""
+    return file_digest + (":p" if prompt_module else "")
 
 
 def cache_dir_for(config: LintConfig) -> Path:
@@ -83,14 +92,28 @@ class ResultCache:
         self.folder = folder
         self.file = folder / f"lint-{key}.json"
         self.entries: dict[str, list[dict]] = {}
+        self.scans: dict[str, dict] = {}
         self.used: set[str] = set()
         self.dirty = False
         try:
             loaded = json.loads(self.file.read_text(encoding="utf-8"))
-            if isinstance(loaded, dict):
-                self.entries = loaded
+            if isinstance(loaded, dict) and isinstance(loaded.get("findings"), dict) and isinstance(loaded.get("scans"), dict):
+                self.entries, self.scans = loaded["findings"], loaded["scans"]
         except (OSError, ValueError):
             pass
+
+    def scan(self, digest: str, data: bytes, extra_sinks) -> Scan:
+        """The pre-filter's scan of ``data`` (whose SHA-256 is ``digest``), from the cache or made now."""
+        found = self.scans.get(digest)
+        if isinstance(found, dict):
+            try:
+                return Scan(**found)
+            except TypeError:
+                pass
+        made = prefilter.scan(data, extra_sinks)
+        self.scans[digest] = dataclasses.asdict(made)
+        self.dirty = True
+        return made
 
     def get(self, key: str, path: str) -> FileResult | None:
         """The cached result of the file with entry ``key``, its findings given ``path``; None on a miss."""
@@ -114,11 +137,11 @@ class ResultCache:
         """Write the entries (atomically); an unwritable folder is skipped silently."""
         if not self.dirty:
             return
-        keep = self.entries
-        if len(keep) > MAX_ENTRIES:
-            unused = [k for k in keep if k not in self.used]
-            for k in unused[: len(keep) - MAX_ENTRIES]:
-                del keep[k]
+        for table in (self.entries, self.scans):
+            if len(table) > MAX_ENTRIES:
+                unused = [k for k in table if k not in self.used and k.split(":")[0] not in self.used]
+                for k in unused[: len(table) - MAX_ENTRIES]:
+                    del table[k]
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             ignore = self.folder / ".gitignore"
@@ -126,7 +149,7 @@ class ResultCache:
                 ignore.write_text("# Created by promptcache lint automatically.\n*\n", encoding="utf-8")
             fd, temp = tempfile.mkstemp(dir=self.folder, prefix=".lint-", suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(keep, out, separators=(",", ":"))
+                json.dump({"findings": self.entries, "scans": self.scans}, out, separators=(",", ":"))
             os.chmod(temp, 0o644)
             os.replace(temp, self.file)
         except OSError:
@@ -153,4 +176,4 @@ def _finding(item: dict, path: str) -> Finding:
     )
 
 
-__all__ = ["CACHE_DIR_NAME", "ResultCache", "cache_dir_for", "entry_key", "settings_key"]
+__all__ = ["CACHE_DIR_NAME", "ResultCache", "cache_dir_for", "digest", "entry_key", "settings_key"]

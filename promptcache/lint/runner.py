@@ -25,7 +25,7 @@ from promptcache.lint.filelint import FileResult, lint_bytes
 from promptcache.lint.finding import Finding, Severity
 from promptcache.lint.fixer import applicable, fix_bytes
 from promptcache.lint.registry import discover as discover_rules
-from promptcache.lint.result_cache import ResultCache, entry_key
+from promptcache.lint.result_cache import ResultCache, digest, entry_key
 from promptcache.lint.rule import LintRule
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -167,6 +167,7 @@ def lint_paths(
     scans: dict[Path, prefilter.Scan] = {}
     contents: dict[Path, bytes] = {}
     displays: dict[Path, str] = {}
+    digests: dict[Path, str] = {}
     unreadable = {f.path for f in found.problems}
     for path, display in found.files:
         try:
@@ -177,7 +178,11 @@ def lint_paths(
             continue
         contents[path] = data
         displays[path] = display
-        scans[path] = prefilter.scan(data, config.extra_sinks)
+        if cache is not None:
+            digests[path] = digest(data)
+            scans[path] = cache.scan(digests[path], data, config.extra_sinks)
+        else:
+            scans[path] = prefilter.scan(data, config.extra_sinks)
         result.lines += data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     result.unreadable = len(unreadable)
     result.files = len(contents) + result.unreadable
@@ -197,7 +202,7 @@ def lint_paths(
         paths_of.append(path)
     result.parsed_paths = [t[1] for t in tasks]
     result.parsed = len(tasks)
-    file_results = _run_cached(tasks, visitors, config, jobs, cache, result)
+    file_results = _run_cached(tasks, [digests.get(p, "") for p in paths_of], visitors, config, jobs, cache, result)
     for path, (data, display, module), file_result in zip(paths_of, tasks, file_results):
         if fix is not None and any(applicable(f, fix.unsafe) for f in file_result.findings):
             fixed = fix_bytes(data, display, visitors, config, module, unsafe=fix.unsafe, first=file_result)
@@ -216,17 +221,18 @@ def lint_paths(
     return result
 
 
-def _run_cached(tasks, rules, config, jobs, cache: ResultCache | None, result: LintResult) -> list[FileResult]:
+def _run_cached(tasks, digests, rules, config, jobs, cache: ResultCache | None, result: LintResult) -> list[FileResult]:
     """Each task's result, from ``cache`` where it has the file's content, else linted (and stored)."""
     if cache is None:
         return _run(tasks, rules, config, jobs)
-    keys = [entry_key(data, module) for data, _, module in tasks]
+    keys = [entry_key(d, module) for d, (_, _, module) in zip(digests, tasks)]
     out: list[FileResult | None] = [cache.get(key, display) for key, (_, display, _) in zip(keys, tasks)]
     missing = [i for i, r in enumerate(out) if r is None]
     result.cached = len(tasks) - len(missing)
     for i, linted in zip(missing, _run([tasks[i] for i in missing], rules, config, jobs)):
         out[i] = linted
         cache.put(keys[i], linted)
+    cache.used.update(digests)
     cache.save()
     return out
 
