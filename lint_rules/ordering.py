@@ -108,9 +108,11 @@ class ToolsFromUnorderedCollection(FlowRule):
                 "so no sorted() key can be chosen safely)",
                 Applicability.UNSAFE,
             )
-        wrapped = [(f, self.flow.code(f.node), f", key={f.key}" if f.key else "") for f in found]
-        replacements = tuple((f.node, f"sorted({code}{extra})") for f, code, extra in wrapped)
-        wraps = " and ".join(dict.fromkeys(f"`{code}` in sorted(...{extra})" for _, code, extra in wrapped))
+        # `tools or OMIT` sorts as `sorted(tools, ...) or OMIT`: the default after `or` need not be iterable.
+        targets = [(f, _before_or(f.node)) for f in found]
+        wrapped = [(f, node, self.flow.code(node), f", key={f.key}" if f.key else "") for f, node in targets]
+        replacements = tuple((node, f"sorted({code}{extra})") for _, node, code, extra in wrapped)
+        wraps = " and ".join(dict.fromkeys(f"`{code}` in sorted(...{extra})" for _, _, code, extra in wrapped))
         through = next((f for f in found if f.through_a_set), None)
         if through is not None:
             read = self.flow.code(through.read)
@@ -138,6 +140,14 @@ class ToolsFromUnorderedCollection(FlowRule):
         Invalid("from promptcache import PromptBuilder\nfrom .specs import SPECS\ndef base(extra):\n    return PromptBuilder(tool_order='registered').tools([SPECS[n] for n in set(extra)])\n", line=4),
         Invalid(_OPENAI + "REGISTRY = {'a': {'type': 'function'}, 'b': {'type': 'function'}}\ndef ask(q, disabled):\n    names = REGISTRY.keys() - disabled\n    return client.chat.completions.create(model='m', messages=[], tools=[REGISTRY[n] for n in names])\n", line=6),
     ]
+
+
+def _before_or(node: cst.CSTNode) -> cst.CSTNode:
+    """The operand to sort in ``node``: the left of an ``a or DEFAULT`` chain (``sorted(a) or DEFAULT`` keeps the
+    default, which may not be iterable: the SDKs' ``NOT_GIVEN`` / ``OMIT``), else ``node`` itself."""
+    while isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
+        node = node.left
+    return node
 
 
 # Listing calls whose result sorted() can order, and the key it needs (items that do not compare get one).

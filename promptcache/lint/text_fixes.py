@@ -162,25 +162,55 @@ def dedent_call(piece: L.Piece) -> str:
 
 
 def import_insertion(module: cst.Module, name: str) -> tuple[cst.CSTNode, str] | None:
-    """``(statement, "import NAME\\n")`` to insert before the module's first statement after its docstring and
-    ``from __future__`` imports; None when ``import NAME`` is already there at module level."""
-    first = None
-    for i, statement in enumerate(module.body):
+    """``(statement, "import NAME\\n")``: insert before that statement; None when ``import NAME`` is already there
+    at module level. The place is in the first run of plain ``import X`` lines after the docstring and the
+    ``from __future__`` imports, in alphabetical order (where isort would put it), else before the first
+    statement after them."""
+    body = list(module.body)
+    for statement in body:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Import) and any(
-                    a.asname is None and isinstance(a.name, cst.Name) and a.name.value == name for a in small.names
-                ):
+                        a.asname is None and _dotted(a.name) == name for a in small.names):
                     return None
-            docstring = i == 0 and len(statement.body) == 1 and isinstance(statement.body[0], cst.Expr) and isinstance(
-                statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-            future = isinstance(statement.body[0], cst.ImportFrom) and isinstance(statement.body[0].module, cst.Name) and (
-                statement.body[0].module.value == "__future__")
-            if docstring or future:
-                continue
-        if first is None:
-            first = statement
-    return (first, f"import {name}\n") if first is not None else None
+    i = 0
+    while i < len(body) and (_is_docstring(body[i], i) or _is_future(body[i])):
+        i += 1
+    while i < len(body) and (plain := _plain_import(body[i])) is not None and plain < name:
+        i += 1
+    return (body[i], f"import {name}\n") if i < len(body) else None
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def _small(statement: cst.CSTNode) -> cst.BaseSmallStatement | None:
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        return statement.body[0]
+    return None
+
+
+def _is_docstring(statement: cst.CSTNode, index: int) -> bool:
+    small = _small(statement)
+    return index == 0 and isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def _is_future(statement: cst.CSTNode) -> bool:
+    small = _small(statement)
+    return isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) and small.module.value == "__future__"
+
+
+def _plain_import(statement: cst.CSTNode) -> str | None:
+    """The module of a one-name ``import X`` line, else None."""
+    small = _small(statement)
+    if isinstance(small, cst.Import) and len(small.names) == 1 and small.names[0].asname is None:
+        return _dotted(small.names[0].name)
+    return None
 
 
 __all__ = ["Unit", "dedent_call", "import_insertion", "rewrite", "strip_trailing_whitespace", "units",

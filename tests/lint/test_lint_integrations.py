@@ -371,3 +371,36 @@ def test_action_install_step_installs_the_checkout_or_the_version(tmp_path, vers
     assert done.returncode == 0, done.stderr
     assert log.read_text(encoding="utf-8").splitlines() == [
         f"python -m pip install --disable-pip-version-check {installs}", "promptcache --version"]
+
+
+# -- docs/ci.md ------------------------------------------------------------------------------------------
+
+CI_DOC = REPO_ROOT / "docs" / "ci.md"
+
+
+def _yaml_blocks() -> list:
+    return [yaml.safe_load(block) for block in re.findall(r"```yaml\n(.*?)```", CI_DOC.read_text(encoding="utf-8"), re.S)]
+
+
+def test_ci_doc_pre_commit_config_is_valid_and_names_the_hooks(tmp_path):
+    from pre_commit.clientlib import load_config
+
+    (config,) = [b for b in _yaml_blocks() if isinstance(b, dict) and "repos" in b]
+    path = tmp_path / ".pre-commit-config.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    (repo,) = load_config(str(path))["repos"]
+    assert repo["repo"] == "https://github.com/promptcache/promptcache"
+    assert {hook["id"] for hook in repo["hooks"]} <= set(HOOK_IDS)
+    assert all(f"`{hook}`" in CI_DOC.read_text(encoding="utf-8") for hook in HOOK_IDS)
+
+
+def test_ci_doc_inputs_table_matches_the_action():
+    rows = re.findall(r"^\| `([\w-]+)` \| `(\"[^\"]*\")` \|", CI_DOC.read_text(encoding="utf-8"), re.M)
+    documented = {name: json.loads(default) for name, default in rows}
+    assert documented == {name: spec.get("default") for name, spec in _action()["inputs"].items()}
+    for block in _yaml_blocks():  # every workflow snippet that uses the action passes only inputs it has
+        steps = block if isinstance(block, list) else [s for job in (block or {}).get("jobs", {}).values()
+                                                       for s in job.get("steps", [])] + (block or {}).get("steps", [])
+        for step in steps:
+            if str(step.get("uses", "")).startswith("promptcache/promptcache@"):
+                assert set(step.get("with", {})) <= set(documented), step

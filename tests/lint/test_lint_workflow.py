@@ -135,7 +135,7 @@ def test_stdin_filename_lints_the_source_as_that_file_and_fix_prints_the_fixed_s
     assert code == 1 and f"{(tmp_path / 'bot.py').as_posix()}:5:61: PC101 [error]" in out
     assert not (tmp_path / "bot.py").exists()
     code, out, err = run("lint", "--stdin-filename", tmp_path / "bot.py", "--fix", "--unsafe-fixes", input=UNDEDENTED.encode())
-    assert out == "import inspect\nimport anthropic\nclass Bot:\n    SYSTEM_PROMPT = inspect.cleandoc('''Be brief.\n    Cite sources.''')\n"
+    assert out == "import anthropic\nimport inspect\nclass Bot:\n    SYSTEM_PROMPT = inspect.cleandoc('''Be brief.\n    Cite sources.''')\n"
     assert "Fixed 1 finding" in err and code == 0
     code, _, err = run("lint", "a.py", "--stdin-filename", "b.py", input=b"")
     assert code == 2 and "give no PATHS" in err
