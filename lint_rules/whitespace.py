@@ -136,13 +136,16 @@ class UndedentedMultilinePrompt(_TextRule):
 class TrailingWhitespaceInPrompt(_TextRule):
     """
     ## What it does
-    Finds spaces or tabs before a line break inside a prompt literal, or at the
-    very end of the assembled prompt text.
+    Finds spaces or tabs typed at the end of a source line inside a
+    triple-quoted prompt literal, when they reach the prompt as sent.
 
     ## Why is this bad?
     Trailing whitespace is invisible in review and is the first thing an
     editor's trim-on-save or a formatter removes. The next commit then changes
     the prompt bytes without anyone meaning to, and the cached prefix is lost.
+    Only whitespace at the end of a source line is at risk: a space before the
+    closing quotes, an escaped ``\\t``, or a literal that ends in a space sends
+    the same bytes on every request, and no editor touches them.
 
     ## Example
     ```python
@@ -155,15 +158,16 @@ class TrailingWhitespaceInPrompt(_TextRule):
     ```
 
     ## Fix safety
-    The fix removes the spaces and tabs before each line break of the
-    literal (and at its very end, when it ends the prompt), keeping every
-    other character as written. It is unsafe: the prompt bytes change once.
+    The fix removes the spaces and tabs typed before each source line break
+    of the literal, keeping every other character as written. It is unsafe:
+    the prompt bytes change once (a Markdown hard break of two trailing
+    spaces becomes a plain line break).
 
     ## When it does not fire
-    A piece that ends in a space and is joined to more text (implicit
-    concatenation, ``+``, f-string parts): the space is part of the sentence.
-    Whitespace the text loses on its way: the closing-quote indentation that
-    ``textwrap.dedent`` blanks or ``inspect.cleandoc`` strips, and anything
+    Whitespace no editor strips: before the closing quotes on their line
+    (closing-quote indentation), written as an escape (``"Rules:\\t\\n"``), at
+    the end of a one-line literal (``"Be brief. "``). Whitespace the text loses
+    on its way: lines that ``textwrap.dedent`` blanks, and anything
     promptcache's ``PromptBuilder`` / ``normalize_text`` strips from each line.
     """
 
@@ -179,24 +183,23 @@ class TrailingWhitespaceInPrompt(_TextRule):
     def check(self) -> None:
         for use in self.flow.text.literals:
             found = L.pieces(use.node)
-            whole = "".join(p.value for p in found)
-            # Judge the text as sent: dedent() blanks whitespace-only lines, cleandoc() and the SDK strip.
-            problems = [what for sent in use.as_sent(whole) if (what := L.trailing_whitespace(sent, use.at_end))]
-            if not problems:
+            # Judge the text as sent (dedent() blanks whitespace-only lines, the SDK strips every line), and
+            # only the whitespace typed before a source line break, the whitespace editors strip.
+            sent = use.as_sent("".join(p.value for p in found))
+            if not any(L.trailing_whitespace(text, False) for text in sent):
                 continue
-            for i, piece in enumerate(found):
-                joined = piece.value + (found[i + 1].value[:1] if i + 1 < len(found) else "")
-                last = use.at_end and i == len(found) - 1
-                what = L.trailing_whitespace(joined, last)
-                if what:
-                    strip_end = last or (i + 1 < len(found) and found[i + 1].value[:1] == "\n")
-                    fix = self.literal_fix(piece.node, T.strip_trailing_whitespace, "Remove the trailing whitespace", strip_end)
-                    self.report(piece.node, self.message.format(what=what), fix)
+            for piece in found:
+                if piece.triple and L.trailing_whitespace(piece.body, False):  # the body has typed line breaks only
+                    fix = self.literal_fix(piece.node, T.strip_trailing_whitespace, "Remove the trailing whitespace")
+                    self.report(piece.node, self.message.format(what="spaces or tabs at the end of a source line"), fix)
                     break
-            else:
-                self.report(use.node, self.message.format(what=problems[0]))
 
     VALID = [
+        # Issue 11/12, from real code (openai-agents-python, pydantic-ai): nothing an editor strips.
+        _OPENAI + "SYSTEM_PROMPT = 'Be brief. '\n",
+        _CLAUDE + "def ask(q):\n    return client.messages.create(model='m', system='Rules:\\t\\nBe kind.', messages=[])\n",
+        _OPENAI + "class A:\n    INSTRUCTIONS = \"\"\"Help with seats.\n    Transfer back to the triage agent. \"\"\"\n",
+        _OPENAI + "class A:\n    INSTRUCTIONS = f\"\"\"{PREFIX}\n    You are an FAQ specialist.\n    \"\"\"\n",
         _OPENAI + "SYSTEM_PROMPT = ('You answer billing questions. '\n    'Never change a plan.')\n",
         _OPENAI + "SYSTEM_PROMPT = 'Line one.\\nLine two.\\n'\n",
         _OPENAI + "def ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': 'Question:  \\n' + q}])\n",
@@ -208,8 +211,8 @@ class TrailingWhitespaceInPrompt(_TextRule):
     ]
     INVALID = [
         Invalid(_OPENAI + "SYSTEM_PROMPT = '''Extract data.  \nReturn JSON.\n'''\n", line=3),
-        Invalid(_OPENAI + "SYSTEM_PROMPT = 'Be brief. '\n", line=3),
-        Invalid(_CLAUDE + "def ask(q):\n    return client.messages.create(model='m', system='Rules:\\t\\nBe kind.', messages=[])\n", line=4),
+        Invalid(_CLAUDE + "def ask(q):\n    system = f'''Rules for {q}:\t\nBe kind.'''\n    return client.messages.create(model='m', system=system, messages=[])\n", line=4),
+        Invalid(_OPENAI + "SYSTEM_PROMPT = '''Markdown breaks:  \n- one  \n- two'''\n", line=3),
     ]
 
 

@@ -196,14 +196,19 @@ def _add_noqa(result) -> int:
 @click.command("clean")
 @click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
 def clean(folder):
-    """Remove the lint result cache (.promptcache_cache) from FOLDER (default: the current folder) and below."""
+    """Remove the lint result cache: every .promptcache_cache under FOLDER (default: the current folder),
+    and the folder PROMPTCACHE_CACHE_DIR names."""
     root = folder or Path(".")
-    removed = 0
+    found = []
     for dirpath, dirnames, _ in os.walk(root):
         if CACHE_DIR_NAME in dirnames:
-            shutil.rmtree(Path(dirpath) / CACHE_DIR_NAME, ignore_errors=True)
-            click.echo(f"Removed {Path(dirpath) / CACHE_DIR_NAME}")
-            removed += 1
+            found.append(Path(dirpath) / CACHE_DIR_NAME)
         dirnames[:] = [d for d in dirnames if d not in (CACHE_DIR_NAME, ".git", ".venv", "node_modules")]
-    if removed == 0:
-        click.echo(f"No {CACHE_DIR_NAME} under {root}.")
+    named = os.environ.get(CACHE_ENV)
+    if named and Path(named).is_dir() and Path(named) not in found:
+        found.append(Path(named))
+    for path in found:
+        shutil.rmtree(path, ignore_errors=True)
+        click.echo(f"Removed {path}")
+    if not found:
+        click.echo(f"No {CACHE_DIR_NAME} found under {root}" + (f" (nor {named})" if named else "") + ".")

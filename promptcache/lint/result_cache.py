@@ -4,8 +4,10 @@ Like ruff's ``.ruff_cache``, the cache lives in ``.promptcache_cache/`` beside
 the configuration (or in the current folder), with a ``.gitignore`` of ``*``
 inside. One JSON file per *settings key*: a hash of the effective
 configuration, the selected rule codes, the promptcache and libcst versions
-and the size and modification time of every lint engine and rule module (so
-an edited rule invalidates it even without a version bump). Inside, entries
+and the contents of every lint engine and rule module (so an edited rule
+invalidates it even without a version bump, and two installs of one version
+share it: a cache restored in CI is read). The ``MAX_KEYS`` most recently
+written cache files are kept; older ones are removed when one is written. Inside, entries
 are keyed by the SHA-256 of a file's bytes and whether it is linted as a
 prompt module; an entry holds the findings with their fixes, without the
 path (the run that reads it gives the path). The pre-filter's verdict on each
@@ -19,6 +21,7 @@ written is skipped: the cache never changes what a run reports.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -35,6 +38,7 @@ from promptcache.lint.rule import LintRule
 
 CACHE_DIR_NAME = ".promptcache_cache"
 MAX_ENTRIES = 50_000  # entries kept per settings key; those this run did not use go first
+MAX_KEYS = 8  # cache files (settings keys) kept in one folder, the most recently written
 
 
 def _version(name: str) -> str:
@@ -44,18 +48,18 @@ def _version(name: str) -> str:
         return "unknown"
 
 
-def _code_stamp() -> list:
-    """Size and mtime of every module of the lint engine and the built-in rules."""
+@functools.cache
+def _code_stamp() -> str:
+    """SHA-256 of the sources of the lint engine and the built-in rules (once per process)."""
     import lint_rules
     import promptcache.lint as engine
 
-    stamp = []
+    stamp = hashlib.sha256()
     for package in (engine, lint_rules):
         for folder in package.__path__:
             for path in sorted(Path(folder).rglob("*.py")):
-                st = path.stat()
-                stamp.append((path.name, st.st_size, st.st_mtime_ns))
-    return stamp
+                stamp.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return stamp.hexdigest()
 
 
 def settings_key(config: LintConfig, rules: list[type[LintRule]]) -> str:
@@ -152,6 +156,8 @@ class ResultCache:
                 json.dump({"findings": self.entries, "scans": self.scans}, out, separators=(",", ":"))
             os.chmod(temp, 0o644)
             os.replace(temp, self.file)
+            for old in sorted(self.folder.glob("lint-*.json"), key=lambda f: f.stat().st_mtime, reverse=True)[MAX_KEYS:]:
+                old.unlink(missing_ok=True)
         except OSError:
             pass
 

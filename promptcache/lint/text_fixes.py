@@ -106,15 +106,13 @@ def _stands_for(source: str, expected: str) -> bool:
 
 # -- the transforms ----------------------------------------------------------
 def strip_trailing_whitespace(items: list[Unit], last: bool) -> list[Unit]:
-    """Drop spaces and tabs before each line break, and at the end when ``last``."""
+    """Drop the spaces and tabs typed before each line break typed in the source (escapes stay)."""
     out: list[Unit] = []
     for unit in items:
-        if unit.value == "\n":
-            while out and out[-1].value in (" ", "\t"):
+        if unit.src == "\n":
+            while out and out[-1].src in (" ", "\t"):
                 out.pop()
         out.append(unit)
-    while last and out and out[-1].value in (" ", "\t"):
-        out.pop()
     return out
 
 

@@ -136,10 +136,10 @@ def test_pc401_keeps_an_existing_import_and_leaves_a_concatenation_alone():
     assert not finding.fix.edits and "implicit concatenation" in finding.fix.description
 
 
-def test_pc402_strips_before_line_breaks_and_keeps_other_escapes_as_written():
-    code = _CLAUDE + "SYSTEM_PROMPT = 'Caf\\u00e9 rules:\\t\\nBe kind.  \\nEnd.'\n"
+def test_pc402_strips_typed_whitespace_before_line_breaks_and_keeps_escapes_as_written():
+    code = _CLAUDE + "SYSTEM_PROMPT = '''Caf\\u00e9 rules:\\t\\nBe kind.  \nEnd.\t\n'''\n"
     fixed, counts = fix(code)
-    assert "SYSTEM_PROMPT = 'Caf\\u00e9 rules:\\nBe kind.\\nEnd.'\n" in fixed and counts == {"PC402": 1}
+    assert "SYSTEM_PROMPT = '''Caf\\u00e9 rules:\\t\\nBe kind.\nEnd.\n'''\n" in fixed and counts == {"PC402": 1}
 
 
 def test_pc404_lone_carriage_return_becomes_a_line_feed():
@@ -163,8 +163,8 @@ def test_two_fixes_of_one_literal_take_two_passes_and_never_corrupt_it():
 
 
 def test_a_rewrite_that_would_not_parse_is_not_offered():
-    code = _CLAUDE + 'SYSTEM_PROMPT = """Say "hi" """\n'  # stripping the space would end the literal in four quotes
-    finding = next(f for f in lint_text(code) if f.code == "PC402")
+    code = _CLAUDE + 'SYSTEM_PROMPT = """Say "hi"\u200b"""\n'  # removing the U+200B would end the literal in four quotes
+    finding = next(f for f in lint_text(code) if f.code == "PC406")
     assert not finding.fix.edits and "cannot be rewritten safely" in finding.fix.description
 
 
@@ -200,7 +200,7 @@ def test_a_file_that_does_not_parse_is_left_unchanged():
 SNIPPETS = [
     "class C{i}:\n    P{i}_PROMPT = '''Be brief.\n    Cite sources.'''\n",
     "P{i}_PROMPT = '''\n    Line one.\n    Line two.\n'''\n",
-    "P{i}_PROMPT = 'Rules:  \\nBe kind. '\n",
+    "P{i}_PROMPT = '''Rules:  \nBe kind.\t\n'''\n",
     "P{i}_PROMPT = 'One.\\r\\nTwo.'\n",
     "P{i}_PROMPT = 'Quote\\u00a0exactly.\\u200b'\n",
     "def run{i}(q):\n    return client.messages.create(model='m', messages=[], tools=[{{'name': n}} for n in {{'a', 'b', q}}])\n",

@@ -136,7 +136,8 @@ def pre_commit(hook_repo, tmp_path_factory):
     def run_hook(project: Path, hook_id: str, *files: str) -> subprocess.CompletedProcess:
         return run(project, "run", hook_id, "--files", *files)
 
-    return run_hook
+    yield run_hook
+    shutil.rmtree(home, ignore_errors=True)  # the hook environment: some 70 MB per test run
 
 
 @pytest.fixture
@@ -404,3 +405,22 @@ def test_ci_doc_inputs_table_matches_the_action():
         for step in steps:
             if str(step.get("uses", "")).startswith("promptcache/promptcache@"):
                 assert set(step.get("with", {})) <= set(documented), step
+
+
+@needs_git
+def test_pre_commit_try_repo_fails_on_a_positive_case_and_passes_on_a_clean_one(hook_repo, project, tmp_path_factory):
+    """The command a user tries first, as it is: `pre-commit try-repo REPO promptcache-lint --files FILE` (each call
+    installs the hook environment anew, in a temporary store: two installs). REPO is the committed snapshot of this
+    checkout, since try-repo sees only committed and tracked files."""
+    repo, _ = hook_repo
+    folder = project({"app/scheduler.py": POSITIVE, "app/summarize.py": CLEAN})
+    env = _clean_env(PRE_COMMIT_COLOR="never", PRE_COMMIT_HOME=str(tmp_path_factory.mktemp("try-repo-home")))
+
+    def try_repo(*files: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(repo), "promptcache-lint", "--files", *files],
+                              cwd=folder, capture_output=True, text=True, env=env, timeout=900)
+
+    failed = try_repo("app/scheduler.py")
+    assert failed.returncode == 1 and "app/scheduler.py:20:52: PC101 [error]" in failed.stdout, _output(failed)
+    passed = try_repo("app/summarize.py")
+    assert passed.returncode == 0 and re.search(r"promptcache lint\.+Passed", passed.stdout), _output(passed)

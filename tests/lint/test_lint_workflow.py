@@ -76,7 +76,7 @@ def test_no_cache_writes_nothing_and_clean_removes_the_cache(tmp_path, monkeypat
     assert (tmp_path / ".promptcache_cache" / ".gitignore").exists()
     code, out, _ = run("clean", tmp_path)
     assert code == 0 and "Removed" in out and not (tmp_path / ".promptcache_cache").exists()
-    assert "No .promptcache_cache under" in run("clean", tmp_path)[1]
+    assert f"No .promptcache_cache found under {tmp_path}." in run("clean", tmp_path)[1]
 
 
 # -- --diff-since --------------------------------------------------------------------------------------------------
