@@ -145,6 +145,8 @@ class SummaryBeforeHistory(FlowRule):
                 self.report(site, self.message.format(detail=self.flow.code(site), slot="a message before the history"))
 
     VALID = [
+        # Issue 11, from real code (openai-agents-python): a `digest` that is a hash is not a summary.
+        "from hashlib import sha256\nfrom openai import OpenAI\nclient = OpenAI()\ndef _hashed_key(kind, value):\n    digest = sha256(value.encode()).hexdigest()[:32]\n    return f'app:{kind}:{digest}'\ndef _prompt_cache_key_for_grouping(kind, value):\n    if kind == 'run':\n        return f'app:run:{value}'\n    return _hashed_key(kind, value)\n",
         _OPENAI + "def turn(history, summary):\n    history.append({'role': 'user', 'content': summary})\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Plan.'}, *history])\n",
         _OPENAI + "def turn(history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Plan.'}, *history])\n",
         _CLAUDE + "def turn(history, text):\n    return client.messages.create(model='m', system='Plan trips.', messages=history + [{'role': 'user', 'content': text}])\n",

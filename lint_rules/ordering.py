@@ -125,6 +125,8 @@ class ToolsFromUnorderedCollection(FlowRule):
         return NodeFix(f"Wrap {wraps}{where}", Applicability.UNSAFE, replacements)
 
     VALID = [
+        # Issue 11, from real code (pydantic-ai): one element of `return tools, betas` is a set, not the tools.
+        _CLAUDE + "SEARCH = {'name': 'search'}\ndef prepare_tools():\n    betas = set()\n    tools = [SEARCH]\n    betas.add('files-api')\n    return tools, betas\ndef ask(messages):\n    tools, betas = prepare_tools()\n    return client.beta.messages.create(model='m', messages=messages, tools=tools, betas=sorted(betas))\n",
         _OPENAI + "from .specs import SPECS\nBASE = {'a', 'b'}\ndef run(q):\n    names = sorted(BASE | {'c'})\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n",
         _OPENAI + "from .specs import SPECS\ndef run(q):\n    tools = [SPECS[n] for n in {'a', 'b'}]\n    tools.sort(key=lambda t: t['name'])\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n",
         _CLAUDE + "TOOLS = [{'name': 'a'}, {'name': 'b'}]\ndef run(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n",

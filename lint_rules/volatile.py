@@ -61,6 +61,10 @@ class VolatileInSystemPrompt(FlowRule):
         "(exact-prefix matching) never hit; move the {value} into the final user message"
     )
     VALID = [
+        # Issue 11, from real code (pydantic-ai): a clock passed as a sibling keyword (`timestamp=`) of an object
+        # is not in its `.instructions`; a filesystem helper is not a system-prompt builder.
+        "from pydantic_ai import messages as _m\ndef merge(messages):\n    clean = []\n    for message in messages:\n        last = clean[-1] if clean else None\n        if last:\n            clean[-1] = _m.ModelRequest(parts=last.parts, instructions=last.instructions or message.instructions, timestamp=message.timestamp)\n        else:\n            clean.append(message)\n    return clean\n",
+        "import uuid\nfrom openai import OpenAI\nclient = OpenAI()\ndef _build_filesystem_test_session(root):\n    return {'root': root, 'snapshot_id': str(uuid.uuid4())}\n",
         _CLAUDE + 'RULES = "Be brief."\ndef ask(q):\n    return client.messages.create(model="m", system=RULES, messages=[{"role": "user", "content": q}])\n',
         _CLAUDE + "import time\ndef ask(q):\n    t0 = time.time()\n    r = client.messages.create(model='m', system='Be brief.', messages=[{'role': 'user', 'content': q}])\n    print(time.time() - t0)\n    return r\n",
         _OPENAI + "from datetime import datetime\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'system', 'content': 'Be brief.'},\n        {'role': 'user', 'content': f'{datetime.now():%Y-%m-%d} {q}'}])\n",
@@ -227,7 +231,10 @@ class VolatileInToolDefinition(FlowRule):
 
     ## When it does not fire
     Tool definitions made of literals and module constants; values used only
-    when the tool runs.
+    when the tool runs; environment variables and other per-process values
+    (one deployment sends the same tools on every request, and each process
+    warms its own cache once); functions and classes given as tools, whatever
+    their name (``tools=[lookup_account]`` is code, not an account).
     """
 
     code = "PC104"
@@ -241,11 +248,16 @@ class VolatileInToolDefinition(FlowRule):
         _OPENAI + "TOOLS = [{'type': 'function', 'function': {'name': 'f', 'parameters': {}}}]\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=TOOLS)\n",
         _OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'description': 'Search.'}}\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'{user.email} {q}'}], tools=[tool])\n",
         _CLAUDE + "TOOLS = [{'name': 'now', 'description': 'Current time.', 'input_schema': {'type': 'object'}}]\ndef ask(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[{'role': 'user', 'content': q}])\n",
+        # Issue 11, from real code: per-process values and code are not per-request data.
+        _CLAUDE + "import os\nTOOLS = [{'name': 'deploy', 'description': 'Deploy to ' + os.environ['REGION']}]\ndef ask(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n",
+        "import os\nfrom agents import Agent, HostedMCPTool\nAUTH = os.environ['CALENDAR_TOKEN']\nagent = Agent(name='a', instructions='Help.', tools=[HostedMCPTool(tool_config={'type': 'mcp', 'authorization': AUTH})])\n",
+        "from agents import Agent, Runner, function_tool\nasync def run(question):\n    @function_tool\n    def lookup_account(account_id: str) -> str:\n        return account_id\n    agent = Agent(name='s', instructions='Help.', tools=[lookup_account])\n    return await Runner.run(agent, question)\n",
+        # A sibling keyword of the object the tools come from (`run_id=`) is not in its `.function_tools`.
+        "from pydantic_ai import Agent\nclass C:\n    def __init__(self, agent: Agent, run_id=None):\n        self._agent, self._run_id = agent, run_id\n    async def go(self):\n        async with self._agent.session(run_id=self._run_id) as resolved:\n            return await resolved.model.create(instructions=resolved.instructions, tools=resolved.params.function_tools)\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'parameters': {\n        'properties': {'p': {'enum': user.project_keys}}}}}\n    return client.chat.completions.create(model='m', messages=[], tools=[tool])\n", line=5),
         Invalid(_CLAUDE + "from datetime import date\ndef ask(q):\n    tools = [{'name': 'book', 'description': f'Book a room. Today is {date.today()}.'}]\n    return client.messages.create(model='m', tools=tools, messages=[])\n", line=5),
-        Invalid(_CLAUDE + "import os\nTOOLS = [{'name': 'deploy', 'description': 'Deploy to ' + os.environ['REGION']}]\ndef ask(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n", line=4),
         Invalid("from promptcache import PromptBuilder\ndef base(user):\n    return PromptBuilder().tools([{'name': 'f', 'description': f'Files of {user.email}'}])\n", line=3),
     ]
 

@@ -311,9 +311,9 @@ class FlowAnalysis:
             for s in by_kind[S.MCP_CALL]:
                 if s.origin is not None and self.turns.per_turn(s.origin):
                     out.append(Issue("PC305", s.origin, "re-listed", slot))
-        for kind in (S.VOLATILE, S.IDENTITY, S.ENV):
+        for kind in (S.VOLATILE, S.IDENTITY):  # an environment value is per process, not per request (issue 11)
             if kind in by_kind:
-                out.append(Issue("PC104", node, by_kind[kind][0].detail, slot, _of_kinds(by_kind, S.VOLATILE, S.IDENTITY, S.ENV)))
+                out.append(Issue("PC104", node, by_kind[kind][0].detail, slot, _of_kinds(by_kind, S.VOLATILE, S.IDENTITY)))
                 break
         else:
             if S.UNSORTED_JSON in by_kind:

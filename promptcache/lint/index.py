@@ -45,6 +45,7 @@ class Binding:
     qualified: str | None = None
     index: int = -1
     op: str = ""
+    element: int = -1  # the position of the name in a flat unpacking target (`a, b = ...`: 0, 1), else -1
 
 
 @dataclass(eq=False)
@@ -246,22 +247,24 @@ class Indexer:
         self._stack.pop()
 
     # -- bindings --------------------------------------------------------
-    def _bind_target(self, target: cst.BaseExpression, kind: str, value, stmt: cst.CSTNode, op: str = "") -> None:
+    def _bind_target(self, target: cst.BaseExpression, kind: str, value, stmt: cst.CSTNode, op: str = "",
+                     element: int = -1) -> None:
         scope = self.scope
         if isinstance(target, cst.Name):
-            binding = Binding(kind, value, stmt, scope, op=op)
+            binding = Binding(kind, value, stmt, scope, op=op, element=element)
             scope.bind(target.value, binding)
             if scope.kind == "class" and scope.cls is not None:
                 scope.cls.attrs.setdefault(target.value, []).append(binding)
         elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind_target(element.value, kind, value, stmt, op)
+            flat = element == -1 and not any(isinstance(el, cst.StarredElement) for el in target.elements)
+            for i, item in enumerate(target.elements):
+                self._bind_target(item.value, kind, value, stmt, op, i if flat and isinstance(item.value, (cst.Name, cst.Attribute)) else -2)
         elif isinstance(target, cst.StarredElement):
             self._bind_target(target.value, kind, value, stmt, op)
         elif isinstance(target, cst.Attribute):
             cls = self._self_class(target.value)
             if cls is not None:
-                cls.attrs.setdefault(target.attr.value, []).append(Binding(kind, value, stmt, scope, op=op))
+                cls.attrs.setdefault(target.attr.value, []).append(Binding(kind, value, stmt, scope, op=op, element=element))
             else:
                 self.index.stores.append(Store(target, value, stmt, scope))
         elif isinstance(target, cst.Subscript):

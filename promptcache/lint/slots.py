@@ -100,7 +100,7 @@ class _Collector:
                             if kind is not None:
                                 self.add(kind, b.value, scope, name, holder=None)
             elif scope.parent is not None and scope.parent.kind in ("module", "class") and pattern(scope.name):
-                for ret in scope.returns:
+                for ret in (value for r in scope.returns for value in _returned(r, pattern)):
                     kind = kinds_for(self._shape(ret, scope))
                     if kind is not None:
                         self.add("builder" if kind == "constant" else kind, ret, scope, f"{scope.name}()", holder=None)
@@ -177,6 +177,18 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
                     c.add("system", arg.value, scope, f"PromptBuilder.{method}()", sanitiser="sdk")
     c.slots.sort(key=lambda s: flow.facts.order.get(s.expr, 0))
     return c.slots
+
+
+def _returned(ret: cst.BaseExpression, pattern) -> list[cst.BaseExpression]:
+    """What a builder returns as its prompt or tools: ``ret`` itself, or from a multi-value return
+    (``return tools, servers, betas``: a tuple of names, attributes or calls) the elements whose name
+    matches ``pattern``; the others are other results, not the prompt or the tool list."""
+    if not (isinstance(ret, cst.Tuple) and len(ret.elements) > 1):
+        return [ret]
+    values = [el.value for el in ret.elements]
+    if not all(isinstance(v, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) for v in values):
+        return [ret]
+    return [v for v in values if isinstance(v, (cst.Name, cst.Attribute)) and pattern(v.value if isinstance(v, cst.Name) else v.attr.value)]
 
 
 def tool_slots(flow: FlowAnalysis) -> list[Slot]:

@@ -39,7 +39,9 @@ ORDER_KINDS = frozenset({UNORDERED, FS_ORDER, MCP, SHUFFLED})
 # What a number computed from a value no longer carries: the order of elements or keys.
 ORDERING_KINDS = ORDER_KINDS | {MCP_CALL, UNSORTED_JSON}
 
-DEFAULT_PROMPT_NAME_REGEX = r"(?i)(prompt|system|instruction|preamble)"
+# "system", but not inside filesystem / subsystem / ecosystem (openai-agents-python's
+# `_build_filesystem_test_session()` was read as a system-prompt builder).
+DEFAULT_PROMPT_NAME_REGEX = r"(?i)(prompt|(?<!file)(?<!sub)(?<!eco)system|instruction|preamble)"
 DEFAULT_VOLATILE_NAME_REGEX = (
     r"(?i)(^|_)((request|trace|session|run|correlation|span)_?id|nonce|timestamp|now)$"
 )
@@ -115,7 +117,8 @@ _IDENTITY_RE = re.compile(
 _IDENTITY_ATTR_RE = re.compile(
     r"(?i)(^|_)(user(_?name|_?id)?|e_?mail(_address)?|tenant(_?id)?|account(_?(id|number))?|org(_?id)?|organi[sz]ation_?id)$"
 )
-_SUMMARY_NAME_RE = re.compile(r"(?i)(^|_)(summary|recap|digest|synopsis)$")
+# No "digest": in real code it is a hash far more often than a summary (`digest = sha256(v).hexdigest()`).
+_SUMMARY_NAME_RE = re.compile(r"(?i)(^|_)(summary|recap|synopsis)$")
 _SUMMARISE_CALL_RE = re.compile(r"(?i)(summar|compress|condense|compact|recap)")
 _SUMMARISE_TEXT_RE = re.compile(r"(?i)\b(summari[sz]e|summary|condense|compress|recap)\b")
 _CONVERSATION_RE = re.compile(r"(?i)\b(chat|conversation|history|transcript|dialog(ue)?|thread|messages|turns)\b")
@@ -199,7 +202,7 @@ def identity_attribute(name: str) -> bool:
 
 
 def summary_name(name: str) -> bool:
-    """True for ``summary`` / ``recap`` / ``digest`` style identifiers."""
+    """True for ``summary`` / ``recap`` / ``synopsis`` style identifiers."""
     return bool(_SUMMARY_NAME_RE.search(name))
 
 

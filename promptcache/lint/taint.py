@@ -73,6 +73,7 @@ class TaintEngine:
         self._memo: dict[tuple[int, int], frozenset[Source]] = {}
         self._active: set[tuple[int, int]] = set()
         self._returns: dict[int, frozenset[Source]] = {}
+        self._fields_active: set[tuple[int, str]] = set()
 
     # -- entry point -------------------------------------------------------
     def of(self, expr: cst.CSTNode | None, scope: Scope) -> frozenset[Source]:
@@ -191,6 +192,8 @@ class TaintEngine:
             out = set()  # `for method, path, summary in ENDPOINTS`: a summary of fixed data, not of the chat
         if bindings and not any(_per_request_origin(b) for b in bindings):
             out = {s for s in out if s.kind != S.IDENTITY}  # `reading_level = "grade 8"`: one value for everyone
+        if bindings and all(b.kind in ("def", "class", "import") for b in bindings):
+            out = set()  # `tools=[lookup_account]`: a function or class is code, not a user's data
         for binding in bindings:
             out |= self._binding(binding, e.value)
         if found_scope is not None and e.value in found_scope.sorted_names:
@@ -214,6 +217,8 @@ class TaintEngine:
 
     def _binding(self, b: Binding, name: str) -> frozenset[Source]:
         kind = b.kind
+        if kind in ("assign", "walrus") and b.element >= 0:
+            return self.element_of(b.value, b.element, b.scope)
         if kind in ("assign", "walrus", "with", "for", "mutate"):
             return self.of(b.value, b.scope)
         if kind == "aug":
@@ -243,7 +248,44 @@ class TaintEngine:
         named = self.names(attr, attribute=True, origin=e)
         if any(s.kind == S.SUMMARY for s in named):
             return named
-        return self.of(e.value, scope) | named
+        return (self.of(e.value, scope) & self._field(e.value, attr, scope)) | named
+
+    def _field(self, e: cst.CSTNode, attr: str, scope: Scope) -> frozenset[Source]:
+        """The sources that may reach field ``attr`` of the value of ``e``: those of its own keyword argument when
+        ``e`` is a call that names fields (``Request(instructions=x, timestamp=now())``: ``.instructions`` gets
+        ``x``'s, not the clock), followed through names, subscripts, literals and branches. Everything else
+        answers with the whole value's sources, so this only ever narrows (and a cycle adds nothing)."""
+        key = (id(e), attr)
+        if key in self._fields_active:
+            return EMPTY
+        self._fields_active.add(key)
+        try:
+            return self._field_of(e, attr, scope)
+        finally:
+            self._fields_active.discard(key)
+
+    def _field_of(self, e: cst.CSTNode, attr: str, scope: Scope) -> frozenset[Source]:
+        if isinstance(e, cst.Call) and any(a.keyword is not None for a in e.args):
+            mine = [a for a in e.args if a.keyword is not None and a.keyword.value == attr]
+            if mine:
+                return self.of(mine[0].value, scope)
+            others = self.union((a.value for a in e.args if a.keyword is not None), scope)
+            kept = self.union((a.value for a in e.args if a.keyword is None), scope) | self.of(e.func, scope)
+            return frozenset(s for s in self.of(e, scope) if s not in others or s in kept)
+        if isinstance(e, cst.Name):
+            _, bindings = self.index.lookup(e.value, scope)
+            if not bindings or any(b.kind not in ("assign", "mutate", "with") or b.element != -1 for b in bindings):
+                return self.of(e, scope)
+            return EMPTY.union(*(self._field(b.value, attr, b.scope) for b in bindings)) | self.names(e.value)
+        if isinstance(e, cst.Subscript):
+            return self._field(e.value, attr, scope) | self.of(e.slice[0].slice, scope) if e.slice else self.of(e, scope)
+        if isinstance(e, (cst.List, cst.Tuple)):
+            return EMPTY.union(*(self._field(el.value, attr, scope) for el in e.elements))
+        if isinstance(e, cst.IfExp):
+            return self._field(e.body, attr, scope) | self._field(e.orelse, attr, scope)
+        if isinstance(e, cst.BooleanOperation):
+            return self._field(e.left, attr, scope) | self._field(e.right, attr, scope)
+        return self.of(e, scope)
 
     def _subscript(self, e: cst.Subscript, scope: Scope) -> frozenset[Source]:
         base = self.of(e.value, scope)
@@ -354,6 +396,19 @@ class TaintEngine:
                     return True
         return False
 
+    def element_of(self, e: cst.CSTNode, k: int, scope: Scope) -> frozenset[Source]:
+        """The sources of element ``k`` of the tuple ``e`` evaluates to (``a, b = e``): field-sensitive for a
+        tuple or list literal and for a module-local function whose every return is one of the same length
+        (``return tools, betas``); the whole value's sources otherwise."""
+        items = _flat_items(e)
+        if items is not None and k < len(items):
+            return self.of(items[k], scope)
+        if isinstance(e, cst.Call) and (callee := self.index.function_named(e.func, scope)) is not None:
+            returns = [_flat_items(r) for r in callee.returns]
+            if returns and all(r is not None and len(r) > k and len(r) == len(returns[0]) for r in returns):
+                return self._apply_summary(callee, e, scope, element=k)
+        return self.of(e, scope)
+
     def returns_of(self, callee: Scope) -> frozenset[Source]:
         """The summary of a module-local function: taint of its returns, parameters symbolic."""
         key = id(callee)
@@ -364,10 +419,11 @@ class TaintEngine:
             self._returns[key] = found
         return found
 
-    def _apply_summary(self, callee: Scope, call: cst.Call, scope: Scope) -> frozenset[Source]:
+    def _apply_summary(self, callee: Scope, call: cst.Call, scope: Scope, element: int = -1) -> frozenset[Source]:
         offset = 1 if callee.self_name is not None and isinstance(call.func, cst.Attribute) else 0
         out: set[Source] = set()
-        for s in self.returns_of(callee):
+        summary = self.returns_of(callee) if element < 0 else self.union((_flat_items(r)[element] for r in callee.returns), callee)
+        for s in summary:
             if s.kind != S.PARAM or s.func_id != id(callee):
                 out.add(s)
                 continue
@@ -376,6 +432,13 @@ class TaintEngine:
                 t = self.of(arg, scope)
                 out |= templated(t) if s.templated else t
         return frozenset(out)
+
+
+def _flat_items(e: cst.CSTNode | None) -> list[cst.BaseExpression] | None:
+    """The elements of a tuple or list literal without starred items, else None."""
+    if isinstance(e, (cst.Tuple, cst.List)) and not any(isinstance(el, cst.StarredElement) for el in e.elements):
+        return [el.value for el in e.elements]
+    return None
 
 
 def _per_request_origin(b: Binding) -> bool:

@@ -193,9 +193,8 @@ def test_pc103_pc104_pc105_name_their_sources():
         "    return client.messages.create(model='m', tools=tools, messages=[])\n",
         VolatileInToolDefinition,
     )
-    assert pc104.message.startswith(
-        "`datetime.date.today()` and `os.environ[\"REGION\"]` are inside a tool definition:"
-    )
+    # Issue 11: an environment variable is per process, not per request, so it is not named as a source.
+    assert pc104.message.startswith("`datetime.date.today()` is inside a tool definition:")
     code = (
         "from openai import OpenAI\nclient = OpenAI()\n"
         "def ask(request, q):\n    request_id = request.headers.get('x-request-id'){noqa}\n"  # 3-4
