@@ -403,6 +403,8 @@ class TaintEngine:
         items = _flat_items(e)
         if items is not None and k < len(items):
             return self.of(items[k], scope)
+        if isinstance(e, cst.Await):  # `a, b = await self._map(...)`
+            return self.element_of(e.expression, k, scope)
         if isinstance(e, cst.Call) and (callee := self.index.function_named(e.func, scope)) is not None:
             returns = [_flat_items(r) for r in callee.returns]
             if returns and all(r is not None and len(r) > k and len(r) == len(returns[0]) for r in returns):
