@@ -3,7 +3,8 @@
 - :mod:`lint_rules.volatile` (PC1xx): values that change per call or per user in the prefix;
 - :mod:`lint_rules.history` (PC2xx): conversation history rewritten instead of appended;
 - :mod:`lint_rules.ordering` (PC3xx): tools and JSON in an order the program does not fix;
-- :mod:`lint_rules.whitespace` (PC4xx): invisible differences in prompt text.
+- :mod:`lint_rules.whitespace` (PC401-PC403) and :mod:`lint_rules.characters` (PC404-PC406): invisible
+  differences in prompt text (one family in two modules, to keep each under ~400 lines).
 
 The engine imports every module of this package and reads the rules they
 register (:mod:`promptcache.lint.registry`).

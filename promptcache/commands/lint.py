@@ -71,6 +71,8 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
         _fail("--add-noqa writes files in place: it cannot be combined with --fix, --diff or --stdin-filename")
     if diff_since is not None and (fix or show_diff or add_noqa):
         _fail("--diff-since only filters what is reported: run --fix, --diff or --add-noqa without it")
+    if unsafe_fixes and not (fix or show_diff):
+        click.echo("warning: --unsafe-fixes only applies with --fix or --diff", err=True)
     targets = [stdin_filename] if stdin_filename is not None else (list(paths) or [Path(".")])
     if output_file is not None:  # before linting: a report that cannot be written fails now, not after the run
         try:
@@ -106,6 +108,7 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
         shown = on_changed_lines(result.findings, changed)
         hidden = len(result.findings) - len(shown)
         result.findings = shown
+        result.count_fixable()
         if hidden:
             click.echo(f"--diff-since {diff_since}: {hidden} finding{'s' if hidden != 1 else ''} on lines not changed since "
                        f"{diff_since} not shown", err=True)
@@ -147,20 +150,20 @@ def _print_diff(result, show_fixes: bool) -> int:
         sys.stdout.writelines(difflib.unified_diff(before, after, fixed.display, fixed.display))
     sys.stdout.flush()
     if show_fixes:
-        _list_fixes(result, err=True)
+        _list_fixes(result, err=True, verb="Would fix")
     files = len(result.fixes)
     click.echo(f"Would fix {result.fixed} finding{'s' if result.fixed != 1 else ''} in {files} file{'s' if files != 1 else ''}"
                f" ({len(result.findings)} left after that)." if files else "No fixes to apply.", err=True)
     return EXIT_FINDINGS if files else EXIT_CLEAN
 
 
-def _list_fixes(result, err: bool) -> None:
-    """``--show-fixes``: each fixed file with its fixes by code."""
+def _list_fixes(result, err: bool, verb: str = "Fixed") -> None:
+    """``--show-fixes``: each fixed file with its fixes by code (``verb`` "Would fix" for ``--diff``)."""
     if not result.fixes:
-        click.echo("No fixes applied.", err=err)
+        click.echo("No fixes applied." if verb == "Fixed" else "No fixes to apply.", err=err)
         return
     names = {r.code: r.name for r in result.rules}
-    click.echo(f"Fixed {result.fixed} finding{'s' if result.fixed != 1 else ''}:", err=err)
+    click.echo(f"{verb} {result.fixed} finding{'s' if result.fixed != 1 else ''}:", err=err)
     for fixed in result.fixes:
         click.echo(f"- {fixed.display}:", err=err)
         for code, count in sorted(fixed.fixed.items()):
@@ -194,7 +197,7 @@ def _add_noqa(result) -> int:
 
 
 @click.command("clean")
-@click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.argument("folder", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path))
 def clean(folder):
     """Remove the lint result cache: every .promptcache_cache under FOLDER (default: the current folder),
     and the folder PROMPTCACHE_CACHE_DIR names."""
@@ -204,11 +207,18 @@ def clean(folder):
         if CACHE_DIR_NAME in dirnames:
             found.append(Path(dirpath) / CACHE_DIR_NAME)
         dirnames[:] = [d for d in dirnames if d not in (CACHE_DIR_NAME, ".git", ".venv", "node_modules")]
-    named = os.environ.get(CACHE_ENV)
-    if named and Path(named).is_dir() and Path(named) not in found:
-        found.append(Path(named))
     for path in found:
         shutil.rmtree(path, ignore_errors=True)
         click.echo(f"Removed {path}")
+    named = os.environ.get(CACHE_ENV)
+    if named and Path(named).is_dir() and Path(named) not in found:
+        # A folder of the user's choosing may hold other things: remove only what promptcache wrote there.
+        ours = [*Path(named).glob("lint-*.json"), *Path(named).glob(".lint-*.tmp"), Path(named) / ".gitignore"]
+        for path in (p for p in ours if p.is_file()):
+            path.unlink()
+        if ours and not any(Path(named).iterdir()):
+            Path(named).rmdir()
+        click.echo(f"Removed the lint cache files in {named} ({CACHE_ENV})")
+        found.append(Path(named))
     if not found:
-        click.echo(f"No {CACHE_DIR_NAME} found under {root}" + (f" (nor {named})" if named else "") + ".")
+        click.echo(f"No {CACHE_DIR_NAME} folder under '{root}'.")

@@ -2,7 +2,8 @@
 
 Each finding gets its code in a ``# noqa: CODE`` at the end of the line it is
 reported on; a finding inside a multi-line string gets it after the closing
-quotes, where a ``# noqa`` covers the whole string. Codes already in a
+quotes (of the last string, when several share lines), where a ``# noqa``
+covers the whole string. Codes already in a
 ``# noqa: ...`` there are merged into it (a bare ``# noqa`` already silences
 everything). A line that ends in a backslash continuation cannot carry a
 comment: it is left alone and counted in ``skipped``.
@@ -57,7 +58,9 @@ def add_noqa(text: str, findings: Iterable[Finding]) -> NoqaResult:
     wanted: dict[int, list[str]] = {}
     result = NoqaResult(text)
     for finding in findings:
-        row = ends.get(finding.line, finding.line)
+        row = finding.line
+        while row in ends:  # to the closing quotes of the last of the strings that share lines with it
+            row = ends[row]
         if row > len(lines):
             result.skipped += 1
             continue

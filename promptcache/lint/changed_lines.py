@@ -66,11 +66,13 @@ def changed_lines(ref: str, folder: Path) -> dict[Path, set[int] | None]:
 
 
 def on_changed_lines(findings: Iterable[Finding], changed: dict[Path, set[int] | None]) -> list[Finding]:
-    """The findings whose lines (``line`` to ``end_line``) include a changed line (any line of an untracked file)."""
+    """The findings whose lines (``line`` to ``end_line``, and the lines of the sources a data-flow finding
+    names) include a changed line (any line of an untracked file)."""
     kept = []
     for finding in findings:
         lines = changed.get(Path(finding.path).resolve(), set())
-        if lines is WHOLE_FILE or any(n in lines for n in range(finding.line, finding.end_line + 1)):
+        touched = (*range(finding.line, finding.end_line + 1), *finding.source_lines)
+        if lines is WHOLE_FILE or any(n in lines for n in touched):
             kept.append(finding)
     return kept
 

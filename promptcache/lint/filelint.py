@@ -31,6 +31,7 @@ from promptcache.lint.walk import TreeFacts, walk
 
 _RECURSION_LIMIT = 30_000
 _STATED_POSITION = re.compile(r"error at (\d+):(\d+)")
+_NOQA_BYTES = re.compile(rb"(?i)noqa")
 _LINE_END = re.compile(r"\r\n|\r|\n")  # the line ends of the tokenizer (str.splitlines knows more)
 
 
@@ -129,19 +130,20 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
     facts = TreeFacts()
     context = FileContext(path, module, config, indexer.index, facts, prompt_module)
     walk(module, [indexer, *(rule(context) for rule in rules)], facts)
-    check_noqa = b"noqa" in data and any(rule.code == UnusedNoqa.code for rule in rules)
+    has_noqa = _NOQA_BYTES.search(data) is not None
+    check_noqa = has_noqa and any(rule.code == UnusedNoqa.code for rule in rules)
     if not context.reports and not check_noqa:
         return FileResult(path, [], True)
     targets = [r.node for r in context.reports]
     for report in context.reports:
         if report.fix is not None:
             targets += [node for node, _ in report.fix.replacements]
-            targets += [node for node, _ in report.fix.insertions]
+            targets += [node for node, _, _ in report.fix.insertions]
         if isinstance(report.message, SourcedMessage):
             targets += [ref.node for ref in report.message.sources if ref.node is not None]
     ranges = node_ranges(module, targets)
     text = data.decode(module.encoding, errors="replace")
-    comments = suppression.noqa_comments(text) if b"noqa" in data else []
+    comments = suppression.noqa_comments(text) if has_noqa else []
     noqa = suppression.noqa_lines(text, comments)
     used: set[tuple[int, str]] = set()  # the (line, code) pairs a `# noqa` silenced (PC900 reports the others)
     # One finding per (code, line): reports of one code on one line (the parts of one f-string, one constant
@@ -185,6 +187,7 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
                 end_column=r[3] + 1,
                 message=message,
                 fix=merge(fixes[(code, line)]),
+                source_lines=tuple(sorted({ranges[ref.node][0] for ref in sources if ref.node in ranges} - {line})),
             )
         )
     if check_noqa and (skip is False or UnusedNoqa.code not in skip):

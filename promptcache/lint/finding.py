@@ -104,6 +104,9 @@ class Finding:
     end_column: int
     message: str
     fix: Fix | None = field(default=None, compare=False)
+    #: Lines of the sources a data-flow finding names (``uuid.uuid4()`` on line 4 reaching ``system=`` on
+    #: line 9): a change there changes the finding (``--diff-since``). Not part of the JSON output.
+    source_lines: tuple[int, ...] = field(default=(), compare=False)
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:

@@ -46,11 +46,12 @@ def resolve(fix: NodeFix | None, ranges: Mapping[cst.CSTNode, tuple[int, int, in
         if r is None:
             return Fix(f"{fix.description}; no edit is offered: the code to change could not be located", fix.applicability)
         edits.append(Edit(r[0], r[1] + 1, r[2], r[3] + 1, content))
-    for node, content in fix.insertions:
+    for node, content, after in fix.insertions:
         r = ranges.get(node)
         if r is None:
             return Fix(f"{fix.description}; no edit is offered: the code to change could not be located", fix.applicability)
-        edits.append(Edit(r[0], r[1] + 1, r[0], r[1] + 1, content))
+        line, column = (r[2], r[3]) if after else (r[0], r[1])
+        edits.append(Edit(line, column + 1, line, column + 1, content))
     return merge([Fix(fix.description, fix.applicability, tuple(edits))])
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
+import warnings
 from dataclasses import dataclass
 
 import libcst as cst
@@ -64,7 +65,12 @@ def pieces(node: cst.BaseExpression) -> list[Piece]:
             return []
         body = node.value[len(prefix) + len(quote) : len(node.value) - len(quote)]
         try:
-            value = node.evaluated_value
+            if "\\" in body:
+                with warnings.catch_warnings():  # an unknown escape (`\ `) is the author's code, not our warning
+                    warnings.simplefilter("ignore")
+                    value = node.evaluated_value
+            else:
+                value = node.evaluated_value
         except Exception:  # noqa: BLE001 - an unusual literal: judge its source text
             value = body
         return [Piece(node, body, value if isinstance(value, str) else body, len(quote) == 3)]
@@ -90,11 +96,13 @@ def decode_text(part: cst.FormattedStringText, fstring: cst.FormattedString) -> 
 
 def decode(text: str, prefix: str, quote: str) -> str:
     """The text a literal body (or an f-string text part) stands for, escapes decoded unless ``prefix`` is raw."""
-    if "r" in prefix:
+    if "r" in prefix or ("\\" not in text and "\r" not in text):
         value = text
     else:
         try:
-            value = ast.literal_eval(prefix + quote + text + quote)
+            with warnings.catch_warnings():  # an unknown escape (`\ `) is the author's code, not our warning
+                warnings.simplefilter("ignore")
+                value = ast.literal_eval(prefix + quote + text + quote)
         except (SyntaxError, ValueError):
             value = text
     return value.replace("{{", "{").replace("}}", "}")

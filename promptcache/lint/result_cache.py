@@ -4,7 +4,8 @@ Like ruff's ``.ruff_cache``, the cache lives in ``.promptcache_cache/`` beside
 the configuration (or in the current folder), with a ``.gitignore`` of ``*``
 inside. One JSON file per *settings key*: a hash of the effective
 configuration, the selected rule codes, the promptcache and libcst versions
-and the contents of every lint engine and rule module (so an edited rule
+and the contents of the lint engine's modules and of every registered rule's
+module, plugins included (so an edited rule
 invalidates it even without a version bump, and two installs of one version
 share it: a cache restored in CI is read). The ``MAX_KEYS`` most recently
 written cache files are kept; older ones are removed when one is written. Inside, entries
@@ -25,6 +26,7 @@ import functools
 import hashlib
 import json
 import os
+import sys
 import tempfile
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -50,15 +52,21 @@ def _version(name: str) -> str:
 
 @functools.cache
 def _code_stamp() -> str:
-    """SHA-256 of the sources of the lint engine and the built-in rules (once per process)."""
-    import lint_rules
+    """SHA-256 of the sources of the lint engine and of every registered rule's module (built-in and plugin
+    rules alike), once per process."""
     import promptcache.lint as engine
+    from promptcache.lint.registry import discover
 
+    # Named by module, not by path: installs of one version in two places share the key.
+    files = {f"promptcache.lint/{path.relative_to(folder).as_posix()}": path
+             for folder in map(Path, engine.__path__) for path in folder.rglob("*.py")}
+    for rule in discover().values():
+        module = sys.modules.get(rule.__module__)
+        if module is not None and getattr(module, "__file__", None):
+            files[rule.__module__] = Path(module.__file__)
     stamp = hashlib.sha256()
-    for package in (engine, lint_rules):
-        for folder in package.__path__:
-            for path in sorted(Path(folder).rglob("*.py")):
-                stamp.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for name, path in sorted(files.items()):
+        stamp.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return stamp.hexdigest()
 
 
@@ -165,6 +173,8 @@ class ResultCache:
 def _entry(f: Finding) -> dict:
     item = f.to_json()
     del item["path"]
+    if f.source_lines:
+        item["source_lines"] = list(f.source_lines)
     return item
 
 
@@ -173,7 +183,7 @@ def _finding(item: dict, path: str) -> Finding:
     return Finding(
         code=item["code"], name=item["name"], severity=Severity(item["severity"]), path=path,
         line=item["line"], column=item["column"], end_line=item["end_line"], end_column=item["end_column"],
-        message=item["message"],
+        message=item["message"], source_lines=tuple(item.get("source_lines", ())),
         fix=None if fix is None else Fix(
             fix["message"], Applicability(fix["applicability"]),
             tuple(Edit(e["location"]["row"], e["location"]["column"], e["end_location"]["row"],

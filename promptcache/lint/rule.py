@@ -48,13 +48,13 @@ class Invalid:
 @dataclass(frozen=True)
 class NodeFix:
     """A fix expressed on nodes: replace each node's source with new text, and insert text just before
-    each node of ``insertions`` (an ``import`` line before a module's first statement); positions are
-    resolved by the engine."""
+    (or, with ``after`` True, just after) each node of ``insertions`` (an ``import`` line among a module's
+    imports); positions are resolved by the engine."""
 
     description: str
     applicability: Applicability
     replacements: tuple[tuple[cst.CSTNode, str], ...] = field(default=())
-    insertions: tuple[tuple[cst.CSTNode, str], ...] = field(default=())
+    insertions: tuple[tuple[cst.CSTNode, str, bool], ...] = field(default=())  # (node, text, after)
 
 
 class LintRule:

@@ -62,6 +62,11 @@ class LintResult:
     fixable: int = 0
     unsafe_fixable: int = 0
 
+    def count_fixable(self) -> None:
+        """Set ``fixable`` / ``unsafe_fixable`` from ``findings`` (again after they are filtered)."""
+        self.fixable = sum(1 for f in self.findings if applicable(f, False))
+        self.unsafe_fixable = sum(1 for f in self.findings if applicable(f, True)) - self.fixable
+
     @property
     def fixed(self) -> int:
         """How many findings the run fixed."""
@@ -208,15 +213,14 @@ def lint_paths(
             fixed = fix_bytes(data, display, visitors, config, module, unsafe=fix.unsafe, first=file_result)
             if fixed.changed:
                 result.fixes.append(FileFix(path, display, data, fixed.data, dict(fixed.fixed)))
-                if fix.write:
+                if fix.write and stdin is None:  # --stdin-filename: the fixed source goes to stdout only
                     path.write_bytes(fixed.data)
                 file_result = fixed.remaining
         findings += file_result.findings
     if not report_errors:
         findings = [f for f in findings if f.code != "PC901"]
     result.findings = sorted(_apply_per_file_ignores(findings, config), key=lambda f: f.sort_key)
-    result.fixable = sum(1 for f in result.findings if applicable(f, False))
-    result.unsafe_fixable = sum(1 for f in result.findings if applicable(f, True)) - result.fixable
+    result.count_fixable()
     result.seconds = time.perf_counter() - started
     return result
 

@@ -72,6 +72,11 @@ def noqa_comments(text: str) -> list[NoqaComment]:
     string_spans: dict[int, int] = {}  # end row -> start row of multi-line strings
     fstring_starts: list[int] = []
 
+    def span(start: int, end: int) -> None:
+        # A string that starts on the row where another one ends (`"""a\n b""" + """c\n d"""`) extends it: a
+        # `# noqa` after the last closing quotes covers them all.
+        string_spans[end] = min(string_spans.get(start, start), string_spans.get(end, start))
+
     def add(row: int, column: int, comment: str) -> None:
         match = _NOQA.search(comment)
         if match is None:
@@ -85,13 +90,13 @@ def noqa_comments(text: str) -> list[NoqaComment]:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             kind = tok.type
             if kind == tokenize.STRING and tok.start[0] != tok.end[0]:
-                string_spans[tok.end[0]] = min(tok.start[0], string_spans.get(tok.end[0], tok.start[0]))
+                span(tok.start[0], tok.end[0])
             elif kind == getattr(tokenize, "FSTRING_START", -1):
                 fstring_starts.append(tok.start[0])
             elif kind == getattr(tokenize, "FSTRING_END", -1) and fstring_starts:
                 start = fstring_starts.pop()
                 if start != tok.end[0]:
-                    string_spans[tok.end[0]] = min(start, string_spans.get(tok.end[0], start))
+                    span(start, tok.end[0])
             elif kind == tokenize.COMMENT:
                 add(tok.start[0], tok.start[1], tok.string)
     except (tokenize.TokenError, SyntaxError, IndentationError):

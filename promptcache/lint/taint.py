@@ -25,6 +25,7 @@ import libcst as cst
 from promptcache.lint import sources as S
 from promptcache.lint.index import Binding, ModuleIndex, Scope
 from promptcache.lint.expressions import argument, has_text, is_dict_view, is_literal, key_text
+from promptcache.lint.fields import FieldSensitivity, flat_items
 from promptcache.lint.sinks import SinkFinder
 
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
@@ -62,7 +63,7 @@ def templated(taint: frozenset[Source]) -> frozenset[Source]:
     return frozenset(dataclasses.replace(s, templated=True) if s.kind == S.PARAM else s for s in taint)
 
 
-class TaintEngine:
+class TaintEngine(FieldSensitivity):
     """Computes taint for expressions of one module (memoised per node and scope)."""
 
     def __init__(self, index: ModuleIndex, sinks: SinkFinder, volatile_name: re.Pattern, extra_volatile: frozenset[str]):
@@ -250,43 +251,6 @@ class TaintEngine:
             return named
         return (self.of(e.value, scope) & self._field(e.value, attr, scope)) | named
 
-    def _field(self, e: cst.CSTNode, attr: str, scope: Scope) -> frozenset[Source]:
-        """The sources that may reach field ``attr`` of the value of ``e``: those of its own keyword argument when
-        ``e`` is a call that names fields (``Request(instructions=x, timestamp=now())``: ``.instructions`` gets
-        ``x``'s, not the clock), followed through names, subscripts, literals and branches. Everything else
-        answers with the whole value's sources, so this only ever narrows (and a cycle adds nothing)."""
-        key = (id(e), attr)
-        if key in self._fields_active:
-            return EMPTY
-        self._fields_active.add(key)
-        try:
-            return self._field_of(e, attr, scope)
-        finally:
-            self._fields_active.discard(key)
-
-    def _field_of(self, e: cst.CSTNode, attr: str, scope: Scope) -> frozenset[Source]:
-        if isinstance(e, cst.Call) and any(a.keyword is not None for a in e.args):
-            mine = [a for a in e.args if a.keyword is not None and a.keyword.value == attr]
-            if mine:
-                return self.of(mine[0].value, scope)
-            others = self.union((a.value for a in e.args if a.keyword is not None), scope)
-            kept = self.union((a.value for a in e.args if a.keyword is None), scope) | self.of(e.func, scope)
-            return frozenset(s for s in self.of(e, scope) if s not in others or s in kept)
-        if isinstance(e, cst.Name):
-            _, bindings = self.index.lookup(e.value, scope)
-            if not bindings or any(b.kind not in ("assign", "mutate", "with") or b.element != -1 for b in bindings):
-                return self.of(e, scope)
-            return EMPTY.union(*(self._field(b.value, attr, b.scope) for b in bindings)) | self.names(e.value)
-        if isinstance(e, cst.Subscript):
-            return self._field(e.value, attr, scope) | self.of(e.slice[0].slice, scope) if e.slice else self.of(e, scope)
-        if isinstance(e, (cst.List, cst.Tuple)):
-            return EMPTY.union(*(self._field(el.value, attr, scope) for el in e.elements))
-        if isinstance(e, cst.IfExp):
-            return self._field(e.body, attr, scope) | self._field(e.orelse, attr, scope)
-        if isinstance(e, cst.BooleanOperation):
-            return self._field(e.left, attr, scope) | self._field(e.right, attr, scope)
-        return self.of(e, scope)
-
     def _subscript(self, e: cst.Subscript, scope: Scope) -> frozenset[Source]:
         base = self.of(e.value, scope)
         if self.index.qualified(e.value, scope) == "os.environ":
@@ -396,21 +360,6 @@ class TaintEngine:
                     return True
         return False
 
-    def element_of(self, e: cst.CSTNode, k: int, scope: Scope) -> frozenset[Source]:
-        """The sources of element ``k`` of the tuple ``e`` evaluates to (``a, b = e``): field-sensitive for a
-        tuple or list literal and for a module-local function whose every return is one of the same length
-        (``return tools, betas``); the whole value's sources otherwise."""
-        items = _flat_items(e)
-        if items is not None and k < len(items):
-            return self.of(items[k], scope)
-        if isinstance(e, cst.Await):  # `a, b = await self._map(...)`
-            return self.element_of(e.expression, k, scope)
-        if isinstance(e, cst.Call) and (callee := self.index.function_named(e.func, scope)) is not None:
-            returns = [_flat_items(r) for r in callee.returns]
-            if returns and all(r is not None and len(r) > k and len(r) == len(returns[0]) for r in returns):
-                return self._apply_summary(callee, e, scope, element=k)
-        return self.of(e, scope)
-
     def returns_of(self, callee: Scope) -> frozenset[Source]:
         """The summary of a module-local function: taint of its returns, parameters symbolic."""
         key = id(callee)
@@ -424,7 +373,7 @@ class TaintEngine:
     def _apply_summary(self, callee: Scope, call: cst.Call, scope: Scope, element: int = -1) -> frozenset[Source]:
         offset = 1 if callee.self_name is not None and isinstance(call.func, cst.Attribute) else 0
         out: set[Source] = set()
-        summary = self.returns_of(callee) if element < 0 else self.union((_flat_items(r)[element] for r in callee.returns), callee)
+        summary = self.returns_of(callee) if element < 0 else self.union((flat_items(r)[element] for r in callee.returns), callee)
         for s in summary:
             if s.kind != S.PARAM or s.func_id != id(callee):
                 out.add(s)
@@ -434,13 +383,6 @@ class TaintEngine:
                 t = self.of(arg, scope)
                 out |= templated(t) if s.templated else t
         return frozenset(out)
-
-
-def _flat_items(e: cst.CSTNode | None) -> list[cst.BaseExpression] | None:
-    """The elements of a tuple or list literal without starred items, else None."""
-    if isinstance(e, (cst.Tuple, cst.List)) and not any(isinstance(el, cst.StarredElement) for el in e.elements):
-        return [el.value for el in e.elements]
-    return None
 
 
 def _per_request_origin(b: Binding) -> bool:

@@ -41,7 +41,9 @@ def units(body: str, raw: bool, fstring: bool) -> list[Unit]:
     out = []
     for match in (_RAW if raw else _ESCAPE).finditer(body):
         src = match.group()
-        if src in ("{{", "}}") and not fstring:
+        if src == "\r":  # a typed carriage return: Python reads source with universal newlines
+            out.append(Unit(src, "" if body[match.end() : match.end() + 1] == "\n" else "\n"))
+        elif src in ("{{", "}}") and not fstring:
             out += [Unit(src[0], src[0]), Unit(src[1], src[1])]
         elif src in ("{{", "}}"):
             out.append(Unit(src, src[0]))
@@ -57,18 +59,18 @@ def units(body: str, raw: bool, fstring: bool) -> list[Unit]:
 Transform = Callable[[list[Unit], bool], list[Unit] | None]
 
 
-def rewrite(node: cst.SimpleString | cst.FormattedString, transform: Transform, strip_end: bool = False) -> str | None:
+def rewrite(node: cst.SimpleString | cst.FormattedString, transform: Transform, last: bool = False) -> str | None:
     """The source of ``node`` with ``transform`` applied to the units of each text part, or None when a part
     cannot be rewritten or the result does not parse to the intended text.
 
-    ``transform(units, last)`` gets ``last=True`` for the part that ends the literal (when ``strip_end``).
+    ``transform(units, last)`` gets ``last=True`` for the part that ends the literal (when ``last``).
     """
     if isinstance(node, cst.SimpleString):
         prefix, quote = L.split_prefix(node.value)
         if "b" in prefix.lower():
             return None
         body = node.value[len(prefix) + len(quote) : len(node.value) - len(quote)]
-        new = transform(units(body, "r" in prefix.lower(), False), strip_end)
+        new = transform(units(body, "r" in prefix.lower(), False), last)
         if new is None:
             return None
         source, expected = prefix + quote + "".join(u.src for u in new) + quote, "".join(u.value for u in new)
@@ -77,7 +79,7 @@ def rewrite(node: cst.SimpleString | cst.FormattedString, transform: Transform, 
         source, expected = node.start, ""
         for i, part in enumerate(node.parts):
             if isinstance(part, cst.FormattedStringText):
-                new = transform(units(part.value, raw, True), strip_end and i == len(node.parts) - 1)
+                new = transform(units(part.value, raw, True), last and i == len(node.parts) - 1)
                 if new is None:
                     return None
                 source += "".join(u.src for u in new)
@@ -105,24 +107,55 @@ def _stands_for(source: str, expected: str) -> bool:
 
 
 # -- the transforms ----------------------------------------------------------
-def strip_trailing_whitespace(items: list[Unit], last: bool) -> list[Unit]:
-    """Drop the spaces and tabs typed before each line break typed in the source (escapes stay)."""
+_TYPED_TRAILING = re.compile(r"[ \t]+\r?\n")
+
+
+def typed_trailing_whitespace(body: str) -> bool:
+    """True when a literal's source body has spaces or tabs typed before a source line break (LF or CRLF)."""
+    return _TYPED_TRAILING.search(body) is not None
+
+
+def strip_trailing_whitespace(items: list[Unit], last: bool) -> list[Unit] | None:
+    """Drop the spaces and tabs typed before each line break typed in the source (escapes stay); None when an
+    escape ends in typed whitespace there (``\\ `` before a line break: stripping it would make a continuation)."""
     out: list[Unit] = []
     for unit in items:
         if unit.src == "\n":
+            cr = out.pop() if out and out[-1].src == "\r" else None
             while out and out[-1].src in (" ", "\t"):
                 out.pop()
+            if out and out[-1].src.startswith("\\") and out[-1].src[-1:] in (" ", "\t"):
+                return None
+            if cr is not None:
+                out.append(cr)
         out.append(unit)
     return out
 
 
+def strip_indent(width: int) -> Transform:
+    """A transform that drops up to ``width`` typed spaces or tabs after each line break typed in the source
+    (the start of a text part that follows a replacement field is mid-line, not a line start)."""
+    def transform(items: list[Unit], last: bool) -> list[Unit]:
+        out: list[Unit] = []
+        dropping = 0
+        for unit in items:
+            if dropping and unit.src in (" ", "\t"):
+                dropping -= 1
+                continue
+            dropping = width if unit.src == "\n" else 0
+            out.append(unit)
+        return out
+    return transform
+
+
 def unix_line_ends(items: list[Unit], last: bool) -> list[Unit] | None:
-    """``\\r\\n`` becomes ``\\n`` (the ``\\r`` is dropped) and a lone ``\\r`` becomes ``\\n``."""
+    """``\\r\\n`` becomes ``\\n`` (the ``\\r`` is dropped) and a lone ``\\r`` becomes ``\\n``; with ``last``, a ``\\r``
+    that ends the part is the first half of a CRLF whose ``\\n`` starts the next piece, and is dropped."""
     out: list[Unit] = []
     for i, unit in enumerate(items):
         if unit.value != "\r":
             out.append(unit)
-        elif i + 1 < len(items) and items[i + 1].value == "\n":
+        elif (i + 1 < len(items) and items[i + 1].value == "\n") or (last and i == len(items) - 1):
             continue
         elif unit.src.startswith("\\"):
             out.append(Unit("\\n", "\n"))
@@ -159,11 +192,12 @@ def dedent_call(piece: L.Piece) -> str:
     return "textwrap.dedent" if first.strip() in ("", "\\") else "inspect.cleandoc"
 
 
-def import_insertion(module: cst.Module, name: str) -> tuple[cst.CSTNode, str] | None:
-    """``(statement, "import NAME\\n")``: insert before that statement; None when ``import NAME`` is already there
-    at module level. The place is in the first run of plain ``import X`` lines after the docstring and the
-    ``from __future__`` imports, in alphabetical order (where isort would put it), else before the first
-    statement after them."""
+def import_insertion(module: cst.Module, name: str) -> tuple[cst.CSTNode, str, bool] | None:
+    """``(node, text, after)`` that adds ``import NAME`` (see :class:`~promptcache.lint.rule.NodeFix`), or None
+    when ``import NAME`` is already there at module level. The line goes into the first run of plain
+    ``import X`` lines after the docstring and the ``from __future__`` imports, in alphabetical order among
+    them (right after the last one when it sorts last), else before the first statement after them (before
+    its decorators). The module's own line ending is used."""
     body = list(module.body)
     for statement in body:
         if isinstance(statement, cst.SimpleStatementLine):
@@ -171,12 +205,21 @@ def import_insertion(module: cst.Module, name: str) -> tuple[cst.CSTNode, str] |
                 if isinstance(small, cst.Import) and any(
                         a.asname is None and _dotted(a.name) == name for a in small.names):
                     return None
+    newline = module.default_newline
     i = 0
     while i < len(body) and (_is_docstring(body[i], i) or _is_future(body[i])):
         i += 1
+    first = i
     while i < len(body) and (plain := _plain_import(body[i])) is not None and plain < name:
         i += 1
-    return (body[i], f"import {name}\n") if i < len(body) else None
+    last = body[i - 1] if i > first else None
+    if last is not None and (i == len(body) or _plain_import(body[i]) is None) and last.trailing_whitespace.comment is None:
+        return (last, f"{newline}import {name}", True)  # after the last import of the run (a comment stays on its line)
+    if i == len(body):
+        return None
+    at = body[i]
+    decorators = getattr(at, "decorators", ())
+    return (decorators[0] if decorators else at, f"import {name}{newline}", False)
 
 
 def _dotted(node: cst.BaseExpression) -> str:
@@ -211,5 +254,5 @@ def _plain_import(statement: cst.CSTNode) -> str | None:
     return None
 
 
-__all__ = ["Unit", "dedent_call", "import_insertion", "rewrite", "strip_trailing_whitespace", "units",
-           "unix_line_ends", "visible_text"]
+__all__ = ["Unit", "dedent_call", "import_insertion", "rewrite", "strip_indent", "strip_trailing_whitespace",
+           "typed_trailing_whitespace", "units", "unix_line_ends", "visible_text"]

@@ -76,7 +76,19 @@ def test_no_cache_writes_nothing_and_clean_removes_the_cache(tmp_path, monkeypat
     assert (tmp_path / ".promptcache_cache" / ".gitignore").exists()
     code, out, _ = run("clean", tmp_path)
     assert code == 0 and "Removed" in out and not (tmp_path / ".promptcache_cache").exists()
-    assert f"No .promptcache_cache found under {tmp_path}." in run("clean", tmp_path)[1]
+    assert f"No .promptcache_cache folder under '{tmp_path}'." in run("clean", tmp_path)[1]
+
+
+def test_clean_removes_only_its_own_files_from_a_named_cache_folder(tmp_path, monkeypatch):
+    shared = tmp_path / "shared_cache"
+    shared.mkdir()
+    (shared / "other_tool.db").write_text("keep me")
+    monkeypatch.setenv("PROMPTCACHE_CACHE_DIR", str(shared))
+    (tmp_path / "a.py").write_text(VOLATILE)
+    run("lint", tmp_path)
+    assert list(shared.glob("lint-*.json"))
+    code, out, _ = run("clean", tmp_path)
+    assert code == 0 and sorted(p.name for p in shared.iterdir()) == ["other_tool.db"]
 
 
 # -- --diff-since --------------------------------------------------------------------------------------------------
@@ -134,7 +146,11 @@ def test_stdin_filename_lints_the_source_as_that_file_and_fix_prints_the_fixed_s
     code, out, _ = run("lint", "--stdin-filename", tmp_path / "bot.py", input=VOLATILE.encode())
     assert code == 1 and f"{(tmp_path / 'bot.py').as_posix()}:5:61: PC101 [error]" in out
     assert not (tmp_path / "bot.py").exists()
+    code, out, _ = run("lint", "--stdin-filename", tmp_path / "bot.py", input=VOLATILE.replace("messages=[])", "messages=[])  # NOQA: PC101").encode())
+    assert code == 0 and "No findings." in out  # `# NOQA` in capitals counts too
+    (tmp_path / "bot.py").write_text("ON_DISK = 1\n")  # the saved file: an editor pipes its unsaved buffer
     code, out, err = run("lint", "--stdin-filename", tmp_path / "bot.py", "--fix", "--unsafe-fixes", input=UNDEDENTED.encode())
+    assert (tmp_path / "bot.py").read_text() == "ON_DISK = 1\n"
     assert out == "import anthropic\nimport inspect\nclass Bot:\n    SYSTEM_PROMPT = inspect.cleandoc('''Be brief.\n    Cite sources.''')\n"
     assert "Fixed 1 finding" in err and code == 0
     code, _, err = run("lint", "a.py", "--stdin-filename", "b.py", input=b"")
@@ -148,3 +164,26 @@ def test_force_exclude_applies_the_exclusions_to_named_files(tmp_path):
     assert run("lint", tmp_path / "legacy" / "old.py")[0] == 1  # a named file is linted...
     code, out, _ = run("lint", tmp_path / "legacy" / "old.py", "--force-exclude")
     assert code == 0 and "Checked 0 files" in out  # ...unless the exclusions are forced (pre-commit)
+
+
+@pytest.mark.skipif(git_missing, reason="git is not installed")
+def test_diff_since_reports_a_finding_whose_source_line_changed(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    before = ("import anthropic\nimport uuid\nclient = anthropic.Anthropic()\nSTAMP = 'v1'\n"
+              "def ask(q):\n    return client.messages.create(model='m', system=f'Build {STAMP}', messages=[])\n")
+    (repo / "bot.py").write_text(before)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "one")
+    (repo / "bot.py").write_text(before.replace("STAMP = 'v1'", "STAMP = str(uuid.uuid4())"))
+    code, out, _ = run("lint", ".", "--diff-since", "HEAD", "--output-format", "json", cwd=repo)
+    assert code == 1 and [(f["code"], f["line"]) for f in json.loads(out)] == [("PC101", 6)]
+
+
+def test_add_noqa_after_strings_that_share_a_line_covers_them_all(tmp_path):
+    target = tmp_path / "bot.py"
+    target.write_text('import anthropic\nclass Bot:\n    P_PROMPT = """a\n    Cite.""" + """More.\n    Stuff."""\n')
+    run("lint", target, "--add-noqa")
+    assert target.read_text().endswith('    Stuff."""  # noqa: PC401\n')
+    assert run("lint", target)[0] == 0

@@ -1,0 +1,94 @@
+"""Field-sensitive taint: which part of a value a source reaches (a mixin of the taint engine).
+
+Two shapes that real LLM-app code uses all the time, where whole-value taint reported the wrong thing
+(issue 11, from pydantic-ai and openai-agents-python):
+
+- unpacking: ``tools, betas = prepare()`` with ``return tools, betas``: ``tools`` gets the sources of
+  the first element only, not of the ``betas`` set beside it;
+- objects built with keyword arguments: ``Request(instructions=x, timestamp=now()).instructions`` gets
+  ``x``'s sources, not the clock's.
+
+Both only ever narrow the whole value's sources: a shape they do not know answers with all of them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from promptcache.lint.index import Scope
+
+if TYPE_CHECKING:  # pragma: no cover
+    from promptcache.lint.taint import Source
+
+EMPTY: frozenset = frozenset()
+
+
+def flat_items(e: cst.CSTNode | None) -> list[cst.BaseExpression] | None:
+    """The elements of a tuple or list literal without starred items, else None."""
+    if isinstance(e, (cst.Tuple, cst.List)) and not any(isinstance(el, cst.StarredElement) for el in e.elements):
+        return [el.value for el in e.elements]
+    return None
+
+
+class FieldSensitivity:
+    """Methods of :class:`~promptcache.lint.taint.TaintEngine` (``of``, ``union``, ``names``, ``index`` and
+    ``_apply_summary`` come from it)."""
+
+    _fields_active: set[tuple[int, str]]
+
+    def element_of(self, e: cst.CSTNode, k: int, scope: Scope) -> frozenset[Source]:
+        """The sources of element ``k`` of the tuple ``e`` evaluates to (``a, b = e``): field-sensitive for a
+        tuple or list literal and for a module-local function whose every return is one of the same length
+        (``return tools, betas``); the whole value's sources otherwise."""
+        items = flat_items(e)
+        if items is not None and k < len(items):
+            return self.of(items[k], scope)
+        if isinstance(e, cst.Await):  # `a, b = await self._map(...)`
+            return self.element_of(e.expression, k, scope)
+        if isinstance(e, cst.Call) and (callee := self.index.function_named(e.func, scope)) is not None:
+            returns = [flat_items(r) for r in callee.returns]
+            if returns and all(r is not None and len(r) > k and len(r) == len(returns[0]) for r in returns):
+                return self._apply_summary(callee, e, scope, element=k)
+        return self.of(e, scope)
+
+    def _field(self, e: cst.CSTNode, attr: str, scope: Scope) -> frozenset[Source]:
+        """The sources that may reach field ``attr`` of the value of ``e``: those of its own keyword argument when
+        ``e`` is a call that names fields (``Request(instructions=x, timestamp=now())``: ``.instructions`` gets
+        ``x``'s, not the clock), followed through names, subscripts, literals and branches. Everything else
+        answers with the whole value's sources, so this only ever narrows (and a cycle adds nothing)."""
+        key = (id(e), attr)
+        if key in self._fields_active:
+            return EMPTY
+        self._fields_active.add(key)
+        try:
+            return self._field_of(e, attr, scope)
+        finally:
+            self._fields_active.discard(key)
+
+    def _field_of(self, e: cst.CSTNode, attr: str, scope: Scope) -> frozenset[Source]:
+        if isinstance(e, cst.Call) and any(a.keyword is not None for a in e.args):
+            mine = [a for a in e.args if a.keyword is not None and a.keyword.value == attr]
+            if mine:
+                return self.of(mine[0].value, scope)
+            others = self.union((a.value for a in e.args if a.keyword is not None), scope)
+            kept = self.union((a.value for a in e.args if a.keyword is None), scope) | self.of(e.func, scope)
+            return frozenset(s for s in self.of(e, scope) if s not in others or s in kept)
+        if isinstance(e, cst.Name):
+            _, bindings = self.index.lookup(e.value, scope)
+            if not bindings or any(b.kind not in ("assign", "mutate", "with") or b.element != -1 for b in bindings):
+                return self.of(e, scope)
+            return EMPTY.union(*(self._field(b.value, attr, b.scope) for b in bindings)) | self.names(e.value)
+        if isinstance(e, cst.Subscript):
+            return self._field(e.value, attr, scope) | self.of(e.slice[0].slice, scope) if e.slice else self.of(e, scope)
+        if isinstance(e, (cst.List, cst.Tuple)):
+            return EMPTY.union(*(self._field(el.value, attr, scope) for el in e.elements))
+        if isinstance(e, cst.IfExp):
+            return self._field(e.body, attr, scope) | self._field(e.orelse, attr, scope)
+        if isinstance(e, cst.BooleanOperation):
+            return self._field(e.left, attr, scope) | self._field(e.right, attr, scope)
+        return self.of(e, scope)
+
+
+__all__ = ["FieldSensitivity", "flat_items"]
