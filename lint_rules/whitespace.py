@@ -110,12 +110,15 @@ class TrailingWhitespaceInPrompt(TextRule):
 
     ## Example
     ```python
-    PROMPT = \"\"\"You extract invoice data.  \\nReturn JSON.\"\"\"
+    PROMPT = \"\"\"You extract invoice data.··
+    Return JSON.\"\"\"
     ```
+    (``··``: two spaces at the end of the source line.)
 
     ## Use instead
     ```python
-    PROMPT = \"\"\"You extract invoice data.\\nReturn JSON.\"\"\"
+    PROMPT = \"\"\"You extract invoice data.
+    Return JSON.\"\"\"
     ```
 
     ## Fix safety

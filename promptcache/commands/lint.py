@@ -65,6 +65,8 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
     diff to apply), 2 a usage or configuration error, or a file that could
     not be read or parsed (PC901).
     """
+    if any(str(p) == "-" for p in paths):
+        _fail("`-` is not a file: to lint source from stdin, pass --stdin-filename PATH (the name it is linted as)")
     if stdin_filename is not None and paths:
         _fail("--stdin-filename reads one file from stdin: give no PATHS with it")
     if add_noqa and (fix or show_diff or stdin_filename is not None):

@@ -131,6 +131,7 @@ def pre_commit(hook_repo, tmp_path_factory):
     empty.mkdir()
     _git(empty, "init", "-q")
     installed = run(empty, "install-hooks")
+    _skip_without_an_index(installed)
     assert installed.returncode == 0, f"pre-commit could not install the hooks:\n{installed.stdout}\n{installed.stderr}"
 
     def run_hook(project: Path, hook_id: str, *files: str) -> subprocess.CompletedProcess:
@@ -162,6 +163,17 @@ def project(tmp_path, lint_cases_dir):
 
 def _output(done: subprocess.CompletedProcess) -> str:
     return done.stdout + done.stderr
+
+
+_NO_INDEX = re.compile(r"No matching distribution found|NewConnectionError|Network is unreachable|"
+                       r"Temporary failure in name resolution|Failed to establish a new connection")
+
+
+def _skip_without_an_index(done: subprocess.CompletedProcess) -> None:
+    """pre-commit pip-installs promptcache's dependencies into the hook environment: without a reachable
+    package index (an offline machine) these tests cannot run, and say so instead of failing."""
+    if done.returncode != 0 and _NO_INDEX.search(_output(done)):
+        pytest.skip("pre-commit could not install the hook environment: no package index is reachable")
 
 
 def test_hooks_file_is_a_valid_pre_commit_manifest():
@@ -421,6 +433,14 @@ def test_pre_commit_try_repo_fails_on_a_positive_case_and_passes_on_a_clean_one(
                               cwd=folder, capture_output=True, text=True, env=env, timeout=900)
 
     failed = try_repo("app/scheduler.py")
+    _skip_without_an_index(failed)
     assert failed.returncode == 1 and "app/scheduler.py:20:52: PC101 [error]" in failed.stdout, _output(failed)
     passed = try_repo("app/summarize.py")
     assert passed.returncode == 0 and re.search(r"promptcache lint\.+Passed", passed.stdout), _output(passed)
+
+
+def test_no_action_script_pastes_an_input_into_its_code():
+    """Inputs reach the `run:` scripts through `env:` only: `${{ inputs.X }}` pasted into a script is a script
+    injection (GitHub's security hardening guide) and splits a path with spaces."""
+    for step in _action()["runs"]["steps"]:
+        assert "${{ inputs." not in step.get("run", ""), step.get("name")
