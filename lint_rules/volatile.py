@@ -73,6 +73,10 @@ class VolatileInSystemPrompt(FlowRule):
         _CLAUDE + "import random\nGREETINGS = ['Hi', 'Hello']\ndef ask(q):\n    return client.messages.create(model='m', system=random.Random(7).choice(GREETINGS) + '. Help.', messages=[])\n",
     ]
     INVALID = [
+        # A factory of this module is not a constructor: `.system` of its result carries what it put there.
+        Invalid(_CLAUDE + "from datetime import datetime\nclass Request:\n    def __init__(self, system):\n        self.system = system\ndef make_request(system):\n    return Request(system=f'{system} at {datetime.now()}')\ndef ask(q):\n    return client.messages.create(model='m', system=make_request(system='Be helpful').system, messages=[])\n", line=10),
+        # A prompt builder returning (text, length): the text is still the prompt.
+        Invalid(_CLAUDE + "from datetime import datetime\ndef build_system_prompt(user_id):\n    text = f'You help {user_id} at {datetime.now()}'\n    return text, len(text)\n", line=6),
         Invalid(_CLAUDE + "from datetime import datetime\ndef ask(q):\n    return client.messages.create(model='m', system=f'Now: {datetime.now()}', messages=[])\n", line=5),
         # int() / round() drop ordering taint only: the number is still the clock.
         Invalid(_CLAUDE + "import time\ndef ask(q):\n    return client.messages.create(model='m', system=f'Epoch {int(time.time())}', messages=[])\n", line=5),
@@ -138,6 +142,10 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + "reading_level = 'grade 8'\ndef ask(q):\n    return client.messages.create(model='m', system=f'Write at {reading_level}.', messages=[])\n",
     ]
     INVALID = [
+        # Field-sensitive taint must not hide these (issue 11 review): an imported per-request value, and a
+        # field the constructor does not name (a property may derive it from `user_id`).
+        Invalid(_CLAUDE + "from flask_login import current_user\ndef ask(q):\n    return client.messages.create(model='m', system=f'Helping {current_user}', messages=[])\n", line=5),
+        Invalid(_CLAUDE + "from .ctx import AgentContext\ndef ask(q, user_id):\n    ctx = AgentContext(user_id=user_id, model='m')\n    return client.messages.create(model='m', system=ctx.system_prompt, messages=[])\n", line=6),
         Invalid(_CLAUDE + "def ask(user, q):\n    return client.messages.create(model='m', system=f'Talking to {user.email}', messages=[])\n", line=4),
         Invalid(_OPENAI + "def ask(doc, q):\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'system', 'content': f'Answer from this document:\\n{doc}'}, {'role': 'user', 'content': q}])\n", line=5),
         Invalid(_CLAUDE + "BASE = 'Answer tax questions.'\ndef build(country):\n    return BASE + ' Country: ' + country\ndef ask(country, q):\n    return client.messages.create(model='m', system=build(country), messages=[])\n", line=7),
@@ -252,8 +260,6 @@ class VolatileInToolDefinition(FlowRule):
         _CLAUDE + "import os\nTOOLS = [{'name': 'deploy', 'description': 'Deploy to ' + os.environ['REGION']}]\ndef ask(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n",
         "import os\nfrom agents import Agent, HostedMCPTool\nAUTH = os.environ['CALENDAR_TOKEN']\nagent = Agent(name='a', instructions='Help.', tools=[HostedMCPTool(tool_config={'type': 'mcp', 'authorization': AUTH})])\n",
         "from agents import Agent, Runner, function_tool\nasync def run(question):\n    @function_tool\n    def lookup_account(account_id: str) -> str:\n        return account_id\n    agent = Agent(name='s', instructions='Help.', tools=[lookup_account])\n    return await Runner.run(agent, question)\n",
-        # A sibling keyword of the object the tools come from (`run_id=`) is not in its `.function_tools`.
-        "from pydantic_ai import Agent\nclass C:\n    def __init__(self, agent: Agent, run_id=None):\n        self._agent, self._run_id = agent, run_id\n    async def go(self):\n        async with self._agent.session(run_id=self._run_id) as resolved:\n            return await resolved.model.create(instructions=resolved.instructions, tools=resolved.params.function_tools)\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'parameters': {\n        'properties': {'p': {'enum': user.project_keys}}}}}\n    return client.chat.completions.create(model='m', messages=[], tools=[tool])\n", line=5),

@@ -36,7 +36,8 @@ class FieldSensitivity:
     """Methods of :class:`~promptcache.lint.taint.TaintEngine` (``of``, ``union``, ``names``, ``index`` and
     ``_apply_summary`` come from it)."""
 
-    _fields_active: set[tuple[int, str]]
+    _fields_active: set[tuple[int, int, str]]
+    _fields_memo: dict[tuple[int, int, str], frozenset[Source]]
 
     def element_of(self, e: cst.CSTNode, k: int, scope: Scope) -> frozenset[Source]:
         """The sources of element ``k`` of the tuple ``e`` evaluates to (``a, b = e``): field-sensitive for a
@@ -55,26 +56,31 @@ class FieldSensitivity:
 
     def _field(self, e: cst.CSTNode, attr: str, scope: Scope) -> frozenset[Source]:
         """The sources that may reach field ``attr`` of the value of ``e``: those of its own keyword argument when
-        ``e`` is a call that names fields (``Request(instructions=x, timestamp=now())``: ``.instructions`` gets
-        ``x``'s, not the clock), followed through names, subscripts, literals and branches. Everything else
-        answers with the whole value's sources, so this only ever narrows (and a cycle adds nothing)."""
-        key = (id(e), attr)
+        ``e`` constructs an object naming that field (``Request(instructions=x, timestamp=now())``:
+        ``.instructions`` gets ``x``'s, not the clock), followed through names, subscripts, literals and
+        branches. Everything else (a field the call does not name, which a property may derive from any
+        argument; a call of a function of this module, a factory) answers with the whole value's sources, so
+        this only ever narrows. Memoised per (node, scope, field); a cycle adds nothing."""
+        key = (id(e), id(scope), attr)
+        found = self._fields_memo.get(key)
+        if found is not None:
+            return found
         if key in self._fields_active:
             return EMPTY
         self._fields_active.add(key)
         try:
-            return self._field_of(e, attr, scope)
+            found = self._field_of(e, attr, scope)
         finally:
             self._fields_active.discard(key)
+        self._fields_memo[key] = found
+        return found
 
     def _field_of(self, e: cst.CSTNode, attr: str, scope: Scope) -> frozenset[Source]:
-        if isinstance(e, cst.Call) and any(a.keyword is not None for a in e.args):
+        if isinstance(e, cst.Call):
             mine = [a for a in e.args if a.keyword is not None and a.keyword.value == attr]
-            if mine:
-                return self.of(mine[0].value, scope)
-            others = self.union((a.value for a in e.args if a.keyword is not None), scope)
-            kept = self.union((a.value for a in e.args if a.keyword is None), scope) | self.of(e.func, scope)
-            return frozenset(s for s in self.of(e, scope) if s not in others or s in kept)
+            if mine and self.index.function_named(e.func, scope) is None:
+                return self.of(mine[0].value, scope) | self.union((a.value for a in e.args if a.keyword is None), scope)
+            return self.of(e, scope)
         if isinstance(e, cst.Name):
             _, bindings = self.index.lookup(e.value, scope)
             if not bindings or any(b.kind not in ("assign", "mutate", "with") or b.element != -1 for b in bindings):

@@ -182,13 +182,14 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
 def _returned(ret: cst.BaseExpression, pattern) -> list[cst.BaseExpression]:
     """What a builder returns as its prompt or tools: ``ret`` itself, or from a multi-value return
     (``return tools, servers, betas``: a tuple of names, attributes or calls) the elements whose name
-    matches ``pattern``; the others are other results, not the prompt or the tool list."""
+    matches ``pattern`` (the others are other results, not the prompt or the tool list), when any does."""
     if not (isinstance(ret, cst.Tuple) and len(ret.elements) > 1):
         return [ret]
     values = [el.value for el in ret.elements]
     if not all(isinstance(v, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) for v in values):
         return [ret]
-    return [v for v in values if isinstance(v, (cst.Name, cst.Attribute)) and pattern(v.value if isinstance(v, cst.Name) else v.attr.value)]
+    named = [v for v in values if isinstance(v, (cst.Name, cst.Attribute)) and pattern(v.value if isinstance(v, cst.Name) else v.attr.value)]
+    return named or [ret]  # no element is named like the result: the whole tuple, as before
 
 
 def tool_slots(flow: FlowAnalysis) -> list[Slot]:

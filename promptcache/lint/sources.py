@@ -117,8 +117,9 @@ _IDENTITY_RE = re.compile(
 _IDENTITY_ATTR_RE = re.compile(
     r"(?i)(^|_)(user(_?name|_?id)?|e_?mail(_address)?|tenant(_?id)?|account(_?(id|number))?|org(_?id)?|organi[sz]ation_?id)$"
 )
-# No "digest": in real code it is a hash far more often than a summary (`digest = sha256(v).hexdigest()`).
-_SUMMARY_NAME_RE = re.compile(r"(?i)(^|_)(summary|recap|synopsis)$")
+# "digest" alone is a hash far more often than a summary (`digest = sha256(v).hexdigest()`): only a
+# conversation's digest (`chat_digest`) counts.
+_SUMMARY_NAME_RE = re.compile(r"(?i)(^|_)(summary|recap|synopsis)$|(conversation|chat|history|thread|dialog)_?digest$")
 _SUMMARISE_CALL_RE = re.compile(r"(?i)(summar|compress|condense|compact|recap)")
 _SUMMARISE_TEXT_RE = re.compile(r"(?i)\b(summari[sz]e|summary|condense|compress|recap)\b")
 _CONVERSATION_RE = re.compile(r"(?i)\b(chat|conversation|history|transcript|dialog(ue)?|thread|messages|turns)\b")

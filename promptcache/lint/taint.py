@@ -74,7 +74,8 @@ class TaintEngine(FieldSensitivity):
         self._memo: dict[tuple[int, int], frozenset[Source]] = {}
         self._active: set[tuple[int, int]] = set()
         self._returns: dict[int, frozenset[Source]] = {}
-        self._fields_active: set[tuple[int, str]] = set()
+        self._fields_active: set[tuple[int, int, str]] = set()
+        self._fields_memo: dict[tuple[int, int, str], frozenset[Source]] = {}
 
     # -- entry point -------------------------------------------------------
     def of(self, expr: cst.CSTNode | None, scope: Scope) -> frozenset[Source]:
@@ -193,7 +194,7 @@ class TaintEngine(FieldSensitivity):
             out = set()  # `for method, path, summary in ENDPOINTS`: a summary of fixed data, not of the chat
         if bindings and not any(_per_request_origin(b) for b in bindings):
             out = {s for s in out if s.kind != S.IDENTITY}  # `reading_level = "grade 8"`: one value for everyone
-        if bindings and all(b.kind in ("def", "class", "import") for b in bindings):
+        if bindings and all(b.kind in ("def", "class") for b in bindings):
             out = set()  # `tools=[lookup_account]`: a function or class is code, not a user's data
         for binding in bindings:
             out |= self._binding(binding, e.value)

@@ -142,7 +142,7 @@ def strip_indent(width: int) -> Transform:
             if dropping and unit.src in (" ", "\t"):
                 dropping -= 1
                 continue
-            dropping = width if unit.src == "\n" else 0
+            dropping = width if unit.src in ("\n", "\\\n") else 0  # a typed line break, or a `\` continuation
             out.append(unit)
         return out
     return transform

@@ -262,3 +262,10 @@ def test_an_f_string_with_fields_loses_its_source_indentation_instead_of_a_deden
     fixed, counts = fix(code)
     assert "    system = f'''Rules:\n- be brief\n{RULES}\nEnd.'''\n" in fixed and counts == {"PC401": 1}
     assert "import" not in fixed.replace("import anthropic", "")
+
+
+def test_an_f_string_after_a_backslash_continuation_loses_the_first_lines_indentation_too():
+    code = (_CLAUDE + "def ask(repo, rules):\n    system = f'''\\\n    Review {repo}.\n    {rules}\n    Flag bugs first.'''\n"
+            "    return client.messages.create(model='m', system=system, messages=[])\n")
+    fixed, counts = fix(code)
+    assert "    system = f'''\\\nReview {repo}.\n{rules}\nFlag bugs first.'''\n" in fixed and counts == {"PC401": 1}

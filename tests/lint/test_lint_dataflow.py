@@ -179,3 +179,13 @@ def test_pc201_names_the_summarising_helper_and_the_direct_call():
         (10, "recap_chat() (an LLM call asking for a summary)"),
         (14, "client.messages.create() asking for a summary"),
     ]
+
+
+def test_field_taint_is_memoised_on_long_rebinding_chains():
+    """Issue 11 review: following every binding of a name again at each occurrence made this take minutes at 12
+    links (exponential); memoised per (node, scope, field) it is linear, and the clock is still found."""
+    links = "".join(f"    cfg = opts.get('c{i}') or cfg\n" for i in range(40))
+    code = ("import anthropic\nfrom datetime import datetime\nfrom .config import Config\nclient = anthropic.Anthropic()\n"
+            "def ask(q, opts):\n    cfg = Config(system=f'{datetime.now()}')\n" + links
+            + "    return client.messages.create(model='m', system=cfg.system, messages=[])\n")
+    assert [f.code for f in lint_text(code)] == ["PC101"]
