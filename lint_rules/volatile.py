@@ -120,7 +120,11 @@ class PerRequestDataInSystemPrompt(FlowRule):
     ``"\\n\\n".join(system_parts)``); values set once per object in ``__init__``;
     an identity-named module constant (``reading_level = "grade 8"``: identity
     needs a per-request origin, a parameter, a request object or a value
-    computed at run time); and data placed in the user turn.
+    computed at run time); data placed in the user turn; a parameter that every
+    call in the module binds to one fixed value (a literal, a module constant, a
+    script's command-line arguments parsed at module level), when all its callers
+    are visible: a private or nested function, or any function of a script
+    (``if __name__ == "__main__":``).
     """
 
     code = "PC102"
@@ -131,6 +135,9 @@ class PerRequestDataInSystemPrompt(FlowRule):
         "and its own cache entry; put per-request data in the final user message"
     )
     VALID = [
+        # Issue 11, from real code (openai-agents-python examples): per-process values, not per-request data.
+        _CLAUDE + "import argparse\ndef main(repo):\n    return client.messages.create(model='m', system=f'You inspect {repo}.', messages=[])\nif __name__ == '__main__':\n    args = argparse.ArgumentParser().parse_args()\n    main(args.repo)\n",
+        _CLAUDE + "SECRET = 'EXAMPLE_SECRET'\ndef _agent(secret_name, q):\n    return client.messages.create(model='m', system=f'Never print ${secret_name}.', messages=[q])\ndef a(q):\n    return _agent(SECRET, q)\ndef b(q):\n    return _agent(secret_name=SECRET, q=q)\n",
         _CLAUDE + "def call(system, q):\n    return client.messages.create(model='m', system=system, messages=[{'role': 'user', 'content': q}])\n",
         _CLAUDE + "class Bot:\n    def __init__(self, product):\n        self.system = f'You support {product}.'\n    def ask(self, q):\n        return client.messages.create(model='m', system=self.system, messages=[{'role': 'user', 'content': q}])\n",
         _OPENAI + "def ask(user, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Help.'}, {'role': 'user', 'content': f'{user.name}: {q}'}])\n",
@@ -142,6 +149,10 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + "reading_level = 'grade 8'\ndef ask(q):\n    return client.messages.create(model='m', system=f'Write at {reading_level}.', messages=[])\n",
     ]
     INVALID = [
+        # A helper called once per step with a different value is per call (openai-agents-python: true).
+        Invalid(_CLAUDE + "STEPS = ['draft', 'review']\ndef _run(step, history):\n    return client.messages.create(model='m', system=f'You do the {step} step.', messages=history)\ndef go(history):\n    for step in STEPS:\n        _run(step, history)\n", line=5),
+        # A public function of a library module: other modules may call it with per-request data.
+        Invalid(_CLAUDE + "NAME = 'ACME'\ndef build(company, q):\n    return client.messages.create(model='m', system=f'You support {company}.', messages=[q])\nbuild(NAME, 'hi')\n", line=5),
         # Field-sensitive taint must not hide these (issue 11 review): an imported per-request value, and a
         # field the constructor does not name (a property may derive it from `user_id`).
         Invalid(_CLAUDE + "from flask_login import current_user\ndef ask(q):\n    return client.messages.create(model='m', system=f'Helping {current_user}', messages=[])\n", line=5),

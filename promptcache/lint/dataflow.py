@@ -32,6 +32,7 @@ from promptcache.lint import sources as S
 from promptcache.lint.breakpoints import message_blocks_before_last_breakpoint
 from promptcache.lint.config import LintConfig
 from promptcache.lint.index import ModuleIndex, Scope
+from promptcache.lint.call_sites import fixed_everywhere
 from promptcache.lint.prompt_text import PromptText
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.slots import Slot
@@ -271,10 +272,11 @@ class FlowAnalysis:
     def _per_request(self, slot: Slot) -> set[tuple[int, int]]:
         if slot.holder is None:
             return set()
-        return {
+        return {  # a parameter every call binds to one fixed value is per process (promptcache.lint.call_sites)
             (s.func_id, s.index)
             for s in self.taint.of(slot.expr, slot.scope)
             if s.kind == S.PARAM and s.templated and s.func_id == id(slot.holder)
+            and not fixed_everywhere(self.index, self.module, slot.holder, s.index)
         }
 
     def _classify_system(self, slot: Slot, node, t: frozenset[Source], per_request) -> list[Issue]:

@@ -1,0 +1,81 @@
+"""Whether a function's parameter is per-process: every call of it in the module binds one fixed value.
+
+PC102 reports a parameter interpolated into a system prompt as per-request data. Real code often passes the
+same value on every call: a module constant (``_build_agent(secret_name=PERSISTENT_SECRET_NAME)``), a literal,
+or a value computed once at module level, such as a script's command-line arguments
+(``args = parser.parse_args()`` then ``asyncio.run(main(args.repo))``). Those differ between deployments, not
+between requests, and each process warms its own cache once (issue 11). A loop variable, another function's
+parameter or anything computed per call is not fixed.
+
+Only functions whose callers are all visible are judged: a private function (``_name``), a function nested in
+another, or any function of a script (a module with an ``if __name__ == "__main__":`` block). A public function
+of a library module may be called from elsewhere with per-request data, so it keeps the per-request reading.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from promptcache.lint.expressions import argument
+from promptcache.lint.index import ModuleIndex, Scope
+
+
+def is_script(module: cst.Module) -> bool:
+    """True when the module has an ``if __name__ == "__main__":`` block at its top level."""
+    for statement in module.body:
+        if isinstance(statement, cst.If) and isinstance(statement.test, cst.Comparison):
+            test = statement.test
+            if isinstance(test.left, cst.Name) and test.left.value == "__name__":
+                return True
+    return False
+
+
+def fixed_everywhere(index: ModuleIndex, module: cst.Module, func: Scope, position: int) -> bool:
+    """True when ``func`` is judged (see the module docstring), is called at least once in the module, and
+    every call binds parameter ``position`` to a fixed value (a literal, or names bound once at module level)."""
+    nested = func.parent is not None and func.parent.kind == "function"
+    if not (func.name.startswith("_") or nested or is_script(module)) or position >= len(func.params):
+        return False
+    name = func.params[position]
+    offset = 1 if func.self_name is not None else 0
+    calls = [(call, scope) for call, scope in index.calls if index.function_named(call.func, scope) is func]
+    if not calls:
+        return False
+    for call, scope in calls:
+        bound_position = position - (offset if isinstance(call.func, cst.Attribute) else 0)
+        value = argument(call, bound_position, name)
+        if value is None or not _fixed(index, value, scope):
+            return False
+    return True
+
+
+def _fixed(index: ModuleIndex, e: cst.BaseExpression, scope: Scope) -> bool:
+    """A literal, or an expression whose every name is bound once, by an assignment at module level."""
+    if isinstance(e, (cst.SimpleString, cst.Integer, cst.Float)):
+        return True
+    names = [n for n in _names(e) if n.value not in ("None", "True", "False")]
+    if not names:
+        return isinstance(e, (cst.ConcatenatedString, cst.FormattedString, cst.Tuple, cst.List))
+    for n in names:
+        found, bindings = index.lookup(n.value, scope)
+        if found is None or found.kind != "module" or len(bindings) != 1 or bindings[0].kind != "assign":
+            return False
+    return True
+
+
+def _names(e: cst.CSTNode) -> list[cst.Name]:
+    """The free names an expression reads (``args.repo`` reads ``args``; attribute names are not names)."""
+    if isinstance(e, cst.Name):
+        return [e]
+    if isinstance(e, cst.Attribute):
+        return _names(e.value)
+    out: list[cst.Name] = []
+    for child in e.children:
+        if isinstance(child, (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            out.append(cst.Name("<comprehension>"))  # its own bindings: not judged as fixed
+        elif isinstance(child, cst.CSTNode):
+            out += _names(child)
+    return out
+
+
+__all__ = ["fixed_everywhere", "is_script"]
