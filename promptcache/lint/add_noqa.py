@@ -11,16 +11,12 @@ comment: it is left alone and counted in ``skipped``.
 
 from __future__ import annotations
 
-import io
-import re
-import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from promptcache.lint.finding import Finding
-from promptcache.lint.suppression import noqa_comments
-
-_LINE = re.compile(r".*?(?:\r\n|\r|\n)|.+$", re.DOTALL)
+from promptcache.lint.positions import source_lines
+from promptcache.lint.suppression import scan
 
 
 @dataclass
@@ -32,35 +28,16 @@ class NoqaResult:
     skipped: int = 0
 
 
-def _string_ends(text: str) -> dict[int, int]:
-    """``{line inside a multi-line string: the line its closing quotes are on}``."""
-    ends: dict[int, int] = {}
-    starts: list[int] = []
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type == tokenize.STRING and tok.start[0] != tok.end[0]:
-                ends.update((row, tok.end[0]) for row in range(tok.start[0], tok.end[0]))
-            elif tok.type == getattr(tokenize, "FSTRING_START", -1):
-                starts.append(tok.start[0])
-            elif tok.type == getattr(tokenize, "FSTRING_END", -1) and starts:
-                start = starts.pop()
-                ends.update((row, tok.end[0]) for row in range(start, tok.end[0]) if row not in ends)
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return ends
-
-
 def add_noqa(text: str, findings: Iterable[Finding]) -> NoqaResult:
     """``text`` with a ``# noqa`` for each of ``findings`` (see the module docstring)."""
-    lines = [m.group() for m in _LINE.finditer(text) if m.group()]
-    ends = _string_ends(text)
-    existing = {c.line: c for c in noqa_comments(text)}
+    lines = source_lines(text)
+    comments, spans = scan(text)
+    ends = {row: end for end, start in spans.items() for row in range(start, end)}  # row inside -> closing row
+    existing = {c.line: c for c in comments}
     wanted: dict[int, list[str]] = {}
     result = NoqaResult(text)
     for finding in findings:
-        row = finding.line
-        while row in ends:  # to the closing quotes of the last of the strings that share lines with it
-            row = ends[row]
+        row = ends.get(finding.line, finding.line)  # the closing quotes of the last string sharing its rows
         if row > len(lines):
             result.skipped += 1
             continue

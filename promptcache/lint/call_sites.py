@@ -30,23 +30,32 @@ def is_script(module: cst.Module) -> bool:
     return False
 
 
-def fixed_everywhere(index: ModuleIndex, module: cst.Module, func: Scope, position: int) -> bool:
-    """True when ``func`` is judged (see the module docstring), is called at least once in the module, and
-    every call binds parameter ``position`` to a fixed value (a literal, or names bound once at module level)."""
-    nested = func.parent is not None and func.parent.kind == "function"
-    if not (func.name.startswith("_") or nested or is_script(module)) or position >= len(func.params):
-        return False
-    name = func.params[position]
-    offset = 1 if func.self_name is not None else 0
-    calls = [(call, scope) for call, scope in index.calls if index.function_named(call.func, scope) is func]
-    if not calls:
-        return False
-    for call, scope in calls:
-        bound_position = position - (offset if isinstance(call.func, cst.Attribute) else 0)
-        value = argument(call, bound_position, name)
-        if value is None or not _fixed(index, value, scope):
+class CallSites:
+    """One module's calls of its own functions, grouped by callee once (a file's data flow asks per parameter)."""
+
+    def __init__(self, index: ModuleIndex, module: cst.Module):
+        self.index = index
+        self.script = is_script(module)
+        self.calls: dict[int, list[tuple[cst.Call, Scope]]] = {}
+        for call, scope in index.calls:
+            callee = index.function_named(call.func, scope)
+            if callee is not None:
+                self.calls.setdefault(id(callee), []).append((call, scope))
+
+    def fixed_everywhere(self, func: Scope, position: int) -> bool:
+        """True when ``func`` is judged (see the module docstring), is called at least once in the module, and
+        every call binds parameter ``position`` to a fixed value (a literal, or names bound once at module level)."""
+        nested = func.parent is not None and func.parent.kind == "function"
+        if not (func.name.startswith("_") or nested or self.script) or position >= len(func.params):
             return False
-    return True
+        calls = self.calls.get(id(func), [])
+        offset = 1 if func.self_name is not None else 0
+        for call, scope in calls:
+            bound_position = position - (offset if isinstance(call.func, cst.Attribute) else 0)
+            value = argument(call, bound_position, func.params[position])
+            if value is None or not _fixed(self.index, value, scope):
+                return False
+        return bool(calls)
 
 
 def _fixed(index: ModuleIndex, e: cst.BaseExpression, scope: Scope) -> bool:
@@ -78,4 +87,4 @@ def _names(e: cst.CSTNode) -> list[cst.Name]:
     return out
 
 
-__all__ = ["fixed_everywhere", "is_script"]
+__all__ = ["CallSites", "is_script"]

@@ -32,7 +32,7 @@ from promptcache.lint import sources as S
 from promptcache.lint.breakpoints import message_blocks_before_last_breakpoint
 from promptcache.lint.config import LintConfig
 from promptcache.lint.index import ModuleIndex, Scope
-from promptcache.lint.call_sites import fixed_everywhere
+from promptcache.lint.call_sites import CallSites
 from promptcache.lint.prompt_text import PromptText
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.slots import Slot
@@ -84,6 +84,11 @@ class FlowAnalysis:
     def is_llm_file(self) -> bool:
         """Imports an LLM SDK, contains a sink or builds a PromptBuilder layer, or is a prompt module imported by one."""
         return self.index.imports_llm or self.prompt_module or bool(self.sinks.all()) or bool(self.builder_calls)
+
+    @cached_property
+    def call_sites(self) -> CallSites:
+        """The module's calls of its own functions, by callee (built on first use)."""
+        return CallSites(self.index, self.module)
 
     @cached_property
     def builder_calls(self) -> list[tuple[cst.Call, Scope, str]]:
@@ -276,7 +281,7 @@ class FlowAnalysis:
             (s.func_id, s.index)
             for s in self.taint.of(slot.expr, slot.scope)
             if s.kind == S.PARAM and s.templated and s.func_id == id(slot.holder)
-            and not fixed_everywhere(self.index, self.module, slot.holder, s.index)
+            and not self.call_sites.fixed_everywhere(slot.holder, s.index)
         }
 
     def _classify_system(self, slot: Slot, node, t: frozenset[Source], per_request) -> list[Issue]:

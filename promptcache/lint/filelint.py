@@ -22,7 +22,7 @@ from promptcache.lint.errors import unparsable
 from promptcache.lint.finding import Finding, Fix
 from promptcache.lint.fixes import merge, resolve
 from promptcache.lint.index import Indexer
-from promptcache.lint.positions import node_ranges
+from promptcache.lint.positions import node_ranges, source_lines
 from promptcache.lint.rule import LintRule, registered
 from promptcache.lint.source_refs import SourcedMessage, SourceRef
 from promptcache.lint.unused_noqa import UnusedNoqa, unused
@@ -32,7 +32,6 @@ from promptcache.lint.walk import TreeFacts, walk
 _RECURSION_LIMIT = 30_000
 _STATED_POSITION = re.compile(r"error at (\d+):(\d+)")
 _NOQA_BYTES = re.compile(rb"(?i)noqa")
-_LINE_END = re.compile(r"\r\n|\r|\n")  # the line ends of the tokenizer (str.splitlines knows more)
 
 
 @dataclass
@@ -192,7 +191,7 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
         )
     if check_noqa and (skip is False or UnusedNoqa.code not in skip):
         enabled = {rule.code for rule in rules} - (skip if skip is not False else set())  # a file-level noqa judges those
-        stale = unused(comments, used, enabled, registered(), path, _LINE_END.split(text))
+        stale = unused(comments, used, enabled, registered(), path, [line.rstrip("\r\n") for line in source_lines(text)])
         findings += [f for f in stale if not suppression.is_suppressed(f.code, f.line, noqa)]
     return FileResult(path, sorted(findings, key=lambda f: f.sort_key), True)
 

@@ -12,7 +12,6 @@ result would not parse is dropped, and fixing stops there. At most
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,10 +19,10 @@ from dataclasses import dataclass, field
 from promptcache.lint.config import LintConfig
 from promptcache.lint.filelint import FileResult, lint_bytes, parse
 from promptcache.lint.finding import Applicability, Edit, Finding
+from promptcache.lint.positions import source_lines
 from promptcache.lint.rule import LintRule
 
 MAX_PASSES = 5
-_LINE = re.compile(r".*?(?:\r\n|\r|\n)|.+$", re.DOTALL)
 
 
 @dataclass
@@ -56,9 +55,8 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     Raises ``ValueError`` when two edits overlap or one lies outside the text.
     """
     starts = [0]
-    for match in _LINE.finditer(text):
-        if match.group():
-            starts.append(starts[-1] + len(match.group()))
+    for line in source_lines(text):
+        starts.append(starts[-1] + len(line))
 
     def offset(line: int, column: int) -> int:
         if not 1 <= line <= len(starts) or column < 1:

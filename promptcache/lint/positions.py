@@ -13,6 +13,7 @@ Only files with findings pay for it, once.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ except ImportError:  # pragma: no cover - libcst moved its internals
     _CodegenState = None
 
 _NULL = nullcontext()
+
+_LINE = re.compile(r".*?(?:\r\n|\r|\n)|.+$", re.DOTALL)
 
 # (start_line, start_col0, end_line, end_col0): lines 1-based, columns 0-based.
 Range = tuple[int, int, int, int]
@@ -72,6 +75,12 @@ if _CodegenState is not None:
             start = (self.line, self.column)
             yield
             self.found[node] = (start[0], start[1], self.line, self.column)
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of ``text`` with their ends, split where Python's tokenizer splits them (``\\r\\n``, ``\\r``,
+    ``\\n``; ``str.splitlines`` also splits at form feeds and other separators, which would shift line numbers)."""
+    return [m.group() for m in _LINE.finditer(text) if m.group()]
 
 
 def node_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[cst.CSTNode, Range]:

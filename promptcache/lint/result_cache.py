@@ -116,6 +116,7 @@ class ResultCache:
 
     def scan(self, digest: str, data: bytes, extra_sinks) -> Scan:
         """The pre-filter's scan of ``data`` (whose SHA-256 is ``digest``), from the cache or made now."""
+        self.used.add(digest)
         found = self.scans.get(digest)
         if isinstance(found, dict):
             try:

@@ -236,7 +236,6 @@ def _run_cached(tasks, digests, rules, config, jobs, cache: ResultCache | None, 
     for i, linted in zip(missing, _run([tasks[i] for i in missing], rules, config, jobs)):
         out[i] = linted
         cache.put(keys[i], linted)
-    cache.used.update(digests)
     cache.save()
     return out
 

@@ -68,6 +68,12 @@ class NoqaComment:
 
 def noqa_comments(text: str) -> list[NoqaComment]:
     """Every ``# noqa`` comment of ``text`` (a comment inside a string does not count), in source order."""
+    return scan(text)[0]
+
+
+def scan(text: str) -> tuple[list[NoqaComment], dict[int, int]]:
+    """One tokenizer pass: the ``# noqa`` comments, and ``{end row: start row}`` of the multi-line strings
+    (strings that share a row are one span); no spans when the text does not tokenize."""
     found: list[NoqaComment] = []
     string_spans: dict[int, int] = {}  # end row -> start row of multi-line strings
     fstring_starts: list[int] = []
@@ -105,7 +111,7 @@ def noqa_comments(text: str) -> list[NoqaComment]:
         for row, line in enumerate(text.splitlines(), start=1):
             if "#" in line:
                 add(row, line.index("#"), line[line.index("#") :])
-    return found
+    return found, string_spans
 
 
 def noqa_lines(text: str, comments: list[NoqaComment] | None = None) -> dict[int, set[str] | None]:

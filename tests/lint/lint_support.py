@@ -7,6 +7,8 @@ from pathlib import Path
 
 from promptcache.lint.config import LintConfig
 from promptcache.lint.filelint import lint_bytes
+from promptcache.lint.finding import Edit
+from promptcache.lint.fixer import apply_edits
 from promptcache.lint.registry import discover
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -29,22 +31,13 @@ CHAT_REPLY = {"id": "c", "object": "chat.completion", "created": 1, "model": "gp
 
 
 def apply(code: str, edits) -> str:
-    """``code`` with a fix's edits applied: :class:`~promptcache.lint.finding.Edit` objects or the ``edits``
-    of ``--output-format json`` (1-based positions, end column exclusive)."""
-    spans = [
-        (e["location"]["row"], e["location"]["column"], e["end_location"]["row"], e["end_location"]["column"], e["content"])
-        if isinstance(e, dict) else (e.start_line, e.start_column, e.end_line, e.end_column, e.content)
+    """``code`` with a fix's edits applied (:func:`promptcache.lint.fixer.apply_edits`): :class:`Edit` objects or
+    the ``edits`` of ``--output-format json`` (1-based positions, end column exclusive)."""
+    return apply_edits(code, [
+        Edit(e["location"]["row"], e["location"]["column"], e["end_location"]["row"], e["end_location"]["column"], e["content"])
+        if isinstance(e, dict) else e
         for e in edits
-    ]
-    lines = code.splitlines(keepends=True)
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
-    for line, column, end_line, end_column, content in sorted(spans, key=lambda s: (s[0], s[1]), reverse=True):
-        start = offsets[line - 1] + column - 1
-        end = offsets[end_line - 1] + end_column - 1
-        code = code[:start] + content + code[end:]
-    return code
+    ])
 
 
 def sent_tools(code: str, provider: str, *args) -> list[list[str]]:
