@@ -247,9 +247,13 @@ def clear_cache() -> None:
         _memo_size = 0
 
 
+FRAMING_TOKENS = 3
+"""The tokens a message adds around its text: ``<|im_start|>``, ``<|im_end|>`` and the ``"\\n"`` after it."""
+
+
 def message_tokens(role: str, text: str) -> int:
     """Tokens of one ChatML message with its framing (``<|im_start|>``, ``<|im_end|>``, ``"\\n"``)."""
-    return len(encode_message(role, text)) + 3
+    return len(encode_message(role, text)) + FRAMING_TOKENS
 
 
 def encode_chatml(

@@ -21,9 +21,7 @@ from collections.abc import Sequence
 import regex
 import tiktoken
 
-from promptcache.tokens.chatml import chatml_encoding, encode_message
-
-FRAMING_TOKENS = 3  # <|im_start|>, <|im_end|> and the "\n" after it (promptcache.tokens.chatml.message_tokens)
+from promptcache.tokens.chatml import FRAMING_TOKENS, chatml_encoding, encode_message
 
 
 @functools.cache
