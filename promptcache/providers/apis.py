@@ -9,6 +9,9 @@ wire, measured with ``anthropic`` 2.14 and ``openai`` 3.57 through
   parameters alphabetically (their signature order).
 - OpenAI Chat Completions: ``model, stream, service_tier, messages`` (the
   first two only when given), then the other optional parameters alphabetically.
+- OpenAI Responses: ``model, stream, service_tier`` (when given), then the
+  other parameters alphabetically, ``input`` and ``instructions`` among them
+  (measured with ``openai`` 3.57.0, 2026-12-01).
 
 The key lists include parameters older SDK versions sent (Anthropic
 ``temperature``/``top_k``/``top_p``, OpenAI ``functions``), so recorded traces
@@ -25,6 +28,8 @@ ANTHROPIC_MESSAGES = "anthropic.messages"
 """POST /v1/messages (Anthropic Messages API)."""
 OPENAI_CHAT = "openai.chat"
 """POST /v1/chat/completions (OpenAI Chat Completions API and compatible servers)."""
+OPENAI_RESPONSES = "openai.responses"
+"""POST /v1/responses (OpenAI Responses API)."""
 APIS = (ANTHROPIC_MESSAGES, OPENAI_CHAT)
 
 ANTHROPIC_KEYS = (
@@ -41,6 +46,14 @@ OPENAI_CHAT_KEYS = (  # openai 3.57 chat.completions.create: model, stream, serv
     "prompt_cache_retention", "reasoning_effort", "response_format", "safety_identifier", "seed",
     "stop", "store", "stream_options", "temperature", "tool_choice", "tools",
     "top_logprobs", "top_p", "user", "verbosity", "web_search_options",
+)
+OPENAI_RESPONSES_KEYS = (  # openai 3.57 responses.create: model, stream, service_tier, then A-Z
+    "model", "stream", "service_tier",
+    "access_programs", "background", "background_options", "context_management", "conversation", "image",
+    "include", "input", "instructions", "max_output_tokens", "max_tool_calls", "metadata", "moderation",
+    "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options",
+    "prompt_cache_retention", "reasoning", "safety_identifier", "store", "stream_options", "temperature", "text",
+    "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "user",
 )
 SDK_KEYS = {ANTHROPIC_MESSAGES: ANTHROPIC_KEYS, OPENAI_CHAT: OPENAI_CHAT_KEYS}
 
