@@ -49,19 +49,26 @@ response of the API carries) is raised as the SDK's own
 the JSON error chained as its cause), before anything is recorded: the SDKs
 would hand back the raw text, a bare list or an empty model without a word.
 
-Everything else (``client.models.list()``, ...) passes through to the wrapped
-client. The SDKs are imported by the application, never by this module at
-import time.
+Every other attribute (``client.messages.create(...)``, ``client.responses.stream(...)``,
+``client.models.list()``, ...) is the SDK's own, on a copy of the client
+whose HTTP client records the API calls the app already makes
+(:mod:`promptcache.recording.http_client`): the exact body bytes, the
+provider's usage, the guard (per call site: each line of the app that calls
+the SDK is compared with its own earlier requests) and :attr:`stats`.
+:meth:`_Wrapper.call_options` sets the session or the guard mode of the calls
+inside a ``with`` block. The SDKs are imported by the application, never by
+this module at import time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import os
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +81,12 @@ from promptcache.providers.profiles import model_profile
 from promptcache.trace.records import Redactor, TraceRecord
 from promptcache.trace.recorder import TraceClock
 from promptcache.providers.usage import UsageStats
+from promptcache.recording.exchange import GUARD_MODES, ExchangeRecorder
+from promptcache.recording.http_client import CALL_OPTIONS, recording_http_client
 
 __all__ = ["AnthropicClient", "AsyncAnthropicClient", "AsyncOpenAIClient", "OpenAIClient", "wrap"]
 
-_GUARD_MODES = ("warn", "raise", "off")
+_GUARD_MODES = GUARD_MODES
 
 
 class _Wrapper:
@@ -90,7 +99,7 @@ class _Wrapper:
     api = ""
     provider = ""
 
-    def __init__(self, client: Any, *, trace: str | os.PathLike[str] | None = None, session: str = "default",
+    def __init__(self, client: Any, *, trace: str | os.PathLike[str] | None = None, session: str | None = None,
                  redact: Redactor | None = None, guard: str = "warn", stats: UsageStats | None = None,
                  clock: Callable[[], float] | None = None, guard_max_requests: int = 256) -> None:
         """
@@ -101,7 +110,8 @@ class _Wrapper:
                 (:func:`os.path.expanduser`); :attr:`trace` holds the expanded path. An existing file is
                 appended to, never replaced (several processes may record into one trace), its ``t``
                 continued.
-            session: the default session id of :meth:`send`.
+            session: the trace / statistics session of every request (default: ``"default"`` for
+                :meth:`send`, the call site, ``file.py:LINE``, for the SDK's own methods).
             redact: ``redact(body) -> body`` applied to a copy of each body before it is written.
             guard: ``"warn"`` (default), ``"raise"`` or ``"off"``.
             stats: share a :class:`~promptcache.providers.usage.UsageStats` between clients (default: a new one).
@@ -130,11 +140,31 @@ class _Wrapper:
         self._clock = clock or time.monotonic
         self._trace_clock = TraceClock(trace, self._clock) if trace is not None else None
         self._truncations: dict[int, int] = {}
+        self.recorder = ExchangeRecorder(trace=self._trace_clock, guard=self.guard, stats=self.stats,
+                                         guard_mode=guard, redact=redact, clock=self._clock)
+        self.recording_client = _recording_copy(client, self.recorder, session, self.provider)
 
     def __getattr__(self, name: str) -> Any:
-        if name == "client":  # not set yet (during __init__)
+        if name in ("client", "recording_client"):  # not set yet (during __init__)
             raise AttributeError(name)
-        return getattr(self.client, name)
+        return getattr(self.recording_client, name)
+
+    @contextlib.contextmanager
+    def call_options(self, *, session: str | None = None, guard: str | None = None) -> Iterator[Any]:
+        """Within the ``with`` block, the SDK calls of this thread or task get ``session`` (trace, statistics,
+        and the guard's comparisons) and ``guard`` (``"warn"``, ``"raise"``, ``"off"``) instead of the defaults.
+
+        Raises:
+            ValueError: an unknown guard mode.
+        """
+        if guard is not None and guard not in _GUARD_MODES:
+            raise ValueError(f"guard must be one of {', '.join(_GUARD_MODES)}, not {guard!r}")
+        given = {key: value for key, value in (("session", session), ("guard", guard)) if value is not None}
+        token = CALL_OPTIONS.set({**CALL_OPTIONS.get(), **given})
+        try:
+            yield self
+        finally:
+            CALL_OPTIONS.reset(token)
 
     def _check(self, prompt: Prompt, body: dict[str, Any], session: str) -> None:
         """Classify ``body`` (of ``session``) against the requests sent so far; nothing is remembered here
@@ -280,7 +310,7 @@ class _SyncSend(_Wrapper):
             The SDK's errors (``anthropic.APIError``, ``openai.APIError``) unchanged, and its
             ``APIResponseValidationError`` for a response that cannot be read (see the module docstring).
         """
-        session = session or self.session
+        session = session or self.session or "default"
         body = self._prepare(prompt, model, session, params)
         t = self._t()
         raw = self._create()(**body)  # type: ignore[attr-defined]
@@ -296,7 +326,7 @@ class _AsyncSend(_Wrapper):
     async def send(self, prompt: Prompt, *, model: str, session: str | None = None, record_reply: bool = True,
                    **params: Any) -> Any:
         """Async :meth:`_SyncSend.send`: the same steps, awaiting the SDK call."""
-        session = session or self.session
+        session = session or self.session or "default"
         body = self._prepare(prompt, model, session, params)
         t = self._t()
         raw = await self._create()(**body)  # type: ignore[attr-defined]
@@ -344,6 +374,47 @@ class OpenAIClient(_OpenAIMixin, _SyncSend):
 
 class AsyncOpenAIClient(_OpenAIMixin, _AsyncSend):
     """Wraps ``openai.AsyncOpenAI``; ``await client.send(prompt, model=...)``."""
+
+
+def _recording_copy(client: Any, recorder: ExchangeRecorder, session: str | None, provider: str) -> Any:
+    """``client.copy(http_client=...)`` with a recording HTTP client around the client's own
+    (:mod:`promptcache.recording.http_client`); ``client`` itself, with a :class:`RecordingWarning`, when
+    its HTTP client is neither an ``httpx2`` nor an ``httpx`` one: its calls then pass through unrecorded."""
+    inner = getattr(client, "_client", None)
+    http = recording_http_client(inner, recorder, session)
+    if http is None:
+        warnings.warn(RecordingWarning(f"the client's HTTP client is a {type(inner).__module__}."
+                                       f"{type(inner).__name__}, not an httpx2 / httpx client: only send() is "
+                                       f"recorded, its own methods pass through unrecorded"), stacklevel=4)
+        return client
+    copy = client.copy(http_client=http)
+    if provider == "anthropic" and hasattr(copy, "with_middleware"):
+        # anthropic wraps an error raised in its HTTP client as a retried APIConnectionError; the
+        # innermost middleware hands the guard's PrefixStabilityError to the caller as it was raised
+        copy = copy.with_middleware(_async_unwrap if inspect.iscoroutinefunction(http.send) else _unwrap)
+    return copy
+
+
+def _unwrap(request: Any, call_next: Callable[[Any], Any]) -> Any:
+    import anthropic
+
+    try:
+        return call_next(request)
+    except anthropic.APIConnectionError as exc:
+        if isinstance(exc.__cause__, PrefixStabilityError):
+            raise exc.__cause__ from None
+        raise
+
+
+async def _async_unwrap(request: Any, call_next: Callable[[Any], Any]) -> Any:
+    import anthropic
+
+    try:
+        return await call_next(request)
+    except anthropic.APIConnectionError as exc:
+        if isinstance(exc.__cause__, PrefixStabilityError):
+            raise exc.__cause__ from None
+        raise
 
 
 def _expand_home(trace: str | os.PathLike[str] | None) -> str | os.PathLike[str] | None:

@@ -57,7 +57,7 @@ def test_anthropic_wrapper_records_the_wire_bytes_and_usage(tmp_path) -> None:
     mock, seen = transport(anthropic_reply)
     raw = anthropic.Anthropic(api_key=KEY, http_client=httpx2.Client(transport=mock), max_retries=0)
     client = promptcache.wrap(raw, trace=tmp_path / "trace.jsonl", session="sup-001")
-    assert isinstance(client, AnthropicClient) and client.models is raw.models  # other calls pass through
+    assert isinstance(client, AnthropicClient) and client.models is client.recording_client.models  # the SDK's own
     chat = Conversation()
     base = PromptBuilder(registry=LayerRegistry()).system(RULES).tools([TRACK])
     for n, question in enumerate(["Where is P-7?", "And P-8?", "Thanks, and the refund?"]):

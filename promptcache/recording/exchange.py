@@ -1,0 +1,155 @@
+"""One recorded request/response exchange: guard before sending, trace line and statistics after.
+
+Shared by the SDK wrappers' HTTP client (:mod:`promptcache.recording.http_client`)
+and ``promptcache proxy``: both see the request body bytes before they go
+upstream and the response's status and usage after.
+
+::
+
+    recorder = ExchangeRecorder(trace=clock, guard=PrefixGuard(), stats=UsageStats(), guard_mode="warn")
+    exchange = recorder.start(api, body_bytes, session="s1")   # may raise PrefixStabilityError
+    ...                                                         # forward it, read the response
+    recorder.finish(exchange, status=200, usage=usage_dict)
+
+Only a request the provider accepted (2xx) becomes a reference for the guard
+and a trace line; a refused or failed one is neither (as
+:mod:`promptcache.clients.wrappers`' ``send``). The guard is not thread-safe,
+so its steps run under one lock; the trace clock has its own
+(:class:`promptcache.trace.recorder.TraceClock`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from promptcache.errors import PrefixStabilityError
+from promptcache.misses.guard import Divergence, PrefixGuard
+from promptcache.providers.profiles import model_profile
+from promptcache.providers.usage import UsageStats
+from promptcache.recording.endpoints import PROVIDER_OF
+from promptcache.trace.recorder import TraceClock
+from promptcache.trace.records import Redactor, TraceRecord
+
+__all__ = ["GUARD_MODES", "Exchange", "ExchangeRecorder"]
+
+GUARD_MODES = ("warn", "raise", "off")
+
+
+@dataclasses.dataclass
+class Exchange:
+    """A request on its way: its API, wire bytes, parsed body, session, the guard's reading and start time.
+
+    ``divergence`` is None when the guard was off or could not read the body; ``warning`` is the
+    one-line summary to report when the divergence is unexpected (None otherwise).
+    """
+
+    api: str
+    content: bytes
+    body: dict[str, Any] | None
+    session: str
+    t: float
+    guard_key: str | None = None
+    divergence: Divergence | None = None
+    warning: str | None = None
+    guard_error: str | None = None
+
+
+class ExchangeRecorder:
+    """Guard, trace and statistics for requests seen on the wire.
+
+    Args:
+        trace: the :class:`~promptcache.trace.recorder.TraceClock` of the trace file, or None (no trace).
+        guard: the :class:`~promptcache.misses.guard.PrefixGuard` (shared with ``send`` in the wrappers).
+        stats: where usage is added.
+        guard_mode: ``"warn"``, ``"raise"`` or ``"off"``.
+        redact: ``redact(body) -> body`` applied to a copy of each body before it is written.
+        clock: monotonic seconds, read at each request's start.
+
+    Raises:
+        ValueError: an unknown guard mode.
+    """
+
+    def __init__(self, *, trace: TraceClock | None, guard: PrefixGuard, stats: UsageStats, guard_mode: str = "warn",
+                 redact: Redactor | None = None, clock: Callable[[], float] | None = None) -> None:
+        if guard_mode not in GUARD_MODES:
+            raise ValueError(f"guard must be one of {', '.join(GUARD_MODES)}, not {guard_mode!r}")
+        self.trace, self.guard, self.stats, self.guard_mode = trace, guard, stats, guard_mode
+        self.redact = redact
+        self.clock = clock or time.monotonic
+        self._lock = threading.Lock()
+
+    def start(self, api: str, content: bytes, *, session: str, guard_key: str | None = None,
+              guard_mode: str | None = None) -> Exchange:
+        """Read the request and run the guard on it (against the requests of the same ``guard_key``'s session).
+
+        Args:
+            api: the request's API (:func:`promptcache.recording.endpoints.api_of`).
+            content: the body bytes as they go on the wire.
+            session: the trace session of the request.
+            guard_key: the session the guard compares within (default: ``session``).
+            guard_mode: this request's mode (default: the recorder's).
+
+        Raises:
+            PrefixStabilityError: the mode is ``"raise"`` and the guard found an unexpected divergence.
+        """
+        mode = guard_mode or self.guard_mode
+        try:
+            body = json.loads(content)
+        except ValueError:
+            body = None
+        exchange = Exchange(api, content, body if isinstance(body, dict) else None, session, self.clock(),
+                            guard_key=guard_key or session)
+        if mode == "off" or exchange.body is None:
+            return exchange
+        with self._lock:
+            try:
+                divergence = self.guard.compare(exchange.body, api, record=False, session=exchange.guard_key)
+            except ValueError as exc:  # a body the guard cannot decompose: the provider will say what is wrong
+                exchange.guard_error = str(exc)
+                return exchange
+        exchange.divergence = divergence
+        if divergence.expected:
+            return exchange
+        if mode == "raise":
+            raise PrefixStabilityError(divergence.layer or "prompt", divergence.problem(), divergence.hint,
+                                       path=divergence.path or "", divergence=divergence)
+        exchange.warning = divergence.summary()
+        return exchange
+
+    def finish(self, exchange: Exchange, status: int, usage: dict[str, Any] | None) -> list[str]:
+        """Record the answered ``exchange``: a 2xx becomes a guard reference, a trace line and statistics.
+
+        Returns:
+            What could not be recorded (one sentence each; empty when all went well). Nothing
+            here raises: the response has already been paid for.
+        """
+        if not 200 <= status < 300:
+            return []
+        problems: list[str] = []
+
+        def step(name: str, action: Callable[[], object]) -> None:
+            try:
+                action()
+            except Exception as exc:  # noqa: BLE001 - one failed step must not stop the others
+                problems.append(f"{name} failed: {type(exc).__name__}: {exc}")
+
+        if exchange.divergence is not None and exchange.body is not None:
+            def remember() -> None:
+                with self._lock:
+                    self.guard.remember(exchange.body, exchange.api, session=exchange.guard_key)
+            step("remembering the request for the guard", remember)
+        if self.trace is not None:
+            step("writing the trace line", lambda: self.trace.append(exchange.t, lambda stamp: TraceRecord.from_wire(
+                stamp, exchange.api, exchange.session, exchange.content, usage=usage), redact=self.redact))
+        if usage is not None:
+            provider = PROVIDER_OF[exchange.api]
+            model = exchange.body.get("model") if exchange.body is not None else None
+            profile = model_profile(provider, model) if isinstance(model, str) else None
+            step("adding the usage to the statistics", lambda: self.stats.add(
+                usage, session=exchange.session, profile=profile, provider=provider))
+        return problems

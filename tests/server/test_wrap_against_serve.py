@@ -1,0 +1,60 @@
+"""promptcache.wrap() around the official clients pointed at ``promptcache serve`` over real HTTP: the SDK calls the
+app makes are recorded with the bytes sent and the usage the server returned (streams too), and the guard warns."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import anthropic
+import openai
+import pytest
+from server_support import unique_system
+
+import promptcache
+from promptcache import PrefixStabilityWarning
+from promptcache.trace.records import read_trace
+
+
+def test_wrapped_calls_against_serve_record_the_server_s_usage(server, tmp_path) -> None:
+    trace = tmp_path / "t.jsonl"
+    system = unique_system()
+    a = promptcache.wrap(anthropic.Anthropic(base_url=server, api_key="test-key", max_retries=0, timeout=120),
+                         trace=trace, session="app")
+    o = promptcache.wrap(openai.OpenAI(base_url=f"{server}/v1", api_key="test-key", max_retries=0, timeout=120),
+                         trace=trace, session="app")
+    user = [{"role": "user", "content": "Where is order 1042?"}]
+    replies = [a.messages.create(model="claude-sonnet-4-6", max_tokens=2, system=system, messages=user)]
+    with a.messages.stream(model="claude-sonnet-4-6", max_tokens=2, system=system, messages=user) as stream:
+        replies.append(stream.get_final_message())
+    chat = [{"role": "system", "content": system}, *user]
+    chunks = list(o.chat.completions.create(model="gpt-4.1-mini", max_tokens=2, messages=chat, stream=True,
+                                            stream_options={"include_usage": True}))
+
+    got = list(read_trace(trace, strict=True))
+    assert [r.api for r in got] == ["anthropic.messages", "anthropic.messages", "openai.chat"]
+    assert [r.usage for r in got[:2]] == [reply.usage.model_dump(exclude_none=True) for reply in replies]
+    assert got[1].usage["cache_read_input_tokens"] > 0  # the same prompt again: served from the cache
+    assert got[2].usage == chunks[-1].usage.model_dump(exclude_none=True)
+    assert got[2].usage["prompt_tokens_details"]["cached_tokens"] > 0
+    assert a.stats.summary()["total"]["requests"] == 2 and o.stats.summary()["total"]["requests"] == 1
+    assert "test-key" not in trace.read_text()
+
+
+def test_a_timestamp_in_the_system_prompt_of_an_async_app_warns_naming_system(server, tmp_path) -> None:
+    client = promptcache.wrap(anthropic.AsyncAnthropic(base_url=server, api_key="test-key", max_retries=0,
+                                                       timeout=120), trace=tmp_path / "t.jsonl")
+    system = unique_system()
+
+    async def ask(now: str):
+        return await client.messages.create(model="claude-sonnet-4-6", max_tokens=2, system=f"{system} Now: {now}.",
+                                            messages=[{"role": "user", "content": "Where is order 1042?"}])
+
+    async def main() -> None:
+        await ask("2026-12-01T10:00:00Z")
+        with pytest.warns(PrefixStabilityWarning, match=r"volatile_value in system at system"):
+            await ask("2026-12-01T10:00:09Z")
+
+    asyncio.run(main())
+    lines = (tmp_path / "t.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and "10:00:09" in json.loads(lines[1])["body"]["system"]
