@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "diff": "promptcache.commands.diff:diff",
     "engine-bench": "promptcache.commands.engine_bench:engine_bench",
     "serve": "promptcache.commands.serve:serve",
+    "proxy": "promptcache.commands.proxy:proxy",
     "verify": "promptcache.commands.verify:verify",
     "demo": "promptcache.commands.demo:demo",
 }

@@ -34,16 +34,26 @@ def serve(
         log_level: uvicorn's log level. Given ``sock``, uvicorn does not log the address it listens on (it
             did not bind it); ``promptcache serve`` prints the ``base_url`` lines itself once the model is loaded.
     """
-    import uvicorn
-
     from local_backend.server.app import create_app
+
+    app = create_app(engine, served_model_names=served_model_names, default_max_tokens=default_max_tokens)
+    run_asgi(app, host=host, port=port, log_level=log_level, sock=sock)
+
+
+def run_asgi(app: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info",
+             sock: socket.socket | None = None) -> None:
+    """Run the ASGI ``app`` under uvicorn until Ctrl-C / SIGTERM, then shut down gracefully (5 s) and return.
+
+    Also ``promptcache proxy``'s runner; ``sock``, ``log_level``: as :func:`serve`.
+    """
+    import uvicorn
 
     class GracefulServer(uvicorn.Server):
         """uvicorn's server, but a shutdown on Ctrl-C / SIGTERM returns instead of re-raising the signal.
 
         uvicorn (>= 0.29) raises the captured signal again once it has shut down, so the process ends as if
         killed (``KeyboardInterrupt``: click's ``Aborted!``, exit 1; SIGTERM: exit 143). A graceful shutdown
-        is this command's success: ``serve`` returns and the process exits 0.
+        is this command's success: the command returns and the process exits 0.
         """
 
         @contextmanager
@@ -54,6 +64,5 @@ def serve(
                 if isinstance(captured, list):
                     captured.clear()  # handled: the shutdown was graceful, nothing to re-raise
 
-    app = create_app(engine, served_model_names=served_model_names, default_max_tokens=default_max_tokens)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)
     GracefulServer(config).run(sockets=[sock] if sock is not None else None)

@@ -40,10 +40,13 @@ class CannotListen(click.ClickException):
 @click.option("--device", default=None, help="cpu, cuda or mps [default: CUDA, then MPS, then CPU].")
 @click.option("--dtype", default=None, help="float32, bfloat16 or float16 [default: fp32 on CPU].")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="torch.set_num_threads.")
+@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), default=None,
+              help="Append one trace line per API request served to this JSONL file (body and usage, as "
+                   "promptcache proxy and wrap() record them).")
 @click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]), default="info",
               show_default=True)
 def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks, eviction, max_num_seqs,
-          max_model_len, served_model_names, default_max_tokens, device, dtype, threads, log_level):
+          max_model_len, served_model_names, default_max_tokens, device, dtype, threads, trace_path, log_level):
     """Serve the local engine (paged KV cache, automatic prefix caching) over HTTP.
 
     OpenAI: /v1/chat/completions, /v1/completions, /v1/models, /tokenize.
@@ -57,6 +60,7 @@ def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks
     cannot be loaded).
     """
     check_model_options(model_path, tokenizer)  # before torch is imported: a bad path fails in a moment
+    recorder = _trace_recorder(trace_path)  # a trace path that cannot be written fails in a moment too
     from local_backend.server.listen import ListenError, bind_listener  # torch-free
 
     try:
@@ -92,5 +96,35 @@ def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"  # an IPv6 address in a URL is bracketed
     console.print(f"listening on http://{address} (Ctrl-C to stop)")  # uvicorn does not say so: it got the socket
     console.print(f"OpenAI base_url http://{address}/v1  Anthropic base_url http://{address}")
-    run_server(engine, host=host, port=port, served_model_names=served_model_names,
-               default_max_tokens=default_max_tokens, log_level=log_level, sock=sock)
+    if recorder is None:
+        run_server(engine, host=host, port=port, served_model_names=served_model_names,
+                   default_max_tokens=default_max_tokens, log_level=log_level, sock=sock)
+        return
+    from local_backend.server.app import create_app
+    from local_backend.server.run import run_asgi
+    from promptcache.recording.asgi import RecordingMiddleware
+
+    console.print(f"recording the API calls to {trace_path}")
+    app = create_app(engine, served_model_names=served_model_names, default_max_tokens=default_max_tokens)
+    run_asgi(RecordingMiddleware(app, recorder), host=host, port=port, log_level=log_level, sock=sock)
+
+
+def _trace_recorder(trace_path: str | None):
+    """The recorder of ``--trace`` (guard off: the server records, the client's side diagnoses), or None.
+
+    Raises:
+        click.BadParameter: the trace file cannot be appended to (its folder is missing, ...).
+    """
+    if trace_path is None:
+        return None
+    from promptcache.misses.guard import PrefixGuard
+    from promptcache.providers.usage import UsageStats
+    from promptcache.recording.exchange import ExchangeRecorder
+    from promptcache.trace.recorder import TraceClock
+
+    try:
+        clock = TraceClock(trace_path)
+    except OSError as exc:
+        raise click.BadParameter(str(exc), param_hint="--trace") from None
+    return ExchangeRecorder(trace=clock, guard=PrefixGuard(), stats=UsageStats(), guard_mode="off",
+                            clock=clock.clock)

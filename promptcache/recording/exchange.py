@@ -109,8 +109,8 @@ class ExchangeRecorder:
         with self._lock:
             try:
                 divergence = self.guard.compare(exchange.body, api, record=False, session=exchange.guard_key)
-            except ValueError as exc:  # a body the guard cannot decompose: the provider will say what is wrong
-                exchange.guard_error = str(exc)
+            except Exception as exc:  # noqa: BLE001 - a body the guard cannot read: the provider will say what is wrong
+                exchange.guard_error = f"{type(exc).__name__}: {exc}"
                 return exchange
         exchange.divergence = divergence
         if divergence.expected:

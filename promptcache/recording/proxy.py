@@ -1,0 +1,145 @@
+"""``promptcache proxy``: a recording reverse proxy in front of an OpenAI- or Anthropic-compatible API.
+
+An app in any language points its base URL at the proxy; each request is
+forwarded upstream with its method, path, query, headers and body unchanged
+(only the hop-by-hop headers of RFC 9110 section 7.6.1 and ``host`` are
+replaced, and ``x-promptcache-session``, the proxy's own, is taken off). The
+response comes back as it came, status and headers included, streamed chunk by
+chunk (``httpx.AsyncClient.stream`` / ``aiter_raw`` into a Starlette
+``StreamingResponse``: nothing is buffered before the client sees it, and a
+compressed body stays compressed).
+
+For a ``POST`` to a cached-prompt endpoint (:mod:`promptcache.recording.endpoints`)
+the request goes through :class:`~promptcache.recording.exchange.ExchangeRecorder`
+(the guard before forwarding, the trace line and statistics when the response
+body has ended), and :class:`ProxyLog` prints one line: cached / written /
+uncached prompt tokens and, for an unexpected divergence, the guard's cause.
+Headers, API keys included, are never written to the trace. An upstream that
+cannot be reached is answered with a 502 in the API's error shape, naming it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import itertools
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import httpx
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from promptcache.providers.apis import ANTHROPIC_MESSAGES
+from promptcache.providers.usage import normalize_usage
+from promptcache.recording.endpoints import PROVIDER_OF, api_of
+from promptcache.recording.exchange import Exchange, ExchangeRecorder
+from promptcache.recording.response_usage import UsageCollector
+
+__all__ = ["SESSION_HEADER", "ProxyLog", "create_proxy_app"]
+
+SESSION_HEADER = "x-promptcache-session"
+"""A request header the proxy reads as the trace session and does not forward."""
+
+_HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+                         "transfer-encoding", "upgrade", "host", "content-length", SESSION_HEADER})
+_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+
+@dataclasses.dataclass
+class ProxyLog:
+    """Prints one line per recorded request (``print`` takes a string; default: nothing)."""
+
+    print: Callable[[str], None] = lambda line: None
+    counter: Any = dataclasses.field(default_factory=lambda: itertools.count(1))
+
+    def request(self, exchange: Exchange, status: int, usage: dict[str, Any] | None) -> None:
+        """``#3 200 anthropic.messages claude-sonnet-4-6: cached 1,200 written 0 uncached 12`` and, on a
+        second line, the guard's cause of an unexpected divergence."""
+        model = exchange.body.get("model", "?") if exchange.body is not None else "?"
+        line = f"#{next(self.counter)} {status} {exchange.api} {model}"
+        if usage is not None:
+            try:
+                tokens = normalize_usage(usage, PROVIDER_OF[exchange.api])
+                line += (f": cached {tokens.cache_read:,} written {tokens.cache_write:,} "
+                         f"uncached {tokens.uncached:,}")
+            except ValueError as exc:
+                line += f": usage not read ({exc})"
+        elif 200 <= status < 300:
+            line += ": no usage in the response"
+        self.print(line)
+        if exchange.warning is not None:
+            self.print(f"   miss: {exchange.warning}")
+
+
+def _error(api: str | None, status: int, message: str) -> JSONResponse:
+    """An error body in the shape the client's SDK reads (Anthropic's or OpenAI's)."""
+    if api == ANTHROPIC_MESSAGES:
+        return JSONResponse({"type": "error", "error": {"type": "api_error", "message": message}}, status)
+    return JSONResponse({"error": {"message": message, "type": "proxy_error", "param": None, "code": None}}, status)
+
+
+def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog | None = None,
+                     session: str = "default", timeout: float | None = 600.0) -> Starlette:
+    """The proxy as an ASGI app.
+
+    Args:
+        upstream: the base URL requests are forwarded to (``https://api.anthropic.com``; a path prefix is
+            kept: ``http://host:8000/v1`` + ``/chat/completions``).
+        recorder: the guard / trace / statistics step.
+        log: where the per-request lines go.
+        session: the trace session of requests without an ``x-promptcache-session`` header.
+        timeout: seconds to wait for upstream to connect or send the next bytes (None: no limit).
+    """
+    base = upstream.rstrip("/")
+    log = log or ProxyLog()
+    client = httpx.AsyncClient(timeout=httpx.Timeout(timeout), limits=httpx.Limits(max_connections=None),
+                               follow_redirects=False, trust_env=False)
+
+    async def forward(request: Request) -> Response:
+        path = request.url.path
+        api = api_of(request.method, path)
+        content = await request.body()
+        headers = [(k, v) for k, v in request.headers.raw if k.decode("latin-1").lower() not in _HOP_BY_HOP]
+        exchange = None
+        if api is not None:
+            named = request.headers.get(SESSION_HEADER) or session
+            exchange = recorder.start(api, content, session=named, guard_key=f"{named} {api}")
+        url = base + path + (f"?{request.url.query}" if request.url.query else "")
+        outgoing = client.build_request(request.method, url, headers=headers, content=content)
+        try:
+            upstream_response = await client.send(outgoing, stream=True)
+        except httpx.HTTPError as exc:
+            return _error(api, 502, f"promptcache proxy: upstream {base} cannot be reached "
+                                    f"({type(exc).__name__}: {exc or 'no detail'})")
+        response_headers = [(k, v) for k, v in upstream_response.headers.raw
+                            if k.decode("latin-1").lower() not in _HOP_BY_HOP - {"content-length"}]
+        collector = UsageCollector(upstream_response.headers.get("content-type", ""),
+                                   upstream_response.headers.get("content-encoding", ""))
+
+        async def body() -> AsyncIterator[bytes]:
+            try:
+                async for chunk in upstream_response.aiter_raw():
+                    if exchange is not None:
+                        collector.feed(chunk)
+                    yield chunk
+            finally:  # read to its end, or the client went away: recorded with the usage seen so far
+                await upstream_response.aclose()
+                if exchange is not None:
+                    usage = collector.finish()
+                    for problem in recorder.finish(exchange, upstream_response.status_code, usage):
+                        log.print(f"   not recorded: {problem}")
+                    log.request(exchange, upstream_response.status_code, usage)
+
+        streamed = StreamingResponse(body(), status_code=upstream_response.status_code)
+        streamed.raw_headers = [(k.lower(), v) for k, v in response_headers]
+        return streamed
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await client.aclose()
+
+    return Starlette(routes=[Route("/{path:path}", forward, methods=_METHODS)], lifespan=lifespan)
