@@ -7,7 +7,11 @@ import warnings
 import click
 from rich.console import Console
 
-from promptcache.commands.backend import check_model_options, loading_model, require_backend
+from promptcache.commands.backend import (
+    check_model_options,
+    loading_model,
+    require_backend,
+)
 
 
 class CannotListen(click.ClickException):
@@ -90,7 +94,9 @@ def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks
                   f"({stats['kv']['pool_bytes'] / 2**20:,.0f} MiB), context {engine.max_model_len:,} tokens")
     if engine.loaded.is_embedded:
         console.print(f"[dim]{EMBEDDED_NOTICE}[/dim]")
-    from promptcache.commands.options import print_warnings  # here: it imports the trace reader
+    from promptcache.commands.options import (
+        print_warnings,  # here: it imports the trace reader
+    )
 
     print_warnings(caught, console)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"  # an IPv6 address in a URL is bracketed

@@ -31,9 +31,10 @@ from __future__ import annotations
 import contextvars
 import functools
 import importlib
+import types
 import warnings
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
 from promptcache.errors import PrefixStabilityWarning, RecordingWarning
@@ -44,7 +45,8 @@ from promptcache.recording.response_usage import UsageCollector
 
 __all__ = ["CALL_OPTIONS", "recording_http_client"]
 
-CALL_OPTIONS: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("promptcache_call_options", default={})
+CALL_OPTIONS: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar(
+    "promptcache_call_options", default=types.MappingProxyType({}))
 """``session`` / ``guard`` for the calls made inside ``wrapped.call_options(...)`` (a context manager)."""
 
 

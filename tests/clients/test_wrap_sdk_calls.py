@@ -324,9 +324,8 @@ def test_each_call_site_is_its_own_guard_session_and_call_options_set_one(tmp_pa
         client.messages.create(model=A_MODEL, max_tokens=64, system=RULES, messages=user)
     sessions = [r.session for r in records(tmp_path / "t.jsonl")]
     assert sessions[-1] == "ticket-42" and sessions[0] != sessions[1] and sessions[0] == sessions[2]
-    with pytest.raises(ValueError, match="guard must be one of"):
-        with client.call_options(guard="loud"):
-            pass
+    with pytest.raises(ValueError, match="guard must be one of"), client.call_options(guard="loud"):
+        pass
 
 
 def test_refused_requests_are_not_recorded_and_other_endpoints_pass_through(tmp_path) -> None:
