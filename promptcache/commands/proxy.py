@@ -36,6 +36,21 @@ def load_redactor(spec: str | None) -> Any:
     return hook
 
 
+PROXY_MODULES = ("starlette", "uvicorn", "httpx")
+
+
+def _require_proxy_extra() -> None:
+    """Stop with the install command when a module the proxy runs on is missing (no torch needed)."""
+    from promptcache.commands.backend import BackendMissing
+
+    for name in PROXY_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise BackendMissing(f"promptcache proxy needs the proxy extra ({name} is not installed: {exc}). "
+                                 f"Install it with: pip install 'promptcache[proxy]'") from None
+
+
 @click.command("proxy")
 @click.option("--upstream", required=True, metavar="URL",
               help="Where requests go: https://api.anthropic.com, https://api.openai.com, or any compatible "
@@ -66,6 +81,7 @@ def proxy(upstream, trace_path, host, port, session, guard, redact_spec, timeout
     Exit codes: 0 after Ctrl-C / SIGTERM; 2 a usage error (a bad --upstream, --redact
     or --trace, or HOST:PORT cannot be bound).
     """
+    _require_proxy_extra()
     import httpx
 
     if httpx.URL(upstream).scheme not in ("http", "https") or not httpx.URL(upstream).host:
