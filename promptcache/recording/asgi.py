@@ -66,5 +66,7 @@ class RecordingMiddleware:
         if state["done"] or state["exchange"] is None or state["collector"] is None:
             return
         state["done"] = True
-        for problem in self.recorder.finish(state["exchange"], state["status"], state["collector"].finish()):
+        collector = state["collector"]
+        for problem in self.recorder.finish(state["exchange"], state["status"], collector.finish(),
+                                            collector.response):
             warnings.warn(RecordingWarning(f"the response was sent but {problem}"), stacklevel=2)

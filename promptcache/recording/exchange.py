@@ -29,6 +29,7 @@ from typing import Any
 
 from promptcache.errors import PrefixStabilityError
 from promptcache.misses.guard import Divergence, PrefixGuard
+from promptcache.providers.apis import OPENAI_RESPONSES
 from promptcache.providers.profiles import model_profile
 from promptcache.providers.usage import UsageStats
 from promptcache.recording.endpoints import PROVIDER_OF
@@ -121,8 +122,13 @@ class ExchangeRecorder:
         exchange.warning = divergence.summary()
         return exchange
 
-    def finish(self, exchange: Exchange, status: int, usage: dict[str, Any] | None) -> list[str]:
+    def finish(self, exchange: Exchange, status: int, usage: dict[str, Any] | None,
+               response: dict[str, Any] | None = None) -> list[str]:
         """Record the answered ``exchange``: a 2xx becomes a guard reference, a trace line and statistics.
+
+        ``response``: an ``openai.responses`` reply's ``{"id", "output"}``, kept in the trace line for
+        ``previous_response_id`` chains (:attr:`UsageCollector.response
+        <promptcache.recording.response_usage.UsageCollector.response>`).
 
         Returns:
             What could not be recorded (one sentence each; empty when all went well). Nothing
@@ -143,9 +149,10 @@ class ExchangeRecorder:
                 with self._lock:
                     self.guard.remember(exchange.body, exchange.api, session=exchange.guard_key)
             step("remembering the request for the guard", remember)
+        extra = {"response": response} if response is not None and exchange.api == OPENAI_RESPONSES else {}
         if self.trace is not None:
             step("writing the trace line", lambda: self.trace.append(exchange.t, lambda stamp: TraceRecord.from_wire(
-                stamp, exchange.api, exchange.session, exchange.content, usage=usage), redact=self.redact))
+                stamp, exchange.api, exchange.session, exchange.content, usage=usage, **extra), redact=self.redact))
         if usage is not None:
             provider = PROVIDER_OF[exchange.api]
             model = exchange.body.get("model") if exchange.body is not None else None

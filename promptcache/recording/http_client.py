@@ -74,8 +74,8 @@ class _Calls:
                 warnings.warn(PrefixStabilityWarning(exchange.warning), stacklevel=4)
         return exchange
 
-    def finish(self, exchange: Exchange, status: int, usage: dict[str, Any] | None) -> None:
-        for problem in self.recorder.finish(exchange, status, usage):
+    def finish(self, exchange: Exchange, status: int, collector: UsageCollector) -> None:
+        for problem in self.recorder.finish(exchange, status, collector.finish(), collector.response):
             warnings.warn(RecordingWarning(f"the response was returned but {problem}"), stacklevel=2)
 
     def observe(self, exchange: Exchange, response: Any, streamed: bool) -> None:
@@ -84,10 +84,10 @@ class _Calls:
         if not streamed or response.is_closed:  # read already (httpx2 reads a body given as bytes at once)
             collector.encoding = ""  # httpx2 has decoded a read body
             collector.feed(response.content)
-            self.finish(exchange, response.status_code, collector.finish())
+            self.finish(exchange, response.status_code, collector)
             return
         status = response.status_code  # the finaliser below must not hold the response
-        done = _Once(lambda: self.finish(exchange, status, collector.finish()))
+        done = _Once(lambda: self.finish(exchange, status, collector))
         inner = response.stream
         if hasattr(inner, "__aiter__"):
             response.stream = _classes(type(response))[3](inner, collector, done)

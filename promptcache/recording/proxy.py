@@ -129,7 +129,8 @@ def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog
                 await upstream_response.aclose()
                 if exchange is not None:
                     usage = collector.finish()
-                    for problem in recorder.finish(exchange, upstream_response.status_code, usage):
+                    for problem in recorder.finish(exchange, upstream_response.status_code, usage,
+                                                   collector.response):
                         log.print(f"   not recorded: {problem}")
                     log.request(exchange, upstream_response.status_code, usage)
 

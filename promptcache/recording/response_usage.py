@@ -15,7 +15,10 @@ anthropic 2.15 / openai 3.57):
 - OpenAI Responses: the response's ``usage``; streamed, ``response.completed``
   (or ``response.incomplete`` / ``response.failed``) ``response.usage``.
 
-A compressed body (``content-encoding``) is kept whole and decoded at the end.
+A Responses API reply's ``{"id", "output"}`` is kept too (:attr:`UsageCollector.response`): the trace
+line carries it, so a later request that names it in ``previous_response_id`` can be read with its whole
+chained input (:mod:`promptcache.trace.chain`). A compressed body (``content-encoding``) is kept whole and
+decoded at the end.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class UsageCollector:
         self._line = bytearray()  # a stream: the line being read
         self._data: list[bytes] = []  # a stream: the data lines of the event being read
         self.usage: dict[str, Any] | None = None
+        self.response: dict[str, Any] | None = None  # a Responses reply: {"id", "output"}
         self.events = 0
 
     def feed(self, chunk: bytes) -> None:
@@ -70,8 +74,16 @@ class UsageCollector:
             body = json.loads(bytes(self._raw))
         except ValueError:
             return None
-        usage = body.get("usage") if isinstance(body, dict) else None
+        if not isinstance(body, dict):
+            return None
+        self._keep_response(body)
+        usage = body.get("usage")
         return dict(usage) if isinstance(usage, dict) else None
+
+    def _keep_response(self, response: dict[str, Any]) -> None:
+        if response.get("object") == "response" and isinstance(response.get("id"), str) \
+                and isinstance(response.get("output"), list):
+            self.response = {"id": response["id"], "output": response["output"]}
 
     def _lines(self, chunk: bytes) -> None:
         self._line += chunk
@@ -105,6 +117,7 @@ class UsageCollector:
         elif kind == "message_delta" and isinstance(event.get("usage"), dict):
             self.usage = {**(self.usage or {}), **{k: v for k, v in event["usage"].items() if v is not None}}
         elif kind in _FINAL_RESPONSE_EVENTS and isinstance(event.get("response"), dict):
+            self._keep_response(event["response"])
             usage = event["response"].get("usage")
             if isinstance(usage, dict):
                 self.usage = dict(usage)
