@@ -98,29 +98,42 @@ class ExchangeRecorder:
         Raises:
             PrefixStabilityError: the mode is ``"raise"`` and the guard found an unexpected divergence.
         """
-        mode = guard_mode or self.guard_mode
+        exchange = self.open(api, content, session=session, guard_key=guard_key)
+        self.check(exchange, guard_mode)
+        return exchange
+
+    def open(self, api: str, content: bytes, *, session: str, guard_key: str | None = None) -> Exchange:
+        """The :class:`Exchange` of a request (its body parsed, its start time read), not yet guarded."""
         try:
             body = json.loads(content)
         except ValueError:
             body = None
-        exchange = Exchange(api, content, body if isinstance(body, dict) else None, session, self.clock(),
-                            guard_key=guard_key or session)
+        return Exchange(api, content, body if isinstance(body, dict) else None, session, self.clock(),
+                        guard_key=guard_key or session)
+
+    def check(self, exchange: Exchange, guard_mode: str | None = None) -> None:
+        """Run the guard on an opened ``exchange`` (sets its ``divergence`` and ``warning``); thread-safe.
+
+        Raises:
+            PrefixStabilityError: the mode is ``"raise"`` and the guard found an unexpected divergence.
+        """
+        mode = guard_mode or self.guard_mode
         if mode == "off" or exchange.body is None:
-            return exchange
+            return
         with self._lock:
             try:
-                divergence = self.guard.compare(exchange.body, api, record=False, session=exchange.guard_key)
+                divergence = self.guard.compare(exchange.body, exchange.api, record=False,
+                                                session=exchange.guard_key)
             except Exception as exc:  # noqa: BLE001 - a body the guard cannot read: the provider will say what is wrong
                 exchange.guard_error = f"{type(exc).__name__}: {exc}"
-                return exchange
+                return
         exchange.divergence = divergence
         if divergence.expected:
-            return exchange
+            return
         if mode == "raise":
             raise PrefixStabilityError(divergence.layer or "prompt", divergence.problem(), divergence.hint,
                                        path=divergence.path or "", divergence=divergence)
         exchange.warning = divergence.summary()
-        return exchange
 
     def finish(self, exchange: Exchange, status: int, usage: dict[str, Any] | None,
                response: dict[str, Any] | None = None) -> list[str]:

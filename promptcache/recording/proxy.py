@@ -20,12 +20,14 @@ cannot be reached is answered with a 502 in the API's error shape, naming it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import itertools
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import anyio.to_thread
 import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -103,15 +105,19 @@ def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog
         api = api_of(request.method, path)
         content = await request.body()
         headers = [(k, v) for k, v in request.headers.raw if k.decode("latin-1").lower() not in _HOP_BY_HOP]
-        exchange = None
+        exchange, guarded = None, None
         if api is not None:
             named = request.headers.get(SESSION_HEADER) or session
-            exchange = recorder.start(api, content, session=named, guard_key=f"{named} {api}")
+            exchange = recorder.open(api, content, session=named, guard_key=f"{named} {api}")
+            # the guard tokenises the body: in a worker thread, while the request is on its way upstream
+            guarded = asyncio.ensure_future(anyio.to_thread.run_sync(recorder.check, exchange))
         url = base + path + (f"?{request.url.query}" if request.url.query else "")
         outgoing = client.build_request(request.method, url, headers=headers, content=content)
         try:
             upstream_response = await client.send(outgoing, stream=True)
         except httpx.HTTPError as exc:
+            if guarded is not None:
+                await guarded
             return _error(api, 502, f"promptcache proxy: upstream {base} cannot be reached "
                                     f"({type(exc).__name__}: {exc or 'no detail'})")
         response_headers = [(k, v) for k, v in upstream_response.headers.raw
@@ -119,20 +125,36 @@ def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog
         collector = UsageCollector(upstream_response.headers.get("content-type", ""),
                                    upstream_response.headers.get("content-encoding", ""))
 
+        length = upstream_response.headers.get("content-length")
+        expected = int(length) if length and length.isdigit() else None
+        recorded = False
+
+        async def record() -> None:
+            nonlocal recorded
+            if recorded or exchange is None:
+                return
+            recorded = True
+            await guarded
+            usage = collector.finish()
+            for problem in recorder.finish(exchange, upstream_response.status_code, usage, collector.response):
+                log.print(f"   not recorded: {problem}")
+            log.request(exchange, upstream_response.status_code, usage)
+
         async def body() -> AsyncIterator[bytes]:
+            received = 0
             try:
                 async for chunk in upstream_response.aiter_raw():
                     if exchange is not None:
                         collector.feed(chunk)
+                        received += len(chunk)
+                        if expected is not None and received >= expected:
+                            # the client has the whole body with this chunk and may send its next request
+                            # at once: record this one first, so the guard compares the next with it
+                            await record()
                     yield chunk
             finally:  # read to its end, or the client went away: recorded with the usage seen so far
                 await upstream_response.aclose()
-                if exchange is not None:
-                    usage = collector.finish()
-                    for problem in recorder.finish(exchange, upstream_response.status_code, usage,
-                                                   collector.response):
-                        log.print(f"   not recorded: {problem}")
-                    log.request(exchange, upstream_response.status_code, usage)
+                await record()
 
         streamed = StreamingResponse(body(), status_code=upstream_response.status_code)
         streamed.raw_headers = [(k.lower(), v) for k, v in response_headers]
