@@ -4,7 +4,8 @@
 Starts ``promptcache serve`` (embedded model) and ``promptcache proxy --upstream <serve> --trace <tmp>`` on free
 loopback ports (or uses ``--url``), then sends ``--requests`` pairs of identical non-streaming chat completions
 (one shared system prompt, ``max_tokens=1``, so the engine's work is a prefix hit and one decode step) with the
-official ``openai`` client: direct, then through the proxy, interleaved so load drifts hit both alike. Reports the
+official ``openai`` client: direct and through the proxy in pairs, which one first alternating, so load
+drifts and order effects hit both alike. Reports the
 p50 / p90 latency of each and the p50 of the per-pair difference (proxy minus direct), in milliseconds, and the
 same for the time to the first chunk of streamed requests (``--stream-requests`` pairs).
 
@@ -112,7 +113,13 @@ def main() -> None:
         results = {}
         for name, measure, count in (("non-streaming", call, args.requests),
                                      ("streaming TTFT", first_chunk, args.stream_requests)):
-            pairs = [(measure(direct), measure(proxied)) for _ in range(count)]
+            pairs = []
+            for n in range(count):  # alternate which goes first, so an order effect falls on both sides
+                if n % 2:
+                    through_ms = measure(proxied)
+                    pairs.append((measure(direct), through_ms))
+                else:
+                    pairs.append((measure(direct), measure(proxied)))
             plain, through = [p[0] for p in pairs], [p[1] for p in pairs]
             results[name] = {"requests": count, "direct_p50_ms": statistics.median(plain),
                              "direct_p90_ms": percentile(plain, 0.9), "proxy_p50_ms": statistics.median(through),

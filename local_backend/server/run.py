@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
+from local_backend.server.graceful import run_asgi
 from local_backend.server.state import DEFAULT_MAX_TOKENS
 
 
@@ -38,31 +38,3 @@ def serve(
 
     app = create_app(engine, served_model_names=served_model_names, default_max_tokens=default_max_tokens)
     run_asgi(app, host=host, port=port, log_level=log_level, sock=sock)
-
-
-def run_asgi(app: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info",
-             sock: socket.socket | None = None) -> None:
-    """Run the ASGI ``app`` under uvicorn until Ctrl-C / SIGTERM, then shut down gracefully (5 s) and return.
-
-    Also ``promptcache proxy``'s runner; ``sock``, ``log_level``: as :func:`serve`.
-    """
-    import uvicorn
-
-    class GracefulServer(uvicorn.Server):
-        """uvicorn's server, but a shutdown on Ctrl-C / SIGTERM returns instead of re-raising the signal.
-
-        uvicorn (>= 0.29) raises the captured signal again once it has shut down, so the process ends as if
-        killed (``KeyboardInterrupt``: click's ``Aborted!``, exit 1; SIGTERM: exit 143). A graceful shutdown
-        is this command's success: the command returns and the process exits 0.
-        """
-
-        @contextmanager
-        def capture_signals(self) -> Iterator[None]:
-            with super().capture_signals():
-                yield
-                captured = getattr(self, "_captured_signals", None)  # uvicorn's private list (0.29-0.54)
-                if isinstance(captured, list):
-                    captured.clear()  # handled: the shutdown was graceful, nothing to re-raise
-
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)
-    GracefulServer(config).run(sockets=[sock] if sock is not None else None)

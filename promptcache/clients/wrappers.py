@@ -86,7 +86,6 @@ from promptcache.recording.http_client import CALL_OPTIONS, recording_http_clien
 
 __all__ = ["AnthropicClient", "AsyncAnthropicClient", "AsyncOpenAIClient", "OpenAIClient", "wrap"]
 
-_GUARD_MODES = GUARD_MODES
 
 
 class _Wrapper:
@@ -99,7 +98,7 @@ class _Wrapper:
     api = ""
     provider = ""
 
-    def __init__(self, client: Any, *, trace: str | os.PathLike[str] | None = None, session: str | None = None,
+    def __init__(self, client: Any, *, trace: str | os.PathLike[str] | None = None, session: str = "default",
                  redact: Redactor | None = None, guard: str = "warn", stats: UsageStats | None = None,
                  clock: Callable[[], float] | None = None, guard_max_requests: int = 256) -> None:
         """
@@ -110,8 +109,8 @@ class _Wrapper:
                 (:func:`os.path.expanduser`); :attr:`trace` holds the expanded path. An existing file is
                 appended to, never replaced (several processes may record into one trace), its ``t``
                 continued.
-            session: the trace / statistics session of every request (default: ``"default"`` for
-                :meth:`send`, the call site, ``file.py:LINE``, for the SDK's own methods).
+            session: the default trace / statistics session (of :meth:`send` and of the SDK's own methods;
+                :meth:`call_options` sets another for a block).
             redact: ``redact(body) -> body`` applied to a copy of each body before it is written.
             guard: ``"warn"`` (default), ``"raise"`` or ``"off"``.
             stats: share a :class:`~promptcache.providers.usage.UsageStats` between clients (default: a new one).
@@ -128,8 +127,8 @@ class _Wrapper:
                 writable, or it names a folder (:func:`promptcache.trace.recorder.check_trace_path`;
                 nothing is created, and the check is made here, before any request is sent).
         """
-        if guard not in _GUARD_MODES:
-            raise ValueError(f"guard must be one of {', '.join(_GUARD_MODES)}, not {guard!r}")
+        if guard not in GUARD_MODES:
+            raise ValueError(f"guard must be one of {', '.join(GUARD_MODES)}, not {guard!r}")
         if isinstance(guard_max_requests, bool) or not isinstance(guard_max_requests, int) or guard_max_requests < 1:
             raise ValueError(f"guard_max_requests must be a whole number >= 1, not {guard_max_requests!r}")
         self.client, self.session, self.redact, self.guard_mode = client, session, redact, guard
@@ -157,8 +156,8 @@ class _Wrapper:
         Raises:
             ValueError: an unknown guard mode.
         """
-        if guard is not None and guard not in _GUARD_MODES:
-            raise ValueError(f"guard must be one of {', '.join(_GUARD_MODES)}, not {guard!r}")
+        if guard is not None and guard not in GUARD_MODES:
+            raise ValueError(f"guard must be one of {', '.join(GUARD_MODES)}, not {guard!r}")
         given = {key: value for key, value in (("session", session), ("guard", guard)) if value is not None}
         token = CALL_OPTIONS.set({**CALL_OPTIONS.get(), **given})
         try:
@@ -310,7 +309,7 @@ class _SyncSend(_Wrapper):
             The SDK's errors (``anthropic.APIError``, ``openai.APIError``) unchanged, and its
             ``APIResponseValidationError`` for a response that cannot be read (see the module docstring).
         """
-        session = session or self.session or "default"
+        session = session or self.session
         body = self._prepare(prompt, model, session, params)
         t = self._t()
         raw = self._create()(**body)  # type: ignore[attr-defined]
@@ -326,7 +325,7 @@ class _AsyncSend(_Wrapper):
     async def send(self, prompt: Prompt, *, model: str, session: str | None = None, record_reply: bool = True,
                    **params: Any) -> Any:
         """Async :meth:`_SyncSend.send`: the same steps, awaiting the SDK call."""
-        session = session or self.session or "default"
+        session = session or self.session
         body = self._prepare(prompt, model, session, params)
         t = self._t()
         raw = await self._create()(**body)  # type: ignore[attr-defined]
@@ -381,7 +380,7 @@ def _recording_copy(client: Any, recorder: ExchangeRecorder, session: str | None
     (:mod:`promptcache.recording.http_client`); ``client`` itself, with a :class:`RecordingWarning`, when
     its HTTP client is neither an ``httpx2`` nor an ``httpx`` one: its calls then pass through unrecorded."""
     inner = getattr(client, "_client", None)
-    http = recording_http_client(inner, recorder, session)
+    http = recording_http_client(inner, recorder, session, provider)
     if http is None:
         warnings.warn(RecordingWarning(f"the client's HTTP client is a {type(inner).__module__}."
                                        f"{type(inner).__name__}, not an httpx2 / httpx client: only send() is "

@@ -8,11 +8,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-
-class CannotListen(click.ClickException):
-    """``--host`` / ``--port`` cannot be bound: exit code 2, like other usage errors."""
-
-    exit_code = 2
+from promptcache.commands.serve import CannotListen
 
 
 def load_redactor(spec: str | None) -> Any:
@@ -84,17 +80,20 @@ def proxy(upstream, trace_path, host, port, session, guard, redact_spec, timeout
     _require_proxy_extra()
     import httpx
 
-    if httpx.URL(upstream).scheme not in ("http", "https") or not httpx.URL(upstream).host:
-        raise click.BadParameter(f"{upstream!r} is not an http(s) URL", param_hint="--upstream")
-    redact = load_redactor(redact_spec)
-    from local_backend.server.listen import ListenError, bind_listener
-    from local_backend.server.run import run_asgi
-    from promptcache.misses.guard import PrefixGuard
-    from promptcache.providers.usage import UsageStats
-    from promptcache.recording.exchange import ExchangeRecorder
-    from promptcache.recording.proxy import ProxyLog, create_proxy_app
+    from local_backend.server.listen import ListenError, bind_listener  # torch-free, as the rest of the proxy
     from promptcache.trace.recorder import TraceClock
 
+    try:
+        url = httpx.URL(upstream)
+        url.port  # noqa: B018 - an out-of-range port raises here
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise click.BadParameter(f"{upstream!r} is not a URL ({exc})", param_hint="--upstream") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise click.BadParameter(f"{upstream!r} is not an http(s) URL", param_hint="--upstream")
+    if url.path.rstrip("/").endswith("/v1"):
+        raise click.BadParameter(f"{upstream!r} ends with /v1, but clients send /v1/... themselves: give the "
+                                 f"server's root, {upstream.rstrip('/')[:-3]}", param_hint="--upstream")
+    redact = load_redactor(redact_spec)
     try:
         clock = TraceClock(trace_path) if trace_path else None
     except OSError as exc:
@@ -103,6 +102,12 @@ def proxy(upstream, trace_path, host, port, session, guard, redact_spec, timeout
         sock = bind_listener(host, port)
     except ListenError as exc:
         raise CannotListen(str(exc)) from None
+    from local_backend.server.graceful import run_asgi
+    from promptcache.misses.guard import PrefixGuard
+    from promptcache.providers.usage import UsageStats
+    from promptcache.recording.exchange import ExchangeRecorder
+    from promptcache.recording.proxy import ProxyLog, create_proxy_app
+
     port = sock.getsockname()[1]
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     stats = UsageStats()

@@ -107,7 +107,7 @@ def serve(model_path, tokenizer, host, port, block_size, kv_cache_mb, num_blocks
                    default_max_tokens=default_max_tokens, log_level=log_level, sock=sock)
         return
     from local_backend.server.app import create_app
-    from local_backend.server.run import run_asgi
+    from local_backend.server.graceful import run_asgi
     from promptcache.recording.asgi import RecordingMiddleware
 
     console.print(f"recording the API calls to {trace_path}")

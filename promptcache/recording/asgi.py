@@ -15,7 +15,7 @@ import warnings
 from typing import Any
 
 from promptcache.errors import RecordingWarning
-from promptcache.recording.endpoints import api_of
+from promptcache.recording.endpoints import SESSION_HEADER, api_of
 from promptcache.recording.exchange import ExchangeRecorder
 from promptcache.recording.response_usage import UsageCollector
 
@@ -23,7 +23,8 @@ __all__ = ["RecordingMiddleware"]
 
 
 class RecordingMiddleware:
-    """Wrap the ASGI ``app``; ``recorder`` records (``session`` is the trace session of every request)."""
+    """Wrap the ASGI ``app``; ``recorder`` records. ``session`` is the trace session of a request without an
+    ``x-promptcache-session`` header (:data:`promptcache.recording.endpoints.SESSION_HEADER`)."""
 
     def __init__(self, app: Any, recorder: ExchangeRecorder, *, session: str = "default") -> None:
         self.app, self.recorder, self.session = app, recorder, session
@@ -33,6 +34,8 @@ class RecordingMiddleware:
         if api is None:
             await self.app(scope, receive, send)
             return
+        named = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k.decode("latin-1").lower() == SESSION_HEADER),
+                     self.session)
         body = bytearray()
         state: dict[str, Any] = {"exchange": None, "status": 0, "collector": None, "done": False}
 
@@ -41,8 +44,7 @@ class RecordingMiddleware:
             if message["type"] == "http.request":
                 body.extend(message.get("body", b""))
                 if not message.get("more_body", False) and state["exchange"] is None:
-                    state["exchange"] = self.recorder.start(api, bytes(body), session=self.session,
-                                                            guard_mode="off")
+                    state["exchange"] = self.recorder.start(api, bytes(body), session=named, guard_mode="off")
             return message
 
         async def sending(message: dict[str, Any]) -> None:

@@ -2,8 +2,9 @@
 
 The paths are the providers' (Anthropic ``POST /v1/messages``; OpenAI
 ``POST /v1/chat/completions`` and ``POST /v1/responses``), matched at the end
-of the path so a base URL with a prefix (``/openai/v1/...``, a gateway) still
-matches. Other endpoints (``/v1/messages/count_tokens``, ``/v1/messages/batches``,
+of the path so a base URL with a prefix (``/openai/v1/...``, a gateway, Azure's
+``/openai/deployments/NAME/chat/completions``) still matches; Anthropic's with its
+``/v1`` (``/v1/threads/ID/messages`` is OpenAI's Assistants API). Other endpoints (``/v1/messages/count_tokens``, ``/v1/messages/batches``,
 ``GET /v1/responses/{id}``, ``/v1/models``) send no cached prompt and are not
 recorded.
 """
@@ -12,9 +13,13 @@ from __future__ import annotations
 
 from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, OPENAI_RESPONSES
 
-__all__ = ["PROVIDER_OF", "api_of"]
+__all__ = ["PROVIDER_OF", "SESSION_HEADER", "api_of"]
 
-_SUFFIXES = (("/messages", ANTHROPIC_MESSAGES), ("/chat/completions", OPENAI_CHAT), ("/responses", OPENAI_RESPONSES))
+SESSION_HEADER = "x-promptcache-session"
+"""A request header ``promptcache proxy`` and ``serve --trace`` read as the trace session (the proxy does not
+forward it)."""
+
+_SUFFIXES = (("/v1/messages", ANTHROPIC_MESSAGES), ("/chat/completions", OPENAI_CHAT), ("/responses", OPENAI_RESPONSES))
 
 PROVIDER_OF = {ANTHROPIC_MESSAGES: "anthropic", OPENAI_CHAT: "openai", OPENAI_RESPONSES: "openai"}
 """The provider whose usage fields and prices an API's responses carry."""

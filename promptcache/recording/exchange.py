@@ -58,6 +58,7 @@ class Exchange:
     divergence: Divergence | None = None
     warning: str | None = None
     guard_error: str | None = None
+    site: tuple[str, int] | None = None  # the app's line that made the call (the SDK wrappers)
 
 
 class ExchangeRecorder:

@@ -39,7 +39,7 @@ from typing import Any
 
 from promptcache.errors import PrefixStabilityWarning, RecordingWarning
 from promptcache.recording.call_site import call_site
-from promptcache.recording.endpoints import api_of
+from promptcache.recording.endpoints import PROVIDER_OF, api_of
 from promptcache.recording.exchange import Exchange, ExchangeRecorder
 from promptcache.recording.response_usage import UsageCollector
 
@@ -53,19 +53,21 @@ CALL_OPTIONS: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar
 class _Calls:
     """What both clients do around a send: start the exchange, observe the response, finish once."""
 
-    def __init__(self, recorder: ExchangeRecorder, session: str | None) -> None:
-        self.recorder, self.session = recorder, session
+    def __init__(self, recorder: ExchangeRecorder, session: str | None, provider: str | None) -> None:
+        self.recorder, self.session, self.provider = recorder, session, provider
+        self._registry: dict[Any, Any] = {}
 
     def start(self, request: Any) -> Exchange | None:
         api = api_of(request.method, request.url.path)
-        if api is None:
+        if api is None or (self.provider is not None and PROVIDER_OF[api] != self.provider):
             return None
         site = call_site()
         where = f"{site[0]}:{site[1]}" if site is not None else "sdk"
         options = CALL_OPTIONS.get()
-        session = options.get("session") or self.session or where
-        exchange = self.recorder.start(api, bytes(request.content), session=session,
-                                       guard_key=options.get("session") or where, guard_mode=options.get("guard"))
+        session = options.get("session") or self.session or "default"
+        exchange = self.recorder.start(api, bytes(request.content), session=session, guard_key=f"{session} {where}",
+                                       guard_mode=options.get("guard"))
+        exchange.site = site
         if exchange.warning is not None:
             if site is not None:
                 warnings.warn_explicit(PrefixStabilityWarning(exchange.warning), PrefixStabilityWarning,
@@ -75,8 +77,18 @@ class _Calls:
         return exchange
 
     def finish(self, exchange: Exchange, status: int, collector: UsageCollector) -> None:
-        for problem in self.recorder.finish(exchange, status, collector.finish(), collector.response):
-            warnings.warn(RecordingWarning(f"the response was returned but {problem}"), stacklevel=2)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            problems = self.recorder.finish(exchange, status, collector.finish(), collector.response)
+        issued = [(warning.message, warning.category) for warning in caught]
+        issued += [(RecordingWarning(f"the response was returned but {problem}"), RecordingWarning)
+                   for problem in problems]
+        for message, category in issued:  # at the app's line that made the call, as the guard's warnings
+            if exchange.site is not None:
+                warnings.warn_explicit(message, category, exchange.site[0], exchange.site[1],
+                                       registry=self._registry)  # "default": once per message and line
+            else:
+                warnings.warn(message, category, stacklevel=2)
 
     def observe(self, exchange: Exchange, response: Any, streamed: bool) -> None:
         """Record ``response`` now (read already) or when its body ends (``streamed``)."""
@@ -142,14 +154,15 @@ def _async_observed(base: type) -> type:
     return AsyncObservedStream
 
 
-def _sync_client(base: type) -> type:
+def _sync_client(base: type, transport: type) -> type:
     class RecordingHTTPClient(base):  # type: ignore[misc, valid-type]
         """An HTTP client that builds and sends with ``inner`` and records the API calls (module docstring);
         ``inner`` is not closed by :meth:`close`."""
 
-        def __init__(self, inner: Any, recorder: ExchangeRecorder, session: str | None = None) -> None:
-            super().__init__()
-            self._inner, self._calls = inner, _Calls(recorder, session)
+        def __init__(self, inner: Any, recorder: ExchangeRecorder, session: str | None = None,
+                     provider: str | None = None) -> None:
+            super().__init__(trust_env=False, transport=transport())  # sends nothing itself: no pool, no SSL
+            self._inner, self._calls = inner, _Calls(recorder, session, provider)
 
         def build_request(self, *args: Any, **kwargs: Any) -> Any:
             return self._inner.build_request(*args, **kwargs)
@@ -163,13 +176,14 @@ def _sync_client(base: type) -> type:
     return RecordingHTTPClient
 
 
-def _async_client(base: type) -> type:
+def _async_client(base: type, transport: type) -> type:
     class AsyncRecordingHTTPClient(base):  # type: ignore[misc, valid-type]
         """The async recording client, around the SDK's async HTTP client."""
 
-        def __init__(self, inner: Any, recorder: ExchangeRecorder, session: str | None = None) -> None:
-            super().__init__()
-            self._inner, self._calls = inner, _Calls(recorder, session)
+        def __init__(self, inner: Any, recorder: ExchangeRecorder, session: str | None = None,
+                     provider: str | None = None) -> None:
+            super().__init__(trust_env=False, transport=transport())  # sends nothing itself: no pool, no SSL
+            self._inner, self._calls = inner, _Calls(recorder, session, provider)
 
         def build_request(self, *args: Any, **kwargs: Any) -> Any:
             return self._inner.build_request(*args, **kwargs)
@@ -197,18 +211,30 @@ def _package(of: type) -> str | None:
 def _classes(of: type) -> tuple[type, type, type, type]:
     """The recording client, async client, stream and async stream classes of the package ``of`` belongs to."""
     module = importlib.import_module(_package(of) or "httpx2")
-    return (_sync_client(module.Client), _async_client(module.AsyncClient), _observed(module.SyncByteStream),
-            _async_observed(module.AsyncByteStream))
+
+    class Unused(module.BaseTransport):  # type: ignore[misc, name-defined]
+        def handle_request(self, request: Any) -> Any:
+            raise RuntimeError("the recording client sends with the SDK client's own HTTP client")
+
+    class AsyncUnused(module.AsyncBaseTransport):  # type: ignore[misc, name-defined]
+        async def handle_async_request(self, request: Any) -> Any:
+            raise RuntimeError("the recording client sends with the SDK client's own HTTP client")
+
+    return (_sync_client(module.Client, Unused), _async_client(module.AsyncClient, AsyncUnused),
+            _observed(module.SyncByteStream), _async_observed(module.AsyncByteStream))
 
 
-def recording_http_client(inner: Any, recorder: ExchangeRecorder, session: str | None = None) -> Any | None:
+def recording_http_client(inner: Any, recorder: ExchangeRecorder, session: str | None = None,
+                          provider: str | None = None) -> Any | None:
     """A recording client around ``inner`` (an ``httpx2`` / ``httpx`` ``Client`` or ``AsyncClient``); None for
     any other object.
 
     Args:
         inner: the SDK client's own HTTP client (``client._client``).
         recorder: the guard / trace / statistics step.
-        session: the trace session of every call (None: each call site is its own session).
+        session: the trace session of every call (None: ``"default"``); the guard compares each call site
+            (``file.py:LINE``) within its session.
+        provider: record only the APIs of this provider (``anthropic`` / ``openai``; None: any).
     """
     root = _package(type(inner))
     if root is None:
@@ -216,7 +242,7 @@ def recording_http_client(inner: Any, recorder: ExchangeRecorder, session: str |
     module = importlib.import_module(root)
     sync, async_, _, _ = _classes(type(inner))
     if isinstance(inner, module.AsyncClient):
-        return async_(inner, recorder, session)
+        return async_(inner, recorder, session, provider)
     if isinstance(inner, module.Client):
-        return sync(inner, recorder, session)
+        return sync(inner, recorder, session, provider)
     return None

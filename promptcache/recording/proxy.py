@@ -24,9 +24,11 @@ import asyncio
 import contextlib
 import dataclasses
 import itertools
+import warnings
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import anyio
 import anyio.to_thread
 import httpx
 from starlette.applications import Starlette
@@ -36,14 +38,13 @@ from starlette.routing import Route
 
 from promptcache.providers.apis import ANTHROPIC_MESSAGES
 from promptcache.providers.usage import normalize_usage
-from promptcache.recording.endpoints import PROVIDER_OF, api_of
+from promptcache.recording.endpoints import PROVIDER_OF, SESSION_HEADER, api_of
 from promptcache.recording.exchange import Exchange, ExchangeRecorder
 from promptcache.recording.response_usage import UsageCollector
+from promptcache.tokens.chatml import chatml_encoding
 
-__all__ = ["SESSION_HEADER", "ProxyLog", "create_proxy_app"]
+__all__ = ["ProxyLog", "create_proxy_app"]
 
-SESSION_HEADER = "x-promptcache-session"
-"""A request header the proxy reads as the trace session and does not forward."""
 
 _HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
                          "transfer-encoding", "upgrade", "host", "content-length", SESSION_HEADER})
@@ -56,6 +57,18 @@ class ProxyLog:
 
     print: Callable[[str], None] = lambda line: None
     counter: Any = dataclasses.field(default_factory=lambda: itertools.count(1))
+    noted: set[str] = dataclasses.field(default_factory=set)
+
+    def note(self, message: str) -> None:
+        """``   note: MESSAGE``, the first time only."""
+        if message not in self.noted:
+            self.noted.add(message)
+            self.print(f"   note: {message}")
+
+    def unreachable(self, exchange: Exchange, message: str) -> None:
+        """``#3 502 openai.chat gpt-4.1-mini: upstream http://... cannot be reached (ConnectError: ...)``."""
+        model = exchange.body.get("model", "?") if exchange.body is not None else "?"
+        self.print(f"#{next(self.counter)} 502 {exchange.api} {model}: {message}")
 
     def request(self, exchange: Exchange, status: int, usage: dict[str, Any] | None) -> None:
         """``#3 200 anthropic.messages claude-sonnet-4-6: cached 1,200 written 0 uncached 12`` and, on a
@@ -116,10 +129,11 @@ def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog
         try:
             upstream_response = await client.send(outgoing, stream=True)
         except httpx.HTTPError as exc:
-            if guarded is not None:
+            message = f"upstream {base} cannot be reached ({type(exc).__name__}: {exc or 'no detail'})"
+            if exchange is not None:
                 await guarded
-            return _error(api, 502, f"promptcache proxy: upstream {base} cannot be reached "
-                                    f"({type(exc).__name__}: {exc or 'no detail'})")
+                log.unreachable(exchange, message)
+            return _error(api, 502, f"promptcache proxy: {message}")
         response_headers = [(k, v) for k, v in upstream_response.headers.raw
                             if k.decode("latin-1").lower() not in _HOP_BY_HOP - {"content-length"}]
         collector = UsageCollector(upstream_response.headers.get("content-type", ""),
@@ -136,8 +150,13 @@ def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog
             recorded = True
             await guarded
             usage = collector.finish()
-            for problem in recorder.finish(exchange, upstream_response.status_code, usage, collector.response):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                problems = recorder.finish(exchange, upstream_response.status_code, usage, collector.response)
+            for problem in problems:
                 log.print(f"   not recorded: {problem}")
+            for warning in caught:  # e.g. a model the providers data does not list: once per message
+                log.note(str(warning.message))
             log.request(exchange, upstream_response.status_code, usage)
 
         async def body() -> AsyncIterator[bytes]:
@@ -152,9 +171,10 @@ def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog
                             # at once: record this one first, so the guard compares the next with it
                             await record()
                     yield chunk
-            finally:  # read to its end, or the client went away: recorded with the usage seen so far
-                await upstream_response.aclose()
-                await record()
+            finally:  # read to its end, or the client went away (the task is cancelled then: shielded)
+                with anyio.CancelScope(shield=True):
+                    await upstream_response.aclose()
+                    await record()
 
         streamed = StreamingResponse(body(), status_code=upstream_response.status_code)
         streamed.raw_headers = [(k.lower(), v) for k, v in response_headers]
@@ -162,6 +182,8 @@ def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if recorder.guard_mode != "off":  # the guard's tokenizer loads once, not on the first request
+            await anyio.to_thread.run_sync(chatml_encoding)
         yield
         await client.aclose()
 

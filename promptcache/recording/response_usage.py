@@ -17,16 +17,16 @@ anthropic 2.15 / openai 3.57):
 
 A Responses API reply's ``{"id", "output"}`` is kept too (:attr:`UsageCollector.response`): the trace
 line carries it, so a later request that names it in ``previous_response_id`` can be read with its whole
-chained input (:mod:`promptcache.trace.chain`). A compressed body (``content-encoding``) is kept whole and
-decoded at the end.
+chained input (:mod:`promptcache.trace.chain`). A compressed body (``content-encoding`` ``gzip`` or
+``deflate``, the ones the standard library decodes) is kept whole and decoded at the end; another
+encoding (``br``, ``zstd``) gives no usage.
 """
 
 from __future__ import annotations
 
 import json
+import zlib
 from typing import Any
-
-import httpx2
 
 __all__ = ["UsageCollector"]
 
@@ -62,7 +62,9 @@ class UsageCollector:
         """The usage read from the whole body (a stream: from the events read so far)."""
         if self._raw and self.encoding not in ("", "identity"):
             raw, self._raw = bytes(self._raw), bytearray()
-            decoded = httpx2.Response(200, headers={"content-encoding": self.encoding}, content=raw).read()
+            decoded = _decoded(raw, self.encoding)
+            if decoded is None:
+                return None
             if self.stream:
                 self._lines(decoded)
             else:
@@ -123,3 +125,16 @@ class UsageCollector:
                 self.usage = dict(usage)
         elif kind is None and isinstance(event.get("usage"), dict):  # a chat completion chunk
             self.usage = dict(event["usage"])
+
+
+def _decoded(raw: bytes, encoding: str) -> bytes | None:
+    """``raw`` decoded (``gzip``, ``x-gzip`` or ``deflate``, zlib-wrapped or raw); None for another encoding or
+    a body that does not decode."""
+    if encoding not in ("gzip", "x-gzip", "deflate"):
+        return None
+    for wbits in ((zlib.MAX_WBITS | 32,) if encoding != "deflate" else (zlib.MAX_WBITS, -zlib.MAX_WBITS)):
+        try:
+            return zlib.decompressobj(wbits).decompress(raw)
+        except zlib.error:
+            continue
+    return None

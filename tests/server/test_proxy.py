@@ -23,7 +23,7 @@ from promptcache.cli import main
 from promptcache.misses.guard import PrefixGuard
 from promptcache.providers.usage import UsageStats
 from promptcache.recording.exchange import ExchangeRecorder
-from promptcache.recording.proxy import create_proxy_app
+from promptcache.recording.proxy import ProxyLog, create_proxy_app
 from promptcache.trace.records import read_trace
 
 KEY = "sk-ant-proxy-secret-42"
@@ -140,8 +140,9 @@ def test_the_proxy_trace_verifies_like_a_wrap_trace(server, proxied, tmp_path) -
 
 
 def test_32_concurrent_streams_through_the_proxy_all_complete(proxied) -> None:
-    proxy, _ = proxied
+    proxy, trace = proxied
     system = unique_system()
+    before = len(trace.read_text().splitlines()) if trace.exists() else 0
 
     async def main_() -> list[str]:
         client = openai.AsyncOpenAI(base_url=f"{proxy.url}/v1", api_key=KEY, max_retries=0, timeout=300)
@@ -158,14 +159,20 @@ def test_32_concurrent_streams_through_the_proxy_all_complete(proxied) -> None:
         return await asyncio.gather(*(one(n) for n in range(32)))
 
     assert all(finish in ("stop", "length") for finish in asyncio.run(main_()))
+    deadline = time.monotonic() + 10  # a client may close its stream before the proxy has written its line
+    while len(trace.read_text().splitlines()) < before + 32 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    lines = [json.loads(line) for line in trace.read_text().splitlines()[before:]]
+    assert len(lines) == 32 and all(line["usage"]["prompt_tokens"] > 0 for line in lines)
+    assert sorted(line["body"]["messages"][1]["content"] for line in lines) == sorted(f"Order {n}?" for n in range(32))
 
 
 def test_an_unreachable_upstream_is_a_502_naming_it() -> None:
     from starlette.testclient import TestClient
 
     dead = f"http://127.0.0.1:{free_port()}"
-    recorder = ExchangeRecorder(trace=None, guard=PrefixGuard(), stats=UsageStats())
-    with TestClient(create_proxy_app(dead, recorder)) as http:
+    recorder, lines = ExchangeRecorder(trace=None, guard=PrefixGuard(), stats=UsageStats()), []
+    with TestClient(create_proxy_app(dead, recorder, log=ProxyLog(lines.append))) as http:
         claude = anthropic.Anthropic(base_url="http://testserver", api_key=KEY, http_client=http, max_retries=0)
         with pytest.raises(anthropic.InternalServerError) as raised:
             claude.messages.create(model="claude-sonnet-4-6", max_tokens=2, messages=[{"role": "user", "content": "hi"}])
@@ -173,11 +180,17 @@ def test_an_unreachable_upstream_is_a_502_naming_it() -> None:
         gpt = openai.OpenAI(base_url="http://testserver/v1", api_key=KEY, http_client=http, max_retries=0)
         with pytest.raises(openai.InternalServerError, match=f"upstream {dead} cannot be reached"):
             gpt.chat.completions.create(model="gpt-4.1-mini", messages=[{"role": "user", "content": "hi"}])
+    assert lines[0].startswith(f"#1 502 anthropic.messages claude-sonnet-4-6: upstream {dead} cannot be reached")
+    assert lines[1].startswith("#2 502 openai.chat gpt-4.1-mini")
 
 
 def test_bad_options_are_usage_errors() -> None:
     run = CliRunner().invoke(main, ["proxy", "--upstream", "api.openai.com"])
     assert run.exit_code == 2 and "is not an http(s) URL" in run.output
+    run = CliRunner().invoke(main, ["proxy", "--upstream", "http://127.0.0.1:99999"])
+    assert run.exit_code == 2 and "is not a URL" in run.output
+    run = CliRunner().invoke(main, ["proxy", "--upstream", "http://127.0.0.1:8000/v1"])
+    assert run.exit_code == 2 and "give the server's root, http://127.0.0.1:8000" in run.output
     run = CliRunner().invoke(main, ["proxy", "--upstream", "http://x", "--redact", "nope"])
     assert run.exit_code == 2 and "is not module:function" in run.output
     run = CliRunner().invoke(main, ["proxy", "--upstream", "http://x", "--trace", "/no/such/folder/t.jsonl"])
