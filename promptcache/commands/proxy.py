@@ -85,9 +85,11 @@ def proxy(upstream, trace_path, host, port, session, guard, redact_spec, timeout
 
     try:
         url = httpx.URL(upstream)
-        url.port  # noqa: B018 - an out-of-range port raises here
     except (httpx.InvalidURL, ValueError) as exc:
         raise click.BadParameter(f"{upstream!r} is not a URL ({exc})", param_hint="--upstream") from None
+    if url.port is not None and not 0 < url.port < 65536:
+        raise click.BadParameter(f"{upstream!r} is not a URL (port {url.port} is out of range 1-65535)",
+                                 param_hint="--upstream")
     if url.scheme not in ("http", "https") or not url.host:
         raise click.BadParameter(f"{upstream!r} is not an http(s) URL", param_hint="--upstream")
     if url.path.rstrip("/").endswith("/v1"):
