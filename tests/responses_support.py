@@ -62,3 +62,28 @@ def record(t: float, session: str, answer: dict | None = None, **create: Any) ->
     data = response.model_dump(mode="json", exclude_none=True)
     return TraceRecord.from_wire(t, "openai.responses", session, content, usage=data.get("usage"),
                                  response={"id": data["id"], "output": data["output"]})
+
+
+CALL_OUTPUT = {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "lookup_order",
+               "arguments": '{"order": "1042"}', "status": "completed"}
+
+
+def agent_trace() -> list[TraceRecord]:
+    """Four recorded ``responses.create`` calls (long instructions, one function tool):
+
+    0. ``s1``: "Where is order 1042?"; the reply calls ``lookup_order`` (``resp_a``);
+    1. ``s1``: chained onto ``resp_a`` (``previous_response_id``), sends the call's output;
+    2. ``s2``: a new session whose instructions differ in one word of rule 30;
+    3. ``s3``: chained onto ``resp_gone``, a response the trace does not hold.
+    """
+    common = {"model": "gpt-4.1-mini", "instructions": LONG_INSTRUCTIONS, "tools": [LOOKUP_TOOL]}
+    calling = {**reply("resp_a"), "output": [CALL_OUTPUT]}
+    return [
+        record(0.0, "s1", calling, input="Where is order 1042?", **common),
+        record(4.5, "s1", reply("resp_b", "It shipped on Monday."), previous_response_id="resp_a",
+               input=[{"type": "function_call_output", "call_id": "call_1", "output": '{"status": "shipped"}'}],
+               **common),
+        record(9.0, "s2", reply("resp_c", "Hello!"), input="Hello",
+               **{**common, "instructions": LONG_INSTRUCTIONS.replace("Rule 30: you are", "Rule 30: you were")}),
+        record(12.0, "s3", reply("resp_d"), previous_response_id="resp_gone", input="Hi again", **common),
+    ]

@@ -76,6 +76,19 @@ class ConversionResult:
             index = int(j or 0) + (1 if isinstance(content, str) else len(content or []))
         return sources[index] if index < len(sources) else path
 
+    def dropped_labels(self) -> list[str]:
+        """What was dropped, in words for a summary, one label per dropped path in order: its last key
+        (``prompt_cache_key``, ``cache_control``), or for a whole Responses input item or tool its type
+        (``reasoning items``, ``web_search tools``)."""
+        labels = []
+        for path, value in self.dropped.items():
+            whole = path.split("[")[0] if path.endswith("]") and "." not in path else None
+            if whole in ("input", "tools") and isinstance(value, Mapping) and isinstance(value.get("type"), str):
+                labels.append(f"{value['type']} {'items' if whole == 'input' else 'tools'}")
+            else:
+                labels.append(path.rsplit(".", 1)[-1].split("[")[0])
+        return labels
+
     @property
     def dropped_params(self) -> dict[str, Any]:
         """The dropped top-level parameters (pass them back as ``extra_params`` for an exact round trip)."""

@@ -118,9 +118,7 @@ def _tool(tool: Any, k: int, run: Run) -> dict[str, Any] | None:
         run.dropped[f"tools[{k}]"] = tool
         return None
     fn = dict(run.val(tool["function"]))
-    if "strict" not in fn:
-        fn["strict"] = False
-        run.notes.append(f"tools[{k}]: strict: false added (the Responses API's default is strict)")
+    fn.setdefault("strict", False)
     return {**fn, "type": "function"} if list(tool)[0] == "function" else {"type": "function", **fn}
 
 
@@ -177,5 +175,10 @@ def chat_to_responses(body: Mapping[str, Any], *, extra_params: Mapping[str, Any
         out["instructions"] = instructions
     if body.get("tools") is not None:
         out["tools"] = [t for t in (_tool(tool, k, run) for k, tool in enumerate(body["tools"])) if t is not None]
+        unset = [k for k, tool in enumerate(body["tools"]) if isinstance(tool, Mapping)
+                 and isinstance(tool.get("function"), Mapping) and "strict" not in tool["function"]]
+        if unset:
+            run.notes.append(f"tools: strict: false added to {len(unset)} function tool{'s' if len(unset) > 1 else ''} "
+                             "without one (Chat's default; the Responses API's is strict)")
     _params(body, out, run)
     return run.result(OPENAI_RESPONSES, out, extra_params)

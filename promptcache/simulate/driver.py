@@ -251,8 +251,8 @@ def _prepare(record: TraceRecord, target: str, provider: str, model: str | None,
             notes[f"read {record.api} bodies through their {target} view (promptcache.convert.responses_to_chat)"] = 1
         else:
             notes[f"converted {record.api} bodies to {target} (promptcache.convert)"] = 1
-        for path, value in converted.dropped.items():
-            notes[f"dropped in conversion (no {target} counterpart): {_dropped_label(path, value)}"] = 1
+        for label in converted.dropped_labels():
+            notes[f"dropped in conversion (no {target} counterpart): {label}"] = 1
         if target == ANTHROPIC_MESSAGES and auto_cache and "cache_control" not in body:
             body["cache_control"] = {"type": "ephemeral"}
             body = sdk_ordered(target, body)
@@ -260,15 +260,6 @@ def _prepare(record: TraceRecord, target: str, provider: str, model: str | None,
     if model is not None and body.get("model") != model:
         body = {**body, "model": model}
     return dict(body)
-
-
-def _dropped_label(path: str, value: Any) -> str:
-    """What a dropped path was, in a note: its last key (``prompt_cache_key``, ``cache_control``), or for a whole
-    Responses input item or tool its type (``reasoning items``, ``web_search tools``)."""
-    whole = path.split("[")[0] if path.endswith("]") and "." not in path else None
-    if whole in ("input", "tools") and isinstance(value, Mapping) and isinstance(value.get("type"), str):
-        return f"{value['type']} {'items' if whole == 'input' else 'tools'}"
-    return path.rsplit(".", 1)[-1].split("[")[0]
 
 
 def _guarded(record: TraceRecord, body: dict[str, Any], target: str, model: str | None) -> tuple[dict[str, Any], str]:
