@@ -4,7 +4,8 @@ Anthropic <-> Chat is direct (below). OpenAI Responses bodies go through Chat:
 :func:`responses_to_chat` (``from_responses.py``) is the canonical view the
 rest of promptcache reads a Responses body through, with a path map back to
 the Responses paths; :func:`chat_to_responses` (``to_responses.py``) is its
-inverse; Anthropic <-> Responses chains the two steps.
+inverse; Anthropic <-> Responses chains the two steps. Whole traces:
+:func:`promptcache.convert.traces.convert_records` (``promptcache convert``).
 
 Used by ``promptcache verify`` (Anthropic traces replayed on an
 OpenAI-compatible server), ``promptcache simulate`` (a trace simulated under
