@@ -68,7 +68,8 @@ def _checks(body: Mapping[str, Any]) -> None:
             raise bad_request(f"{key}: not supported by this server; {advice}", param=key)
     if body.get("top_logprobs"):
         raise bad_request("logprobs are not supported by this server; leave top_logprobs unset", param="top_logprobs")
-    for k, tool in enumerate(body.get("tools") or [] if isinstance(body.get("tools"), list) else []):
+    tools = body.get("tools")
+    for k, tool in enumerate(tools if isinstance(tools, list) else []):
         if isinstance(tool, Mapping) and tool.get("type") not in (None, "function"):
             raise bad_request(f"tools[{k}]: built-in tool {tool.get('type')!r} is not served by this server; send "
                               "function tools only", param=f"tools[{k}]")

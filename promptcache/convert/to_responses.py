@@ -102,7 +102,7 @@ def _items(messages: list[Any], run: Run) -> tuple[str | None, list[dict[str, An
             content = _content(message.get("content"), f"{path}.content", assistant)
             if content not in (None, "", []):
                 items.append({"role": role, "content": run.val(content)})
-            for j, call in enumerate(message.get("tool_calls") or [] if assistant else []):
+            for j, call in enumerate((message.get("tool_calls") or []) if assistant else []):
                 fn = call.get("function") if isinstance(call, Mapping) else None
                 if not isinstance(fn, Mapping):
                     raise ValueError(f"{path}.tool_calls[{j}]: only function tool calls convert")
