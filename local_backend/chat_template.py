@@ -11,6 +11,10 @@ worded as the provider words it. Then:
   ``tokenizer.apply_chat_template`` (tool definitions and assistant
   ``tool_calls`` are rendered into the prompt, so they count as prefix as they
   do at the providers);
+* OpenAI Responses bodies are rendered as their Chat view
+  (:func:`promptcache.convert.responses_to_chat`: ``instructions`` as the
+  leading system message, function calls as ``tool_calls``, flat tools as Chat
+  tools), so a prompt sent through either OpenAI API renders identically;
 * Anthropic bodies are converted with :func:`promptcache.convert.anthropic_to_openai`
   first, and their ``cache_control`` markers become **breakpoint offsets**:
   for each marked block, the number of leading prompt tokens that end with
@@ -30,9 +34,9 @@ from typing import Any
 
 from local_backend.errors import InvalidBodyError
 from local_backend.tokenizer import EngineTokenizer
-from promptcache.convert import anthropic_to_openai
+from promptcache.convert import anthropic_to_openai, responses_to_chat
 from promptcache.misses.prefix_index import common_prefix
-from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, OPENAI_RESPONSES
 from promptcache.trace.shape import Level, body_issues
 
 
@@ -89,6 +93,23 @@ def openai_chat_prompt(tokenizer: EngineTokenizer, body: Mapping[str, Any]) -> C
     """
     check_chat_body(OPENAI_CHAT, body)
     messages, tools = list(body["messages"]), body.get("tools")
+    return ChatPrompt(render_messages(tokenizer, messages, tools), messages, tools)
+
+
+def responses_prompt(tokenizer: EngineTokenizer, body: Mapping[str, Any]) -> ChatPrompt:
+    """Validate (:func:`check_chat_body` with the Responses rules) and render an OpenAI Responses body whose
+    chain is already resolved (the whole input in ``input``; a ``previous_response_id`` left in it is ignored).
+
+    Raises:
+        InvalidBodyError: naming the bad input item, content part or tool (``input[2].content``), or an item
+            the Chat view cannot render (a built-in tool's call, an ``item_reference``).
+    """
+    check_chat_body(OPENAI_RESPONSES, body)
+    try:
+        view = responses_to_chat(body).body
+    except ValueError as exc:  # the converter names the Responses path
+        raise InvalidBodyError(str(exc), str(exc).split(":", 1)[0]) from exc
+    messages, tools = view["messages"], view.get("tools")
     return ChatPrompt(render_messages(tokenizer, messages, tools), messages, tools)
 
 

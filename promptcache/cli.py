@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "rule": "promptcache.commands.rules:rule",
     "simulate": "promptcache.commands.simulate:simulate",
     "diff": "promptcache.commands.diff:diff",
+    "convert": "promptcache.commands.convert:convert",
     "engine-bench": "promptcache.commands.engine_bench:engine_bench",
     "serve": "promptcache.commands.serve:serve",
     "proxy": "promptcache.commands.proxy:proxy",

@@ -1,4 +1,5 @@
-"""The local backend's HTTP server: OpenAI- and Anthropic-compatible endpoints over :class:`LocalEngine`.
+"""The local backend's HTTP server: OpenAI- (Chat Completions, Completions, Responses) and Anthropic-compatible
+endpoints over :class:`LocalEngine`.
 
 ``create_app(engine, served_model_names=...)`` builds the FastAPI app;
 ``serve(engine, host=..., port=...)`` runs it under uvicorn (what

@@ -1,4 +1,5 @@
-"""The FastAPI app: OpenAI and Anthropic endpoints plus ``/health``, ``/metrics``, ``/v1/cache/reset``.
+"""The FastAPI app: OpenAI (Chat, Completions, Responses) and Anthropic endpoints plus ``/health``, ``/metrics``,
+``/v1/cache/reset``.
 
 The app translates HTTP to engine calls and back and holds no cache logic
 (style guide: "the server holds cache logic" is forbidden): the engine caches
@@ -23,7 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from local_backend.engine import LocalEngine
 from local_backend.errors import InvalidBodyError
-from local_backend.server import anthropic_api, openai_api
+from local_backend.server import anthropic_api, openai_api, responses_api
 from local_backend.server.engine_loop import EngineLoop
 from local_backend.server.errors import APIError, flavour_of
 from local_backend.server.generation import ClientDisconnected
@@ -65,6 +66,7 @@ def create_app(engine: LocalEngine, *, served_model_names: Sequence[str] = (),
     app = FastAPI(title="promptcache local backend", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.server = state
     app.include_router(openai_api.router)
+    app.include_router(responses_api.router)
     app.include_router(anthropic_api.router)
 
     @app.exception_handler(APIError)
@@ -86,10 +88,10 @@ def create_app(engine: LocalEngine, *, served_model_names: Sequence[str] = (),
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         message = f"{request.method} {request.url.path}: {exc.detail}"
-        if exc.status_code == 404:  # e.g. the Responses API, which this server does not implement
+        if exc.status_code == 404:  # an endpoint this server does not implement (the Assistants API, ...)
             paths = [getattr(route, "path", "") for route in app.routes]
-            paths += [getattr(route, "path", "") for router in (openai_api.router, anthropic_api.router)
-                      for route in router.routes]
+            paths += [getattr(route, "path", "") for router in (openai_api.router, responses_api.router,
+                                                                 anthropic_api.router) for route in router.routes]
             served = sorted({path for path in paths if path.startswith("/v1/")})
             message += f"; this server serves {', '.join(served)}"
         return APIError(exc.status_code, message).response(flavour_of(request.url.path))

@@ -1,7 +1,7 @@
 """Provider-shaped HTTP errors: one exception, rendered the way each API family renders errors.
 
-* OpenAI (``/v1/chat/completions``, ``/v1/completions``, ``/v1/models``,
-  ``/tokenize``, ``/v1/cache/reset``): ``{"error": {"message", "type",
+* OpenAI (``/v1/chat/completions``, ``/v1/completions``, ``/v1/responses``,
+  ``/v1/models``, ``/tokenize``, ``/v1/cache/reset``): ``{"error": {"message", "type",
   "param", "code"}}`` (OpenAI API reference, "Error codes"; vLLM uses the
   same body).
 * Anthropic (``/v1/messages``): ``{"type": "error", "error": {"type",

@@ -11,10 +11,13 @@ from local_backend.engine import LocalEngine
 from local_backend.server.engine_loop import EngineLoop
 from local_backend.server.errors import APIError
 from local_backend.server.metrics import ServerMetrics
+from promptcache.trace.chain import ChainResolver
 
 DEFAULT_MAX_TOKENS = 256
 """Output tokens when an OpenAI request gives no ``max_tokens`` (the embedded model's text is meaningless;
 a long default would only cost time). Anthropic requests must give ``max_tokens`` (as the real API requires)."""
+RESPONSES_KEPT = 1024
+"""How many recent ``/v1/responses`` replies the server keeps for ``previous_response_id`` (oldest dropped first)."""
 
 
 @dataclass
@@ -27,6 +30,7 @@ class ServerState:
         served_model_names: model names accepted; empty means any name is served by the loaded model.
         default_max_tokens: output tokens of OpenAI requests that give none.
         metrics: the server's Prometheus metrics.
+        responses: the recent Responses API replies, for ``previous_response_id`` (:data:`RESPONSES_KEPT` at most).
     """
 
     engine: LocalEngine
@@ -35,6 +39,7 @@ class ServerState:
     default_max_tokens: int = DEFAULT_MAX_TOKENS
     metrics: ServerMetrics = field(default_factory=ServerMetrics)
     created: int = field(default_factory=lambda: int(time.time()))
+    responses: ChainResolver = field(default_factory=lambda: ChainResolver(max_responses=RESPONSES_KEPT))
 
     @property
     def tokenizer(self):

@@ -1,4 +1,11 @@
-"""Anthropic Messages bodies <-> OpenAI Chat Completions bodies, both directions.
+"""Request bodies between the three APIs: Anthropic Messages, OpenAI Chat Completions, OpenAI Responses.
+
+Anthropic <-> Chat is direct (below). OpenAI Responses bodies go through Chat:
+:func:`responses_to_chat` (``from_responses.py``) is the canonical view the
+rest of promptcache reads a Responses body through, with a path map back to
+the Responses paths; :func:`chat_to_responses` (``to_responses.py``) is its
+inverse; Anthropic <-> Responses chains the two steps. Whole traces:
+:func:`promptcache.convert.traces.convert_records` (``promptcache convert``).
 
 Used by ``promptcache verify`` (Anthropic traces replayed on an
 OpenAI-compatible server), ``promptcache simulate`` (a trace simulated under
@@ -41,18 +48,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from promptcache.providers.apis import ANTHROPIC_MESSAGES, check_api, sdk_ordered
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, OPENAI_RESPONSES, check_api, sdk_ordered
 from promptcache.convert._result import SEPARATOR, ConversionResult
+from promptcache.convert.from_responses import responses_to_chat
 from promptcache.convert.to_anthropic import openai_to_anthropic
 from promptcache.convert.to_openai import anthropic_to_openai
+from promptcache.convert.to_responses import chat_to_responses
 
-__all__ = ["SEPARATOR", "ConversionResult", "anthropic_to_openai", "convert_body", "openai_to_anthropic"]
+__all__ = ["SEPARATOR", "ConversionResult", "anthropic_to_openai", "chat_to_responses", "convert_body",
+           "openai_to_anthropic", "responses_to_chat"]
 
 
 def convert_body(body: Mapping[str, Any], source_api: str, target_api: str, **options: Any) -> ConversionResult:
     """Convert ``body`` from ``source_api`` to ``target_api`` (identity, keys SDK-ordered, when they are equal).
 
-    ``options`` go to :func:`anthropic_to_openai` / :func:`openai_to_anthropic`.
+    ``options`` go to the converter of the step into ``target_api`` (:func:`anthropic_to_openai`,
+    :func:`openai_to_anthropic`, :func:`chat_to_responses`, :func:`responses_to_chat`). Between Anthropic and
+    Responses the body goes through Chat; ``dropped`` and ``notes`` of both steps are kept (the second
+    step's paths are Chat paths).
 
     Raises:
         ValueError: unknown api, or what the converters raise.
@@ -61,6 +74,20 @@ def convert_body(body: Mapping[str, Any], source_api: str, target_api: str, **op
     check_api(target_api)
     if source_api == target_api:
         return ConversionResult(sdk_ordered(target_api, dict(body)), {}, (), ())
-    if source_api == ANTHROPIC_MESSAGES:
+    if source_api == ANTHROPIC_MESSAGES and target_api == OPENAI_CHAT:
         return anthropic_to_openai(body, **options)
-    return openai_to_anthropic(body, **options)
+    if source_api == OPENAI_CHAT and target_api == ANTHROPIC_MESSAGES:
+        return openai_to_anthropic(body, **options)
+    if source_api == OPENAI_RESPONSES:
+        first = responses_to_chat(body, **(options if target_api == OPENAI_CHAT else {}))
+        if target_api == OPENAI_CHAT:
+            return first
+        return _chained(first, openai_to_anthropic(first.body, **options))
+    first = anthropic_to_openai(body) if source_api == ANTHROPIC_MESSAGES else None
+    second = chat_to_responses(first.body if first is not None else body, **options)
+    return second if first is None else _chained(first, second)
+
+
+def _chained(first: ConversionResult, second: ConversionResult) -> ConversionResult:
+    """Two conversion steps as one result: the body of the second, what both dropped and noted."""
+    return ConversionResult(second.body, {**first.dropped, **second.dropped}, first.notes + second.notes, ())

@@ -77,7 +77,7 @@ def _tools_cause(new: Rendering, old: Rendering) -> tuple[MissCause, str]:
 
 
 def _history_detail(new: Rendering, old: Rendering, path: str, pool: Sequence[Rendering]) -> str:
-    message = path.split("]")[0] + "]" if path.startswith("messages[") else path
+    message = path.split("]")[0] + "]" if path.startswith(("messages[", "input[")) else path
     if message in new.message_paths:
         position = new.message_paths.index(message)
         key = new.message_keys[position]

@@ -141,8 +141,9 @@ class PrefixGuard:
                  static_tail_threshold: int | None = None) -> None:
         """
         Args:
-            api: the API of the bodies checked (``anthropic.messages`` /
-                ``openai.chat``); None: given per call or inferred from each body's shape.
+            api: the API of the bodies checked (``anthropic.messages``, ``openai.chat`` or
+                ``openai.responses``, read through its Chat view with Responses paths); None: given per
+                call or inferred from each body's shape.
             max_requests: how many earlier requests are kept to compare against (oldest
                 dropped). Each is kept in compact form (:meth:`Rendering.compact`:
                 token ids as ``array('I')``, the rendered text recomputed when

@@ -13,7 +13,11 @@ piece, its byte span, source path and layer.
 Render order is the providers': tools first, then the system prompt, then the
 messages. Anthropic bodies are rendered through
 :func:`promptcache.convert.anthropic_to_openai` (``keep`` shape; the
-``cache_control`` markers are not content and are dropped). OpenAI's
+``cache_control`` markers are not content and are dropped); OpenAI Responses
+bodies through their Chat view (:func:`promptcache.convert.responses_to_chat`),
+with every path mapped back to the Responses body (``instructions``,
+``input[2].content``, ``tools[1]``; layer hints name paths of the Chat view,
+``messages[0]`` being the instructions). OpenAI's
 ``response_format`` schema is also part of the provider prefix (ahead of the
 system message) but not of the ChatML rendering; it is kept as a parameter the
 classifier compares first.
@@ -47,9 +51,9 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, check_api
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, OPENAI_RESPONSES, check_api
 from promptcache.tokens.chatml import IM_START_ID, chatml_encoding, chatml_segments, encode_chatml
-from promptcache.convert import anthropic_to_openai
+from promptcache.convert import anthropic_to_openai, responses_to_chat
 from promptcache.prompt.model import LAYERS
 from promptcache.prompt.normalize import comparable_text
 
@@ -57,6 +61,7 @@ PARAM_KEYS = {
     ANTHROPIC_MESSAGES: (("model", ("model",)), ("tool_choice", ("tool_choice",)), ("thinking", ("thinking",)),
                          ("effort", ("output_config", "effort")), ("speed", ("speed",))),
     OPENAI_CHAT: (("model", ("model",)), ("tool_choice", ("tool_choice",)), ("effort", ("reasoning_effort",))),
+    OPENAI_RESPONSES: (("model", ("model",)), ("tool_choice", ("tool_choice",)), ("effort", ("reasoning", "effort"))),
 }
 """Request parameters that change the cache without changing the rendered text (params_changed)."""
 
@@ -258,8 +263,23 @@ def _spans(text: str, spans: tuple[tuple[str, int], ...]) -> list[tuple[str, int
     return out
 
 
+def _responses(body: Mapping[str, Any], hints: list[tuple[str, str]],
+               spans: Mapping[str, tuple[tuple[str, int], ...]]) -> Rendering:
+    """A Responses body rendered as its Chat view (:func:`promptcache.convert.responses_to_chat`), every piece
+    path mapped back to the Responses body (``instructions``, ``input[2].content``, ``tools[1]``)."""
+    view = responses_to_chat(body, copy=False)
+    chat = _render(OPENAI_CHAT, view.body, hints, spans)
+    params = {name: value for name, keys in PARAM_KEYS[OPENAI_RESPONSES]
+              if (value := resolve_path(body, ".".join(keys))) is not None}
+    return dataclasses.replace(chat, api=OPENAI_RESPONSES, body=body, params=params,
+                               pieces=[dataclasses.replace(p, path=view.source_path(p.path)) for p in chat.pieces],
+                               message_paths=tuple(view.source_path(path) for path in chat.message_paths))
+
+
 def _render(api: str, body: Mapping[str, Any], hints: list[tuple[str, str]],
             spans: Mapping[str, tuple[tuple[str, int], ...]]) -> Rendering:
+    if api == OPENAI_RESPONSES:
+        return _responses(body, hints, spans)
     if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
         raise ValueError("a request body needs a 'messages' list")
     if api == ANTHROPIC_MESSAGES:
@@ -356,7 +376,7 @@ def decompose(body: Mapping[str, Any], api: str, *, layers: Mapping[str, Any] | 
 
     Args:
         body: a request body of ``api``.
-        api: ``anthropic.messages`` or ``openai.chat``.
+        api: ``anthropic.messages``, ``openai.chat`` or ``openai.responses``.
         layers: optional hints, block path prefix -> layer (a Prompt knows that
             ``system[2]`` holds the examples), or block path -> ``((layer, end
             character), ...)`` for one string holding several layers (the OpenAI

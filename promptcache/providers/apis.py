@@ -11,7 +11,9 @@ wire, measured with ``anthropic`` 2.14 and ``openai`` 3.57 through
   first two only when given), then the other optional parameters alphabetically.
 - OpenAI Responses: ``model, stream, service_tier`` (when given), then the
   other parameters alphabetically, ``input`` and ``instructions`` among them
-  (measured with ``openai`` 3.57.0, 2026-12-01).
+  (measured with ``openai`` 3.57.0, 2026-12-01). The rest of promptcache reads
+  a Responses body through its Chat Completions view
+  (:mod:`promptcache.convert.from_responses`).
 
 The key lists include parameters older SDK versions sent (Anthropic
 ``temperature``/``top_k``/``top_p``, OpenAI ``functions``), so recorded traces
@@ -30,7 +32,7 @@ OPENAI_CHAT = "openai.chat"
 """POST /v1/chat/completions (OpenAI Chat Completions API and compatible servers)."""
 OPENAI_RESPONSES = "openai.responses"
 """POST /v1/responses (OpenAI Responses API)."""
-APIS = (ANTHROPIC_MESSAGES, OPENAI_CHAT)
+APIS = (ANTHROPIC_MESSAGES, OPENAI_CHAT, OPENAI_RESPONSES)
 
 ANTHROPIC_KEYS = (
     "max_tokens", "messages", "model",
@@ -55,7 +57,7 @@ OPENAI_RESPONSES_KEYS = (  # openai 3.57 responses.create: model, stream, servic
     "prompt_cache_retention", "reasoning", "safety_identifier", "store", "stream_options", "temperature", "text",
     "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "user",
 )
-SDK_KEYS = {ANTHROPIC_MESSAGES: ANTHROPIC_KEYS, OPENAI_CHAT: OPENAI_CHAT_KEYS}
+SDK_KEYS = {ANTHROPIC_MESSAGES: ANTHROPIC_KEYS, OPENAI_CHAT: OPENAI_CHAT_KEYS, OPENAI_RESPONSES: OPENAI_RESPONSES_KEYS}
 
 
 def check_api(api: str) -> str:
@@ -70,17 +72,23 @@ def check_api(api: str) -> str:
 
 
 def infer_api(body: Mapping[str, Any]) -> str:
-    """Tell an Anthropic Messages body from an OpenAI Chat body by its shape.
+    """Tell an Anthropic Messages, an OpenAI Chat and an OpenAI Responses body apart by their shape.
 
-    OpenAI: ``system``/``developer``/``tool`` roles, ``tool_calls``, function
-    tools, or a top-level key Anthropic does not have. Anthropic: a top-level
-    ``system``, ``tool_use``/``tool_result`` blocks, ``input_schema`` tools, or
-    a top-level key OpenAI does not have.
+    Responses: ``input`` (or ``instructions`` / ``previous_response_id``) and no
+    ``messages`` (``openai/types/responses/response_create_params.py``: the
+    Responses API has no ``messages``). Otherwise OpenAI Chat: ``system``/
+    ``developer``/``tool`` roles, ``tool_calls``, function tools, or a top-level
+    key Anthropic does not have; Anthropic: a top-level ``system``,
+    ``tool_use``/``tool_result`` blocks, ``input_schema`` tools, or a top-level
+    key OpenAI Chat does not have.
 
     Raises:
-        ValueError: the body fits both (e.g. only plain user messages and
+        ValueError: the body fits both Anthropic and OpenAI Chat (e.g. only plain user messages and
             ``model``): pass the api explicitly.
     """
+    if isinstance(body, Mapping) and "messages" not in body and \
+            any(key in body for key in ("input", "instructions", "previous_response_id")):
+        return OPENAI_RESPONSES
     messages = body.get("messages") if isinstance(body, Mapping) else None
     messages = messages if isinstance(messages, list) else []
     roles = {m.get("role") for m in messages if isinstance(m, Mapping)}

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from promptcache.providers.apis import ANTHROPIC_MESSAGES, APIS, OPENAI_CHAT, check_api, infer_api
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, APIS, OPENAI_CHAT, OPENAI_RESPONSES, check_api, infer_api
 from promptcache.misses.causes import Divergence
 from promptcache.misses.guard import compare_bodies
 from promptcache.providers.profiles import ModelProfile, UnknownModelWarning, model_profile
@@ -81,9 +81,6 @@ def char_diff(divergence: Divergence) -> list[tuple[str, str]]:
     return runs
 
 
-_OTHER_API = {ANTHROPIC_MESSAGES: OPENAI_CHAT, OPENAI_CHAT: ANTHROPIC_MESSAGES}
-
-
 def body_problem(api: str, body: Mapping[str, Any]) -> str | None:
     """Why ``body`` is not an ``api`` request body that ``diff`` can compare faithfully, or None.
 
@@ -111,8 +108,10 @@ def load_request(path: str | os.PathLike[str], api: str | None = None) -> tuple[
 
     Raises:
         ValueError: naming ``path``: not UTF-8 (the byte and its offset), not JSON, not an object, an API
-            that cannot be inferred (pass ``--api``), or a body that is not a request body of its API
-            (:func:`body_problem`; when it fits the other API, the message says to pass that one).
+            that cannot be inferred (pass ``--api``), a body that is not a request body of its API
+            (:func:`body_problem`; when it fits another API, the message says to pass that one), or an
+            ``openai.responses`` body with ``previous_response_id`` (its chained prefix is not in the file:
+            the message says to diff the trace instead).
         OSError: the file cannot be read.
     """
     data = Path(path).read_bytes().removeprefix(BOM)
@@ -132,7 +131,7 @@ def load_request(path: str | os.PathLike[str], api: str | None = None) -> tuple[
     if isinstance(value.get("body"), Mapping) and "messages" not in value:  # a trace record
         recorded = value.get("api")
         if api is None and recorded not in APIS:
-            raise ValueError(f"{path}: a trace record needs an 'api' of {' or '.join(APIS)}, not {recorded!r}")
+            raise ValueError(f"{path}: a trace record needs an 'api' of {', '.join(APIS)}, not {recorded!r}")
         api, value = api or str(recorded), value["body"]
     if api is None:
         try:
@@ -146,10 +145,14 @@ def load_request(path: str | os.PathLike[str], api: str | None = None) -> tuple[
         api, given = check_api(api), True
     problem = body_problem(api, value)
     if problem is not None:
-        other = _OTHER_API[api]
-        hint = (f"; these look like {other} bodies; pass --api {other}" if given and body_problem(other, value) is None
-                else "")
+        fits = [other for other in APIS if other != api and given and body_problem(other, value) is None]
+        hint = f"; these look like {fits[0]} bodies; pass --api {fits[0]}" if fits else ""
         raise ValueError(f"{path}: not a request body of {api}: {problem}{hint}")
+    if api == OPENAI_RESPONSES and value.get("previous_response_id") is not None:
+        raise ValueError(f"{path}: previous_response_id {value['previous_response_id']!r}: the chained prefix (the "
+                         "earlier response's input and output) is not in this file, so the request cannot be compared "
+                         "as sent; diff the trace that holds both (promptcache diff TRACE.jsonl --at N) or send the "
+                         "whole input")
     return api, value
 
 

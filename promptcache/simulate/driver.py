@@ -4,7 +4,8 @@
 a malformed line is reported with its line number and skipped, or raises with
 ``strict=True``), picks the simulator of the provider, converts each body when
 the trace's API differs from the provider's (:func:`promptcache.convert.convert_body`,
-shared with ``verify``), runs the requests in order with the clock from their
+shared with ``verify``; an ``openai.responses`` trace is read through its Chat
+view, and its miss causes name paths of the Responses bodies), runs the requests in order with the clock from their
 ``t``, classifies every request against the earlier ones with the one
 miss-cause classifier (:mod:`promptcache.misses.guard`), attaches the runtime causes
 only the simulator knows (``below_minimum``, ``ttl_expired``, ``evicted``,
@@ -21,7 +22,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, sdk_ordered
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, OPENAI_RESPONSES, sdk_ordered
 from promptcache.convert import convert_body
 from promptcache.misses.causes import Divergence, MissCause
 from promptcache.misses.guard import PrefixGuard
@@ -43,7 +44,7 @@ SIMULATORS: dict[str, type[CacheSimulator]] = {
 }
 """Provider -> simulator class."""
 
-_API_PROVIDER = {ANTHROPIC_MESSAGES: "anthropic", OPENAI_CHAT: "openai"}
+_API_PROVIDER = {ANTHROPIC_MESSAGES: "anthropic", OPENAI_CHAT: "openai", OPENAI_RESPONSES: "openai"}
 _PROVIDER_NAMES = {"anthropic": "an Anthropic", "openai": "an OpenAI", "gemini": "a Gemini", "deepseek": "a DeepSeek"}
 _HIT_CAUSES = (MissCause.NEW_TURN.value, MissCause.REPEAT.value)
 
@@ -246,9 +247,11 @@ def _prepare(record: TraceRecord, target: str, provider: str, model: str | None,
         except ValueError as exc:  # the converter names the body path it cannot convert
             raise MalformedBody(f"cannot convert the {record.api} body to {target}: {exc}") from exc
         body = dict(converted.body)
-        notes[f"converted {record.api} bodies to {target} (promptcache.convert)"] = 1
-        for path in converted.dropped:
-            label = path.rsplit(".", 1)[-1].split("[")[0]
+        if record.api == OPENAI_RESPONSES and target == OPENAI_CHAT:
+            notes[f"read {record.api} bodies through their {target} view (promptcache.convert.responses_to_chat)"] = 1
+        else:
+            notes[f"converted {record.api} bodies to {target} (promptcache.convert)"] = 1
+        for label in converted.dropped_labels():
             notes[f"dropped in conversion (no {target} counterpart): {label}"] = 1
         if target == ANTHROPIC_MESSAGES and auto_cache and "cache_control" not in body:
             body["cache_control"] = {"type": "ephemeral"}
@@ -257,6 +260,15 @@ def _prepare(record: TraceRecord, target: str, provider: str, model: str | None,
     if model is not None and body.get("model") != model:
         body = {**body, "model": model}
     return dict(body)
+
+
+def _guarded(record: TraceRecord, body: dict[str, Any], target: str, model: str | None) -> tuple[dict[str, Any], str]:
+    """The body and API the miss classifier compares: an ``openai.responses`` record simulated under OpenAI's
+    rules is compared as itself (same tokens as its Chat view, paths of the Responses body: ``input[2].content``);
+    every other record as the body the simulator ran."""
+    if record.api == OPENAI_RESPONSES and target == OPENAI_CHAT:
+        return (dict(record.body) if model is None else {**record.body, "model": model}), record.api
+    return body, target
 
 
 def _skip(problem: TraceFormatError, strict: bool, skip: SkippedLines) -> None:
@@ -343,7 +355,8 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
         keys.append(body.get("prompt_cache_key") or record.body.get("prompt_cache_key"))
         divergence = None
         if not result.error:  # a refused request never reaches the cache
-            divergence = guard.compare(body, target, session=record.session, number=len(results))
+            guard_body, guard_api = _guarded(record, body, target, model)
+            divergence = guard.compare(guard_body, guard_api, session=record.session, number=len(results))
         results.append((record, name, result, divergence))
         if limit is not None and len(results) >= limit:
             break

@@ -36,7 +36,8 @@ from typing import Any
 
 import tiktoken
 
-from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, check_api
+from promptcache.convert import responses_to_chat
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, OPENAI_RESPONSES, check_api
 from promptcache.tokens.chatml import IM_END, IM_END_ID, IM_START, IM_START_ID, chatml_encoding
 from promptcache.misses.rendering import Rendering, decompose
 from promptcache.tokens.tokenizers import encoding_for_model
@@ -211,7 +212,8 @@ def render_prompt(body: Mapping[str, Any], api: str, *, model: str | None = None
 
     Args:
         body: the request body as sent (key order is content).
-        api: ``anthropic.messages`` or ``openai.chat``.
+        api: ``anthropic.messages`` or ``openai.chat``; an ``openai.responses`` body is rendered as its Chat
+            view (:func:`promptcache.convert.responses_to_chat`), so its blocks have Chat paths.
         model: the model whose encoding counts the tokens (default: ``body["model"]``).
         encoding: use this encoding instead of the model's.
 
@@ -223,6 +225,8 @@ def render_prompt(body: Mapping[str, Any], api: str, *, model: str | None = None
             :func:`promptcache.misses.rendering.decompose` raises).
     """
     check_api(api)
+    if api == OPENAI_RESPONSES:
+        body, api = responses_to_chat(body, copy=False).body, OPENAI_CHAT
     model = model or str(body.get("model") or "")
     rendering = decompose(body, api)
     enc = encoding or encoding_for_model(model)

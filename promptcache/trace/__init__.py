@@ -4,6 +4,7 @@
 - ``shape/``: whether a body is a request body of its API (the one body-shape validator, three levels);
 - ``validate.py``: a whole trace checked against the README's validator list;
 - ``requests.py``: the usable requests of a trace, as ``simulate``, ``diff`` and ``verify`` read them;
+- ``chain.py``: ``previous_response_id`` resolved: a chained Responses request with its whole input;
 - ``recorder.py``: appending records while an application runs (:class:`TraceClock`);
 - ``output_path.py``: whether a report or trace file can be written before any work starts.
 """

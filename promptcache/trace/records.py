@@ -1,9 +1,15 @@
-"""Request traces: JSON Lines of ``{"t", "api", "session", "body"[, "usage"]}`` records.
+"""Request traces: JSON Lines of ``{"t", "api", "session", "body"[, "usage"][, "response"]}`` records.
 
 Format (``shared/traces/README.md``): one request a line, UTF-8, keys in the
 order ``t, api, session, body`` plus the optional ``usage`` (the provider's
 usage object from the response). ``t`` is the request start in seconds since
-the start of the trace; ``api`` is ``anthropic.messages`` or ``openai.chat``;
+the start of the trace; ``api`` is ``anthropic.messages``, ``openai.chat`` or
+``openai.responses`` (POST /v1/responses; promptcache's addition to the
+README's two, ``docs/traces.md``). An ``openai.responses`` record may also
+carry ``response``: ``{"id": "resp_...", "output": [items]}``, the id and output
+items of the Response the request got back, so that a later request naming it
+in ``previous_response_id`` can be read with its whole chained input
+(:mod:`promptcache.trace.chain`);
 ``body`` is the exact JSON body the official SDK sent. Key order inside the
 body is content (it changes the cached tokens), so records keep it: reading
 preserves it (``json`` keeps object order) and writing emits the compact JSON
@@ -37,15 +43,15 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from promptcache.providers.apis import ANTHROPIC_MESSAGES, APIS, OPENAI_CHAT
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, APIS, OPENAI_CHAT, OPENAI_RESPONSES
 
 __all__ = [
-    "ANTHROPIC_MESSAGES", "OPENAI_CHAT", "APIS", "RECORD_KEYS", "EmptyTraceError", "Redactor", "SkippedLines",
+    "ANTHROPIC_MESSAGES", "OPENAI_CHAT", "OPENAI_RESPONSES", "APIS", "RECORD_KEYS", "EmptyTraceError", "Redactor", "SkippedLines",
     "TraceFormatError", "TraceFormatWarning", "TraceRecord", "parse_record", "read_trace", "redacted", "write_trace",
 ]
 
-RECORD_KEYS = ("t", "api", "session", "body", "usage")
-"""Record keys in their required order; ``usage`` is optional."""
+RECORD_KEYS = ("t", "api", "session", "body", "usage", "response")
+"""Record keys in their required order; ``usage`` and ``response`` (``openai.responses`` records only) are optional."""
 
 Redactor = Callable[[dict[str, Any]], dict[str, Any]]
 """A hook that returns a redacted copy of a request body (it must not add or reorder keys needlessly)."""
@@ -136,13 +142,15 @@ class TraceRecord:
 
     Attributes:
         t: request start, seconds since the start of the trace (float, >= 0).
-        api: ``anthropic.messages`` or ``openai.chat``.
+        api: ``anthropic.messages``, ``openai.chat`` or ``openai.responses``.
         session: conversation id.
         body: the request body as sent (key order preserved).
         usage: the provider's usage object from the response, if recorded.
         body_json: the body's JSON text exactly as it went on the wire, if
             known (set by :meth:`from_wire`); written verbatim.
         line: the 1-based line this record was read from (not compared).
+        response: ``openai.responses`` only: ``{"id": "resp_...", "output": [items]}`` of the Response it got,
+            if recorded (what a later ``previous_response_id`` chains onto).
     """
 
     t: float
@@ -152,11 +160,13 @@ class TraceRecord:
     usage: dict[str, Any] | None = None
     body_json: str | None = dataclasses.field(default=None, repr=False, compare=False)
     line: int | None = dataclasses.field(default=None, compare=False)
+    response: dict[str, Any] | None = None
 
     @classmethod
     def from_wire(cls, t: float, api: str, session: str, content: bytes | str,
-                  usage: Mapping[str, Any] | None = None) -> TraceRecord:
-        """A record from the request bytes that went on the wire (kept verbatim on write).
+                  usage: Mapping[str, Any] | None = None, response: Mapping[str, Any] | None = None) -> TraceRecord:
+        """A record from the request bytes that went on the wire (kept verbatim on write); ``response``:
+        an ``openai.responses`` reply's ``{"id", "output"}`` (see :class:`TraceRecord`).
 
         Raises:
             TraceFormatError: ``content`` is not a JSON object.
@@ -168,7 +178,8 @@ class TraceRecord:
             raise TraceFormatError(f"request body is not JSON ({exc})") from exc
         if not isinstance(body, dict):
             raise TraceFormatError("request body is not a JSON object")
-        return cls(float(t), api, session, body, dict(usage) if usage is not None else None, body_json=text)
+        return cls(float(t), api, session, body, dict(usage) if usage is not None else None, body_json=text,
+                   response=dict(response) if response is not None else None)
 
     def to_json(self) -> str:
         """The record as one JSON line (without the newline), keys in format order."""
@@ -180,6 +191,8 @@ class TraceRecord:
         line = f'{head},"body":{body}'
         if self.usage is not None:
             line += ',"usage":' + json.dumps(self.usage, ensure_ascii=False, separators=(",", ":"))
+        if self.response is not None:
+            line += ',"response":' + json.dumps(self.response, ensure_ascii=False, separators=(",", ":"))
         return line + "}"
 
 
@@ -198,7 +211,8 @@ def record_problem(obj: Any, line: int | None, source: str) -> str | None:
     keys = list(obj)
     unknown = [k for k in keys if k not in RECORD_KEYS]
     if unknown:
-        return f"unknown record key(s) {unknown}; records have {', '.join(RECORD_KEYS[:4])} and optional usage"
+        return (f"unknown record key(s) {unknown}; records have {', '.join(RECORD_KEYS[:4])} and optional usage "
+                f"(and response, for {OPENAI_RESPONSES})")
     missing = [k for k in RECORD_KEYS[:4] if k not in obj]
     if missing:
         return f"missing record key(s) {missing}"
@@ -213,6 +227,13 @@ def record_problem(obj: Any, line: int | None, source: str) -> str | None:
         return "body must be a JSON object"
     if obj.get("usage") is not None and not isinstance(obj["usage"], dict):
         return "usage must be a JSON object or null"
+    response = obj.get("response")
+    if response is not None:
+        if obj["api"] != OPENAI_RESPONSES:
+            return f"response is recorded for {OPENAI_RESPONSES} requests only (the Response's id and output)"
+        if not isinstance(response, dict) or not isinstance(response.get("id"), str) \
+                or not isinstance(response.get("output"), list):
+            return 'response must be {"id": "resp_...", "output": [output items]} or null'
     return None
 
 
@@ -229,7 +250,8 @@ def parse_record(text: str, *, line: int | None = None, source: str = "<trace>")
     problem = record_problem(obj, line, source)
     if problem:
         raise TraceFormatError(problem, source=source, line=line)
-    return TraceRecord(float(obj["t"]), obj["api"], obj["session"], obj["body"], obj.get("usage"), line=line)
+    return TraceRecord(float(obj["t"]), obj["api"], obj["session"], obj["body"], obj.get("usage"), line=line,
+                       response=obj.get("response"))
 
 
 BOM = b"\xef\xbb\xbf"

@@ -6,6 +6,14 @@ body is *malformed input*: :func:`usable_records` checks each body at the
 ``STRUCTURE`` level (:func:`promptcache.trace.shape.check_body`), reports the
 others (``FILE:LINE: malformed request body: ...; line skipped``) and skips
 them, or raises under ``--strict``.
+
+``openai.responses`` records that chain onto an earlier response
+(``previous_response_id``) are read as the API reads them, with the earlier
+input and output before their own (:class:`promptcache.trace.chain.ChainResolver`);
+one whose earlier response is not in the trace is reported (``FILE:LINE:
+previous_response_id 'resp_...' names a response that is not in the trace ...:
+the chained prefix ... is unknown ...; line skipped``) and skipped: its prefix
+is not guessed.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 
+from promptcache.trace.chain import ChainResolver, UnknownPrefixError
 from promptcache.trace.records import EmptyTraceError, SkippedLines, TraceFormatError, TraceRecord, read_trace
 from promptcache.trace.shape import check_body
 
@@ -29,7 +38,9 @@ def usable_records(records: Iterable[TraceRecord], *, strict: bool = False,
     OpenAI body labelled ``anthropic.messages``, ...) is reported as
     ``FILE:LINE: malformed request body: body.PATH: problem`` and skipped, as a
     malformed line is by :func:`~promptcache.trace.records.read_trace`. Lazy: a record
-    is checked when it is reached.
+    is checked when it is reached. A chained ``openai.responses`` record comes out
+    with its whole input (:mod:`promptcache.trace.chain`), or is reported and skipped
+    when its earlier response is not in the trace.
 
     Args:
         records: trace records (``record.line`` names the line in reports).
@@ -41,19 +52,26 @@ def usable_records(records: Iterable[TraceRecord], *, strict: bool = False,
         model_given: a model comes from elsewhere (``--model``, ``verify``'s backend), so a body needs none.
 
     Raises:
-        TraceFormatError: with ``strict``, the first malformed body.
+        TraceFormatError: with ``strict``, the first malformed body or unknown chained prefix.
     """
     skip = SkippedLines.of(on_problem)
+    chains = ChainResolver()
     for record in records:
         try:
             check_body(record.api, record.body, model_given=model_given)
         except ValueError as exc:  # MalformedBody, or an api that is not one of APIS
             problem = TraceFormatError(f"malformed request body: {exc}", source=source, line=record.line)
-            if strict:
-                raise problem from None
-            skip(problem)
-            continue
-        yield record
+        else:
+            try:
+                resolved = chains.resolve(record)
+            except UnknownPrefixError as exc:
+                problem = TraceFormatError(str(exc), source=source, line=record.line)
+            else:
+                yield resolved
+                continue
+        if strict:
+            raise problem from None
+        skip(problem)
 
 
 def read_requests(path: str | os.PathLike[str], *, strict: bool = False,

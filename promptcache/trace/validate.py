@@ -28,7 +28,7 @@ def validate_record(record: TraceRecord | Mapping[str, Any], *, line: int | None
     """
     if isinstance(record, TraceRecord):
         obj: Mapping[str, Any] = {"t": record.t, "api": record.api, "session": record.session,
-                                  "body": record.body, "usage": record.usage}
+                                  "body": record.body, "usage": record.usage, "response": record.response}
         line = record.line if line is None else line
     else:
         obj = record
@@ -37,7 +37,8 @@ def validate_record(record: TraceRecord | Mapping[str, Any], *, line: int | None
             return [TraceIssue(problem, line=line)]
         keys = list(obj)
         if keys != [k for k in RECORD_KEYS if k in obj]:
-            return [TraceIssue(f"record keys out of order {keys}; write t, api, session, body, usage", line=line)]
+            order = ", ".join(RECORD_KEYS[:5] + (("response",) if "response" in obj else ()))
+            return [TraceIssue(f"record keys out of order {keys}; write {order}", line=line)]
     if isinstance(obj["t"], int):
         return [TraceIssue(f"t must be a float, got the integer {obj['t']}", line=line)]
     return [dataclasses.replace(issue, line=line) for issue in validate_body(obj["api"], obj["body"])]

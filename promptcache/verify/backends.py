@@ -10,7 +10,9 @@ should see and the figures the backend reports:
 * :class:`HTTPBackend`: an OpenAI-compatible URL (``promptcache serve``,
   vLLM started with ``--enable-prompt-tokens-details``, SGLang with
   ``--enable-cache-report``). Anthropic bodies are converted with
-  :func:`promptcache.convert.anthropic_to_openai`; each request is streamed
+  :func:`promptcache.convert.anthropic_to_openai` and OpenAI Responses bodies
+  read through their Chat view (:func:`promptcache.convert.responses_to_chat`),
+  so they replay on any Chat Completions server; each request is streamed
   (TTFT = time to the first chunk) and ``usage.prompt_tokens_details.cached_tokens``
   is read from the final usage chunk. The oracle's tokens come from the
   server's ``/tokenize`` (vLLM's endpoint; ``serve`` has it too) when it
@@ -35,8 +37,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from promptcache.providers.apis import ANTHROPIC_MESSAGES
-from promptcache.convert import anthropic_to_openai
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_RESPONSES
+from promptcache.convert import anthropic_to_openai, responses_to_chat
 
 OPENAI_INSTALL = "pip install 'promptcache[openai]'"
 AUTO_TOOL_CHOICE_REFUSED = ("tool choice", "tool_choice", "tool-call-parser", "enable-auto-tool-choice")
@@ -66,12 +68,17 @@ class Replay:
 
 
 def openai_body(api: str, body: Mapping[str, Any]) -> dict[str, Any]:
-    """``body`` as an OpenAI chat body (Anthropic bodies converted; cache markers dropped).
+    """``body`` as an OpenAI chat body (Anthropic bodies converted, cache markers dropped; Responses bodies
+    through their Chat view).
 
     Raises:
         ValueError: the converter refuses the body (the message names the path).
     """
-    return anthropic_to_openai(body).body if api == ANTHROPIC_MESSAGES else dict(body)
+    if api == ANTHROPIC_MESSAGES:
+        return anthropic_to_openai(body).body
+    if api == OPENAI_RESPONSES:
+        return responses_to_chat(body).body
+    return dict(body)
 
 
 class LocalBackend:
@@ -112,10 +119,10 @@ class LocalBackend:
         Raises:
             ValueError: the body cannot be rendered (the message says why, as the provider's 400 would).
         """
-        from local_backend.chat_template import anthropic_prompt, openai_chat_prompt
+        from local_backend.chat_template import anthropic_prompt, openai_chat_prompt, responses_prompt
         from local_backend.errors import InvalidBodyError
 
-        render = anthropic_prompt if api == ANTHROPIC_MESSAGES else openai_chat_prompt
+        render = {ANTHROPIC_MESSAGES: anthropic_prompt, OPENAI_RESPONSES: responses_prompt}.get(api, openai_chat_prompt)
         try:
             return render(self.engine.tokenizer, body).token_ids
         except InvalidBodyError as exc:

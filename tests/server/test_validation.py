@@ -137,9 +137,9 @@ def test_a_utf8_body_with_a_byte_order_mark_is_read(client):
 
 
 def test_an_endpoint_the_server_does_not_have_is_a_404_listing_the_ones_it_has(client):
-    answer = client.post("/v1/responses", json={"model": "m", "input": "hi"})
+    answer = client.post("/v1/assistants", json={"model": "m"})
     assert answer.status_code == 404
     message = answer.json()["error"]["message"]
-    assert message.startswith("POST /v1/responses: Not Found; this server serves ")
-    for path in ("/v1/chat/completions", "/v1/completions", "/v1/messages", "/v1/models"):
+    assert message.startswith("POST /v1/assistants: Not Found; this server serves ")
+    for path in ("/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/messages", "/v1/models"):
         assert path in message

@@ -193,4 +193,9 @@ def test_each_bad_tool_is_reported_and_the_rest_still_checked() -> None:
 
 
 def test_an_unknown_api() -> None:
-    assert found(tool_issues("openai.responses", [openai_tool()])) == [("api", "unknown api 'openai.responses'")]
+    assert found(tool_issues("openai.assistants", [openai_tool()])) == [("api", "unknown api 'openai.assistants'")]
+
+
+def test_a_chat_shaped_tool_in_a_responses_body_lacks_the_flat_name() -> None:
+    assert found(tool_issues("openai.responses", [openai_tool()])) == [
+        ("tools[0].name", "a function tool needs a string 'name'")]

@@ -3,7 +3,7 @@
 Each level includes the one before (:class:`Level`):
 
 - ``STRUCTURE``: what rendering needs: types and the keys every block must
-  have. A body failing it is *malformed input*: ``simulate``, ``diff`` and
+  have (``messages``, or a Responses body's ``input``). A body failing it is *malformed input*: ``simulate``, ``diff`` and
   ``verify`` report its line and skip it (:func:`check_body`). It is never a
   request "the API would refuse" (a well-formed request the provider answers
   with a 400, which the simulators report as refused).
@@ -25,7 +25,8 @@ Each level includes the one before (:class:`Level`):
 
 Sources: Anthropic docs, "Messages" and "Prompt caching" ("up to 4 cache
 breakpoints", "Mixing different TTLs"); OpenAI API reference, "Chat
-Completions". Model names, id formats and request counts of the sample traces
+Completions"; for ``openai.responses`` bodies the ``openai`` 3.57 SDK's type
+definitions (:mod:`promptcache.trace.shape.responses`, which lists its levels). Model names, id formats and request counts of the sample traces
 are not imposed.
 """
 
@@ -34,9 +35,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from promptcache.providers.apis import ANTHROPIC_MESSAGES, check_api
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_RESPONSES, check_api
 from promptcache.trace.shape.anthropic import Markers, walk_anthropic
 from promptcache.trace.shape.openai import walk_openai
+from promptcache.trace.shape.responses import responses_tools, walk_responses
 from promptcache.trace.shape.walk import (Level, Stop, TraceIssue, Walk, anthropic_tools, cache_control_issue, json_kind,
                                           openai_tools)
 
@@ -69,8 +71,11 @@ def body_issues(api: str, body: Any, level: Level = Level.TRACE, *, model_given:
         return [TraceIssue(f"a request body must be an object, not {json_kind(body)}", path="body")]
     w = Walk(api, level, first)
     try:
-        messages = w.head(body, model_given)
-        (walk_anthropic if api == ANTHROPIC_MESSAGES else walk_openai)(w, body, messages)
+        if api == OPENAI_RESPONSES:
+            walk_responses(w, body, model_given)
+        else:
+            messages = w.head(body, model_given)
+            (walk_anthropic if api == ANTHROPIC_MESSAGES else walk_openai)(w, body, messages)
     except Stop:
         pass
     return w.issues
@@ -107,6 +112,8 @@ def tool_issues(api: str, tools: Any, path: str = "tools") -> list[TraceIssue]:
     w = Walk(api, Level.API)
     if api == ANTHROPIC_MESSAGES:
         anthropic_tools(w, tools, path, Markers(w))
+    elif api == OPENAI_RESPONSES:
+        responses_tools(w, tools, path)
     else:
         openai_tools(w, tools, path)
     return w.issues

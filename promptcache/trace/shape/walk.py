@@ -16,6 +16,8 @@ except ImportError:  # pragma: no cover - exercised only without the dev extra
     _jsonschema = None
 
 _TOOL_NAME = {ANTHROPIC_MESSAGES: re.compile(r"^[a-zA-Z0-9_-]{1,128}$"), "openai.chat": re.compile(r"^[a-zA-Z0-9_-]{1,64}$")}
+OPENAI_TOOL_NAME = _TOOL_NAME["openai.chat"]
+"""Function names both OpenAI APIs accept (Chat Completions and Responses)."""
 _OPENAI_TOOL = "{'type': 'function', 'function': {'name': ..., 'parameters': {...}}}"
 
 
@@ -134,24 +136,32 @@ class Walk:
         except _jsonschema.SchemaError as exc:
             self.need(False, Level.TRACE, path, f"the tool schema itself is invalid: {exc.message}")
 
-    def head(self, body: Mapping[str, Any], model_given: bool) -> list[Any]:
-        """Top-level keys (``TRACE``: known, in the SDK's order), ``messages`` and ``model``; the ``messages``
-        list (empty when it is missing or not a non-empty list)."""
+    def keys(self, body: Mapping[str, Any]) -> None:
+        """Top-level keys (``TRACE``): known, in the SDK's order."""
         known = SDK_KEYS[self.api]
         unknown = [k for k in body if k not in known]
         self.need(not unknown, Level.TRACE, "body", f"unknown key(s) {unknown} for {self.api}")
         present = [k for k in body if k in known]
         self.need(present == [k for k in known if k in body], Level.TRACE, "body",
                   f"keys not in SDK order: {list(body)}; the SDK sends {[k for k in known if k in body]}")
+
+    def model(self, body: Mapping[str, Any], model_given: bool) -> None:
+        """``model``: a model id string (``STRUCTURE``), unless ``model_given``."""
+        model = body.get("model")
+        self.need(isinstance(model, str) and model or (model is None and model_given), Level.STRUCTURE, "body.model",
+                  "missing (pass --model)" if model is None else f"must be a model id string, not {model!r}")
+
+    def head(self, body: Mapping[str, Any], model_given: bool) -> list[Any]:
+        """:meth:`keys`, ``messages`` and :meth:`model`; the ``messages`` list (empty when it is missing or not
+        a non-empty list)."""
+        self.keys(body)
         messages = body.get("messages")
         if self.need(messages is not None, Level.STRUCTURE, "body.messages",
                      "missing: a request body needs a non-empty list of messages", kind="missing"):
             shown = json_kind(messages) if not isinstance(messages, list) else "empty"
             self.need(isinstance(messages, list) and messages, Level.STRUCTURE, "body.messages",
                       f"must be a non-empty list of messages, not {shown}")
-        model = body.get("model")
-        self.need(isinstance(model, str) and model or (model is None and model_given), Level.STRUCTURE, "body.model",
-                  "missing (pass --model)" if model is None else f"must be a model id string, not {model!r}")
+        self.model(body, model_given)
         return messages if isinstance(messages, list) else []
 
 
