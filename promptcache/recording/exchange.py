@@ -11,8 +11,10 @@ upstream and the response's status and usage after.
     ...                                                         # forward it, read the response
     recorder.finish(exchange, status=200, usage=usage_dict)
 
-Only a request the provider accepted (2xx) becomes a reference for the guard
-and a trace line; a refused or failed one is neither (as
+The guard compares a request with the earlier ones of its guard session (a
+call site of the app, or a session of the proxy): the first request of a guard
+session is never reported, whatever other sessions sent. Only a request the
+provider accepted (2xx) becomes a reference for the guard and a trace line; a refused or failed one is neither (as
 :mod:`promptcache.clients.wrappers`' ``send``). The guard is not thread-safe,
 so its steps run under one lock; the trace clock has its own
 (:class:`promptcache.trace.recorder.TraceClock`).
@@ -84,6 +86,7 @@ class ExchangeRecorder:
         self.redact = redact
         self.clock = clock or time.monotonic
         self._lock = threading.Lock()
+        self._answered: set[str | None] = set()  # guard sessions with an accepted request
 
     def start(self, api: str, content: bytes, *, session: str, guard_key: str | None = None,
               guard_mode: str | None = None) -> Exchange:
@@ -129,8 +132,8 @@ class ExchangeRecorder:
                 exchange.guard_error = f"{type(exc).__name__}: {exc}"
                 return
         exchange.divergence = divergence
-        if divergence.expected:
-            return
+        if divergence.expected or exchange.guard_key not in self._answered:
+            return  # the first request of its guard session (call site): nothing of its own to compare with
         if mode == "raise":
             raise PrefixStabilityError(divergence.layer or "prompt", divergence.problem(), divergence.hint,
                                        path=divergence.path or "", divergence=divergence)
@@ -162,6 +165,7 @@ class ExchangeRecorder:
             def remember() -> None:
                 with self._lock:
                     self.guard.remember(exchange.body, exchange.api, session=exchange.guard_key)
+                    self._answered.add(exchange.guard_key)
             step("remembering the request for the guard", remember)
         extra = {"response": response} if response is not None and exchange.api == OPENAI_RESPONSES else {}
         if self.trace is not None:

@@ -210,8 +210,8 @@ def test_every_sdk_path_is_recorded_sync(tmp_path) -> None:
         order: str
         ships: str
 
-    with warnings.catch_warnings():  # its first request: response_format is a new part of the prefix
-        warnings.simplefilter("ignore", PrefixStabilityWarning)
+    with warnings.catch_warnings():  # the first request of this call site: nothing of its own to compare with
+        warnings.simplefilter("error", PrefixStabilityWarning)
         parsed = o.chat.completions.parse(model=O_MODEL, messages=chat, response_format=Order)
     assert parsed.choices[0].message.parsed == Order(order="A-7", ships="today")
     o.responses.create(model=O_MODEL, instructions=RULES, input="Where is A-7?")

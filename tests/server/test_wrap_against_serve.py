@@ -58,3 +58,35 @@ def test_a_timestamp_in_the_system_prompt_of_an_async_app_warns_naming_system(se
     asyncio.run(main())
     lines = (tmp_path / "t.jsonl").read_text().splitlines()
     assert len(lines) == 2 and "10:00:09" in json.loads(lines[1])["body"]["system"]
+
+
+def test_a_wrapped_responses_chain_against_serve_records_what_verify_needs(server, tmp_path) -> None:
+    """responses.create, plain and streamed, through wrap(): each line keeps the reply's id and output, so the request that
+    names it in previous_response_id is read with its whole chained input, and verify replays the trace."""
+    trace = tmp_path / "responses.jsonl"
+    client = promptcache.wrap(openai.OpenAI(base_url=f"{server}/v1", api_key="test-key", max_retries=0, timeout=120),
+                              trace=trace, session="chat-1")
+    instructions = unique_system(200)
+    first = client.responses.create(model="gpt-4.1-mini", instructions=instructions, input="Where is order 1042?",
+                                    max_output_tokens=2)
+    events = list(client.responses.create(model="gpt-4.1-mini", instructions=instructions, input="And order 1043?",
+                                          previous_response_id=first.id, max_output_tokens=2, stream=True))
+    second = events[-1].response  # response.incomplete: cut by max_output_tokens, as OpenAI ends it
+    assert second.usage.input_tokens_details.cached_tokens > 0  # the chained prefix, from the cache
+
+    records = list(read_trace(trace, strict=True))
+    assert [r.api for r in records] == ["openai.responses"] * 2
+    assert records[0].response["id"] == first.id
+    assert [item["type"] for item in records[0].response["output"]] == [item.type for item in first.output]
+    assert records[1].body["previous_response_id"] == first.id and records[1].response["id"] == second.id
+    assert [r.usage["input_tokens"] for r in records] == [first.usage.input_tokens, second.usage.input_tokens]
+    assert client.stats.summary()["total"]["cache_read_tokens"] == second.usage.input_tokens_details.cached_tokens
+
+    from click.testing import CliRunner
+
+    from promptcache.cli import main
+
+    run = CliRunner().invoke(main, ["verify", str(trace), "--format", "json"])
+    assert run.exit_code == 0, run.output
+    summary = json.loads(run.stdout)["summary"]
+    assert summary["requests"] == 2 and summary["errors"] == 0 and summary["cached_tokens"] > 0
