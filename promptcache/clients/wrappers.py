@@ -77,12 +77,12 @@ from promptcache.clients.streams import record_stream
 from promptcache.errors import PrefixStabilityError, PrefixStabilityWarning, RecordingWarning
 from promptcache.misses.guard import Divergence, PrefixGuard
 from promptcache.prompt.model import Prompt
-from promptcache.providers.profiles import model_profile
-from promptcache.trace.records import Redactor, TraceRecord
+from promptcache.trace.records import Redactor
 from promptcache.trace.recorder import TraceClock
 from promptcache.providers.usage import UsageStats
 from promptcache.recording.exchange import GUARD_MODES, ExchangeRecorder
-from promptcache.recording.http_client import CALL_OPTIONS, recording_http_client
+from promptcache.recording.http_client import CALL_OPTIONS
+from promptcache.recording.sdk_copy import recording_copy
 
 __all__ = ["AnthropicClient", "AsyncAnthropicClient", "AsyncOpenAIClient", "OpenAIClient", "wrap"]
 
@@ -141,7 +141,7 @@ class _Wrapper:
         self._truncations: dict[int, int] = {}
         self.recorder = ExchangeRecorder(trace=self._trace_clock, guard=self.guard, stats=self.stats,
                                          guard_mode=guard, redact=redact, clock=self._clock)
-        self.recording_client = _recording_copy(client, self.recorder, session, self.provider)
+        self.recording_client = recording_copy(client, self.recorder, session, self.provider)
 
     def __getattr__(self, name: str) -> Any:
         if name in ("client", "recording_client"):  # not set yet (during __init__)
@@ -210,24 +210,17 @@ class _Wrapper:
         """
         usage = getattr(response, "usage", None)
         usage_dict = usage.model_dump(exclude_none=True) if usage is not None else None
-
-        def step(name: str, action: Callable[[], object]) -> None:
-            try:
-                action()
-            except Exception as exc:  # noqa: BLE001 - the paid response must reach the caller whatever fails here
-                warnings.warn(RecordingWarning(f"the response was returned but {name} failed: "
-                                               f"{type(exc).__name__}: {exc}"), stacklevel=4)
-
-        if self._trace_clock is not None:
-            step("writing the trace line", lambda: self._trace_clock.append(
-                t, lambda stamp: TraceRecord.from_wire(stamp, self.api, session, request.content, usage=usage_dict),
-                redact=self.redact))
-        if usage_dict is not None:
-            step("adding the usage to the statistics", lambda: self.stats.add(
-                usage_dict, session=session, profile=model_profile(self.provider, model), provider=self.provider))
+        exchange = self.recorder.open(self.api, request.content, session=session)  # guarded by send itself
+        exchange.t = t
+        problems = self.recorder.finish(exchange, 200, usage_dict)  # the trace line and the statistics
         if record_reply and prompt.conversation is not None:
-            step("appending the turn and the reply to the conversation",
-                 lambda: prompt.conversation.record(prompt, response))
+            try:
+                prompt.conversation.record(prompt, response)
+            except Exception as exc:  # noqa: BLE001 - the paid response must reach the caller whatever fails here
+                problems.append(f"appending the turn and the reply to the conversation failed: "
+                                f"{type(exc).__name__}: {exc}")
+        for problem in problems:
+            warnings.warn(RecordingWarning(f"the response was returned but {problem}"), stacklevel=4)
 
     def _streamed(self, response: Any) -> bool:
         """``response`` is the SDK's ``Stream`` / ``AsyncStream`` (the request had ``stream=True``)."""
@@ -373,47 +366,6 @@ class OpenAIClient(_OpenAIMixin, _SyncSend):
 
 class AsyncOpenAIClient(_OpenAIMixin, _AsyncSend):
     """Wraps ``openai.AsyncOpenAI``; ``await client.send(prompt, model=...)``."""
-
-
-def _recording_copy(client: Any, recorder: ExchangeRecorder, session: str | None, provider: str) -> Any:
-    """``client.copy(http_client=...)`` with a recording HTTP client around the client's own
-    (:mod:`promptcache.recording.http_client`); ``client`` itself, with a :class:`RecordingWarning`, when
-    its HTTP client is neither an ``httpx2`` nor an ``httpx`` one: its calls then pass through unrecorded."""
-    inner = getattr(client, "_client", None)
-    http = recording_http_client(inner, recorder, session, provider)
-    if http is None:
-        warnings.warn(RecordingWarning(f"the client's HTTP client is a {type(inner).__module__}."
-                                       f"{type(inner).__name__}, not an httpx2 / httpx client: only send() is "
-                                       f"recorded, its own methods pass through unrecorded"), stacklevel=4)
-        return client
-    copy = client.copy(http_client=http)
-    if provider == "anthropic" and hasattr(copy, "with_middleware"):
-        # anthropic wraps an error raised in its HTTP client as a retried APIConnectionError; the
-        # innermost middleware hands the guard's PrefixStabilityError to the caller as it was raised
-        copy = copy.with_middleware(_async_unwrap if inspect.iscoroutinefunction(http.send) else _unwrap)
-    return copy
-
-
-def _unwrap(request: Any, call_next: Callable[[Any], Any]) -> Any:
-    import anthropic
-
-    try:
-        return call_next(request)
-    except anthropic.APIConnectionError as exc:
-        if isinstance(exc.__cause__, PrefixStabilityError):
-            raise exc.__cause__ from None
-        raise
-
-
-async def _async_unwrap(request: Any, call_next: Callable[[Any], Any]) -> Any:
-    import anthropic
-
-    try:
-        return await call_next(request)
-    except anthropic.APIConnectionError as exc:
-        if isinstance(exc.__cause__, PrefixStabilityError):
-            raise exc.__cause__ from None
-        raise
 
 
 def _expand_home(trace: str | os.PathLike[str] | None) -> str | os.PathLike[str] | None:

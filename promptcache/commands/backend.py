@@ -32,8 +32,9 @@ class ModelUnusable(click.ClickException):
     exit_code = 2
 
 
-def require_backend(modules: tuple[str, ...] = SERVER_MODULES, what: str = "the local backend") -> None:
-    """Import ``modules`` or stop with a message naming the install command.
+def require_backend(modules: tuple[str, ...] = SERVER_MODULES, what: str = "the local backend",
+                    extra: str = "backend") -> None:
+    """Import ``modules`` or stop with a message naming the install command of ``extra``.
 
     Raises:
         BackendMissing: a module is not installed.
@@ -42,8 +43,8 @@ def require_backend(modules: tuple[str, ...] = SERVER_MODULES, what: str = "the 
         try:
             importlib.import_module(name)
         except ImportError as exc:
-            raise BackendMissing(f"{what} needs the backend extra ({name} is not installed: {exc}). "
-                                 f"Install it with: {BACKEND_INSTALL}") from None
+            raise BackendMissing(f"{what} needs the {extra} extra ({name} is not installed: {exc}). "
+                                 f"Install it with: pip install 'promptcache[{extra}]'") from None
 
 
 def check_model_options(model: str | None, tokenizer: str | None) -> None:

@@ -33,18 +33,7 @@ def load_redactor(spec: str | None) -> Any:
 
 
 PROXY_MODULES = ("starlette", "uvicorn", "httpx")
-
-
-def _require_proxy_extra() -> None:
-    """Stop with the install command when a module the proxy runs on is missing (no torch needed)."""
-    from promptcache.commands.backend import BackendMissing
-
-    for name in PROXY_MODULES:
-        try:
-            importlib.import_module(name)
-        except ImportError as exc:
-            raise BackendMissing(f"promptcache proxy needs the proxy extra ({name} is not installed: {exc}). "
-                                 f"Install it with: pip install 'promptcache[proxy]'") from None
+"""What the proxy runs on (the ``proxy`` extra; no torch)."""
 
 
 @click.command("proxy")
@@ -77,7 +66,9 @@ def proxy(upstream, trace_path, host, port, session, guard, redact_spec, timeout
     Exit codes: 0 after Ctrl-C / SIGTERM; 2 a usage error (a bad --upstream, --redact
     or --trace, or HOST:PORT cannot be bound).
     """
-    _require_proxy_extra()
+    from promptcache.commands.backend import require_backend
+
+    require_backend(PROXY_MODULES, what="promptcache proxy", extra="proxy")
     import httpx
 
     from local_backend.server.listen import ListenError, bind_listener  # torch-free, as the rest of the proxy
