@@ -11,9 +11,11 @@ compressed body stays compressed).
 
 For a ``POST`` to a cached-prompt endpoint (:mod:`promptcache.recording.endpoints`)
 the request goes through :class:`~promptcache.recording.exchange.ExchangeRecorder`
-(the guard before forwarding, the trace line and statistics when the response
-body has ended), and :class:`ProxyLog` prints one line: cached / written /
-uncached prompt tokens and, for an unexpected divergence, the guard's cause.
+(the guard while the request is upstream, the trace line and statistics just
+after the response body has ended; neither holds the response back, and within
+a session each request is compared with the one before it: :class:`_Bookkeeping`),
+and :class:`ProxyLog` prints one line: cached / written / uncached prompt tokens
+and, for an unexpected divergence, the guard's cause.
 Headers, API keys included, are never written to the trace. An upstream that
 cannot be reached is answered with a 502 in the API's error shape, naming it.
 """
@@ -96,6 +98,71 @@ def _error(api: str | None, status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": {"message": message, "type": "proxy_error", "param": None, "code": None}}, status)
 
 
+class _Bookkeeping:
+    """The guard and the recording of each request, off the response's path and in order per guard session.
+
+    A request's guard check waits until the previous request of its guard session has been recorded (so it is
+    compared with it) and runs in a worker thread while the request is upstream; the recording (guard
+    reference, trace line, statistics, live line) runs in the background once the response has ended, so no
+    response waits for either. :meth:`drain` waits for what is still running (at shutdown).
+    """
+
+    def __init__(self, recorder: ExchangeRecorder, log: ProxyLog) -> None:
+        self.recorder, self.log = recorder, log
+        self._latest: dict[str | None, asyncio.Future[None]] = {}  # guard session -> its latest recording
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def start(self, exchange: Exchange) -> tuple[asyncio.Task[None], asyncio.Future[None]]:
+        """The guard's task of ``exchange`` and the future its recording resolves."""
+        before = self._latest.get(exchange.guard_key)
+        recorded: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._latest[exchange.guard_key] = recorded
+
+        async def guard() -> None:
+            if before is not None:
+                await asyncio.shield(before)
+            await anyio.to_thread.run_sync(self.recorder.check, exchange)
+        return self._keep(guard()), recorded
+
+    def finish(self, exchange: Exchange, guarded: asyncio.Task[None], recorded: asyncio.Future[None],
+               status: int, collector: UsageCollector | None, unreachable: str | None = None) -> None:
+        """Record ``exchange`` in the background once its guard check is done."""
+        async def record() -> None:
+            try:
+                await guarded
+                if unreachable is not None:
+                    self.log.unreachable(exchange, unreachable)
+                    return
+                usage = collector.finish() if collector is not None else None
+                response = collector.response if collector is not None else None
+
+                def step() -> tuple[list[str], list[warnings.WarningMessage]]:
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        return self.recorder.finish(exchange, status, usage, response), caught
+                problems, caught = await anyio.to_thread.run_sync(step)
+                for problem in problems:
+                    self.log.print(f"   not recorded: {problem}")
+                for warning in caught:  # e.g. a model the providers data does not list: once per message
+                    self.log.note(str(warning.message))
+                self.log.request(exchange, status, usage)
+            finally:
+                recorded.set_result(None)
+                if self._latest.get(exchange.guard_key) is recorded:
+                    del self._latest[exchange.guard_key]
+        self._keep(record())
+
+    def _keep(self, coroutine: Any) -> asyncio.Task[None]:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def drain(self) -> None:
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
 def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog | None = None,
                      session: str = "default", timeout: float | None = 600.0) -> Starlette:
     """The proxy as an ASGI app.
@@ -109,7 +176,7 @@ def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog
         timeout: seconds to wait for upstream to connect or send the next bytes (None: no limit).
     """
     base = upstream.rstrip("/")
-    log = log or ProxyLog()
+    books = _Bookkeeping(recorder, log or ProxyLog())
     client = httpx.AsyncClient(timeout=httpx.Timeout(timeout), limits=httpx.Limits(max_connections=None),
                                follow_redirects=False, trust_env=False)
 
@@ -118,12 +185,11 @@ def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog
         api = api_of(request.method, path)
         content = await request.body()
         headers = [(k, v) for k, v in request.headers.raw if k.decode("latin-1").lower() not in _HOP_BY_HOP]
-        exchange, guarded = None, None
+        exchange = None
         if api is not None:
             named = request.headers.get(SESSION_HEADER) or session
             exchange = recorder.open(api, content, session=named, guard_key=f"{named} {api}")
-            # the guard tokenises the body: in a worker thread, while the request is on its way upstream
-            guarded = asyncio.ensure_future(anyio.to_thread.run_sync(recorder.check, exchange))
+            guarded, recorded = books.start(exchange)
         url = base + path + (f"?{request.url.query}" if request.url.query else "")
         outgoing = client.build_request(request.method, url, headers=headers, content=content)
         try:
@@ -131,50 +197,24 @@ def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog
         except httpx.HTTPError as exc:
             message = f"upstream {base} cannot be reached ({type(exc).__name__}: {exc or 'no detail'})"
             if exchange is not None:
-                await guarded
-                log.unreachable(exchange, message)
+                books.finish(exchange, guarded, recorded, 502, None, unreachable=message)
             return _error(api, 502, f"promptcache proxy: {message}")
         response_headers = [(k, v) for k, v in upstream_response.headers.raw
                             if k.decode("latin-1").lower() not in _HOP_BY_HOP - {"content-length"}]
         collector = UsageCollector(upstream_response.headers.get("content-type", ""),
                                    upstream_response.headers.get("content-encoding", ""))
 
-        length = upstream_response.headers.get("content-length")
-        expected = int(length) if length and length.isdigit() else None
-        recorded = False
-
-        async def record() -> None:
-            nonlocal recorded
-            if recorded or exchange is None:
-                return
-            recorded = True
-            await guarded
-            usage = collector.finish()
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                problems = recorder.finish(exchange, upstream_response.status_code, usage, collector.response)
-            for problem in problems:
-                log.print(f"   not recorded: {problem}")
-            for warning in caught:  # e.g. a model the providers data does not list: once per message
-                log.note(str(warning.message))
-            log.request(exchange, upstream_response.status_code, usage)
-
         async def body() -> AsyncIterator[bytes]:
-            received = 0
             try:
                 async for chunk in upstream_response.aiter_raw():
                     if exchange is not None:
                         collector.feed(chunk)
-                        received += len(chunk)
-                        if expected is not None and received >= expected:
-                            # the client has the whole body with this chunk and may send its next request
-                            # at once: record this one first, so the guard compares the next with it
-                            await record()
                     yield chunk
             finally:  # read to its end, or the client went away (the task is cancelled then: shielded)
                 with anyio.CancelScope(shield=True):
                     await upstream_response.aclose()
-                    await record()
+                if exchange is not None:
+                    books.finish(exchange, guarded, recorded, upstream_response.status_code, collector)
 
         streamed = StreamingResponse(body(), status_code=upstream_response.status_code)
         streamed.raw_headers = [(k.lower(), v) for k, v in response_headers]
@@ -185,6 +225,7 @@ def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog
         if recorder.guard_mode != "off":  # the guard's tokenizer loads once, not on the first request
             await anyio.to_thread.run_sync(chatml_encoding)
         yield
+        await books.drain()
         await client.aclose()
 
     return Starlette(routes=[Route("/{path:path}", forward, methods=_METHODS)], lifespan=lifespan)

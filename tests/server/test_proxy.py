@@ -61,6 +61,15 @@ class ProxyProcess:
         self._log.close()
 
 
+def lines_after(trace: Path, before: int, count: int) -> list[str]:
+    """The ``count`` trace lines after the first ``before``: the proxy writes a line just after the response
+    has gone out (its guard and recording run in the background), so wait a moment for the last ones."""
+    deadline = time.monotonic() + 10
+    while len(trace.read_text().splitlines()) < before + count and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return trace.read_text().splitlines()[before:]
+
+
 @pytest.fixture(scope="module")
 def proxied(server, tmp_path_factory):
     folder = tmp_path_factory.mktemp("proxy")
@@ -100,6 +109,10 @@ def test_the_clients_get_the_same_answers_through_the_proxy(server, proxied) -> 
     with pytest.raises(openai.NotFoundError) as through:
         clients(proxy.url)[1].chat.completions.create(model="gpt-9", messages=user)
     assert through.value.body == direct.value.body  # an upstream error comes back as it came
+    lines_after(trace, 0, 4)
+    deadline = time.monotonic() + 10
+    while "404 openai.chat gpt-9" not in proxy.log() and time.monotonic() < deadline:
+        time.sleep(0.02)
     log = proxy.log()
     assert "200 anthropic.messages claude-sonnet-4-6: cached" in log and "200 openai.chat gpt-4.1-mini" in log
     assert "404 openai.chat gpt-9" in log
@@ -125,7 +138,7 @@ def test_the_proxy_trace_verifies_like_a_wrap_trace(server, proxied, tmp_path) -
     conversation(promptcache.wrap(clients(server)[0], trace=wrapped, session="app"))
     before = len(trace.read_text().splitlines()) if trace.exists() else 0
     conversation(clients(proxy.url)[0])
-    proxied_lines = trace.read_text().splitlines()[before:]
+    proxied_lines = lines_after(trace, before, len(turns))
     only = tmp_path / "proxy.jsonl"
     only.write_text("\n".join(proxied_lines) + "\n")
     assert [json.loads(line)["body"] for line in proxied_lines] == [r.body for r in read_trace(wrapped)]
@@ -159,10 +172,7 @@ def test_32_concurrent_streams_through_the_proxy_all_complete(proxied) -> None:
         return await asyncio.gather(*(one(n) for n in range(32)))
 
     assert all(finish in ("stop", "length") for finish in asyncio.run(main_()))
-    deadline = time.monotonic() + 10  # a client may close its stream before the proxy has written its line
-    while len(trace.read_text().splitlines()) < before + 32 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    lines = [json.loads(line) for line in trace.read_text().splitlines()[before:]]
+    lines = [json.loads(line) for line in lines_after(trace, before, 32)]
     assert len(lines) == 32 and all(line["usage"]["prompt_tokens"] > 0 for line in lines)
     assert sorted(line["body"]["messages"][1]["content"] for line in lines) == sorted(f"Order {n}?" for n in range(32))
 
