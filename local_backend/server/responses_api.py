@@ -62,7 +62,8 @@ _UNSUPPORTED = {"background": "run the request in the foreground", "conversation
 
 
 def _checks(body: Mapping[str, Any]) -> None:
-    """400s for what this server does not do (built-in tools, background runs, stored conversations)."""
+    """400s for what this server does not do (built-in tools, background runs, stored conversations), and for
+    a request with nothing to answer (an empty input) or a tool_choice naming a function it does not send."""
     for key, advice in _UNSUPPORTED.items():
         if body.get(key) not in (None, False):
             raise bad_request(f"{key}: not supported by this server; {advice}", param=key)
@@ -76,6 +77,14 @@ def _checks(body: Mapping[str, Any]) -> None:
     salt = body.get("cache_salt")
     if salt is not None and not isinstance(salt, str):
         raise bad_request("cache_salt: expected a string", param="cache_salt")
+    if body.get("input") in ("", []) and body.get("previous_response_id") is None:
+        raise bad_request("input: the request has no input; send at least one input item or a non-empty string",
+                          param="input")
+    choice = body.get("tool_choice")
+    if isinstance(choice, Mapping) and choice.get("type") == "function":
+        names = {tool.get("name") for tool in tools if isinstance(tool, Mapping)} if isinstance(tools, list) else set()
+        if choice.get("name") not in names:
+            raise bad_request(f"tool_choice: no function named {choice.get('name')!r} in tools", param="tool_choice")
 
 
 def _chained(state: ServerState, body: Mapping[str, Any]) -> dict[str, Any]:

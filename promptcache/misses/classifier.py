@@ -223,6 +223,13 @@ class Classifier:
                     "examples": MissCause.EXAMPLES_CHANGED}
         if layer in by_layer:
             return by_layer[layer], f"{path} differs"
+        earlier = old.piece_at(min(byte, max(len(old.data) - 1, 0))) if old.pieces else None
+        if earlier is not None and earlier.layer in by_layer and layer not in by_layer:
+            detail = f"the earlier request's {earlier.path} is missing here"
+            if earlier.path == "instructions":  # the Responses API: previous_response_id does not carry them over
+                detail += ("; previous_response_id does not carry instructions over: send the same instructions "
+                           "on every request")
+            return by_layer[earlier.layer], detail
         return MissCause.HISTORY_REWRITTEN, _history_detail(new, old, path, pool)
 
     @staticmethod

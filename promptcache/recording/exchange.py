@@ -11,7 +11,11 @@ upstream and the response's status and usage after.
     ...                                                         # forward it, read the response
     recorder.finish(exchange, status=200, usage=usage_dict)
 
-The guard compares a request with the earlier ones of its guard session (a
+A Responses request that names ``previous_response_id`` is guarded as the API
+reads it: the earlier request's input and reply before its own
+(:class:`~promptcache.trace.chain.ChainResolver`, fed by the replies recorded
+here); one that chains onto a reply not seen here is not guarded. The guard
+compares a request with the earlier ones of its guard session (a
 call site of the app, or a session of the proxy): the first request of a guard
 session is never reported, whatever other sessions sent. Only a request the
 provider accepted (2xx) becomes a reference for the guard and a trace line; a refused or failed one is neither (as
@@ -35,6 +39,7 @@ from promptcache.providers.apis import OPENAI_RESPONSES
 from promptcache.providers.profiles import model_profile
 from promptcache.providers.usage import UsageStats
 from promptcache.recording.endpoints import PROVIDER_OF
+from promptcache.trace.chain import ChainResolver, UnknownPrefixError
 from promptcache.trace.recorder import TraceClock
 from promptcache.trace.records import Redactor, TraceRecord
 
@@ -61,6 +66,7 @@ class Exchange:
     warning: str | None = None
     guard_error: str | None = None
     site: tuple[str, int] | None = None  # the app's line that made the call (the SDK wrappers)
+    read_as: dict[str, Any] | None = None  # the body as the API reads it (a Responses chain resolved)
 
 
 class ExchangeRecorder:
@@ -87,6 +93,7 @@ class ExchangeRecorder:
         self.clock = clock or time.monotonic
         self._lock = threading.Lock()
         self._answered: set[str | None] = set()  # guard sessions with an accepted request
+        self.chains = ChainResolver(max_responses=1024)  # Responses replies, for previous_response_id
 
     def start(self, api: str, content: bytes, *, session: str, guard_key: str | None = None,
               guard_mode: str | None = None) -> Exchange:
@@ -126,7 +133,9 @@ class ExchangeRecorder:
             return
         with self._lock:
             try:
-                divergence = self.guard.compare(exchange.body, exchange.api, record=False,
+                exchange.read_as = self.chains.expanded(exchange.body) if exchange.api == OPENAI_RESPONSES \
+                    else exchange.body
+                divergence = self.guard.compare(exchange.read_as, exchange.api, record=False,
                                                 session=exchange.guard_key)
             except Exception as exc:  # noqa: BLE001 - a body the guard cannot read: the provider will say what is wrong
                 exchange.guard_error = f"{type(exc).__name__}: {exc}"
@@ -161,12 +170,21 @@ class ExchangeRecorder:
             except Exception as exc:  # noqa: BLE001 - one failed step must not stop the others
                 problems.append(f"{name} failed: {type(exc).__name__}: {exc}")
 
-        if exchange.divergence is not None and exchange.body is not None:
+        if exchange.divergence is not None and exchange.read_as is not None:
             def remember() -> None:
                 with self._lock:
-                    self.guard.remember(exchange.body, exchange.api, session=exchange.guard_key)
+                    self.guard.remember(exchange.read_as, exchange.api, session=exchange.guard_key)
                     self._answered.add(exchange.guard_key)
             step("remembering the request for the guard", remember)
+        if response is not None and exchange.api == OPENAI_RESPONSES and exchange.body is not None:
+            def chain() -> None:
+                with self._lock:
+                    try:
+                        read_as = exchange.read_as or self.chains.expanded(exchange.body)
+                    except UnknownPrefixError:  # chained onto a reply not seen here: its input is unknown too
+                        return
+                    self.chains.remember(response["id"], read_as, list(response.get("output") or []))
+            step("remembering the response for previous_response_id", chain)
         extra = {"response": response} if response is not None and exchange.api == OPENAI_RESPONSES else {}
         if self.trace is not None:
             step("writing the trace line", lambda: self.trace.append(exchange.t, lambda stamp: TraceRecord.from_wire(

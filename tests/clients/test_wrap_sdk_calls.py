@@ -288,6 +288,23 @@ def test_a_timestamp_in_the_system_prompt_warns_at_the_app_line_naming_system(tm
     assert len(provider.requests) == 2  # warn mode sends it
 
 
+def test_a_responses_chain_is_guarded_as_the_api_reads_it(tmp_path) -> None:
+    """previous_response_id: the API puts the earlier input and reply first, and does not carry instructions
+    over. A chained request that leaves them out loses the whole cached prefix: the guard says so."""
+    client = Provider().sdk("openai", trace=tmp_path / "t.jsonl")
+
+    def ask(**params):
+        return client.responses.create(model=O_MODEL, max_output_tokens=16, **params)  # site: chain
+
+    first = ask(instructions=RULES, input="Where is A-7?")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrefixStabilityWarning)
+        ask(instructions=RULES, input="And A-8?", previous_response_id=first.id)  # the chain, as it should be
+    with pytest.warns(PrefixStabilityWarning, match=r"system"):
+        ask(input="And A-9?", previous_response_id=first.id)  # instructions left out
+    assert client.recorder.chains.known[first.id][0] == {"role": "user", "content": "Where is A-7?"}
+
+
 @pytest.mark.parametrize("name", ["anthropic", "openai"])
 def test_guard_raise_stops_the_request_before_it_is_sent_and_is_not_retried(tmp_path, name) -> None:
     provider = Provider()

@@ -101,15 +101,19 @@ def test_the_clients_get_the_same_answers_through_the_proxy(server, proxied) -> 
         chunks = list(o.chat.completions.create(model="gpt-4.1-mini", max_tokens=4, temperature=0, messages=chat,
                                                 stream=True, stream_options={"include_usage": True}))
         text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+        events = list(o.responses.create(model="gpt-4.1-mini", instructions=system, input="Where is order 1042?",
+                                         max_output_tokens=4, temperature=0, stream=True))
         answers.append((message.content[0].text, message.usage.input_tokens + message.usage.cache_read_input_tokens,
-                        streamed, text, chunks[-1].usage.prompt_tokens))
+                        streamed, text, chunks[-1].usage.prompt_tokens, events[-1].response.output_text,
+                        events[-1].response.usage.input_tokens))
     assert answers[0] == answers[1]
     with pytest.raises(openai.NotFoundError) as direct:
         clients(server)[1].chat.completions.create(model="gpt-9", messages=user)
     with pytest.raises(openai.NotFoundError) as through:
         clients(proxy.url)[1].chat.completions.create(model="gpt-9", messages=user)
     assert through.value.body == direct.value.body  # an upstream error comes back as it came
-    lines_after(trace, 0, 4)
+    recorded = [json.loads(line) for line in lines_after(trace, 0, 5)]
+    assert recorded[3]["api"] == "openai.responses" and recorded[3]["response"]["id"] == events[-1].response.id
     deadline = time.monotonic() + 10
     while "404 openai.chat gpt-9" not in proxy.log() and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -139,6 +139,10 @@ def test_tools_and_function_calls_are_rendered_into_the_prompt(openai_client):
      "tools[0]: built-in tool 'web_search' is not served by this server; send function tools only", "tools[0]"),
     ({"model": "gpt-4.1-mini", "input": "Hi", "background": True},
      "background: not supported by this server; run the request in the foreground", "background"),
+    ({"model": "gpt-4.1-mini", "input": []}, "input: the request has no input", "input"),
+    ({"model": "gpt-4.1-mini", "input": ""}, "input: the request has no input", "input"),
+    ({"model": "gpt-4.1-mini", "input": "Hi", "tool_choice": {"type": "function", "name": "nope"}},
+     "tool_choice: no function named 'nope' in tools", "tool_choice"),
 ])
 def test_malformed_bodies_get_a_provider_shaped_400_and_the_server_keeps_serving(server, openai_client, body,
                                                                                  message, param):

@@ -27,10 +27,16 @@ def test_serve_trace_records_the_bodies_and_usage_it_served(tmp_path) -> None:
             stream.get_final_message()
         list(o.chat.completions.create(model="gpt-4.1-mini", max_tokens=2, stream=True, stream_options={"include_usage": True},
                                        messages=[{"role": "system", "content": system}, *user]))
+        first = o.responses.create(model="gpt-4.1-mini", instructions=system, input="Where?", max_output_tokens=2)
+        list(o.responses.create(model="gpt-4.1-mini", instructions=system, input="And 1043?", max_output_tokens=2,
+                                previous_response_id=first.id, stream=True))
         o.models.list()  # not an API call with a prompt: not recorded
         assert "recording the API calls to" in process.log()
     finally:
         process.stop()
     server_side, client_side = list(read_trace(served, strict=True)), list(read_trace(wrapped, strict=True))
-    assert [(r.api, r.body, r.usage) for r in server_side] == [(r.api, r.body, r.usage) for r in client_side]
-    assert len(server_side) == 3 and server_side[1].usage["cache_read_input_tokens"] > 0
+    assert [(r.api, r.body, r.usage, r.response) for r in server_side] == \
+        [(r.api, r.body, r.usage, r.response) for r in client_side]
+    assert len(server_side) == 5 and server_side[1].usage["cache_read_input_tokens"] > 0
+    assert server_side[3].response["id"] == first.id and server_side[4].body["previous_response_id"] == first.id
+    assert server_side[4].usage["input_tokens_details"]["cached_tokens"] > 0
