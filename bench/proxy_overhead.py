@@ -34,6 +34,31 @@ import openai
 from rich.console import Console
 from rich.table import Table
 
+ECHO_UPSTREAM = """
+import sys, uvicorn
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse, StreamingResponse
+from starlette.routing import Route
+REPLY = {"id": "c", "object": "chat.completion", "created": 1, "model": "m", "choices": [{"index": 0,
+         "finish_reason": "stop", "message": {"role": "assistant", "content": "ok"}}],
+         "usage": {"prompt_tokens": 400, "completion_tokens": 1, "total_tokens": 401}}
+CHUNK = 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,' \\
+        '"delta":{"content":"ok"},"finish_reason":null}]}\\n\\n'
+async def health(request):
+    return JSONResponse({"status": "ok"})
+async def chat(request):
+    body = await request.json()
+    if body.get("stream"):
+        async def events():
+            yield CHUNK
+            yield "data: [DONE]\\n\\n"
+        return StreamingResponse(events(), media_type="text/event-stream")
+    return JSONResponse(REPLY)
+app = Starlette(routes=[Route("/health", health), Route("/v1/chat/completions", chat, methods=["POST"])])
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="error")
+"""
+"""A stand-in upstream that answers at once (``--echo-upstream``): what is left is the proxy's own cost."""
+
 SYSTEM = "You are the support agent of Acme. " + " ".join(f"Rule {i}: answer with the order number first."
                                                            for i in range(1, 40))
 
@@ -45,18 +70,19 @@ def free_port() -> int:
 
 
 def start(command: list[str], ready_url: str, log: Path) -> subprocess.Popen:
+    name = log.stem
     process = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            sys.exit(f"{command[3]} exited with {process.returncode}:\n{log.read_text()[-2000:]}")
+            sys.exit(f"{name} exited with {process.returncode}:\n{log.read_text()[-2000:]}")
         try:
             if httpx.get(ready_url, timeout=1).status_code == 200:
                 return process
         except httpx.TransportError:
             time.sleep(0.2)
     process.kill()
-    sys.exit(f"{command[3]} did not become ready:\n{log.read_text()[-2000:]}")
+    sys.exit(f"{name} did not become ready:\n{log.read_text()[-2000:]}")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -67,6 +93,9 @@ def percentile(values: list[float], q: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="a running promptcache serve (default: start one)")
+    parser.add_argument("--echo-upstream", action="store_true",
+                        help="put the proxy in front of a stand-in that answers at once instead of serve, so the "
+                             "figures are the proxy's own cost without the engine's load on the same cores")
     parser.add_argument("--requests", type=int, default=200, help="non-streaming pairs [default: 200]")
     parser.add_argument("--stream-requests", type=int, default=50, help="streaming pairs [default: 50]")
     parser.add_argument("--guard", choices=["warn", "off"], default="warn", help="the proxy's --guard [default: warn]")
@@ -77,7 +106,12 @@ def main() -> None:
     processes = []
     try:
         serve_url = args.url
-        if serve_url is None:
+        if args.echo_upstream:
+            port = free_port()
+            serve_url = f"http://127.0.0.1:{port}"
+            processes.append(start([sys.executable, "-c", ECHO_UPSTREAM, str(port)], f"{serve_url}/health",
+                                   folder / "echo.log"))
+        elif serve_url is None:
             port = free_port()
             serve_url = f"http://127.0.0.1:{port}"
             processes.append(start([sys.executable, "-m", "promptcache.cli", "serve", "--port", str(port),
@@ -131,7 +165,7 @@ def main() -> None:
             process.terminate()
             process.wait(timeout=15)
     goal = results["non-streaming"]["added_p50_ms"] < 2.0
-    print(json.dumps({"proxy_guard": args.guard, "proxy_trace": not args.no_trace, "results": results, "trace_lines": recorded, "goal_added_p50_under_2ms": goal}, indent=2))
+    print(json.dumps({"upstream": "echo" if args.echo_upstream else "serve", "proxy_guard": args.guard, "proxy_trace": not args.no_trace, "results": results, "trace_lines": recorded, "goal_added_p50_under_2ms": goal}, indent=2))
     table = Table(title="promptcache proxy overhead on localhost (ms)")
     for column in ("", "direct p50", "direct p90", "proxy p50", "proxy p90", "added p50"):
         table.add_column(column, justify="right" if column else "left")
