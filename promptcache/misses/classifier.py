@@ -121,13 +121,16 @@ class Classifier:
             return 1024
 
     def classify(self, new: Rendering, old: Rendering | None, earlier_index: int | None = None,
-                 pool: Sequence[Rendering] = (), *, other_session: bool = False) -> Divergence:
+                 pool: Sequence[Rendering] = (), *, other_session: bool = False,
+                 continues: bool = False) -> Divergence:
         """The first divergence of ``new`` from ``old`` (``old=None``: the first request).
 
         ``pool``: other recent requests, most recent first, searched to tell a
         slid history window from an edited one. ``other_session``: ``old`` is
         known to belong to another session than ``new`` (see "Sessions" in the
         module docstring); False when it is the same session or not known.
+        ``continues``: ``new`` is known to continue ``old`` (a Responses request naming ``old``'s reply in
+        ``previous_response_id``), so it is never "a different prompt".
         """
         total = len(new.tokens)
         if old is None:
@@ -176,7 +179,7 @@ class Classifier:
         else:
             cause, detail = self._block_cause(new, old, piece.path, piece.layer, byte, pool)
         if cause in _PROMPT_CAUSES and not detail.startswith("reordered") and static_after < threshold \
-                and 2 * static_after < total - common:  # most of the rest differs: another template
+                and 2 * static_after < total - common and not continues:  # most of the rest differs: another template
             return self._make(MissCause.FIRST_REQUEST, detail=f"a different prompt: shares {common:,} tokens with "
                               f"request {earlier_index}", **where)
         return self._make(cause, detail=detail, **where)
@@ -225,7 +228,7 @@ class Classifier:
             return by_layer[layer], f"{path} differs"
         earlier = old.piece_at(min(byte, max(len(old.data) - 1, 0))) if old.pieces else None
         if earlier is not None and earlier.layer in by_layer and layer not in by_layer:
-            detail = f"the earlier request's {earlier.path} is missing here"
+            detail = f"the earlier request had {earlier.path} here, this one {path}"
             if earlier.path == "instructions":  # the Responses API: previous_response_id does not carry them over
                 detail += ("; previous_response_id does not carry instructions over: send the same instructions "
                            "on every request")

@@ -14,7 +14,8 @@ upstream and the response's status and usage after.
 A Responses request that names ``previous_response_id`` is guarded as the API
 reads it: the earlier request's input and reply before its own
 (:class:`~promptcache.trace.chain.ChainResolver`, fed by the replies recorded
-here); one that chains onto a reply not seen here is not guarded. The guard
+here), and compared with the request whose reply it names; one that chains
+onto a reply not seen here is not guarded. The guard
 compares a request with the earlier ones of its guard session (a
 call site of the app, or a session of the proxy): the first request of a guard
 session is never reported, whatever other sessions sent. Only a request the
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import OrderedDict
 import threading
 import time
 from collections.abc import Callable
@@ -35,6 +37,7 @@ from typing import Any
 
 from promptcache.errors import PrefixStabilityError
 from promptcache.misses.guard import Divergence, PrefixGuard
+from promptcache.misses.rendering import decompose
 from promptcache.providers.apis import OPENAI_RESPONSES
 from promptcache.providers.profiles import model_profile
 from promptcache.providers.usage import UsageStats
@@ -94,6 +97,7 @@ class ExchangeRecorder:
         self._lock = threading.Lock()
         self._answered: set[str | None] = set()  # guard sessions with an accepted request
         self.chains = ChainResolver(max_responses=1024)  # Responses replies, for previous_response_id
+        self._replied: OrderedDict[str, dict[str, Any]] = OrderedDict()  # reply id -> its request as read
 
     def start(self, api: str, content: bytes, *, session: str, guard_key: str | None = None,
               guard_mode: str | None = None) -> Exchange:
@@ -135,13 +139,18 @@ class ExchangeRecorder:
             try:
                 exchange.read_as = self.chains.expanded(exchange.body) if exchange.api == OPENAI_RESPONSES \
                     else exchange.body
-                divergence = self.guard.compare(exchange.read_as, exchange.api, record=False,
-                                                session=exchange.guard_key)
+                parent = self._replied.get(exchange.body.get("previous_response_id"))  # type: ignore[arg-type]
+                if parent is not None:  # a chain continues the request it names: that one is the reference
+                    divergence = self.guard.classifier.classify(decompose(exchange.read_as, exchange.api),
+                                                                decompose(parent, exchange.api), continues=True)
+                else:
+                    divergence = self.guard.compare(exchange.read_as, exchange.api, record=False,
+                                                    session=exchange.guard_key)
             except Exception as exc:  # noqa: BLE001 - a body the guard cannot read: the provider will say what is wrong
                 exchange.guard_error = f"{type(exc).__name__}: {exc}"
                 return
         exchange.divergence = divergence
-        if divergence.expected or exchange.guard_key not in self._answered:
+        if divergence.expected or (exchange.guard_key not in self._answered and parent is None):
             return  # the first request of its guard session (call site): nothing of its own to compare with
         if mode == "raise":
             raise PrefixStabilityError(divergence.layer or "prompt", divergence.problem(), divergence.hint,
@@ -184,6 +193,9 @@ class ExchangeRecorder:
                     except UnknownPrefixError:  # chained onto a reply not seen here: its input is unknown too
                         return
                     self.chains.remember(response["id"], read_as, list(response.get("output") or []))
+                    self._replied[response["id"]] = read_as
+                    while len(self._replied) > 256:
+                        self._replied.popitem(last=False)
             step("remembering the response for previous_response_id", chain)
         extra = {"response": response} if response is not None and exchange.api == OPENAI_RESPONSES else {}
         if self.trace is not None:

@@ -300,8 +300,9 @@ def test_a_responses_chain_is_guarded_as_the_api_reads_it(tmp_path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrefixStabilityWarning)
         ask(instructions=RULES, input="And A-8?", previous_response_id=first.id)  # the chain, as it should be
-    with pytest.warns(PrefixStabilityWarning, match=r"system"):
-        ask(input="And A-9?", previous_response_id=first.id)  # instructions left out
+    with pytest.warns(PrefixStabilityWarning, match=r"system_changed .*send the same instructions on every request"):
+        client.responses.create(model=O_MODEL, max_output_tokens=16, input="And A-9?",  # another line, and
+                                previous_response_id=first.id)  # instructions left out: the chain is the reference
     assert client.recorder.chains.known[first.id][0] == {"role": "user", "content": "Where is A-7?"}
 
 
