@@ -162,7 +162,8 @@ class PrefixGuard:
         self._unrecorded: tuple[Mapping[str, Any], Any, Rendering] | None = None
 
     def compare(self, body: Mapping[str, Any], api: str | None = None, *, layers: Mapping[str, Any] | None = None,
-                record: bool = True, session: str | None = None, number: int | None = None) -> Divergence:
+                record: bool = True, session: str | None = None, number: int | None = None,
+                continues: int | None = None) -> Divergence:
         """Classify ``body`` against the remembered requests (every divergence, benign ones included).
 
         Args:
@@ -174,6 +175,9 @@ class PrefixGuard:
                 not known, which is read as "maybe the same session" (no session rule excuses it).
             number: the caller's number for this request, reported as ``earlier_index`` when a
                 later request is compared with it (default: the count of requests remembered before).
+            continues: the number of the request this one continues (a Responses request whose
+                ``previous_response_id`` names that request's reply): compared with it, never as "a
+                different prompt"; ignored when that request is no longer kept.
 
         Raises:
             ValueError: an api that cannot be inferred, or what
@@ -181,6 +185,11 @@ class PrefixGuard:
         """
         rendering = decompose(body, api or self.api or infer_api(body), layers=layers)
         stored = rendering.compact()
+        parent = next((k for k, n in self.numbers.items() if n == continues), None) if continues is not None else None
+        if parent is not None and parent in self.renderings:  # a Responses chain: the request it continues
+            divergence = self.classifier.classify(rendering, self.renderings[parent].expand(), continues,
+                                                  continues=True)
+            return self._done(body, layers, stored, session, number, record, divergence)
         group = _group(rendering)
         best = self.index.best(stored.tokens, lambda i: _group(self.renderings[i]) == group)
         if best is None:
@@ -196,6 +205,10 @@ class PrefixGuard:
             divergence = self._against_predecessor(rendering, divergence, session)
         if divergence.cause == MissCause.HISTORY_REWRITTEN and not divergence.expected:
             divergence = self._chunked_truncation(rendering, divergence, session)
+        return self._done(body, layers, stored, session, number, record, divergence)
+
+    def _done(self, body: Mapping[str, Any], layers: Any, stored: Rendering, session: str | None,
+              number: int | None, record: bool, divergence: Divergence) -> Divergence:
         if record:
             self._add(stored, session, number)
         else:  # kept for remember(body): the wrappers compare first and remember the same body once it is sent
@@ -335,6 +348,22 @@ class PrefixGuard:
         return None if divergence.expected else divergence
 
 
+class ReplyNumbers:
+    """The request numbers of a trace's Responses replies, to find the request a chained one continues."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[str, int] = {}
+
+    def parent(self, record: Any, number: int) -> int | None:
+        """The number of the request ``record`` continues (None: not chained, or its reply is unknown); then
+        ``record``'s own reply is numbered ``number``."""
+        parent = self._numbers.get(getattr(record, "continues", None) or "")
+        response = getattr(record, "response", None)
+        if isinstance(response, Mapping) and isinstance(response.get("id"), str):
+            self._numbers[response["id"]] = number
+        return parent
+
+
 def classify_requests(requests: Iterable[Any], *, static_tail_threshold: int | None = None,
                       on_error: Callable[[int, ValueError], None] | None = None) -> list[Divergence]:
     """Classify every request of a trace against the requests before it.
@@ -358,10 +387,12 @@ def classify_requests(requests: Iterable[Any], *, static_tail_threshold: int | N
     """
     guard = PrefixGuard(max_requests=1 << 30, static_tail_threshold=static_tail_threshold)
     out: list[Any] = []
+    replies = ReplyNumbers()
     for index, request in enumerate(requests):
         api, body = (request.api, request.body) if hasattr(request, "body") else request
         try:
-            divergence = guard.compare(body, api, session=getattr(request, "session", None), number=index)
+            divergence = guard.compare(body, api, session=getattr(request, "session", None), number=index,
+                                       continues=replies.parent(request, index))
         except ValueError as exc:
             if on_error is None:
                 raise

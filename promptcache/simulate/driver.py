@@ -25,7 +25,7 @@ from typing import Any
 from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, OPENAI_RESPONSES, sdk_ordered
 from promptcache.convert import convert_body
 from promptcache.misses.causes import Divergence, MissCause
-from promptcache.misses.guard import PrefixGuard
+from promptcache.misses.guard import PrefixGuard, ReplyNumbers
 from promptcache.providers.profiles import PROVIDERS, ModelProfile, load_rules, provider_for_model
 from promptcache.simulate.anthropic import AnthropicSimulator
 from promptcache.simulate.base import CacheSimulator, RequestResult
@@ -326,6 +326,7 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     target = simulator.api
     mix = _api_mix(records)
     guard = PrefixGuard(target, max_requests=1 << 20)
+    replies = ReplyNumbers()
     notes: dict[str, int] = {}
     results: list[tuple[TraceRecord, str, RequestResult, Divergence | None]] = []
     keys: list[str | None] = []
@@ -356,7 +357,8 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
         divergence = None
         if not result.error:  # a refused request never reaches the cache
             guard_body, guard_api = _guarded(record, body, target, model)
-            divergence = guard.compare(guard_body, guard_api, session=record.session, number=len(results))
+            divergence = guard.compare(guard_body, guard_api, session=record.session, number=len(results),
+                                       continues=replies.parent(record, len(results)))
         results.append((record, name, result, divergence))
         if limit is not None and len(results) >= limit:
             break

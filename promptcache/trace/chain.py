@@ -106,7 +106,7 @@ class ChainResolver:
             return record
         body = self.expanded(record.body)
         if "previous_response_id" in record.body:
-            record = dataclasses.replace(record, body=body, body_json=None)
+            record = dataclasses.replace(record, body=body, body_json=None, continues=record.body["previous_response_id"])
         response = record.response
         if isinstance(response, Mapping) and isinstance(response.get("id"), str):
             self.remember(response["id"], body, list(response.get("output") or []))

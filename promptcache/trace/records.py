@@ -161,6 +161,9 @@ class TraceRecord:
     body_json: str | None = dataclasses.field(default=None, repr=False, compare=False)
     line: int | None = dataclasses.field(default=None, compare=False)
     response: dict[str, Any] | None = None
+    continues: str | None = dataclasses.field(default=None, repr=False, compare=False)
+    """Set on a record read through :class:`promptcache.trace.chain.ChainResolver`: the
+    ``previous_response_id`` it chained onto (its body then holds the whole input); not written."""
 
     @classmethod
     def from_wire(cls, t: float, api: str, session: str, content: bytes | str,
