@@ -164,8 +164,8 @@ class _Bookkeeping:
 
 
 def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog | None = None,
-                     session: str = "default", timeout: float | None = 600.0) -> Starlette:
-    """The proxy as an ASGI app.
+                     session: str = "default", timeout: float | None = 600.0) -> Any:
+    """The proxy as an ASGI app (a Starlette app behind :class:`_QuietAtShutdown`).
 
     Args:
         upstream: the base URL requests are forwarded to (``https://api.anthropic.com``; a path prefix is
@@ -210,11 +210,11 @@ def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog
                     if exchange is not None:
                         collector.feed(chunk)
                     yield chunk
-            finally:  # read to its end, or the client went away (the task is cancelled then: shielded)
+            finally:  # read to its end, or the client went away, or shutdown cancelled it: record it first
+                if exchange is not None:  # (scheduled, no await: a cancelled task may not get to a second await)
+                    books.finish(exchange, guarded, recorded, upstream_response.status_code, collector)
                 with anyio.CancelScope(shield=True):
                     await upstream_response.aclose()
-                if exchange is not None:
-                    books.finish(exchange, guarded, recorded, upstream_response.status_code, collector)
 
         streamed = StreamingResponse(body(), status_code=upstream_response.status_code)
         streamed.raw_headers = [(k.lower(), v) for k, v in response_headers]
@@ -228,4 +228,21 @@ def create_proxy_app(upstream: str, recorder: ExchangeRecorder, *, log: ProxyLog
         await books.drain()
         await client.aclose()
 
-    return Starlette(routes=[Route("/{path:path}", forward, methods=_METHODS)], lifespan=lifespan)
+    return _QuietAtShutdown(Starlette(routes=[Route("/{path:path}", forward, methods=_METHODS)], lifespan=lifespan))
+
+
+class _QuietAtShutdown:
+    """The ASGI app, but a request cancelled from outside (uvicorn ending a stream still open when its graceful
+    shutdown times out, after Ctrl-C) ends quietly instead of as an "Exception in ASGI application" traceback;
+    its trace line is still written (the recording is shielded)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await self.app(scope, receive, send)
+        except asyncio.CancelledError:
+            if scope.get("type") != "http":
+                raise
+
