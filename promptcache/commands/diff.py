@@ -40,7 +40,7 @@ def print_report(report: DiffReport, console: Console) -> None:
         where = d.path + (f" (earlier: {d.earlier_path})" if d.earlier_path and d.earlier_path != d.path else "")
         console.print(Text.assemble(("block    ", "bold"), where))
     console.print(Text.assemble(("token    ", "bold"), f"offset {d.token_offset:,} of {d.prompt_tokens:,} "
-                                f"({d.common_prefix_tokens:,} tokens shared)"))
+                                f"({d.common_prefix_tokens:,} token{'s' * (d.common_prefix_tokens != 1)} shared)"))
     if d.static_after_divergence:
         console.print(Text.assemble(("after    ", "bold"), f"{d.static_after_divergence:,} identical tokens follow "
                                     "the divergence"))

@@ -180,7 +180,7 @@ class Classifier:
             cause, detail = self._block_cause(new, old, piece.path, piece.layer, byte, pool)
         if cause in _PROMPT_CAUSES and not detail.startswith("reordered") and static_after < threshold \
                 and 2 * static_after < total - common and not continues:  # most of the rest differs: another template
-            return self._make(MissCause.FIRST_REQUEST, detail=f"a different prompt: shares {common:,} tokens with "
+            return self._make(MissCause.FIRST_REQUEST, detail=f"a different prompt: shares {common:,} token{'s' * (common != 1)} with "
                               f"request {earlier_index}", **where)
         return self._make(cause, detail=detail, **where)
 
