@@ -10,7 +10,8 @@ BIN    := $(VENV)/bin
 $(VENV)/.installed: pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	# torch first, pinned: the CPU build; a bare `torch` may pull a multi-GB CUDA build.
+	# torch first, pinned (README: which build the pin gets depends on the index; an unpinned torch
+	# may pull another version's multi-GB CUDA build).
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e '.[backend,dev]'
 	touch $@
