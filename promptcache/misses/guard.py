@@ -157,6 +157,7 @@ class PrefixGuard:
         self.renderings: dict[int, Rendering] = {}
         self.sessions: dict[int, str | None] = {}
         self.numbers: dict[int, int] = {}
+        self._key_of: dict[int, int] = {}  # the caller's number -> key, for compare(continues=)
         self.count = 0
         self.last: Divergence | None = None
         self._unrecorded: tuple[Mapping[str, Any], Any, Rendering] | None = None
@@ -185,8 +186,8 @@ class PrefixGuard:
         """
         rendering = decompose(body, api or self.api or infer_api(body), layers=layers)
         stored = rendering.compact()
-        parent = next((k for k, n in self.numbers.items() if n == continues), None) if continues is not None else None
-        if parent is not None and parent in self.renderings:  # a Responses chain: the request it continues
+        parent = self._key_of.get(continues) if continues is not None else None
+        if parent is not None:  # a Responses chain: the request it continues
             divergence = self.classifier.classify(rendering, self.renderings[parent].expand(), continues,
                                                   continues=True)
             return self._done(body, layers, stored, session, number, record, divergence)
@@ -241,7 +242,10 @@ class PrefixGuard:
         key = self.count
         self.renderings[key], self.sessions[key] = stored, session
         self.numbers[key] = key if number is None else number
+        self._key_of[self.numbers[key]] = key
         for dropped in self.index.add(key, stored.tokens):
+            if self._key_of.get(self.numbers.get(dropped)) == dropped:  # type: ignore[arg-type]
+                del self._key_of[self.numbers[dropped]]
             for table in (self.renderings, self.sessions, self.numbers):
                 table.pop(dropped, None)
         self.count += 1

@@ -67,7 +67,6 @@ class Exchange:
     guard_key: str | None = None
     divergence: Divergence | None = None
     warning: str | None = None
-    guard_error: str | None = None
     site: tuple[str, int] | None = None  # the app's line that made the call (the SDK wrappers)
     read_as: dict[str, Any] | None = None  # the body as the API reads it (a Responses chain resolved)
 
@@ -146,8 +145,7 @@ class ExchangeRecorder:
                 else:
                     divergence = self.guard.compare(exchange.read_as, exchange.api, record=False,
                                                     session=exchange.guard_key)
-            except Exception as exc:  # noqa: BLE001 - a body the guard cannot read: the provider will say what is wrong
-                exchange.guard_error = f"{type(exc).__name__}: {exc}"
+            except Exception:  # noqa: BLE001 - a body the guard cannot read: the provider will say what is wrong
                 return
         exchange.divergence = divergence
         if divergence.expected or (exchange.guard_key not in self._answered and parent is None):

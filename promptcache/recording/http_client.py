@@ -68,12 +68,8 @@ class _Calls:
         exchange = self.recorder.start(api, bytes(request.content), session=session, guard_key=f"{session} {where}",
                                        guard_mode=options.get("guard"))
         exchange.site = site
-        if exchange.warning is not None:
-            if site is not None:
-                warnings.warn_explicit(PrefixStabilityWarning(exchange.warning), PrefixStabilityWarning,
-                                       site[0], site[1])
-            else:
-                warnings.warn(PrefixStabilityWarning(exchange.warning), stacklevel=4)
+        if exchange.warning is not None:  # every divergence is an event: no once-per-line registry
+            _warn_at(site, PrefixStabilityWarning(exchange.warning), PrefixStabilityWarning, stacklevel=4)
         return exchange
 
     def finish(self, exchange: Exchange, status: int, collector: UsageCollector) -> None:
@@ -83,12 +79,8 @@ class _Calls:
         issued = [(warning.message, warning.category) for warning in caught]
         issued += [(RecordingWarning(f"the response was returned but {problem}"), RecordingWarning)
                    for problem in problems]
-        for message, category in issued:  # at the app's line that made the call, as the guard's warnings
-            if exchange.site is not None:
-                warnings.warn_explicit(message, category, exchange.site[0], exchange.site[1],
-                                       registry=self._registry)  # "default": once per message and line
-            else:
-                warnings.warn(message, category, stacklevel=2)
+        for message, category in issued:  # "default" filter: once per message and line
+            _warn_at(exchange.site, message, category, self._registry, stacklevel=2)
 
     def observe(self, exchange: Exchange, response: Any, streamed: bool) -> None:
         """Record ``response`` now (read already) or when its body ends (``streamed``)."""
@@ -106,6 +98,16 @@ class _Calls:
         else:
             response.stream = _classes(type(response))[2](inner, collector, done)
         weakref.finalize(response, done)  # dropped unread
+
+
+def _warn_at(site: tuple[str, int] | None, message: Warning, category: type[Warning],
+             registry: dict[Any, Any] | None = None, *, stacklevel: int) -> None:
+    """Issue ``message`` at the application's line that made the call (``site``); without one, ``stacklevel``
+    frames above the caller."""
+    if site is not None:
+        warnings.warn_explicit(message, category, site[0], site[1], registry=registry)
+    else:
+        warnings.warn(message, category, stacklevel=stacklevel + 1)
 
 
 class _Once:

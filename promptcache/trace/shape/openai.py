@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -78,13 +77,7 @@ def _calls(w: Walk, calls: Any, path: str, schemas: Mapping[str, Any], seen: set
         seen.add(call.get("id"))
         ids.append(call.get("id"))
         if named and w.need(fn["name"] in schemas, Level.TRACE, cpath, f"tool call names unknown tool {fn['name']!r}"):
-            try:
-                args = json.loads(fn["arguments"])
-            except ValueError:
-                w.need(False, Level.TRACE, cpath, "arguments are not a JSON string")
-            else:
-                if w.need(isinstance(args, dict), Level.TRACE, cpath, "arguments must be a JSON object"):
-                    w.schema(args, schemas[fn["name"]], f"{cpath}.function.arguments")
+            w.json_arguments(fn["arguments"], schemas[fn["name"]], cpath, f"{cpath}.function.arguments")
     return ids
 
 

@@ -34,7 +34,6 @@ Levels (each includes the one before):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -163,13 +162,7 @@ def _call(w: Walk, item: Mapping[str, Any], path: str, schemas: Mapping[str, Any
     w.need(set(item) <= _CALL_KEYS, Level.TRACE, path, f"unknown function_call keys {sorted(set(item) - _CALL_KEYS)}")
     w.need(has_id and item["call_id"] not in seen, Level.TRACE, path, f"duplicate or bad call_id {item.get('call_id')!r}")
     if named and w.need(item["name"] in schemas, Level.TRACE, path, f"function_call names unknown tool {item['name']!r}"):
-        try:
-            args = json.loads(item["arguments"])
-        except ValueError:
-            w.need(False, Level.TRACE, path, "arguments are not a JSON string")
-        else:
-            if w.need(isinstance(args, dict), Level.TRACE, path, "arguments must be a JSON object"):
-                w.schema(args, schemas[item["name"]], f"{path}.arguments")
+        w.json_arguments(item["arguments"], schemas[item["name"]], path, f"{path}.arguments")
     return item["call_id"] if has_id else None
 
 

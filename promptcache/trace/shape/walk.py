@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -135,6 +136,16 @@ class Walk:
             self.need(False, Level.TRACE, path, f"arguments do not match the tool schema: {exc.message}")
         except _jsonschema.SchemaError as exc:
             self.need(False, Level.TRACE, path, f"the tool schema itself is invalid: {exc.message}")
+
+    def json_arguments(self, text: str, schema: Any, path: str, arguments_path: str) -> None:
+        """A tool call's JSON-encoded ``arguments`` (``TRACE`` level): a JSON object matching ``schema``."""
+        try:
+            args = json.loads(text)
+        except ValueError:
+            self.need(False, Level.TRACE, path, "arguments are not a JSON string")
+            return
+        if self.need(isinstance(args, dict), Level.TRACE, path, "arguments must be a JSON object"):
+            self.schema(args, schema, arguments_path)
 
     def keys(self, body: Mapping[str, Any]) -> None:
         """Top-level keys (``TRACE``): known, in the SDK's order."""
