@@ -69,3 +69,18 @@ def lint_result_cache(tmp_path_factory, monkeypatch):
     """Each test gets its own empty lint result cache (``PROMPTCACHE_CACHE_DIR``), so a finding is never read
     from another test's run; tests of the cache itself set their own folder."""
     monkeypatch.setenv("PROMPTCACHE_CACHE_DIR", str(tmp_path_factory.mktemp("lint-cache")))
+
+
+@pytest.fixture(autouse=True)
+def provider_rules_of_the_package(monkeypatch):
+    """Every test sees the installed providers.toml, whatever day it runs: the stale-data warning (data reviewed
+    more than 90 days ago) stays quiet (tests/providers/test_userfile.py checks it with a fixed date), and user
+    rules a test installed (``--providers FILE``) are removed after it."""
+    from promptcache.providers import datafile
+    from promptcache.providers.profiles import clear_cache
+
+    monkeypatch.setattr(datafile, "STALE_AFTER_DAYS", 10**6)
+    yield
+    if datafile.user_rules_origin() is not None:
+        datafile.install_user_rules(None)
+        clear_cache()

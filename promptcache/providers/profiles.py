@@ -157,7 +157,7 @@ def _warn_once(key: tuple[str, ...], text: str, category: type[Warning]) -> None
 def _warn_unknown(provider: str, model: str, family: str | None, values: Mapping[str, Any]) -> None:
     scope = f"the {family!r} family fallback" if family else f"the {provider!r} provider fallback"
     _warn_once(("unknown", provider, model), (
-        f"model {model!r} is not in the provider rules data; using {scope}: the most conservative values of its "
+        f"model {model!r} has no entry in promptcache/data/providers.toml; using {scope}: the most conservative values of its "
         f"models (min cacheable tokens {values['min_cacheable_tokens']}, cached input x{values['read_multiplier']}, "
         f"costs in relative units). Add the model with --providers FILE to use its own (`promptcache providers` "
         f"lists the known ones)."), UnknownModelWarning)
