@@ -56,7 +56,10 @@ def _check_entry(entry: Any, where: str, sources: Mapping[str, Any], keys: set[s
         if key in keys or key in _ENTRY_META:
             continue
         if key not in _FIELDS or key in _IDENTITY:
-            close = difflib.get_close_matches(key, sorted((_FIELDS - _IDENTITY) | keys | _ENTRY_META), n=1)
+            names = sorted((_FIELDS - _IDENTITY) | keys | _ENTRY_META)
+            same_start = [n for n in names if n.split("_")[0] == key.split("_")[0]]
+            close = difflib.get_close_matches(key, same_start, n=1, cutoff=0) or \
+                difflib.get_close_matches(key, names, n=1)
             _fail(where, f"unknown field {key!r}" + (f"; did you mean {close[0]!r}?" if close else
                                                      "; see `promptcache providers --json` for the field names"))
         if key in _DATA_FIELDS:
