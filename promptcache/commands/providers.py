@@ -109,7 +109,7 @@ def print_tables(rows: list[ProviderRow], console: Console, plain: bool) -> None
 def providers(only, as_of, show_all, as_json, rules_file):
     """Print the provider prompt-cache rules promptcache uses: per model the minimum cacheable prompt,
     read / write multipliers (x base input price), TTLs, list price (USD per million tokens), the date
-    the values were read and their sources (keys of `--json`'s sources; see docs/simulate.md).
+    the values were read and their sources (explained under the tables; docs/providers.md).
 
     A value marked * is assumed: no source settles it.
     """
