@@ -73,13 +73,14 @@ def lint_result_cache(tmp_path_factory, monkeypatch):
 
 @pytest.fixture(autouse=True)
 def provider_rules_of_the_package(monkeypatch):
-    """Every test sees the installed providers.toml, whatever day it runs: the stale-data warning (data reviewed
-    more than 90 days ago) stays quiet (tests/providers/test_userfile.py checks it with a fixed date), and user
-    rules a test installed (``--providers FILE``) are removed after it."""
+    """Every test sees the installed providers.toml as on the day it was reviewed, whatever day it runs: no
+    stale-data warning (tests/providers/test_userfile.py checks it with fixed dates), no model retired since
+    (announced shutdown dates are data), and user rules a test installed (``--providers FILE``) are removed
+    after it."""
     from promptcache.providers import datafile
     from promptcache.providers.profiles import clear_cache
 
-    monkeypatch.setattr(datafile, "STALE_AFTER_DAYS", 10**6)
+    monkeypatch.setattr(datafile, "today", datafile.reviewed_on)
     yield
     if datafile.user_rules_origin() is not None:
         datafile.install_user_rules(None)

@@ -53,7 +53,7 @@ def _model(row: ProviderRow) -> str:
     p = row.profile
     text = p.model + "".join(f"\n{alias}" for alias in row.aliases)
     if p.retired is not None:
-        text += f"\nretired {p.retired.isoformat()}"
+        text += f"\n{'retired' if p.retired_on() else 'retires'} {p.retired.isoformat()}"
     return text
 
 

@@ -68,20 +68,25 @@ def install_user_rules(merged: Mapping[str, Any] | None, origin: str | None = No
     _user["data"], _user["origin"] = merged, origin if merged is not None else None
 
 
+def today() -> _dt.date:
+    """The date "today" means for retirement and staleness (the local date; tests pin it)."""
+    return _dt.date.today()
+
+
 def reviewed_on(rules: Mapping[str, Any] | None = None) -> _dt.date:
     """The day the installed data was last checked against its sources (``reviewed``, else ``compiled``)."""
     data = base_rules() if rules is None else rules
     return data.get("reviewed") or data["compiled"]
 
 
-def data_age(today: _dt.date | None = None) -> int:
-    """Days since the installed data was reviewed (``today`` default: the local date)."""
-    return ((today or _dt.date.today()) - reviewed_on()).days
+def data_age(on: _dt.date | None = None) -> int:
+    """Days from the installed data's review to ``on`` (default: :func:`today`)."""
+    return ((on or today()) - reviewed_on()).days
 
 
-def stale_warning(today: _dt.date | None = None) -> str | None:
-    """The warning text when the data is older than :data:`STALE_AFTER_DAYS` days, else None."""
-    age = data_age(today)
+def stale_warning(on: _dt.date | None = None) -> str | None:
+    """The warning text when the data is older than :data:`STALE_AFTER_DAYS` days on ``on`` (default today), else None."""
+    age = data_age(on)
     if age <= STALE_AFTER_DAYS:
         return None
     return (f"the provider cache rules were last checked against the providers' docs on "
@@ -92,9 +97,9 @@ def stale_warning(today: _dt.date | None = None) -> str | None:
 _stale_warned: set[_dt.date] = set()
 
 
-def warn_if_stale(today: _dt.date | None = None) -> None:
+def warn_if_stale(on: _dt.date | None = None) -> None:
     """Issue :class:`StaleDataWarning` once per process when :func:`stale_warning` has something to say."""
-    text = stale_warning(today)
+    text = stale_warning(on)
     if text is not None and reviewed_on() not in _stale_warned:
         _stale_warned.add(reviewed_on())
         warnings.warn(text, StaleDataWarning, stacklevel=2)

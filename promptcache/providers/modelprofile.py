@@ -10,6 +10,8 @@ import dataclasses
 import datetime as _dt
 from collections.abc import Mapping
 
+from promptcache.providers import datafile
+
 
 @dataclasses.dataclass(frozen=True)
 class PriceTier:
@@ -115,7 +117,7 @@ class ModelProfile:
 
     def retired_on(self, day: _dt.date | None = None) -> bool:
         """True when the model had been retired on ``day`` (default: :attr:`as_of`, else today)."""
-        return self.retired is not None and (day or self.as_of or _dt.date.today()) >= self.retired
+        return self.retired is not None and (day or self.as_of or datafile.today()) >= self.retired
 
     def for_prompt(self, prompt_tokens: int) -> ModelProfile:
         """This profile with the prices of the highest tier whose ``above_tokens`` ``prompt_tokens`` exceeds

@@ -210,3 +210,12 @@ def test_unknown_model_warning_names_the_family_fallback() -> None:
     with pytest.warns(UnknownModelWarning, match=r"'claude-opus-9' .* the 'claude' family fallback"):
         p = model_profile(None, "claude-opus-9")
     assert p.min_cacheable_tokens == 4096 and not p.known
+
+
+def test_announced_shutdowns_apply_from_their_date() -> None:
+    """openai 3.57.0 chat_model.py: "gpt-5", … "o3", "o3-2025-04-16": "Announced shutdown date: 2026-12-11"."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RetiredModelWarning)
+        assert model_profile(None, "gpt-5-mini", as_of="2026-12-10").retired == dt.date(2026, 12, 11)
+    with pytest.warns(RetiredModelWarning, match="'o3-2025-04-16' was retired on 2026-12-11"):
+        model_profile(None, "o3-2025-04-16", as_of="2026-12-11")
