@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -93,7 +94,7 @@ def print_tables(rows: list[ProviderRow], console: Console, plain: bool) -> None
             p = row.profile
             table.add_row(_model(row), _mark(f"{p.min_cacheable_tokens:,}", row, "min_cacheable_tokens"),
                           _mark(_num(p.read_multiplier), row, "read_multiplier"), _writes(row), _ttls(row),
-                          _price(row), f"{row.read.isoformat() if row.read else '-'}\n{_source(row)}")
+                          _price(row), f"{row.read.isoformat() if row.read else '-'} {_source(row)}")
         console.print(table)
         console.print()
 
@@ -129,7 +130,8 @@ def providers(only, as_of, show_all, as_json, rules_file):
         return
     plain = not sys.stdout.isatty()
     width = None if not plain else int(os.environ.get("COLUMNS") or 80)
-    console = Console(highlight=False, width=width, no_color=plain, soft_wrap=False)
+    buffer = io.StringIO() if plain else None
+    console = Console(file=buffer, highlight=False, width=width, no_color=plain, soft_wrap=False)
     print_tables(rows, console, plain)
     age = data_age()
     console.print(f"Rules data reviewed {reviewed_on().isoformat()} ({age} days ago"
@@ -144,3 +146,5 @@ def providers(only, as_of, show_all, as_json, rules_file):
     print_sources(rows, console)
     if hidden:
         console.print(f"{len(hidden)} retired model(s) not shown (--all lists them).", markup=False)
+    if buffer is not None:  # plain text: no padding after the last column
+        click.echo("\n".join(line.rstrip() for line in buffer.getvalue().splitlines()))
