@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import datetime as _dt
 import difflib
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -136,15 +137,32 @@ def merge_user_rules(base: Mapping[str, Any], user: Mapping[str, Any], origin: s
         where = f"{origin} [providers.{name}]"
         _check_entry(table, where, sources, _PROVIDER_META)
         target = merged["providers"][name]
-        for key, value in table.items():
-            if key not in ("models", "families"):
-                target[key] = copy.deepcopy(value)
-        if any(k in table for k in _FIELDS):
-            target["source"] = table.get("source", USER_SOURCE)
-            target["read"] = table.get("read", sources[target["source"]]["read"])
+        _overlay(target, {k: v for k, v in table.items() if k not in ("models", "families")}, sources)
         _merge_list(target, table.get("families", []), "name", f"{where} families", sources)
         _merge_list(target, table.get("models", []), "id", f"{where} models", sources)
     return merged
+
+
+def _overlay(target: dict[str, Any], user: Mapping[str, Any], sources: Mapping[str, Any]) -> None:
+    """Lay the user's values over a listed entry: each value the user gives gets the user's source (its
+    ``field_sources``, else its ``source``, else ``user_file``); the entry's other values keep theirs; history
+    entries are added; a value the user sets is no longer assumed unless the user says so."""
+    source = user.get("source", USER_SOURCE)
+    own = dict(target.get("field_sources", {}))
+    for key, value in user.items():
+        if key in _ENTRY_META or key in ("id", "name"):
+            continue
+        target[key] = copy.deepcopy(value)
+        if key in _FIELDS and key not in ("input_usd_per_mtok", "output_usd_per_mtok", "price_tiers"):
+            own[key] = source
+    own.update(user.get("field_sources", {}))
+    if own:
+        target["field_sources"] = own
+    if any(k in user for k in ("input_usd_per_mtok", "output_usd_per_mtok", "price_tiers")):
+        target["price_source"] = user.get("price_source", source)
+        target["price_read"] = user.get("price_read", sources[target["price_source"]]["read"])
+    target["history"] = [*target.get("history", ()), *copy.deepcopy(user.get("history", []))]
+    target["assumed"] = [a for a in target.get("assumed", ()) if a not in user] + list(user.get("assumed", ()))
 
 
 def _merge_list(target: dict[str, Any], entries: Any, key: str, where: str, sources: Mapping[str, Any]) -> None:
@@ -158,15 +176,20 @@ def _merge_list(target: dict[str, Any], entries: Any, key: str, where: str, sour
             _fail(label, f"each entry needs {key} = \"...\"" + (" and match = \"regex\"" if key == "name" else ""))
         label = f"{where}[{number}] ({key} {entry[key]!r})"
         _check_entry(entry, label, sources, {"id", "aliases", "name", "match"})
+        try:
+            re.compile(str(entry.get("match", "")))
+        except re.error as exc:
+            _fail(label, f"match is not a regular expression: {exc}")
         entry = copy.deepcopy(dict(entry))
+        found = next((e for e in existing if e.get(key) == entry[key]), None)
+        if found is not None:
+            _overlay(found, entries[number], sources)
+            continue
         _stamp(entry)
         entry.setdefault("read", sources[entry["source"]]["read"])
         if "price_source" in entry:
             entry.setdefault("price_read", sources[entry["price_source"]]["read"])
-        found = next((e for e in existing if e.get(key) == entry[key]), None)
-        if found is not None:
-            found.update(entry)
-        elif key == "name":
+        if key == "name":
             if "match" not in entry:
                 _fail(label, "a new family needs match = \"regex\"")
             existing.insert(0, entry)

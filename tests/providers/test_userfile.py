@@ -44,6 +44,7 @@ def test_a_file_overrides_and_adds_models(tmp_path: Path) -> None:
     sonnet = model_profile("anthropic", "claude-sonnet-4-5")
     assert sonnet.input_usd_per_mtok == 2.4 and sonnet.sources["input_usd_per_mtok"] == "contract, read 2026-11-30"
     assert sonnet.output_usd_per_mtok == 15.0 and sonnet.min_cacheable_tokens == 1024  # the rest stays
+    assert sonnet.sources["min_cacheable_tokens"] == "anthropic_caching_doc, read 2026-12-02"
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnknownModelWarning)
         added = model_profile("anthropic", "claude-internal-1")
@@ -61,6 +62,9 @@ def test_pyproject_table(tmp_path: Path) -> None:
 [project]
 name = "app"
 
+[tool.promptcache.providers.openai]
+min_cacheable_tokens = 1024
+
 [[tool.promptcache.providers.openai.models]]
 id = "gpt-4.1-mini"
 read_multiplier = 0.2
@@ -68,7 +72,12 @@ read_multiplier = 0.2
     (tmp_path / "src").mkdir()
     origin = use_user_rules(start=tmp_path / "src")
     assert origin == f"{tmp_path / 'pyproject.toml'} [tool.promptcache.providers]"
-    assert model_profile("openai", "gpt-4.1-mini").read_multiplier == 0.2
+    mini = model_profile("openai", "gpt-4.1-mini")
+    assert mini.read_multiplier == 0.2 and mini.sources["read_multiplier"].startswith("user_file, read ")
+    assert mini.input_usd_per_mtok == 0.4 and mini.sources["input_usd_per_mtok"].startswith("openai_pricing_2026")
+    assert mini.sources["default_ttl"] == "openai_guide, read 2026-12-02"
+    # the provider minimum set by the user is theirs, and no longer "assumed"
+    assert mini.sources["min_cacheable_tokens"].startswith("user_file") and mini.assumed == {"routing_prefix_tokens"}
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -82,6 +91,7 @@ read_multiplier = 0.2
     ("[[providers.openai.models]]\nid = 'x'\nsource = 'nowhere'\n", "source 'nowhere' is not a [sources.nowhere] table"),
     ("[[providers.openai.models]]\nid = 'x'\nretired = 'soon'\n", "retired must be a date (retired = 2026-07-24)"),
     ("[providers.openai\n", "not valid TOML"),
+    ("[[providers.openai.families]]\nname = 'mine'\nmatch = '^(gpt'\n", "(name 'mine'): match is not a regular expression"),
 ])
 def test_a_malformed_file_is_a_clear_error(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "rules.toml"
