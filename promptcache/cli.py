@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "rules": "promptcache.commands.rules:rules",
     "rule": "promptcache.commands.rules:rule",
     "simulate": "promptcache.commands.simulate:simulate",
+    "providers": "promptcache.commands.providers:providers",
     "diff": "promptcache.commands.diff:diff",
     "convert": "promptcache.commands.convert:convert",
     "engine-bench": "promptcache.commands.engine_bench:engine_bench",

@@ -69,3 +69,19 @@ def lint_result_cache(tmp_path_factory, monkeypatch):
     """Each test gets its own empty lint result cache (``PROMPTCACHE_CACHE_DIR``), so a finding is never read
     from another test's run; tests of the cache itself set their own folder."""
     monkeypatch.setenv("PROMPTCACHE_CACHE_DIR", str(tmp_path_factory.mktemp("lint-cache")))
+
+
+@pytest.fixture(autouse=True)
+def provider_rules_of_the_package(monkeypatch):
+    """Every test sees the installed providers.toml as on the day it was reviewed, whatever day it runs: no
+    stale-data warning (tests/providers/test_userfile.py checks it with fixed dates), no model retired since
+    (announced shutdown dates are data), and user rules a test installed (``--providers FILE``) are removed
+    after it."""
+    from promptcache.providers import datafile
+    from promptcache.providers.profiles import clear_cache
+
+    monkeypatch.setattr(datafile, "today", datafile.reviewed_on)
+    yield
+    if datafile.user_rules_origin() is not None:
+        datafile.install_user_rules(None)
+        clear_cache()

@@ -14,7 +14,9 @@ from rich.table import Table
 
 from promptcache.commands.options import AS_OF, HIT_RATE, STRICT_ADVICE, gate, warn_then_exit_on_error
 from promptcache.misses.causes import EXPECTED_CAUSES
+from promptcache.providers.datafile import warn_if_stale
 from promptcache.providers.profiles import PROVIDERS, check_overrides
+from promptcache.providers.userfile import ProvidersFileError, use_user_rules
 from promptcache.simulate import Simulation, simulate_trace
 from promptcache.trace.records import TraceFormatError
 from promptcache.providers.usage import Cost
@@ -113,6 +115,18 @@ def print_table(simulation: Simulation, console: Console) -> None:
         console.print(f"[dim]note: {note}[/dim]")
 
 
+def assumed_notes(simulation: Simulation) -> list[str]:
+    """One note per simulated model that uses values no source settles (``assumed`` in providers.toml)."""
+    notes = []
+    for profile in {r.model: r.profile for r in simulation.requests}.values():
+        if profile.assumed:
+            values = ", ".join(f"{name}={getattr(profile, name)!r}" if not isinstance(getattr(profile, name), tuple)
+                               else name for name in sorted(profile.assumed))
+            notes.append(f"assumed for {profile.model} (no source settles them; override with --rule or "
+                         f"--providers): {values}")
+    return notes
+
+
 @click.command("simulate")
 @click.argument("trace", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--provider", type=click.Choice(PROVIDERS), help="Whose cache rules [default: from the model, else the trace's API].")
@@ -127,7 +141,10 @@ def print_table(simulation: Simulation, console: Console) -> None:
               help="Override a disputed rule, e.g. breakpoint_lookback=50, min_cacheable_tokens=2048, unit_rule=fixed.")
 @click.option("--unit", type=click.Choice(["USD", "relative"]), help="Cost unit [default: USD when the model has a price].")
 @click.option("--no-auto-cache", is_flag=True, help="Do not add automatic caching to OpenAI bodies converted for Anthropic.")
-def simulate(trace, provider, model, output_format, threshold, strict, as_of, rules, unit, no_auto_cache):
+@click.option("--providers", "rules_file", type=click.Path(dir_okay=False, path_type=str),
+              help="A rules file (providers.toml layout) that overrides or adds models [default: "
+                   "[tool.promptcache.providers] in pyproject.toml, if any]; see `promptcache providers`.")
+def simulate(trace, provider, model, output_format, threshold, strict, as_of, rules, unit, no_auto_cache, rules_file):
     """Simulate a provider's prompt cache on TRACE (JSON Lines of requests): per-request reads,
     writes, cost and miss cause, offline.
 
@@ -138,8 +155,12 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
+            use_user_rules(rules_file)
+            warn_if_stale()
             simulation = simulate_trace(trace, strict=strict, provider=provider, model=model, as_of=as_of,
                                         overrides=_rules(rules), unit=unit, auto_cache=not no_auto_cache)
+        except ProvidersFileError as exc:
+            error = str(exc)
         except TraceFormatError as exc:
             error = f"{exc} {STRICT_ADVICE}"
         except ValueError as exc:  # also EmptyTraceError: no usable request in the trace
@@ -147,6 +168,7 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
         else:
             error = None
     warn_then_exit_on_error(caught, err, error)
+    simulation.notes.extend(assumed_notes(simulation))
     hit_rate = simulation.summary()["hit_rate"]
     if output_format == "json":
         document = simulation.to_dict()

@@ -225,6 +225,9 @@ def usage_cost(usage: Usage, profile: ModelProfile, *, unit: str | None = None) 
     write_multiplier(short TTL) * cache_write_5m + write_multiplier(long TTL) *
     cache_write_1h`` base-input tokens (Anthropic: reads x0.1, writes x1.25 /
     x2; OpenAI classic writes are free, i.e. x1). Without: all prompt tokens x1.
+    In USD, a one-request usage is priced at the model's prompt-length tier
+    (:meth:`~promptcache.providers.modelprofile.ModelProfile.for_prompt`: Haiku 5.5 above
+    100k tokens, OpenAI above 272K, Gemini above 200k); cost sums request by request.
 
     Args:
         unit: ``"USD"`` (needs a known list price), ``"relative"``, or None for
@@ -239,6 +242,8 @@ def usage_cost(usage: Usage, profile: ModelProfile, *, unit: str | None = None) 
         raise ValueError(f"unit must be 'USD' or 'relative', not {unit!r}")
     if unit == "USD" and not profile.has_usd_price:
         raise ValueError(f"no USD price for model {profile.model!r} in providers.toml; use unit='relative'")
+    if usage.requests == 1:
+        profile = profile.for_prompt(usage.prompt_tokens)
     per_token = profile.input_usd_per_mtok / 1e6 if unit == "USD" else 1.0
     with_cache = (usage.uncached + profile.read_multiplier * usage.cache_read
                   + profile.write_multiplier(profile.short_ttl) * usage.cache_write_5m

@@ -81,9 +81,10 @@ def test_anthropic_wrapper_records_the_wire_bytes_and_usage(tmp_path) -> None:
     assert summary["sessions"]["sup-001"]["cache_read_tokens"] == 1540
     assert summary["total"] == pytest.approx({
         "requests": 3, "prompt_tokens": 4760, "cache_read_tokens": 3120, "cache_write_tokens": 1580,
-        "uncached_tokens": 60, "hit_rate": 3120 / 4760, "tokens_saved": 3120, "cost_unit": "relative",
-        "cost": 60 + 0.1 * 3120 + 1.25 * 1580, "cost_without_cache": 4760.0,
-        "savings": 4760 - (60 + 0.1 * 3120 + 1.25 * 1580)})
+        # Sonnet 4.6 is $3 per million input tokens [A-PR] (providers.toml)
+        "uncached_tokens": 60, "hit_rate": 3120 / 4760, "tokens_saved": 3120, "cost_unit": "USD",
+        "cost": (60 + 0.1 * 3120 + 1.25 * 1580) * 3e-6, "cost_without_cache": 4760 * 3e-6,
+        "savings": (4760 - (60 + 0.1 * 3120 + 1.25 * 1580)) * 3e-6})
     assert client.last_divergence.cause == "new_turn"
 
 

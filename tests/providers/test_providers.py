@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 from promptcache.providers.profiles import (
-    PROVIDERS, UnknownModelWarning, known_models, load_rules, model_profile, provider_for_model, provider_rules,
+    PROVIDERS, ModelProfile, UnknownModelWarning, known_models, load_rules, model_profile, provider_for_model, provider_rules,
 )
 
 # provider-cache-rules.md, "Anthropic": minimum cacheable prefix per model.
@@ -37,9 +37,12 @@ def test_anthropic_rules() -> None:
 
 
 def test_sonnet_4_6_history() -> None:
-    """"Sonnet 4.6 was listed at 2,048 until May 2026"."""
-    assert model_profile("anthropic", "claude-sonnet-4-6", as_of="2026-04-30").min_cacheable_tokens == 2048
-    assert model_profile("anthropic", "claude-sonnet-4-6", as_of=dt.date(2026, 5, 1)).min_cacheable_tokens == 1024
+    """Audit 2.1 "Min: Sonnet 4.6": "1,024 from 2026-05-13 copy; 2,048 in 2026-03-13…05-11 copies; 1,024 quoted
+    in Feb 2026 (anthropic-sdk-python #1194)"."""
+    assert model_profile("anthropic", "claude-sonnet-4-6", as_of="2026-02-15").min_cacheable_tokens == 1024
+    assert model_profile("anthropic", "claude-sonnet-4-6", as_of="2026-03-13").min_cacheable_tokens == 2048
+    assert model_profile("anthropic", "claude-sonnet-4-6", as_of=dt.date(2026, 5, 12)).min_cacheable_tokens == 2048
+    assert model_profile("anthropic", "claude-sonnet-4-6", as_of=dt.date(2026, 5, 13)).min_cacheable_tokens == 1024
     assert model_profile("anthropic", "claude-sonnet-4-6").min_cacheable_tokens == 1024
 
 
@@ -48,7 +51,9 @@ def test_openai_classic_rules() -> None:
     assert (p.caching, p.min_cacheable_tokens, p.cached_token_step) == ("automatic_prefix", 1024, 128)
     assert (p.routing_prefix_tokens, p.overflow_requests_per_minute) == (256, 15)
     assert (p.retention_idle_max_seconds, p.retention_max_seconds) == (600, 3600)
-    assert dict(p.ttl_seconds) == {"in_memory": 300, "24h": 86400}
+    # [O-G]: 24h "typically keeps entries available for around 30 minutes and can retain them for up to 24 hours"
+    assert dict(p.ttl_seconds) == {"in_memory": 300, "24h": 1800}
+    assert p.default_ttl == "in_memory" and p.assumed == {"min_cacheable_tokens", "routing_prefix_tokens"}
     assert dict(p.write_multipliers) == {} and p.write_multiplier() == 1.0  # no write fee
     assert p.max_breakpoints is None
     assert provider_rules("openai")["min_cacheable_tokens_alternatives"] == [1024, 2048]
@@ -61,22 +66,26 @@ def test_openai_classic_rules() -> None:
 def test_openai_cached_discount_per_family(model: str, family: str, read: float) -> None:
     p = model_profile(None, model)
     assert (p.provider, p.family, p.read_multiplier) == ("openai", family, read)
-    assert p.sources["read_multiplier"] == "rules_doc, read 2026-11-29"
+    assert p.sources["read_multiplier"] == "openai_pricing_2026, read 2026-12-02"
 
 
-def test_only_what_the_rules_doc_says_has_its_source() -> None:
-    """The doc gives "75% (4.1, o3)": o1 / o4-mini / o3-mini do not get o3's discount labelled rules_doc."""
-    o4 = model_profile(None, "o4-mini")
+def test_only_what_a_source_says_has_its_source() -> None:
+    """[O-P] prices o4-mini's cached input at $0.275 on $1.10 (0.25), o1 and o3-mini at 0.5; an unlisted o-series
+    model gets the family's most conservative value, labelled as such."""
+    o4 = model_profile(None, "o4-mini-2025-04-16", as_of="2026-10-01")
     assert (o4.family, o4.read_multiplier, o4.sources["read_multiplier"]) == (
-        "o-series", 0.5, "promptcache_fallback, read 2026-11-29")
+        "o-series", 0.25, "openai_pricing_2026, read 2026-12-02")
     assert model_profile(None, "o3-2025-04-16").read_multiplier == 0.25
     with pytest.warns(UnknownModelWarning):
         for model in ("o1-provider-test", "o3-mini-provider-test"):
             p = model_profile(None, model)
-            assert p.family == "o-series" and p.read_multiplier == 0.5 and "rules_doc" not in p.sources["read_multiplier"]
-    assert model_profile(None, "gemini-2.5-flash").sources["read_multiplier"].startswith("promptcache_assumption")
-    assert model_profile(None, "deepseek-chat").sources["read_multiplier"] == "deepseek_pricing, read 2025-09-29"
-    assert model_profile(None, "gpt-5.6").sources["write_multipliers"].startswith("promptcache_assumption")
+            # the least discount over the listed o-series models: o1-pro / o3-pro have none [O-P]
+            assert p.family == "o-series" and p.read_multiplier == 1.0
+            assert p.sources["read_multiplier"].startswith("conservative over")
+    assert model_profile(None, "gemini-2.5-flash").sources["read_multiplier"] == "gemini_pricing_2026, read 2026-12-02"
+    assert model_profile(None, "deepseek-chat", as_of="2026-07-01").sources["read_multiplier"] == \
+        "deepseek_pricing, read 2025-09-29"
+    assert model_profile(None, "gpt-5.6").sources["ttl_seconds"] == "openai_sdk, read 2026-12-02"
     for provider in PROVIDERS:
         for entry in [provider_rules(provider), *provider_rules(provider).get("families", ())]:
             assert set(entry.get("field_sources", {}).values()) <= set(load_rules()["sources"]), entry
@@ -85,14 +94,17 @@ def test_only_what_the_rules_doc_says_has_its_source() -> None:
 def test_gpt_5_6_breakpoints() -> None:
     p = model_profile("openai", "gpt-5.6")
     assert (p.family, p.caching, p.max_breakpoints, p.breakpoint_lookback) == ("gpt-5.6+", "explicit_breakpoints", 4, 80)
-    assert p.ttl_seconds["30m"] == 1800 and p.default_ttl == "30m"
+    # openai 3.57.0 PromptCacheOptions: ttl Literal["30m"], "currently the only supported value"
+    assert dict(p.ttl_seconds) == {"30m": 1800} and p.default_ttl == "30m"
     assert p.write_multiplier() == 1.25 and p.read_multiplier == 0.1
     assert provider_rules("openai")["families"][-1]["breakpoint_lookback_alternatives"] == [50, 80]
     assert dataclasses.replace(p, breakpoint_lookback=50).breakpoint_lookback == 50  # the disputed parameter
 
 
 @pytest.mark.parametrize(("model", "minimum"), [
-    ("gemini-2.5-flash", 2048), ("gemini-2.5-pro", 4096), ("gemini-3-pro-preview", 4096), ("gemini-3-flash", 4096),
+    # [G-C] 2026-07-07 / 2026-10-13 copies: 2.5 Flash and 2.5 Pro 2,048; May 2026: 3 Pro 4,096, 3 Flash 1,024
+    ("gemini-2.5-flash", 2048), ("gemini-2.5-pro", 2048), ("gemini-3-pro-preview", 4096),
+    ("gemini-3-flash-preview", 1024),
 ])
 def test_gemini_implicit_minimums(model: str, minimum: int) -> None:
     p = model_profile(None, model)
@@ -118,10 +130,10 @@ def test_snapshot_and_gateway_ids_resolve(model: str, entry: str) -> None:
 def test_prices_and_sources() -> None:
     p = model_profile("anthropic", "claude-sonnet-4-5")
     assert (p.input_usd_per_mtok, p.output_usd_per_mtok) == (3.0, 15.0)
-    assert p.sources["min_cacheable_tokens"] == "rules_doc, read 2026-11-29"
-    assert p.sources["input_usd_per_mtok"] == "anthropic_pricing, read 2025-09-29"
+    assert p.sources["min_cacheable_tokens"] == "anthropic_caching_doc, read 2026-12-02"
+    assert p.sources["input_usd_per_mtok"] == "anthropic_pricing_2026, read 2026-12-02"
     assert model_profile("openai", "gpt-4.1-mini").input_usd_per_mtok == 0.4
-    assert model_profile("anthropic", "claude-opus-5").input_usd_per_mtok is None  # no known price: relative units
+    assert model_profile("anthropic", "claude-mythos-preview").input_usd_per_mtok is None  # no price: relative units
 
 
 def test_every_entry_is_dated_and_sourced() -> None:
@@ -135,6 +147,8 @@ def test_every_entry_is_dated_and_sourced() -> None:
         for entry in entries:
             assert entry["source"] in sources, entry
             assert isinstance(entry["read"], dt.date) and entry["read"].year == 2026, entry
+            assert set(entry.get("field_sources", {}).values()) <= set(sources), entry
+            assert set(entry.get("assumed", ())) <= {f.name for f in dataclasses.fields(ModelProfile)}, entry
             if "input_usd_per_mtok" in entry:
                 assert entry["price_source"] in sources and isinstance(entry["price_read"], dt.date), entry
         assert known_models(provider)

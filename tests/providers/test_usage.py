@@ -108,10 +108,10 @@ def test_costs() -> None:
     classic = usage_cost(Usage(cache_read=2048, uncached=172), MINI, unit="relative")
     assert (classic.with_cache, classic.without_cache) == (172 + 0.25 * 2048, 2220.0)
     assert usage_cost(Usage(cache_write_5m=1000), MINI, unit="relative").with_cache == 1000.0
-    opus5 = model_profile("anthropic", "claude-opus-5")
-    assert usage_cost(usage, opus5).unit == "relative"
-    with pytest.raises(ValueError, match="no USD price for model 'claude-opus-5'"):
-        usage_cost(usage, opus5, unit="USD")
+    unpriced = model_profile("anthropic", "claude-mythos-preview")
+    assert usage_cost(usage, unpriced).unit == "relative"
+    with pytest.raises(ValueError, match="no USD price for model 'claude-mythos-preview'"):
+        usage_cost(usage, unpriced, unit="USD")
 
 
 def test_usage_stats_per_session() -> None:
@@ -131,7 +131,7 @@ def test_usage_stats_per_session() -> None:
     assert summary["sessions"]["sup-002"]["cache_read_tokens"] == 4368
     assert summary["total"]["cost_without_cache"] == pytest.approx(13381 * 3e-6)
     # a request without a USD price makes the USD total unknown: relative units from then on
-    stats.add(Usage(uncached=10), session="x", profile=model_profile("anthropic", "claude-opus-5"))
+    stats.add(Usage(uncached=10), session="x", profile=model_profile("anthropic", "claude-mythos-preview"))
     assert stats.total.cost_usd is None and stats.total.cost.unit == "relative"
     with pytest.raises(ValueError, match="needs a ModelProfile"):
         UsageStats().add(Usage(uncached=1))

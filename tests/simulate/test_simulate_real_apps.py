@@ -13,7 +13,7 @@ from promptcache.simulate import simulate_records
 from promptcache.trace.records import TraceRecord, write_trace
 
 A, O = "anthropic.messages", "openai.chat"
-SONNET_46 = "claude-sonnet-4-6"  # minimum 1,024 tokens, no USD price in providers.toml
+SONNET_46 = "claude-sonnet-4-6"  # minimum 1,024 tokens
 
 
 def short_prompt(question: str) -> dict:
@@ -52,10 +52,11 @@ def test_breakpoints_below_the_minimum_of_a_long_prompt_stay_unexpected() -> Non
 
 
 def test_usd_for_a_model_without_a_price_is_one_line(tmp_path) -> None:
-    write_trace(tmp_path / "t.jsonl", [TraceRecord(0.0, A, "s", short_prompt("hi"))])
+    unpriced = "claude-mythos-preview"  # no USD price in providers.toml
+    write_trace(tmp_path / "t.jsonl", [TraceRecord(0.0, A, "s", dict(short_prompt("hi"), model=unpriced))])
     result = run("simulate", tmp_path / "t.jsonl", "--unit", "USD")
     assert result.exit_code == 2, result.output
-    assert result.stderr.strip() == (f"error: no USD price for model '{SONNET_46}' in providers.toml; use --unit "
+    assert result.stderr.strip() == (f"error: no USD price for model '{unpriced}' in providers.toml; use --unit "
                                      f"relative or pass --model with a price")
     assert "Traceback" not in result.output
 

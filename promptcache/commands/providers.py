@@ -1,0 +1,150 @@
+"""``promptcache providers``: the provider cache rules in use, with their dates and sources."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+
+import click
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from promptcache.commands.options import AS_OF
+from promptcache.providers.datafile import (PROVIDERS, STALE_AFTER_DAYS, data_age, load_rules, reviewed_on,
+                                            user_rules_origin)
+from promptcache.providers.table import ProviderRow, provider_rows
+from promptcache.providers.userfile import ProvidersFileError, use_user_rules
+
+def _num(value: float) -> str:
+    return f"{value:g}"
+
+
+def _mark(text: str, row: ProviderRow, *fields: str) -> str:
+    return text + ("*" if any(f in row.profile.assumed for f in fields) else "")
+
+
+def _price(row: ProviderRow) -> str:
+    p = row.profile
+    if p.input_usd_per_mtok is None:
+        return "-"
+    out = "" if p.output_usd_per_mtok is None else f"/{_num(p.output_usd_per_mtok)}"
+    text = f"{_num(p.input_usd_per_mtok)}{out}"
+    for tier in p.price_tiers:
+        tier_out = "" if tier.output_usd_per_mtok is None else f"/{_num(tier.output_usd_per_mtok)}"
+        text += f"\n>{tier.above_tokens // 1000}k:\n{_num(tier.input_usd_per_mtok)}{tier_out}"
+    return _mark(text, row, "input_usd_per_mtok", "output_usd_per_mtok", "price_tiers")
+
+
+def _ttls(row: ProviderRow) -> str:
+    ttls = sorted(row.profile.ttl_seconds.items(), key=lambda kv: kv[1])
+    return _mark(" ".join(label for label, _ in ttls) or "-", row, "ttl_seconds")
+
+
+def _writes(row: ProviderRow) -> str:
+    p = row.profile
+    labels = sorted(p.ttl_seconds, key=p.ttl_seconds.__getitem__)
+    text = "/".join(_num(p.write_multipliers[label]) for label in labels if label in p.write_multipliers)
+    return _mark(text or "-", row, "write_multipliers")
+
+
+def _model(row: ProviderRow) -> str:
+    p = row.profile
+    text = p.model + "".join(f"\n{alias}" for alias in row.aliases)
+    if p.retired is not None:
+        text += f"\n{'retired' if p.retired_on() else 'retires'} {p.retired.isoformat()}"
+    return text
+
+
+def _cite(key: str) -> str:
+    return str(load_rules().get("sources", {}).get(key, {}).get("cite", key))
+
+
+def _source(row: ProviderRow) -> str:
+    return " ".join(_cite(key) for key in row.sources)
+
+
+def print_sources(rows: list[ProviderRow], console: Console) -> None:
+    """The sources the rows cite: short label, key, read date, title (secondary ones say so)."""
+    known = load_rules().get("sources", {})
+    for key in dict.fromkeys(key for row in rows for key in row.sources):
+        source = known.get(key, {})
+        second = " (secondary)" if source.get("secondary") else ""
+        console.print(f"{_cite(key)} = {key}, read {source.get('read', '?')}{second}: {source.get('title', '')}",
+                      markup=False, overflow="fold")
+
+
+def print_tables(rows: list[ProviderRow], console: Console, plain: bool) -> None:
+    """One table per provider: model, minimum, read / write multipliers, TTLs, price, as of, source."""
+    for provider in dict.fromkeys(r.profile.provider for r in rows):
+        mine = [r for r in rows if r.profile.provider == provider]
+        first = mine[0].profile
+        table = Table(title=f"{provider} ({first.api})",
+                      box=None if plain else box.SIMPLE_HEAD, header_style="" if plain else "bold",
+                      title_justify="left", pad_edge=False, padding=(0, 1), collapse_padding=True)
+        for name, justify, wrap in (("model", "left", True), ("min", "right", False), ("read", "right", False),
+                                    ("write", "right", False), ("TTLs", "left", True),
+                                    ("$/Mtok", "left", True), ("as of, source", "left", True)):
+            widest = max(len(line) for r in mine for line in _model(r).splitlines()) if name == "model" else None
+            table.add_column(name, justify=justify, no_wrap=not wrap, overflow="fold" if name == "model" else "ellipsis",
+                             min_width=min(widest, 24) if widest else None)
+        for row in mine:
+            p = row.profile
+            table.add_row(_model(row), _mark(f"{p.min_cacheable_tokens:,}", row, "min_cacheable_tokens"),
+                          _mark(_num(p.read_multiplier), row, "read_multiplier"), _writes(row), _ttls(row),
+                          _price(row), f"{row.read.isoformat() if row.read else '-'} {_source(row)}")
+        console.print(table)
+        console.print()
+
+
+@click.command("providers")
+@click.option("--provider", "only", type=click.Choice(PROVIDERS), multiple=True, help="Only this provider (repeatable).")
+@click.option("--as-of", type=AS_OF, help="Show the values in force on this date (YYYY-MM-DD).")
+@click.option("--all", "show_all", is_flag=True, help="Also list retired models.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: every value with its source and read date.")
+@click.option("--providers", "rules_file", type=click.Path(dir_okay=False, path_type=str),
+              help="A rules file (providers.toml layout) that overrides or adds models; default: "
+                   "[tool.promptcache.providers] in pyproject.toml, if any.")
+def providers(only, as_of, show_all, as_json, rules_file):
+    """Print the provider prompt-cache rules promptcache uses: per model the minimum cacheable prompt,
+    read / write multipliers (x base input price), TTLs, list price (USD per million tokens), the date
+    the values were read and their sources (explained under the tables; docs/providers.md).
+
+    A value marked * is assumed: no source settles it.
+    """
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    try:
+        origin = use_user_rules(rules_file)
+    except ProvidersFileError as exc:
+        err.print(f"error: {exc}", markup=False)
+        sys.exit(2)
+    rows = provider_rows(tuple(only) or PROVIDERS, as_of=as_of)
+    hidden = [r for r in rows if r.profile.retired_on()] if not show_all else []
+    rows = [r for r in rows if r not in hidden]
+    if as_json:
+        click.echo(json.dumps({"reviewed": reviewed_on().isoformat(), "user_rules": origin,
+                               "as_of": as_of.isoformat() if as_of else None,
+                               "models": [r.to_dict() for r in rows]}, indent=2))
+        return
+    plain = not sys.stdout.isatty()
+    width = None if not plain else int(os.environ.get("COLUMNS") or 80)
+    buffer = io.StringIO() if plain else None
+    console = Console(file=buffer, highlight=False, width=width, no_color=plain, soft_wrap=False)
+    print_tables(rows, console, plain)
+    age = data_age()
+    console.print(f"Rules data reviewed {reviewed_on().isoformat()} ({age} days ago"
+                  + (f", older than {STALE_AFTER_DAYS} days: check the providers' docs" if age > STALE_AFTER_DAYS
+                     else "") + ")" + (f"; user rules from {user_rules_origin()}" if origin else "") + ".",
+                  markup=False)
+    console.print("min: minimum cacheable prompt (tokens). read / write: price of a cached / written token, x the "
+                  "base input price (write per TTL, shortest first; - no write fee). TTLs: seconds in --json. "
+                  "$/Mtok: USD input/output list price per million tokens; >Nk: the price above N thousand prompt "
+                  "tokens. as of: the oldest read date of the row's values. * assumed: no source settles the "
+                  "value.", markup=False)
+    print_sources(rows, console)
+    if hidden:
+        console.print(f"{len(hidden)} retired model(s) not shown (--all lists them).", markup=False)
+    if buffer is not None:  # plain text: no padding after the last column
+        click.echo("\n".join(line.rstrip() for line in buffer.getvalue().splitlines()))

@@ -1,0 +1,173 @@
+"""User rules (``--providers FILE``, ``[tool.promptcache.providers]``), ``promptcache providers`` and staleness."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from promptcache.cli import main
+from promptcache.providers import datafile
+from promptcache.providers.profiles import UnknownModelWarning, model_profile
+from promptcache.providers.userfile import ProvidersFileError, use_user_rules
+from promptcache.trace.records import TraceRecord, write_trace
+
+CONTRACT = """
+[sources.contract]
+title = "our enterprise price sheet"
+read = 2026-11-30
+
+[[providers.anthropic.models]]
+id = "claude-sonnet-4-5"
+input_usd_per_mtok = 2.4
+price_source = "contract"
+
+[[providers.anthropic.models]]
+id = "claude-internal-1"
+min_cacheable_tokens = 2048
+read_multiplier = 0.05
+"""
+
+
+def run(*args: str, cwd: Path | None = None):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_a_file_overrides_and_adds_models(tmp_path: Path) -> None:
+    path = tmp_path / "rules.toml"
+    path.write_text(CONTRACT)
+    assert use_user_rules(path) == str(path)
+    sonnet = model_profile("anthropic", "claude-sonnet-4-5")
+    assert sonnet.input_usd_per_mtok == 2.4 and sonnet.sources["input_usd_per_mtok"] == "contract, read 2026-11-30"
+    assert sonnet.output_usd_per_mtok == 15.0 and sonnet.min_cacheable_tokens == 1024  # the rest stays
+    assert sonnet.sources["min_cacheable_tokens"] == "anthropic_caching_doc, read 2026-12-02"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnknownModelWarning)
+        added = model_profile("anthropic", "claude-internal-1")
+    assert (added.known, added.min_cacheable_tokens, added.read_multiplier) == (True, 2048, 0.05)
+    assert added.sources["min_cacheable_tokens"].startswith("user_file, read ")
+    assert added.write_multipliers == {"5m": 1.25, "1h": 2.0}  # provider defaults
+    datafile.install_user_rules(None)
+    from promptcache.providers.profiles import clear_cache
+    clear_cache()
+    assert model_profile("anthropic", "claude-sonnet-4-5").input_usd_per_mtok == 3.0
+
+
+def test_pyproject_table(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("""
+[project]
+name = "app"
+
+[tool.promptcache.providers.openai]
+min_cacheable_tokens = 1024
+
+[[tool.promptcache.providers.openai.models]]
+id = "gpt-4.1-mini"
+read_multiplier = 0.2
+""")
+    (tmp_path / "src").mkdir()
+    origin = use_user_rules(start=tmp_path / "src")
+    assert origin == f"{tmp_path / 'pyproject.toml'} [tool.promptcache.providers]"
+    mini = model_profile("openai", "gpt-4.1-mini")
+    assert mini.read_multiplier == 0.2 and mini.sources["read_multiplier"].startswith("user_file, read ")
+    assert mini.input_usd_per_mtok == 0.4 and mini.sources["input_usd_per_mtok"].startswith("openai_pricing_2026")
+    assert mini.sources["default_ttl"] == "openai_guide, read 2026-12-02"
+    # the provider minimum set by the user is theirs, and no longer "assumed"
+    assert mini.sources["min_cacheable_tokens"].startswith("user_file") and mini.assumed == {"routing_prefix_tokens"}
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[[providers.anthropic.models]]\nid = 'x'\nmin_tokens = 5\n",
+     "[providers.anthropic] models[0] (id 'x'): unknown field 'min_tokens'; did you mean 'min_cacheable_tokens'?"),
+    ("[[providers.anthropic.models]]\nid = 'x'\nread_multiplier = 'cheap'\n",
+     "(id 'x'): field read_multiplier='cheap': expected a number >= 0"),
+    ("[providers.mistral]\nread_multiplier = 0.1\n",
+     "unknown provider 'mistral': a rules file can change or add models of anthropic, openai, gemini, deepseek"),
+    ("[[providers.openai.models]]\nmin_cacheable_tokens = 5\n", "models[0]: each entry needs id = \"...\""),
+    ("[[providers.openai.models]]\nid = 'x'\nsource = 'nowhere'\n", "source 'nowhere' is not a [sources.nowhere] table"),
+    ("[[providers.openai.models]]\nid = 'x'\nretired = 'soon'\n", "retired must be a date (retired = 2026-07-24)"),
+    ("[providers.openai\n", "not valid TOML"),
+    ("[[providers.openai.families]]\nname = 'mine'\nmatch = '^(gpt'\n", "(name 'mine'): match is not a regular expression"),
+])
+def test_a_malformed_file_is_a_clear_error(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "rules.toml"
+    path.write_text(text)
+    with pytest.raises(ProvidersFileError) as error:
+        use_user_rules(path)
+    assert str(error.value).startswith(str(path)) and message in str(error.value)
+    assert datafile.user_rules_origin() is None  # nothing installed
+
+
+def test_simulate_takes_a_rules_file_and_refuses_a_bad_one(tmp_path: Path) -> None:
+    body = {"model": "claude-internal-1", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}
+    trace = tmp_path / "t.jsonl"
+    write_trace(trace, [TraceRecord(0.0, "anthropic.messages", "s", body)])
+    rules = tmp_path / "rules.toml"
+    rules.write_text(CONTRACT)
+    result = run("simulate", trace, "--providers", rules, "--format", "json")
+    assert result.exit_code == 0 and "has no entry" not in result.stderr
+    rules.write_text("[providers.anthropic]\nmax_breakpoints = -1\n")
+    result = run("simulate", trace, "--providers", rules)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (f"error: {rules} [providers.anthropic]: field max_breakpoints=-1: expected a "
+                                     f"whole number >= 0 (or null: no limit)")
+
+
+def test_staleness_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 14, Build 4: `simulate` warns once when the data is older than 90 days."""
+    monkeypatch.setattr(datafile, "STALE_AFTER_DAYS", 90)
+    reviewed = datafile.reviewed_on()
+    assert datafile.stale_warning(reviewed + dt.timedelta(days=90)) is None
+    text = datafile.stale_warning(reviewed + dt.timedelta(days=91))
+    assert text.startswith(f"the provider cache rules were last checked against the providers' docs on "
+                           f"{reviewed.isoformat()} (91 days ago)")
+    monkeypatch.setattr(datafile, "_stale_warned", set())
+    with pytest.warns(datafile.StaleDataWarning) as record:
+        datafile.warn_if_stale(reviewed + dt.timedelta(days=200))
+        datafile.warn_if_stale(reviewed + dt.timedelta(days=200))
+    assert len(record) == 1
+
+
+def test_simulate_prints_the_staleness_and_assumed_values(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(datafile, "STALE_AFTER_DAYS", -1)  # any age is too old
+    monkeypatch.setattr(datafile, "_stale_warned", set())
+    body = {"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": "hi"}]}
+    trace = tmp_path / "t.jsonl"
+    write_trace(trace, [TraceRecord(0.0, "openai.chat", "s", body)])
+    result = run("simulate", trace)
+    assert result.exit_code == 0
+    assert result.stderr.count("warning: the provider cache rules were last checked") == 1
+    assert ("note: assumed for gpt-4.1-mini (no source settles them; override with --rule or --providers): "
+            "min_cacheable_tokens=1024, routing_prefix_tokens=256") in " ".join(result.output.split())
+
+
+def test_providers_command_plain_at_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    result = run("providers")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= 80
+    assert not any(ch in result.output for ch in "│┃━─…")  # plain: no box drawing, nothing cut
+    row = next(line for line in lines if line.startswith("claude-haiku-5-5 "))
+    assert row.split()[:6] == ["claude-haiku-5-5", "512", "0.1", "1.25/2", "5m", "1h"]
+    assert ">100k:" in result.output and "0.5/2.5" in result.output  # Haiku 5.5's tier, whole
+    assert next(line for line in lines if line.startswith("claude-mythos-5-2 ")).split()[1:3] == ["512*", "0.025*"]
+    assert "retired model(s) not shown (--all lists them)" in result.output
+    assert "deepseek-chat" not in result.output and "deepseek-chat" in run("providers", "--all").output
+
+
+def test_providers_json_carries_sources_and_dates() -> None:
+    result = run("providers", "--json", "--provider", "deepseek", "--all")
+    document = json.loads(result.output)
+    chat = next(m for m in document["models"] if m["model"] == "deepseek-chat")
+    assert chat["retired"] == "2026-07-24" and chat["successor"] == "deepseek-flash"
+    assert chat["sources"]["retired"] == "deepseek_retirement, read 2026-12-02"
+    flash = next(m for m in document["models"] if m["model"] == "deepseek-flash")
+    assert flash["read_multiplier"] == 0.02 and flash["assumed"] == ["min_cacheable_tokens"]
+    assert flash["as_of"] == "2026-12-02" and document["reviewed"] == datafile.reviewed_on().isoformat()
+    past = json.loads(run("providers", "--json", "--provider", "anthropic", "--as-of", "2026-04-01").output)
+    assert next(m for m in past["models"] if m["model"] == "claude-sonnet-4-6")["min_cacheable_tokens"] == 2048
