@@ -49,7 +49,7 @@ def progress_bar(console: Console, label: str, total: int | None = None, *, unit
             nonlocal bar, known
             known = total if total is not None else known
             if bar is None:  # started on the first update that shows enough work: a small run draws nothing
-                if known is None or known < at_least:
+                if (known is None and at_least > 0) or (known is not None and known < at_least):
                     return
                 bar = stack.enter_context(Progress(*columns, console=console, transient=True))
                 bar.add_task("", total=known)

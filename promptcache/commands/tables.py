@@ -73,7 +73,7 @@ def _text(cell: Cell) -> Text:
 
 def _table(title: str | None, columns: Sequence[Column], rows: list[list[Text]], short: bool, tight: bool,
            squeeze: bool, **options) -> Table:
-    table = Table(title=title, header_style="bold", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False,
+    table = Table(title=title, header_style="bold", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False,
                   padding=(0, 0) if tight else (0, 1), **options)
     for index, column in enumerate(columns):
         header = column.title(short)
