@@ -12,6 +12,8 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.padding import Padding
+from rich.text import Text
 
 from promptcache.commands.backend import ENGINE_MODULES, check_model_options, opening_backend, require_backend
 from promptcache.commands.progress import progress_bar
@@ -72,9 +74,9 @@ def print_report(report: VerifyReport, console: Console) -> None:
     if worst:
         console.print("[bold]worst requests[/bold] (tokens computed, first divergence from the earlier request "
                       "sharing the longest prefix):")
-        for r in worst:
-            console.print(f"  index {r.index} ({r.session}): {r.missed_tokens:,} tokens computed; "
-                          f"{r.divergence.summary()}", markup=False)
+        for r in worst:  # indented as a block: a wrapped line stays under its request
+            console.print(Padding(Text(f"index {r.index} ({r.session}): {r.missed_tokens:,} tokens computed; "
+                                       f"{r.divergence.summary()}"), (0, 0, 0, 2), expand=False))
     for note in report.notes:
         console.print(f"[dim]note: {note}[/dim]")
 

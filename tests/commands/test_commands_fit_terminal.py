@@ -1,7 +1,7 @@
 """Tables and lines that fit the terminal: at 80 and 120 columns every number of the data appears whole
 (never wrapped or cut to ``…``) and no line is wider than the terminal; narrower, records fold into blocks;
 in a pipe every row stays on one line. Covers simulate, diff, lint --output-format full and rules
-(verify and demo: tests/verify/test_fits_terminal.py; engine-bench: tests/backend/test_bench.py)."""
+(verify and demo: tests/verify/test_verify_fits_terminal.py; engine-bench: tests/backend/test_bench.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """verify's and demo's tables at 80 and 120 columns: every number whole, no line wider than the terminal;
-verify's progress bar on a terminal only (tests/commands/test_fits_terminal.py has the other commands)."""
+verify's progress bar on a terminal only (tests/commands/test_commands_fit_terminal.py has the other commands)."""
 
 from __future__ import annotations
 
