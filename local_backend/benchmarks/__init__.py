@@ -5,7 +5,8 @@ default model; cache-behaviour benchmarks (hit rate / oracle, eviction,
 fragmentation) on a tiny model with the same vocabulary by default, since hit
 counts and block accounting do not depend on the model's width. ``quick=True``
 shrinks every benchmark to a smoke run of a few seconds on tiny models: its
-figures are not the acceptance figures, so every ``passed`` is None (not judged).
+figures are not the acceptance figures, so every ``passed`` is None (not judged),
+except hit / oracle (:data:`JUDGED_WHEN_QUICK`), whose target does not depend on size.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from . import eviction, fragmentation, hit_rate, throughput, ttft
 from .models import MODEL_NAMES, hf_model, resolve_model
 
 BENCHMARKS = ("ttft", "throughput", "no_reuse", "fragmentation", "eviction", "hit_rate")
+JUDGED_WHEN_QUICK = ("hit_rate",)
+"""Benchmarks whose target does not depend on size (hit tokens == oracle tokens): judged in a quick run too."""
 TIMING_BENCHMARKS = ("ttft", "throughput", "no_reuse")
 """The benchmarks run on the timing model; the others run on the cache model."""
 
@@ -67,19 +70,21 @@ def run_benchmarks(
     only: tuple[str, ...] | None = None,
     timing_model: str | None = None,
     cache_model: str | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Run the engine benchmarks and return their results (plain JSON-able values).
 
     Each benchmark's result has ``target`` and ``passed``: True / False against
     the target, None where nothing is judged (every benchmark of a quick run;
-    the eviction benchmark, which reports its hit rates side by side).
+    the eviction benchmark, which reports its hit rates side by side) -- hit / oracle is judged in a quick
+    run too.
 
     Args:
         quick: smoke-test sizes on the tiny model (seconds, not minutes).
         only: names of :data:`BENCHMARKS`, comma-separated or not (see :func:`select_benchmarks`).
         timing_model / cache_model: ``"embedded"`` or ``"tiny"``; None picks as :func:`pick_models` says.
-        progress: called with each benchmark's name before it starts.
+        progress: called with each benchmark's name and how many ran before it, out of how many, before it
+            starts, and with ``("done", n, n)`` at the end.
 
     Raises:
         ValueError: an unknown benchmark or model name.
@@ -100,14 +105,14 @@ def run_benchmarks(
                  "torch_threads": torch.get_num_threads(), "torch": torch.__version__,
                  "machine": platform.machine(), "processor": platform.processor() or platform.machine()},
     }
-    for name in BENCHMARKS:
-        if name not in selected:
-            continue
+    for done, name in enumerate(selected):
         if progress:
-            progress(name)
+            progress(name, done, len(selected))
         start = time.perf_counter()
         results[name] = steps[name]()
         results[name]["wall_s"] = time.perf_counter() - start
-        if quick:  # smoke-test sizes: the targets are not judged
+        if quick and name not in JUDGED_WHEN_QUICK:  # smoke-test sizes: these targets are not judged
             results[name]["passed"] = None
+    if progress:
+        progress("done", len(selected), len(selected))
     return results

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 from importlib import resources
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from promptcache.commands.backend import ENGINE_MODULES, check_model_options, loading_model, require_backend
+from promptcache.commands.tables import Column, print_table, stdout_console
 from promptcache.commands.verify import rate
 from promptcache.verify.report import VerifyReport, verify_trace
 
@@ -23,22 +21,24 @@ def _trace(name: str):
     return resources.files("promptcache").joinpath("data", "traces", name)
 
 
+COLUMNS = (Column("index", "#"), Column("session", justify="left", text=True),
+           Column("good: cached", "good cached"), Column("TTFT ms", "ms"), Column("bad: cached", "bad cached"),
+           Column("TTFT ms", "ms"), Column("bad: miss cause", "bad: cause", justify="left", text=True))
+
+
 def print_side_by_side(good: VerifyReport, bad: VerifyReport, console: Console) -> None:
     """Per-request cached tokens of both runs next to each other, then each verdict."""
-    table = Table(title="the same support app, replayed on the local engine", header_style="bold")
-    for name in ("index", "session", "good: cached", "TTFT ms", "bad: cached", "TTFT ms", "bad: miss cause"):
-        table.add_column(name, justify="left" if name in ("session", "bad: miss cause") else "right", no_wrap=True)
-
     def cached(r) -> str:
         return f"{r.cached_tokens:,} of {r.prompt_tokens:,}"
 
+    rows = []
     for g, b in zip(good.requests, bad.requests):
         cause = ""
         if b.divergence is not None:
             cause = b.divergence.cause if b.divergence.expected else f"[bold red]{b.divergence.cause}[/bold red]"
-        table.add_row(str(g.index), g.session, cached(g), f"{(g.ttft_s or 0) * 1000:,.0f}",
-                      cached(b), f"{(b.ttft_s or 0) * 1000:,.0f}", cause)
-    console.print(table)
+        rows.append([str(g.index), g.session, cached(g), f"{(g.ttft_s or 0) * 1000:,.0f}",
+                     cached(b), f"{(b.ttft_s or 0) * 1000:,.0f}", cause])
+    print_table(console, "the same support app, replayed on the local engine", COLUMNS, rows)
     for label, report in (("good", good), ("bad", bad)):
         s = report.summary()
         ok, verdict = report.verdict()
@@ -66,7 +66,7 @@ def demo(model: str | None, tokenizer: str | None, kv_cache_mb: float) -> None:
     require_backend(ENGINE_MODULES, what="promptcache demo")
     from promptcache.verify.backends import LocalBackend
 
-    console = Console(highlight=False, width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 110)
+    console = stdout_console()
     started = time.perf_counter()
     with loading_model(console):
         backend = LocalBackend(model=model, tokenizer=tokenizer, kv_cache_mb=kv_cache_mb)

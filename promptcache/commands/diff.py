@@ -8,14 +8,17 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from promptcache.providers.apis import APIS
+from promptcache.commands.tables import stdout_console
 from promptcache.commands.options import STRICT_ADVICE, warn_then_exit_on_error
 from promptcache.providers.profiles import PROVIDERS
 from promptcache.simulate.diff import DiffReport, char_diff, diff_files, diff_trace
 from promptcache.trace.records import TraceFormatError
 
+_EARLIER, _NEW = "  - earlier  ", "  + new      "
 _STYLES = {"equal": "", "delete": "bold red reverse", "insert": "bold green reverse"}
 
 
@@ -24,41 +27,62 @@ def _visible(text: str, changed: bool) -> str:
     return text.replace(" ", "\u00b7") if changed else text
 
 
+def _fit_runs(runs: list[tuple[str, str]], room: int) -> list[tuple[str, str]]:
+    """``runs`` (visible text) with the shared context at both ends cut to ``…`` so that the longer of the two
+    lines fits ``room`` cells; the changed runs are kept whole, and both lines keep their alignment."""
+    runs = list(runs)
+    longest = max(sum(len(t) for op, t in runs if op != "insert"), sum(len(t) for op, t in runs if op != "delete"))
+    excess = longest - room
+    for end in (-1, 0):  # the trailing context first, then the leading one
+        if excess <= 0 or not runs or runs[end][0] != "equal":
+            continue
+        op, text = runs[end]
+        keep = max(8, len(text) - excess - 1)
+        if keep < len(text):
+            excess -= len(text) - keep - 1
+            runs[end] = (op, text[:keep] + "\u2026" if end == -1 else "\u2026" + text[len(text) - keep:])
+    return runs
+
+
 def print_report(report: DiffReport, console: Console) -> None:
-    """The divergence as labelled lines plus a coloured character diff."""
+    """The divergence as labelled lines (wrapped under their value on a terminal) plus a coloured character
+    diff whose shared context is cut to the console's width."""
     d = report.divergence
     status = "expected" if d.expected else "unexpected"
-    console.print(Text.assemble(("new      ", "bold"), report.new_label))
-    console.print(Text.assemble(("earlier  ", "bold"), report.earlier_label or "(none: the first request)"))
-    console.print(Text.assemble(("cause    ", "bold"), (d.cause, "bold red" if not d.expected else "bold green"),
-                                f" ({status})"))
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column(overflow="fold")
+    grid.add_row("new", report.new_label)
+    grid.add_row("earlier", report.earlier_label or "(none: the first request)")
+    grid.add_row("cause", Text.assemble((d.cause, "bold red" if not d.expected else "bold green"), f" ({status})"))
     if report.miss_cause != d.cause:
-        console.print(Text.assemble(("miss     ", "bold"), report.miss_cause or "none: a prefix hit"))
+        grid.add_row("miss", report.miss_cause or "none: a prefix hit")
     if d.layer:
-        console.print(Text.assemble(("layer    ", "bold"), d.layer))
+        grid.add_row("layer", d.layer)
     if d.path:
         where = d.path + (f" (earlier: {d.earlier_path})" if d.earlier_path and d.earlier_path != d.path else "")
-        console.print(Text.assemble(("block    ", "bold"), where))
-    console.print(Text.assemble(("token    ", "bold"), f"offset {d.token_offset:,} of {d.prompt_tokens:,} "
-                                f"({d.common_prefix_tokens:,} token{'s' * (d.common_prefix_tokens != 1)} shared)"))
+        grid.add_row("block", where)
+    grid.add_row("token", f"offset {d.token_offset:,} of {d.prompt_tokens:,} "
+                          f"({d.common_prefix_tokens:,} token{'s' * (d.common_prefix_tokens != 1)} shared)")
     if d.static_after_divergence:
-        console.print(Text.assemble(("after    ", "bold"), f"{d.static_after_divergence:,} identical tokens follow "
-                                    "the divergence"))
+        grid.add_row("after", f"{d.static_after_divergence:,} identical tokens follow the divergence")
     if d.detail:
-        console.print(Text.assemble(("detail   ", "bold"), d.detail))
+        grid.add_row("detail", d.detail)
     if d.hint:
-        console.print(Text.assemble(("hint     ", "bold"), d.hint))
-    runs = char_diff(d)
+        grid.add_row("hint", d.hint)
+    console.print(grid)
+    runs = [(op, _visible(text, op != "equal")) for op, text in char_diff(d)]
     if runs:
-        earlier = Text("  - earlier  ", style="red")
-        new = Text("  + new      ", style="green")
+        runs = _fit_runs(runs, console.width - len(_EARLIER))
+        earlier = Text(_EARLIER, style="red")
+        new = Text(_NEW, style="green")
         for op, text in runs:
             if op in ("equal", "delete"):
-                earlier.append(_visible(text, op != "equal"), style=_STYLES[op])
+                earlier.append(text, style=_STYLES[op])
             if op in ("equal", "insert"):
-                new.append(_visible(text, op != "equal"), style=_STYLES[op])
-        console.print(earlier)
-        console.print(new)
+                new.append(text, style=_STYLES[op])
+        console.print(earlier, soft_wrap=True)
+        console.print(new, soft_wrap=True)
 
 
 @click.command("diff")
@@ -101,4 +125,4 @@ def diff(paths, at, api, provider, model, output_format, strict):
     if output_format == "json":
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:
-        print_report(report, Console(highlight=False, soft_wrap=True))
+        print_report(report, stdout_console())

@@ -7,15 +7,17 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
+from promptcache.commands.progress import progress_bar
+from promptcache.commands.tables import stdout_console
 from promptcache.trace.output_path import check_writable_file
 
 
 @click.command("engine-bench")
 @click.option("--quick", is_flag=True,
-              help="Smoke-test sizes (seconds), on the tiny model unless --timing-model / --cache-model say "
-                   "otherwise; figures are not judged.")
+              help="A smoke test: tiny sizes (seconds), on the tiny model unless --timing-model / --cache-model "
+                   "say otherwise. Shows what ran, no timings or speed-ups (meaningless at these sizes; the JSON "
+                   "keeps them); only hit / oracle is judged.")
 @click.option("--only", multiple=True, metavar="NAMES",
               help="Run only these benchmarks, comma-separated or repeated: ttft, throughput, no_reuse, "
                    "fragmentation, eviction, hit_rate.")
@@ -62,14 +64,14 @@ def engine_bench(quick: bool, only: tuple[str, ...], timing_model: str | None, c
     timing_model, cache_model = pick_models(quick, timing_model, cache_model)
     if threads:
         torch.set_num_threads(threads)
-    console = Console(stderr=True)
+    console = stdout_console(stderr=True)
     if uses_embedded(selected, timing_model, cache_model):
         console.print(f"[dim]{EMBEDDED_NOTICE}[/]")
-    with console.status("running") as status:
+    with progress_bar(console, "engine-bench", len(selected), unit="benchmarks") as update:
         results = run_benchmarks(quick=quick, only=selected, timing_model=timing_model, cache_model=cache_model,
-                                 progress=lambda name: status.update(f"running {name}"))
-    console.print(summary_table(results))
-    console.print(detail_tables(results))
+                                 progress=lambda name, done, total: update(done, total, name))
+    console.print(summary_table(results, console))
+    console.print(detail_tables(results, console))
     text = json.dumps(results, indent=2)
     sys.stdout.write(text + "\n")  # first: the results survive a --json file that fails after all
     if json_path is not None:

@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 import click
+from rich.console import Console
 
+from promptcache.commands.progress import progress_bar
 from promptcache.lint.add_noqa import add_noqa
 from promptcache.lint.changed_lines import GitError, changed_lines, on_changed_lines
 from promptcache.lint.config import ConfigError, load_config
@@ -20,6 +22,8 @@ from promptcache.lint.runner import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, FixMo
 from promptcache.trace.output_path import check_writable_file
 
 CACHE_ENV = "PROMPTCACHE_CACHE_DIR"
+PROGRESS_FROM = 200
+"""Runs that parse at least this many files get a progress bar on a terminal (smaller ones end at once)."""
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -98,8 +102,9 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
             cache = ResultCache(folder, settings_key(config, select_rules(config)))
         mode = FixMode(unsafe=unsafe_fixes, write=not show_diff) if (fix or show_diff) else None
         stdin = sys.stdin.buffer.read() if stdin_filename is not None else None
-        result = lint_paths(targets, config, prefilter_files=not no_prefilter, jobs=jobs, fix=mode, cache=cache,
-                            stdin=stdin, force_exclude=force_exclude)
+        with progress_bar(Console(stderr=True), "linting", unit="files", at_least=PROGRESS_FROM) as update:
+            result = lint_paths(targets, config, prefilter_files=not no_prefilter, jobs=jobs, fix=mode, cache=cache,
+                                stdin=stdin, force_exclude=force_exclude, progress=update)
     except (ConfigError, GitError) as exc:
         _fail(str(exc))
     if add_noqa:

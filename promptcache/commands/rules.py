@@ -8,8 +8,9 @@ import sys
 import click
 from rich.console import Console
 from rich.markdown import Markdown
-from rich.table import Table
+from rich.text import Text
 
+from promptcache.commands.tables import Column, print_table, stdout_console
 from promptcache.lint.registry import discover
 from promptcache.lint.rule_docs import UnknownRule, rule_for, rule_page
 
@@ -23,10 +24,11 @@ def rules(output_format):
         rows = [{"code": c, "name": r.name, "severity": r.severity.value, "fix": r.fixable, "summary": r.summary()} for c, r in found.items()]
         click.echo(json.dumps(rows, indent=2))
         return
-    table = Table("code", "name", "severity", "fix", box=None, pad_edge=False)
-    for code, rule in found.items():
-        table.add_row(code, rule.name, rule.severity.value, rule.fixable or "-")
-    Console(soft_wrap=True).print(table)
+    columns = (Column("code", justify="left"), Column("name", justify="left", text=True),
+               Column("severity", "sev.", justify="left"), Column("fix", justify="left"))
+    rows = [[Text(code), Text(rule.name), Text(rule.severity.value), Text(rule.fixable or "-")]
+            for code, rule in found.items()]
+    print_table(stdout_console(), None, columns, rows)
 
 
 @click.command("rule")

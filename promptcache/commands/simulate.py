@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 import warnings
 from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.table import Table
 
+from promptcache.commands.progress import progress_bar
+from promptcache.commands.tables import Column, print_fitted, stdout_console
 from promptcache.commands.options import AS_OF, HIT_RATE, STRICT_ADVICE, gate, warn_then_exit_on_error
 from promptcache.misses.causes import EXPECTED_CAUSES
 from promptcache.providers.datafile import warn_if_stale
@@ -22,6 +22,8 @@ from promptcache.trace.records import TraceFormatError
 from promptcache.providers.usage import Cost
 
 EXIT_GATE = 1
+PROGRESS_FROM = 200
+"""Traces of at least this many requests get a progress bar on a terminal (smaller ones take a moment)."""
 _BENIGN = tuple(cause.value for cause in EXPECTED_CAUSES)
 
 
@@ -74,11 +76,11 @@ def cost_comparison(cost: Cost) -> str:
 def print_table(simulation: Simulation, console: Console) -> None:
     """The per-request table, per-group totals and the summary."""
     unit = simulation.cost_unit
-    table = Table(title=f"{simulation.provider} prompt cache, {simulation.model}", header_style="bold")
-    for name, justify in (("#", "right"), ("t (s)", "right"), ("session", "left"), ("prompt", "right"),
-                          ("read", "right"), ("write", "right"), ("uncached", "right"), ("hit", "right"),
-                          (cost_header(unit), "right"), ("miss cause", "left")):
-        table.add_column(name, justify=justify, no_wrap=name != "miss cause")
+    columns = (Column("#"), Column("t (s)", "t"), Column("session", justify="left", text=True), Column("prompt"),
+               Column("read"), Column("write"), Column("uncached", "uncach."), Column("hit"),
+               Column(cost_header(unit), "cost" if unit == "USD" else "cost (rel.)"),
+               Column("miss cause", "cause", justify="left", text=True))
+    rows = []
     for r in simulation.requests:
         hit = f"{r.usage.hit_rate:.0%}" if not r.error else "-"
         cause = f"[red]error: {r.error}[/red]" if r.error else (r.miss_cause or "")
@@ -86,23 +88,25 @@ def print_table(simulation: Simulation, console: Console) -> None:
             cause = f"[bold red]{cause}, unexpected[/bold red]"
         if r.miss_cause and r.divergence is not None and r.divergence.path:
             cause += f" [dim]({r.divergence.path})[/dim]"
-        table.add_row(str(r.index), f"{r.t:.1f}", r.session, f"{r.prompt_tokens:,}", f"{r.usage.cache_read:,}",
-                      f"{r.usage.cache_write:,}", f"{r.usage.uncached:,}", hit,
-                      _money(simulation.cost(r).with_cache, unit), cause)
-    console.print(table)
+        rows.append([str(r.index), f"{r.t:.1f}", r.session, f"{r.prompt_tokens:,}", f"{r.usage.cache_read:,}",
+                     f"{r.usage.cache_write:,}", f"{r.usage.uncached:,}", hit,
+                     _money(simulation.cost(r).with_cache, unit), cause])
+    print_fitted(console, f"{simulation.provider} prompt cache, {simulation.model}", columns, rows)
     for title, key in (("by prompt_cache_key", lambda r: r.cache_key or "(none)"), ("by session", lambda r: r.session)):
         groups = simulation.groups(key)
         if title.endswith("key") and not any(r.cache_key for r in simulation.requests):
             continue
         if not 1 < len(groups) <= 30:
             continue
-        by = Table(title=title, header_style="bold")
-        for name in (title.split()[-1], "requests", "prompt", "hit rate", "write rate", cost_header(unit), "vs uncached"):
-            by.add_column(name, justify="right" if name != title.split()[-1] else "left")
-        for name, (usage, cost) in groups.items():
-            by.add_row(name, str(usage.requests), f"{usage.prompt_tokens:,}", f"{usage.hit_rate:.1%}",
-                       f"{usage.write_rate:.1%}", _money(cost.with_cache, unit), f"{cost.ratio:.2f}x")
-        console.print(by)
+        name = title.split()[-1]
+        columns = (Column(name, justify="left", text=True), Column("requests", "req."), Column("prompt"),
+                   Column("hit rate", "hit"), Column("write rate", "write"),
+                   Column(cost_header(unit), "cost" if unit == "USD" else "cost (rel.)"),
+                   Column("vs uncached", "vs uncach."))
+        rows = [[name, str(usage.requests), f"{usage.prompt_tokens:,}", f"{usage.hit_rate:.1%}",
+                 f"{usage.write_rate:.1%}", _money(cost.with_cache, unit), f"{cost.ratio:.2f}x"]
+                for name, (usage, cost) in groups.items()]
+        print_fitted(console, title, columns, rows)
     usage, cost = simulation.totals()
     errors = sum(1 for r in simulation.requests if r.error)
     unexpected = sum(1 for r in simulation.requests if not r.expected and not r.error)
@@ -152,13 +156,16 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
     no usable request, or (with --strict) a malformed trace line.
     """
     err = Console(stderr=True, highlight=False, soft_wrap=True)
-    with warnings.catch_warnings(record=True) as caught:
+    overrides = _rules(rules)  # before the bar: a bad --rule is a usage error at once
+    with warnings.catch_warnings(record=True) as caught, \
+            progress_bar(err, "simulating", unit="requests", at_least=PROGRESS_FROM) as update:
         warnings.simplefilter("always")
         try:
             use_user_rules(rules_file)
             warn_if_stale()
             simulation = simulate_trace(trace, strict=strict, provider=provider, model=model, as_of=as_of,
-                                        overrides=_rules(rules), unit=unit, auto_cache=not no_auto_cache)
+                                        overrides=overrides, unit=unit, auto_cache=not no_auto_cache,
+                                        progress=update)
         except ProvidersFileError as exc:
             error = str(exc)
         except TraceFormatError as exc:
@@ -178,8 +185,7 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
         for note in simulation.notes:
             err.print(f"note: {note}", markup=False)
     else:
-        wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 130
-        print_table(simulation, Console(highlight=False, width=wide))
+        print_table(simulation, stdout_console())
     if threshold is not None and hit_rate < threshold:
         err.print(f"hit rate {hit_rate:.1%} is below --min-hit-rate {threshold:.1%}", markup=False)
         sys.exit(EXIT_GATE)

@@ -4,7 +4,6 @@ happen."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 import warnings
 from collections.abc import Callable, Iterator
@@ -13,10 +12,12 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.padding import Padding
+from rich.text import Text
 
 from promptcache.commands.backend import ENGINE_MODULES, check_model_options, opening_backend, require_backend
+from promptcache.commands.progress import progress_bar
+from promptcache.commands.tables import Column, print_table, stdout_console
 from promptcache.commands.options import HIT_RATE, STRICT_ADVICE, gate, print_warnings, warn_then_exit_on_error
 from promptcache.trace.requests import read_requests
 from promptcache.trace.records import EmptyTraceError, TraceFormatError, TraceRecord
@@ -35,16 +36,17 @@ def rate(value: float | None, spec: str = ".1%") -> str:
     return "n/a" if value is None else format(value, spec)
 
 
+COLUMNS = (Column("index", "#"), Column("t (s)", "t"), Column("session", justify="left", text=True),
+           Column("prompt"), Column("cached"), Column("oracle"), Column("hit"), Column("TTFT ms", "TTFT"),
+           Column("miss cause", "cause", justify="left", text=True))
+
+
 def print_report(report: VerifyReport, console: Console) -> None:
     """The per-request table, the summary line, the worst requests with their first divergence."""
-    table = Table(title=f"{report.trace} on {report.backend} ({report.model}, {report.block_size}-token blocks)",
-                  header_style="bold")
-    for name in ("index", "t (s)", "session", "prompt", "cached", "oracle", "hit", "TTFT ms", "miss cause"):
-        table.add_column(name, justify="left" if name in ("session", "miss cause") else "right",
-                         no_wrap=name != "miss cause")
+    rows = []
     for r in report.requests:
         if r.error:
-            table.add_row(str(r.index), f"{r.t:.1f}", r.session, *["-"] * 5, f"[red]error: {r.error}[/red]")
+            rows.append([str(r.index), f"{r.t:.1f}", r.session, *["-"] * 5, f"[red]error: {r.error}[/red]"])
             continue
         d = r.divergence
         cause = ""
@@ -54,10 +56,11 @@ def print_report(report: VerifyReport, console: Console) -> None:
                 cause += f" [dim]({d.path})[/dim]"
         hit = f"{r.cached_tokens / r.prompt_tokens:.0%}" if r.prompt_tokens else "-"
         short = r.cached_tokens < r.oracle_tokens
-        table.add_row(str(r.index), f"{r.t:.1f}", r.session, f"{r.prompt_tokens:,}",
-                      f"[yellow]{r.cached_tokens:,}[/yellow]" if short else f"{r.cached_tokens:,}",
-                      f"{r.oracle_tokens:,}", hit, _ms(r.ttft_s), cause)
-    console.print(table)
+        rows.append([str(r.index), f"{r.t:.1f}", r.session, f"{r.prompt_tokens:,}",
+                     f"[yellow]{r.cached_tokens:,}[/yellow]" if short else f"{r.cached_tokens:,}",
+                     f"{r.oracle_tokens:,}", hit, _ms(r.ttft_s), cause])
+    print_table(console, f"{report.trace} on {report.backend} ({report.model}, {report.block_size}-token blocks)",
+                COLUMNS, rows)
     s = report.summary()
     oracle = "" if report.oracle_exact else " [yellow](approximate oracle)[/yellow]"
     console.print(f"[bold]{s['requests']} requests[/bold], {s['prompt_tokens']:,} prompt tokens: "
@@ -71,9 +74,9 @@ def print_report(report: VerifyReport, console: Console) -> None:
     if worst:
         console.print("[bold]worst requests[/bold] (tokens computed, first divergence from the earlier request "
                       "sharing the longest prefix):")
-        for r in worst:
-            console.print(f"  index {r.index} ({r.session}): {r.missed_tokens:,} tokens computed; "
-                          f"{r.divergence.summary()}", markup=False)
+        for r in worst:  # indented as a block: a wrapped line stays under its request
+            console.print(Padding(Text(f"index {r.index} ({r.session}): {r.missed_tokens:,} tokens computed; "
+                                       f"{r.divergence.summary()}"), (0, 0, 0, 2), expand=False))
     for note in report.notes:
         console.print(f"[dim]note: {note}[/dim]")
 
@@ -157,8 +160,7 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
     else:
         if engine.notice:
             err.print(f"[dim]{engine.notice}[/dim]")
-        wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 140
-        print_report(report, Console(highlight=False, width=wide))
+        print_report(report, stdout_console())
     if problem is not None:
         err.print(problem if code == EXIT_GATE else f"error: {problem}", markup=False)
         sys.exit(code)
@@ -166,13 +168,9 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
 
 @contextmanager
 def replay_progress(err: Console) -> Iterator[Callable[[int, int, RequestResult], None]]:
-    """A transient progress bar on ``err``; yields the ``progress`` callback of :func:`verify_trace`."""
-    columns = (TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("{task.description}"))
-    with Progress(*columns, console=err, transient=True) as bar:
-        task = bar.add_task("", total=None)
-
+    """A transient progress bar on ``err`` when it is a terminal (requests done / total, ETA); yields the
+    ``progress`` callback of :func:`verify_trace`."""
+    with progress_bar(err, "replaying", unit="requests") as update:
         def progress(done: int, total: int, result: RequestResult) -> None:
-            bar.update(task, completed=done, total=total,
-                       description=f"{result.session}: {result.cached_tokens:,}/{result.prompt_tokens:,} cached")
+            update(done, total, f"{result.session}: {result.cached_tokens:,}/{result.prompt_tokens:,} cached")
         yield progress

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,6 +148,7 @@ def lint_paths(
     cache: ResultCache | None = None,
     stdin: bytes | None = None,
     force_exclude: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> LintResult:
     """Lint every Python file under ``paths`` with the rules ``config`` selects.
 
@@ -155,7 +157,8 @@ def lint_paths(
     applies fixes (:class:`FixMode`); ``cache`` reads and stores findings per
     file content; ``stdin`` is the source of the one path in ``paths``
     (``--stdin-filename``: the file need not exist); ``force_exclude`` applies
-    the exclusions to files named in ``paths`` too. Raises
+    the exclusions to files named in ``paths`` too; ``progress`` is called with
+    ``(files linted, files to lint)`` as files are done (cached ones count at once). Raises
     :class:`~promptcache.lint.config.ConfigError` for unknown rule codes.
     """
     started = time.perf_counter()
@@ -207,7 +210,8 @@ def lint_paths(
         paths_of.append(path)
     result.parsed_paths = [t[1] for t in tasks]
     result.parsed = len(tasks)
-    file_results = _run_cached(tasks, [digests.get(p, "") for p in paths_of], visitors, config, jobs, cache, result)
+    file_results = _run_cached(tasks, [digests.get(p, "") for p in paths_of], visitors, config, jobs, cache, result,
+                               progress or _no_progress)
     for path, (data, display, module), file_result in zip(paths_of, tasks, file_results):
         if fix is not None and any(applicable(f, fix.unsafe) for f in file_result.findings):
             fixed = fix_bytes(data, display, visitors, config, module, unsafe=fix.unsafe, first=file_result)
@@ -225,28 +229,44 @@ def lint_paths(
     return result
 
 
-def _run_cached(tasks, digests, rules, config, jobs, cache: ResultCache | None, result: LintResult) -> list[FileResult]:
+def _no_progress(done: int, total: int) -> None:
+    return None
+
+
+def _run_cached(tasks, digests, rules, config, jobs, cache: ResultCache | None, result: LintResult,
+                progress: Callable[[int, int], None]) -> list[FileResult]:
     """Each task's result, from ``cache`` where it has the file's content, else linted (and stored)."""
     if cache is None:
-        return _run(tasks, rules, config, jobs)
+        return _run(tasks, rules, config, jobs, progress)
     keys = [entry_key(d, module) for d, (_, _, module) in zip(digests, tasks)]
     out: list[FileResult | None] = [cache.get(key, display) for key, (_, display, _) in zip(keys, tasks)]
     missing = [i for i, r in enumerate(out) if r is None]
     result.cached = len(tasks) - len(missing)
-    for i, linted in zip(missing, _run([tasks[i] for i in missing], rules, config, jobs)):
+
+    def counted(done: int, total: int) -> None:
+        progress(result.cached + done, len(tasks))
+    for i, linted in zip(missing, _run([tasks[i] for i in missing], rules, config, jobs, counted)):
         out[i] = linted
         cache.put(keys[i], linted)
     cache.save()
     return out
 
 
-def _run(tasks, rules, config, jobs):
+def _run(tasks, rules, config, jobs, progress: Callable[[int, int], None]) -> list[FileResult]:
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    progress(0, len(tasks))
+    out: list[FileResult] = []
     if jobs <= 1 or len(tasks) < _POOL_MIN_FILES:
-        return [lint_bytes(data, display, rules, config, pm) for data, display, pm in tasks]
+        for data, display, pm in tasks:
+            out.append(lint_bytes(data, display, rules, config, pm))
+            progress(len(out), len(tasks))
+        return out
     chunk = max(1, len(tasks) // (jobs * 8))
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=([r.code for r in rules], config)) as pool:
-        return list(pool.map(_lint_task, tasks, chunksize=chunk))
+        for linted in pool.map(_lint_task, tasks, chunksize=chunk):
+            out.append(linted)
+            progress(len(out), len(tasks))
+    return out
 
 
 def _apply_per_file_ignores(findings: list[Finding], config: LintConfig) -> list[Finding]:

@@ -281,7 +281,8 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
                      as_of: Any = None, overrides: Mapping[str, Any] | None = None, unit: str | None = None,
                      auto_cache: bool = True, simulator_options: Mapping[str, Any] | None = None,
                      strict: bool = False, on_problem: Callable[[TraceFormatError], None] | None = None,
-                     source: str = "<trace>", limit: int | None = None) -> Simulation:
+                     source: str = "<trace>", limit: int | None = None,
+                     progress: Callable[[int, int], None] | None = None) -> Simulation:
     """Simulate trace records in order under one provider's cache rules.
 
     Args:
@@ -308,6 +309,7 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
             the lines skipped there (the count :class:`~promptcache.trace.records.EmptyTraceError` reports).
         source: the file name used in those reports (with each record's line number).
         limit: stop after this many simulated requests (``diff --at N`` needs N + 1).
+        progress: called with ``(records done, records in all)`` after each record (a progress bar).
 
     Returns:
         A :class:`Simulation`.
@@ -333,7 +335,9 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     clock: float | None = None
     usable = usable_records(records if limit != 0 else (), strict=strict, on_problem=skip, source=source,
                             model_given=model is not None)
-    for record in usable:  # lazy: nothing past ``limit`` is checked or reported
+    for done, record in enumerate(usable, 1):  # lazy: nothing past ``limit`` is checked or reported
+        if progress is not None:
+            progress(done, len(records))
         try:
             body = _prepare(record, target, provider, model, auto_cache, notes, mix)
         except MalformedBody as exc:

@@ -7,15 +7,20 @@ gutter of line numbers, and carets under the reported columns (as ruff's
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
+from rich.padding import Padding
 from rich.text import Text
 
 from promptcache.lint.finding import Finding, Severity
 from promptcache.lint.reporters.summary import summary
 from promptcache.lint.runner import LintResult
+
+UNBOUNDED = 10_000
+"""The console width when ``out`` is not a terminal: no line is wrapped."""
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "bold cyan"}
 
@@ -47,8 +52,14 @@ def _snippet(f: Finding, lines: list[str]) -> Text:
 
 
 def render(result: LintResult, out: TextIO, color: bool = False) -> None:
-    """Write each finding with its message, source snippet and carets (rich; ANSI colours when ``color``), then the summary."""
-    console = Console(file=out, force_terminal=color, no_color=not color, highlight=False, soft_wrap=True, width=200)
+    """Write each finding with its message, source snippet and carets (rich; ANSI colours when ``color``), then the summary.
+
+    ``color`` means ``out`` is a terminal: the header, message and fix lines are wrapped at spaces to its width
+    (``COLUMNS`` when set), the message indented; elsewhere every line is whole. Source lines are never wrapped
+    (the carets must stay under their columns; the terminal folds a long one)."""
+    wrap = color or bool(os.environ.get("COLUMNS"))
+    console = Console(file=out, force_terminal=color, no_color=not color, highlight=False,
+                      width=None if wrap else UNBOUNDED)
     cache: dict[str, list[str] | None] = {}
     for f in result.findings:
         header = Text()
@@ -56,11 +67,12 @@ def render(result: LintResult, out: TextIO, color: bool = False) -> None:
         header.append(f"{f.code} ", style=_STYLE[f.severity])
         header.append(f"{f.name} [{f.severity.value}]")
         console.print(header)
-        console.print(Text("  " + f.message))
+        console.print(Padding(Text(f.message), (0, 0, 0, 2), expand=False))
         lines = _lines(f.path, cache)
         if lines:
-            console.print(_snippet(f, lines), end="")
+            console.print(_snippet(f, lines), end="", soft_wrap=True)
         if f.fix is not None:
-            console.print(Text(f"  fix ({f.fix.applicability.value}): {f.fix.description}", style="green"))
+            console.print(Padding(Text(f"fix ({f.fix.applicability.value}): {f.fix.description}", style="green"),
+                                  (0, 0, 0, 2), expand=False))
         console.print()
     console.print(Text(summary(result), style="bold"))
