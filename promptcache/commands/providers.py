@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import io
 import json
-import os
 import sys
 
 import click
-from rich import box
 from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
 from promptcache.commands.options import AS_OF
+from promptcache.commands.tables import Column, print_table, stdout_console
 from promptcache.providers.datafile import (PROVIDERS, STALE_AFTER_DAYS, data_age, load_rules, reviewed_on,
                                             user_rules_origin)
 from promptcache.providers.table import ProviderRow, provider_rows
@@ -76,26 +74,23 @@ def print_sources(rows: list[ProviderRow], console: Console) -> None:
                       markup=False, overflow="fold")
 
 
-def print_tables(rows: list[ProviderRow], console: Console, plain: bool) -> None:
-    """One table per provider: model, minimum, read / write multipliers, TTLs, price, as of, source."""
+COLUMNS = (Column("model", justify="left"), Column("min"), Column("read"), Column("write"),
+           Column("TTLs", justify="left", text=True), Column("$/Mtok", justify="left", text=True),
+           Column("as of, source", "as of", justify="left", text=True))
+
+
+def print_tables(rows: list[ProviderRow], console: Console) -> None:
+    """One table per provider (model, minimum, read / write multipliers, TTLs, price, as of, source), fitted
+    to the console's width by :func:`~promptcache.commands.tables.print_table`."""
     for provider in dict.fromkeys(r.profile.provider for r in rows):
         mine = [r for r in rows if r.profile.provider == provider]
-        first = mine[0].profile
-        table = Table(title=f"{provider} ({first.api})",
-                      box=None if plain else box.SIMPLE_HEAD, header_style="" if plain else "bold",
-                      title_justify="left", pad_edge=False, padding=(0, 1), collapse_padding=True)
-        for name, justify, wrap in (("model", "left", True), ("min", "right", False), ("read", "right", False),
-                                    ("write", "right", False), ("TTLs", "left", True),
-                                    ("$/Mtok", "left", True), ("as of, source", "left", True)):
-            widest = max(len(line) for r in mine for line in _model(r).splitlines()) if name == "model" else None
-            table.add_column(name, justify=justify, no_wrap=not wrap, overflow="fold" if name == "model" else "ellipsis",
-                             min_width=min(widest, 24) if widest else None)
+        cells = []
         for row in mine:
             p = row.profile
-            table.add_row(_model(row), _mark(f"{p.min_cacheable_tokens:,}", row, "min_cacheable_tokens"),
-                          _mark(_num(p.read_multiplier), row, "read_multiplier"), _writes(row), _ttls(row),
-                          _price(row), f"{row.read.isoformat() if row.read else '-'} {_source(row)}")
-        console.print(table)
+            cells.append([Text(_model(row)), _mark(f"{p.min_cacheable_tokens:,}", row, "min_cacheable_tokens"),
+                          _mark(_num(p.read_multiplier), row, "read_multiplier"), _writes(row), Text(_ttls(row)),
+                          Text(_price(row)), Text(f"{row.read.isoformat() if row.read else '-'} {_source(row)}")])
+        print_table(console, f"{provider} ({mine[0].profile.api})", COLUMNS, cells, title_justify="left")
         console.print()
 
 
@@ -128,11 +123,8 @@ def providers(only, as_of, show_all, as_json, rules_file):
                                "as_of": as_of.isoformat() if as_of else None,
                                "models": [r.to_dict() for r in rows]}, indent=2))
         return
-    plain = not sys.stdout.isatty()
-    width = None if not plain else int(os.environ.get("COLUMNS") or 80)
-    buffer = io.StringIO() if plain else None
-    console = Console(file=buffer, highlight=False, width=width, no_color=plain, soft_wrap=False)
-    print_tables(rows, console, plain)
+    console = stdout_console()
+    print_tables(rows, console)
     age = data_age()
     console.print(f"Rules data reviewed {reviewed_on().isoformat()} ({age} days ago"
                   + (f", older than {STALE_AFTER_DAYS} days: check the providers' docs" if age > STALE_AFTER_DAYS
@@ -146,5 +138,3 @@ def providers(only, as_of, show_all, as_json, rules_file):
     print_sources(rows, console)
     if hidden:
         console.print(f"{len(hidden)} retired model(s) not shown (--all lists them).", markup=False)
-    if buffer is not None:  # plain text: no padding after the last column
-        click.echo("\n".join(line.rstrip() for line in buffer.getvalue().splitlines()))

@@ -11,7 +11,8 @@ import click
 from rich.console import Console
 
 from promptcache.commands.progress import progress_bar
-from promptcache.commands.tables import Column, print_fitted, stdout_console
+from promptcache.commands.tables import Column, stdout_console
+from promptcache.commands.tables import print_table as print_fitted
 from promptcache.commands.options import AS_OF, HIT_RATE, STRICT_ADVICE, gate, warn_then_exit_on_error
 from promptcache.misses.causes import EXPECTED_CAUSES
 from promptcache.providers.datafile import warn_if_stale

@@ -81,11 +81,15 @@ def _table(title: str | None, columns: Sequence[Column], rows: list[list[Text]],
             table.add_column(header, justify=column.justify, overflow="fold",
                              max_width=TEXT_FLOOR if squeeze else None)
         else:
-            widest = max([Text(header).cell_len, *(row[index].cell_len for row in rows)])
+            widest = max([Text(header).cell_len, *(_widest_line(row[index]) for row in rows)])
             table.add_column(header, justify=column.justify, no_wrap=True, min_width=widest)
     for row in rows:
         table.add_row(*row)
     return table
+
+
+def _widest_line(cell: Text) -> int:
+    return max((Text(line).cell_len for line in cell.plain.splitlines()), default=0)
 
 
 def _fits(table: Table, console: Console) -> bool:
@@ -129,7 +133,3 @@ def print_table(console: Console, title: str | None, columns: Sequence[Column], 
                 **options) -> None:
     """Print :func:`fit_table` on ``console``."""
     console.print(fit_table(console, title, columns, rows, **options))
-
-
-print_fitted = print_table
-"""The same, for modules that have a ``print_table`` of their own."""

@@ -151,7 +151,7 @@ def test_providers_command_plain_at_80_columns(monkeypatch: pytest.MonkeyPatch) 
     assert result.exit_code == 0
     lines = result.output.splitlines()
     assert max(len(line.rstrip()) for line in lines) <= 80
-    assert not any(ch in result.output for ch in "│┃━─…")  # plain: no box drawing, nothing cut
+    assert not any(ch in result.output for ch in "│┃━…")  # no vertical rules, nothing cut
     row = next(line for line in lines if line.startswith("claude-haiku-5-5 "))
     assert row.split()[:6] == ["claude-haiku-5-5", "512", "0.1", "1.25/2", "5m", "1h"]
     assert ">100k:" in result.output and "0.5/2.5" in result.output  # Haiku 5.5's tier, whole
