@@ -16,6 +16,8 @@ from promptcache.commands.options import AS_OF, HIT_RATE, STRICT_ADVICE, gate, w
 from promptcache.misses.causes import EXPECTED_CAUSES
 from promptcache.providers.profiles import PROVIDERS, check_overrides
 from promptcache.simulate import Simulation, simulate_trace
+from promptcache.simulate.calibrate import BLOCK_TOKENS, DISAGREES, EXACT, Calibration
+from promptcache.simulate.calibrate import check_usage as check_usage_of
 from promptcache.trace.records import TraceFormatError
 from promptcache.providers.usage import Cost
 
@@ -113,6 +115,39 @@ def print_table(simulation: Simulation, console: Console) -> None:
         console.print(f"[dim]note: {note}[/dim]")
 
 
+def print_calibration(calibration: Calibration, console: Console) -> None:
+    """``--check-usage``: simulated against recorded read / write per request, then the agreement summary."""
+    table = Table(title="simulated vs recorded usage (tokens)", header_style="bold")
+    for name in ("#", "session", "read sim", "read rec", "write sim", "write rec", "agreement"):
+        table.add_column(name, justify="left" if name in ("session", "agreement") else "right",
+                         no_wrap=name != "agreement")
+    for c in calibration.checks:
+        scaled = c.scale != 1.0
+        read = f"{c.predicted_read:,}" + ("*" if scaled else "")
+        write = f"{c.predicted_write:,}" + ("*" if scaled else "")
+        if c.verdict == EXACT:
+            agreement = "[green]exact[/green]"
+        elif c.verdict == DISAGREES:
+            agreement = "[bold red]disagrees[/bold red]"
+        else:
+            agreement = f"within {calibration.tolerance:,}"
+        table.add_row(str(c.index), c.session, read, f"{c.recorded.cache_read:,}", write,
+                      f"{c.recorded.cache_write:,}", agreement)
+    console.print(table)
+    disagree = calibration.count(DISAGREES)
+    style = "bold red" if disagree else "bold"
+    console.print(f"[{style}]{calibration.summary()}[/{style}]")
+    if calibration.scaled:
+        console.print(f"[dim]* {calibration.scaled} simulated count(s) scaled to the recorded prompt size "
+                      f"(the simulator's tokenizer counts the prompt differently)[/dim]")
+    for index, reason in calibration.unchecked:
+        console.print(f"[dim]not checked: request {index}: {reason}[/dim]")
+    if disagree:
+        console.print("[dim]A disagreement means the provider no longer behaves as providers.toml says (a rule "
+                      "or a minimum changed) or the trace is not what was sent: see docs/simulate.md, "
+                      "'Checking the rules against recorded usage'.[/dim]")
+
+
 @click.command("simulate")
 @click.argument("trace", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--provider", type=click.Choice(PROVIDERS), help="Whose cache rules [default: from the model, else the trace's API].")
@@ -127,7 +162,14 @@ def print_table(simulation: Simulation, console: Console) -> None:
               help="Override a disputed rule, e.g. breakpoint_lookback=50, min_cacheable_tokens=2048, unit_rule=fixed.")
 @click.option("--unit", type=click.Choice(["USD", "relative"]), help="Cost unit [default: USD when the model has a price].")
 @click.option("--no-auto-cache", is_flag=True, help="Do not add automatic caching to OpenAI bodies converted for Anthropic.")
-def simulate(trace, provider, model, output_format, threshold, strict, as_of, rules, unit, no_auto_cache):
+@click.option("--check-usage", is_flag=True,
+              help="Compare each request's simulated cache read / write with the usage recorded in the trace "
+                   "(promptcache.wrap, promptcache proxy) and print the agreement.")
+@click.option("--usage-tolerance", type=click.IntRange(min=0), default=BLOCK_TOKENS, show_default=True,
+              metavar="TOKENS", help="With --check-usage: tokens a read or write may differ by and still agree "
+                                     "(default: 1 block).")
+def simulate(trace, provider, model, output_format, threshold, strict, as_of, rules, unit, no_auto_cache,
+             check_usage, usage_tolerance):
     """Simulate a provider's prompt cache on TRACE (JSON Lines of requests): per-request reads,
     writes, cost and miss cause, offline.
 
@@ -146,18 +188,29 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
             error = str(exc)
         else:
             error = None
+        calibration = None
+        if error is None and check_usage:
+            try:
+                calibration = check_usage_of(simulation, tolerance=usage_tolerance)
+            except ValueError as exc:
+                error = str(exc)
     warn_then_exit_on_error(caught, err, error)
     hit_rate = simulation.summary()["hit_rate"]
     if output_format == "json":
         document = simulation.to_dict()
         if threshold is not None:
             document["summary"]["gate"] = gate(threshold, hit_rate >= threshold)
+        if calibration is not None:
+            document["usage_check"] = calibration.to_dict()
         click.echo(json.dumps(document, indent=2))
         for note in simulation.notes:
             err.print(f"note: {note}", markup=False)
     else:
         wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 130
-        print_table(simulation, Console(highlight=False, width=wide))
+        console = Console(highlight=False, width=wide)
+        print_table(simulation, console)
+        if calibration is not None:
+            print_calibration(calibration, console)
     if threshold is not None and hit_rate < threshold:
         err.print(f"hit rate {hit_rate:.1%} is below --min-hit-rate {threshold:.1%}", markup=False)
         sys.exit(EXIT_GATE)

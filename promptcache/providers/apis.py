@@ -58,6 +58,17 @@ OPENAI_RESPONSES_KEYS = (  # openai 3.57 responses.create: model, stream, servic
     "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "user",
 )
 SDK_KEYS = {ANTHROPIC_MESSAGES: ANTHROPIC_KEYS, OPENAI_CHAT: OPENAI_CHAT_KEYS, OPENAI_RESPONSES: OPENAI_RESPONSES_KEYS}
+API_PROVIDERS = {ANTHROPIC_MESSAGES: "anthropic", OPENAI_CHAT: "openai", OPENAI_RESPONSES: "openai"}
+"""The provider whose usage fields a response of each API carries."""
+
+
+def api_provider(api: str) -> str:
+    """The provider whose usage shape and cache rules an ``api`` belongs to (``openai.responses`` -> ``openai``).
+
+    Raises:
+        ValueError: unknown api (:func:`check_api`).
+    """
+    return API_PROVIDERS[check_api(api)]
 
 
 def check_api(api: str) -> str:

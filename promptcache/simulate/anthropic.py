@@ -86,13 +86,24 @@ def _citations(body: Mapping[str, Any]) -> bool:
     return walk(body.get("system")) or walk(body.get("messages"))
 
 
+DEFAULT_EFFORT = "high"
+"""``output_config.effort`` when omitted (Claude docs "Effort": high is the default). Sending it explicitly is the
+same prompt: the audit's Anthropic row "Invalidation: thinking, effort" (explicit default effort = omitted, [A-PC],
+[A-TH], provider-audit-2026-12.md)."""
+
+
 def level_seeds(body: Mapping[str, Any]) -> dict[str, str]:
-    """The parameters hashed in at each invalidation level (provider-cache-rules.md, "Invalidation levels")."""
+    """The parameters hashed in at each invalidation level (provider-cache-rules.md, "Invalidation levels").
+
+    An explicit ``output_config.effort`` equal to the default (:data:`DEFAULT_EFFORT`) hashes as an omitted one.
+    """
     output_config = body.get("output_config") if isinstance(body.get("output_config"), Mapping) else {}
+    effort = output_config.get("effort")
     return {
         "tools": "",
         "system": json.dumps([body.get("speed"), _citations(body)], sort_keys=True, default=str),
-        "messages": json.dumps([body.get("tool_choice"), body.get("thinking"), output_config.get("effort"),
+        "messages": json.dumps([body.get("tool_choice"), body.get("thinking"),
+                                None if effort == DEFAULT_EFFORT else effort,
                                 _images(body.get("messages"))], sort_keys=True, default=str),
     }
 
@@ -166,14 +177,23 @@ def breakpoints(render: PromptRender, profile: ModelProfile) -> list[tuple[int, 
                                  f"{'empty text' if kind == 'text' else kind} blocks")
         found.append((index, ttl_of(marker, block.path), block.path))
     automatic = render.body.get("cache_control")
+    slots = len(found)
     if automatic is not None:
         ttl = ttl_of(automatic, "cache_control")
+        slots += 1  # "If 4 explicit block-level breakpoints already exist, the API returns a 400 error"
         last = next((i for i in range(len(render.blocks) - 1, -1, -1) if _cacheable(render.blocks[i])), None)
-        if last is not None:
+        own = next((item for item in found if item[0] == last), None)
+        if own is not None and own[1] != ttl:
+            # [A-PC] "If the last block has an explicit cache_control with a different TTL, the API returns a 400
+            # error." (same TTL: "automatic caching is a no-op")
+            raise RequestRefused(f"cache_control (automatic caching, ttl {ttl!r}) targets the last block, "
+                                 f"{own[2]}, which already has an explicit cache_control with ttl {own[1]!r}: "
+                                 "use the same TTL or drop one of them")
+        if last is not None and own is None:
             found.append((last, ttl, "cache_control (automatic caching, last block)"))
     limit = profile.max_breakpoints
-    if limit is not None and len(found) > limit:
-        raise RequestRefused(f"A maximum of {limit} blocks with cache_control may be provided. Found {len(found)}.")
+    if limit is not None and slots > limit:
+        raise RequestRefused(f"A maximum of {limit} blocks with cache_control may be provided. Found {slots}.")
     ordered = sorted(found, key=lambda item: item[0])
     shortest = None
     for _, ttl, where in ordered:

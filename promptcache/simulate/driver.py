@@ -76,6 +76,8 @@ class SimulatedRequest:
         divergence: the classifier's full report (layer, path, token offset, detail, hint).
         error: why the real API would refuse the request, else None.
         cache_key: the body's OpenAI ``prompt_cache_key`` (None when unset).
+        api: the trace record's API (before any conversion).
+        recorded_usage: the provider's usage object recorded with the request (trace ``usage``), else None.
     """
 
     index: int
@@ -89,6 +91,8 @@ class SimulatedRequest:
     divergence: Divergence | None
     error: str | None
     cache_key: str | None = None
+    api: str = ""
+    recorded_usage: Mapping[str, Any] | None = None
 
     @property
     def expected(self) -> bool:
@@ -377,7 +381,8 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     for index, (record, name, result, divergence) in enumerate(results):
         cause, divergence = miss_cause(divergence, result)
         requests.append(SimulatedRequest(index, record.t, record.session, name, result.prompt_tokens,
-                                         result.usage, result.profile, cause, divergence, result.error, keys[index]))
+                                         result.usage, result.profile, cause, divergence, result.error, keys[index],
+                                         record.api, record.usage))
     encodings = sorted({res.render.encoding for _, _, res, _ in results if res.render is not None})
     expected = sorted({encoding_name_for_model(name) for name in models})
     approximate = any(is_approximate(name) for name in models) or encodings != expected
