@@ -90,13 +90,12 @@ class Calibration:
         return sum(1 for check in self.checks if check.scale != 1.0)
 
     def summary(self) -> str:
-        """``"predicted 41 of 43 requests within 1 block (128 tokens): 30 exact, 11 within, 2 disagree"``."""
+        """``"predicted 41 of 43 requests within 1 block (128 tokens): 30 exact, 11 within, 2 disagreeing"``."""
         block = "1 block" if self.tolerance == BLOCK_TOKENS else "the tolerance"
         agreed = self.count(EXACT, WITHIN)
-        text = (f"predicted {agreed} of {len(self.checks)} request{'' if len(self.checks) == 1 else 's'} within "
+        return (f"predicted {agreed} of {len(self.checks)} request{'' if len(self.checks) == 1 else 's'} within "
                 f"{block} ({self.tolerance:,} tokens): {self.count(EXACT)} exact, {self.count(WITHIN)} within, "
-                f"{self.count(DISAGREES)} disagree{'s' if self.count(DISAGREES) == 1 else ''}")
-        return text
+                f"{self.count(DISAGREES)} disagreeing")
 
     def to_dict(self) -> dict[str, Any]:
         """The ``usage_check`` part of ``simulate --format json``."""
@@ -168,8 +167,9 @@ def check_usage(simulation: Simulation, *, tolerance: int = BLOCK_TOKENS,
         predicted = request.usage
         total, own = recorded.prompt_tokens, predicted.prompt_tokens
         scale = total / own if total and own and total != own else 1.0
-        checks.append(UsageCheck(request.index, request.session, predicted, recorded, scale,
-                                 _verdict(predicted, recorded, scale, tolerance)))
+        verdict = _verdict(predicted, recorded, scale, tolerance)
+        checks.append(UsageCheck(request.index, request.session, predicted, recorded,
+                                 1.0 if verdict == EXACT else scale, verdict))
     if not checks:
         reasons = sorted({reason for _, reason in unchecked}) or ["no requests"]
         raise ValueError("--check-usage: no request of the trace carries usage comparable with the simulation "
