@@ -36,7 +36,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-PROVIDERS = ("anthropic", "openai", "gemini", "deepseek")
+PROVIDERS = ("anthropic", "openai", "gemini", "deepseek", "bedrock")
 
 # A suffix that names a snapshot of a listed model rather than another model:
 # dates, Vertex "@..." versions, Bedrock "-v1:0", "-latest", "-preview", "-exp", "-0613".
@@ -45,6 +45,9 @@ _SNAPSHOT_SUFFIX = re.compile(
 )
 # Routing prefixes of gateways: "anthropic/claude-..." (OpenRouter), "us.anthropic.claude-..." (Bedrock).
 _GATEWAY_PREFIX = re.compile(r"^(?:[\w.-]+/)?(?:(?:us|eu|apac|global)\.)?(?:anthropic\.|google\.|openai\.)?")
+# Amazon Bedrock model ids and cross-region inference profiles ("anthropic.claude-...-v1:0",
+# "us.anthropic.claude-..."): Bedrock documents its own cache minimums for them ([providers.bedrock]).
+_BEDROCK_ID = re.compile(r"^(?:(?:us|eu|apac|global|jp|au|us-gov)\.)?anthropic\.claude")
 
 
 class UnknownModelWarning(UserWarning):
@@ -239,12 +242,15 @@ def _strip_gateway(model: str) -> str:
 
 
 def provider_for_model(model: str) -> str:
-    """The provider family of ``model`` by its id prefix (``claude`` -> ``anthropic``, ``gpt-``/``o3`` -> ``openai``, ...).
+    """The provider family of ``model`` by its id prefix (``claude`` -> ``anthropic``, ``gpt-``/``o3`` -> ``openai``, ...;
+    a Bedrock id such as ``us.anthropic.claude-...-v1:0`` -> ``bedrock``).
 
     Raises:
         ValueError: no provider's ``model_prefixes`` match; pass the provider
             explicitly (one of :data:`PROVIDERS`).
     """
+    if _BEDROCK_ID.match(model.strip().lower()):
+        return "bedrock"
     name = _strip_gateway(model)
     for provider, table in load_rules()["providers"].items():
         if any(name.startswith(prefix) for prefix in table.get("model_prefixes", ())):

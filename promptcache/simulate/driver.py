@@ -22,13 +22,15 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, OPENAI_RESPONSES, sdk_ordered
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, BEDROCK_CONVERSE, OPENAI_CHAT, OPENAI_RESPONSES, sdk_ordered
 from promptcache.convert import convert_body
+from promptcache.convert.from_bedrock import converse_to_anthropic
 from promptcache.misses.causes import Divergence, MissCause
 from promptcache.misses.guard import PrefixGuard, ReplyNumbers
 from promptcache.providers.profiles import PROVIDERS, ModelProfile, load_rules, provider_for_model
 from promptcache.simulate.anthropic import AnthropicSimulator
 from promptcache.simulate.base import CacheSimulator, RequestResult
+from promptcache.simulate.bedrock import BedrockSimulator
 from promptcache.simulate.deepseek import DeepSeekSimulator
 from promptcache.simulate.gemini import GeminiSimulator
 from promptcache.simulate.openai import OpenAISimulator
@@ -40,12 +42,19 @@ from promptcache.providers.usage import Cost, Usage, usage_cost
 
 SIMULATORS: dict[str, type[CacheSimulator]] = {
     "anthropic": AnthropicSimulator, "openai": OpenAISimulator,
-    "gemini": GeminiSimulator, "deepseek": DeepSeekSimulator,
+    "gemini": GeminiSimulator, "deepseek": DeepSeekSimulator, "bedrock": BedrockSimulator,
 }
 """Provider -> simulator class."""
 
-_API_PROVIDER = {ANTHROPIC_MESSAGES: "anthropic", OPENAI_CHAT: "openai", OPENAI_RESPONSES: "openai"}
-_PROVIDER_NAMES = {"anthropic": "an Anthropic", "openai": "an OpenAI", "gemini": "a Gemini", "deepseek": "a DeepSeek"}
+_API_PROVIDER = {ANTHROPIC_MESSAGES: "anthropic", OPENAI_CHAT: "openai", OPENAI_RESPONSES: "openai",
+                 BEDROCK_CONVERSE: "bedrock"}
+_PROVIDER_NAMES = {"anthropic": "an Anthropic", "openai": "an OpenAI", "gemini": "a Gemini", "deepseek": "a DeepSeek",
+                   "bedrock": "a Bedrock"}
+
+
+def _model_key(api: str) -> str:
+    """The body key naming the model: ``modelId`` in a Bedrock Converse body, else ``model``."""
+    return "modelId" if api == BEDROCK_CONVERSE else "model"
 _HIT_CAUSES = (MissCause.NEW_TURN.value, MissCause.REPEAT.value)
 
 
@@ -214,7 +223,7 @@ def _pick_provider(records: list[TraceRecord], provider: str | None, model: str 
         if provider not in SIMULATORS:
             raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
         return provider
-    name = model or (str(records[0].body.get("model") or "") if records else "")
+    name = model or (str(records[0].body.get(_model_key(records[0].api)) or "") if records else "")
     try:
         return provider_for_model(name)
     except ValueError:
@@ -231,6 +240,10 @@ def _prepare(record: TraceRecord, target: str, provider: str, model: str | None,
              auto_cache: bool, notes: dict[str, int], mix: str = "") -> dict[str, Any]:
     body: Mapping[str, Any] = record.body
     if record.api != target:
+        if BEDROCK_CONVERSE in (record.api, target):
+            raise ValueError(f"a {record.api} trace cannot be simulated under {provider}'s rules: a bedrock.converse "
+                             "trace is simulated with --provider bedrock, and Bedrock's rules take bedrock.converse "
+                             "bodies only")
         body_model = str(body.get("model") or "")
         if model is None:
             try:
@@ -261,8 +274,9 @@ def _prepare(record: TraceRecord, target: str, provider: str, model: str | None,
             body["cache_control"] = {"type": "ephemeral"}
             body = sdk_ordered(target, body)
             notes["added top-level cache_control (automatic caching) to the converted bodies"] = 1
-    if model is not None and body.get("model") != model:
-        body = {**body, "model": model}
+    key = _model_key(target)
+    if model is not None and body.get(key) != model:
+        body = {**body, key: model}
     return dict(body)
 
 
@@ -272,6 +286,8 @@ def _guarded(record: TraceRecord, body: dict[str, Any], target: str, model: str 
     every other record as the body the simulator ran."""
     if record.api == OPENAI_RESPONSES and target == OPENAI_CHAT:
         return (dict(record.body) if model is None else {**record.body, "model": model}), record.api
+    if target == BEDROCK_CONVERSE:  # the classifier reads Claude Messages bodies: the Converse body's equivalent
+        return converse_to_anthropic(body, model), ANTHROPIC_MESSAGES
     return body, target
 
 
@@ -329,7 +345,7 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
                                **dict(simulator_options or {}))
     target = simulator.api
     mix = _api_mix(records)
-    guard = PrefixGuard(target, max_requests=1 << 20)
+    guard = PrefixGuard(ANTHROPIC_MESSAGES if target == BEDROCK_CONVERSE else target, max_requests=1 << 20)
     replies = ReplyNumbers()
     notes: dict[str, int] = {}
     results: list[tuple[TraceRecord, str, RequestResult, Divergence | None]] = []
@@ -356,7 +372,7 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
             _skip(TraceFormatError(f"malformed request body: {exc}", source=source, line=record.line), strict, skip)
             continue
         clock = start
-        name = str(body.get("model"))
+        name = str(body.get(_model_key(target)))
         keys.append(body.get("prompt_cache_key") or record.body.get("prompt_cache_key"))
         divergence = None
         if not result.error:  # a refused request never reaches the cache
