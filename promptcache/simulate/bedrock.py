@@ -113,7 +113,7 @@ class BedrockSimulator(AnthropicSimulator):
                 return RequestResult(Usage(), 0, profile, error=str(exc))
             raise MalformedBody(f"cannot be rendered: {exc}") from exc
         try:
-            render = render_prompt(converted, ANTHROPIC_MESSAGES, model=model)
+            render = render_prompt(self.prompt_body(converted, profile), ANTHROPIC_MESSAGES, model=model)
         except ValueError as exc:
             raise MalformedBody(f"cannot be rendered: {exc}") from exc
         try:

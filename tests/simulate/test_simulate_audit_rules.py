@@ -78,3 +78,52 @@ def test_gpt56_implicit_lookup_finds_an_earlier_user_message_ending():
     first = sim.simulate(openai_body(turn1, model="gpt-5.6"), 0.0)
     second = sim.simulate(openai_body(turn2, model="gpt-5.6"), 5.0)
     assert second.usage.cache_read == second.render.messages[1].end == first.usage.cache_write_5m
+
+
+def _mid_system(model: str, question: str) -> dict:
+    messages = [user(words(1200)), assistant("ok"), {"role": "system", "content": "From now on, be terse."},
+                user(question, marker=EPHEMERAL)]
+    return anthropic_body(None, messages, model=model)
+
+
+def test_mid_conversation_system_messages_are_accepted_on_the_models_that_take_them():
+    """Audit 2.1 row "Mid-conversation system messages" ([A-PC]): `{"role": "system"}` in messages is taken by Opus
+    4.8+, Fable 5, Mythos 5 and Opus 5, not by Sonnet 5. It is cached like any other block."""
+    sim = AnthropicSimulator()
+    first = sim.simulate(_mid_system("claude-opus-5", "q"), 0.0)
+    assert first.error is None and first.usage.cache_write_5m == first.render.blocks[-1].end
+    assert [b.role for b in first.render.blocks] == ["user", "assistant", "system", "user"]
+    assert sim.simulate(_mid_system("claude-opus-5", "q"), 5.0).usage.cache_read == first.usage.cache_write_5m
+    refused = AnthropicSimulator().simulate(_mid_system("claude-sonnet-4-5", "q"), 0.0)
+    assert refused.error.startswith("messages[2].role: 'system' messages inside messages are taken by Opus 4.8+")
+
+
+def _thinking_turns(model: str, *, new_question: bool) -> list[dict]:
+    thinking = {"type": "thinking", "thinking": "Let me look the order up. " * 40, "signature": "sig"}
+    call = {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"order": 1042}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "shipped",
+              "cache_control": EPHEMERAL}
+    messages = [user("Where is order 1042?"), {"role": "assistant", "content": [thinking, call]},
+                {"role": "user", "content": [result]}]
+    if new_question:
+        messages = [*messages, assistant("It shipped."), user("And 1043?", marker=EPHEMERAL)]
+    tools = [{"name": "lookup", "description": "Find an order.", "input_schema": {"type": "object"}}]
+    return anthropic_body([system_block(LONG)], messages, model=model, tools=tools)
+
+
+def test_earlier_thinking_blocks_are_stripped_on_last_turn_only_models():
+    """Claude docs "Extended thinking", "Thinking block preservation by model": "Claude Sonnet 4.5 and earlier Sonnet
+    models keep only the last turn"; "Claude Sonnet 4.6 and later Sonnet models keep all". A new (non-tool-result)
+    user turn strips the earlier thinking blocks, so the prefix written during the tool loop is not read past them."""
+    for model, kept in (("claude-sonnet-4-5", False), ("claude-sonnet-4-6", True)):
+        sim = AnthropicSimulator()
+        loop = sim.simulate(_thinking_turns(model, new_question=False), 0.0)
+        assert loop.error is None and loop.usage.cache_write_5m == loop.render.blocks[-1].end, model
+        later = sim.simulate(_thinking_turns(model, new_question=True), 5.0)
+        thinking_seen = any(b.value.get("type") == "thinking" for b in later.render.blocks
+                            if isinstance(b.value, dict))
+        assert thinking_seen is kept, model
+        if kept:
+            assert later.usage.cache_read == loop.usage.cache_write_5m, model
+        else:
+            assert later.usage.cache_read < loop.render.blocks[2].end, model  # not past the first user turn
