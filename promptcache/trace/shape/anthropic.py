@@ -132,16 +132,15 @@ class _Body:
                           f"a message must be an object, not {json_kind(message)}"):
                 continue
             role = message.get("role")
-            if not w.need(role in ("user", "assistant", "system"), Level.STRUCTURE, f"{path}.role",
+            if not w.need(role in ("user", "assistant") or (role == "system" and i > 0), Level.STRUCTURE, f"{path}.role",
                           f"must be one of user, assistant, not {role!r}",
                           hint="Put system text in the top-level 'system' field."):
                 continue
             if role == "system" and not w.need(
-                    i > 0 and takes_system_messages(self.model), Level.API, f"{path}.role",
-                    "must be one of user, assistant, not 'system'" + (
-                        "" if i > 0 else " (a system message cannot open the conversation)") +
-                    f": mid-conversation system messages are taken by Opus 4.8+, Opus 5, Fable 5 and Mythos 5, "
-                    f"not {self.model!r}", hint="Put system text in the top-level 'system' field."):
+                    takes_system_messages(self.model), Level.API, f"{path}.role",
+                    "must be one of user, assistant, not 'system': mid-conversation system messages are taken by "
+                    f"Opus 4.8+, Opus 5, Fable 5 and Mythos 5, not {self.model!r}",
+                    hint="Put system text in the top-level 'system' field."):
                 continue
             w.need(set(message) == {"role", "content"}, Level.TRACE, path,
                    "a message must have exactly the keys role and content")
