@@ -14,6 +14,9 @@ Rules (numbers from ``promptcache/data/providers.toml``, ``[providers.bedrock]``
 - Reads: the 20-block lookback of the Claude API ("Bedrock checks ~20 preceding blocks"), TTL refreshed on every
   hit ("a TTL that resets with each successful cache hit").
 - Usage: ``cacheReadInputTokens`` / ``cacheWriteInputTokens`` (:func:`promptcache.providers.usage.normalize_usage`).
+- InvokeModel with a Claude Messages body (an ``anthropic.messages`` trace under ``--provider bedrock``, or with a
+  Bedrock model id): ``cache_control`` markers as on the Claude API, Bedrock's minimums and TTLs; a top-level
+  ``cache_control`` is refused on the legacy integration's models (:meth:`BedrockSimulator.simulate_invoke`).
 
 The body is checked as a Converse body, refused when it carries Claude Messages API fields (``cache_control``,
 ``max_tokens``, ``tools``...: the Converse API rejects unknown members), then rendered through its Messages
@@ -23,6 +26,7 @@ equivalent (:func:`promptcache.convert.from_bedrock.converse_to_anthropic`) and 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,6 +39,17 @@ from promptcache.simulate.base import RequestRefused, RequestResult
 from promptcache.simulate.render import render_prompt
 from promptcache.trace.shape import MalformedBody, check_body
 from promptcache.trace.shape.bedrock import claude_api_fields
+
+
+LEGACY_INVOKE = re.compile(r"^claude-(?:3-|(?:opus|sonnet)-4(?:$|-[0-6](?:$|-))|(?:opus|sonnet)-4-\d{8}|haiku-4-5)")
+"""Claude models behind Bedrock's legacy Claude integration, which answers a top-level ``cache_control``
+(automatic caching) in an InvokeModel body with HTTP 400: "Opus 4.6 and earlier" (provider-audit-2026-12.md
+section 3, Bedrock row, and the Claude docs' automatic-caching note as of 2026-09). Applied to every Claude model up
+to the 4.6 generation: assumed, the sources name Opus only."""
+
+
+def _bare(model: str) -> str:
+    return re.sub(r"^(?:(?:us|eu|apac|global|jp|au|us-gov)\.)?anthropic\.", "", model.strip().lower())
 
 
 def cache_points(body: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
@@ -114,6 +129,31 @@ class BedrockSimulator(AnthropicSimulator):
             raise MalformedBody(f"cannot be rendered: {exc}") from exc
         try:
             render = render_prompt(self.prompt_body(converted, profile), ANTHROPIC_MESSAGES, model=model)
+        except ValueError as exc:
+            raise MalformedBody(f"cannot be rendered: {exc}") from exc
+        try:
+            return self._simulate(render, profile, float(t))
+        except RequestRefused as refused:
+            return RequestResult(Usage(), len(render), profile, error=str(refused), render=render)
+
+    def simulate_invoke(self, body: Mapping[str, Any], t: float) -> RequestResult:
+        """Simulate one InvokeModel request whose body is a Claude Messages body (``anthropic_version`` is
+        dropped; the model is ``--model`` or the body's ``model``), under the Bedrock profile of its model.
+        A top-level ``cache_control`` is refused on :data:`LEGACY_INVOKE` models.
+
+        Raises:
+            MalformedBody: not a Claude Messages body.
+        """
+        body = {key: value for key, value in body.items() if key != "anthropic_version"}
+        model = self.model or str(body.get("model") or "")
+        profile = self.profile(model)
+        if body.get("cache_control") is not None and LEGACY_INVOKE.match(_bare(model)):
+            return RequestResult(Usage(), 0, profile, error=(
+                f"cache_control (top-level, automatic caching) is refused by Bedrock's legacy Claude integration "
+                f"for {model}: put cache_control on the blocks to cache instead"))
+        check_body(ANTHROPIC_MESSAGES, body, model_given=True)
+        try:
+            render = render_prompt(self.prompt_body(body, profile), ANTHROPIC_MESSAGES, model=model)
         except ValueError as exc:
             raise MalformedBody(f"cannot be rendered: {exc}") from exc
         try:

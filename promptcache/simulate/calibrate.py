@@ -126,6 +126,8 @@ def _comparable(api: str, simulated: str) -> tuple[bool, str | None]:
     own = api_provider(api)
     if own == simulated:
         return True, simulated
+    if simulated == "bedrock" and own == "anthropic":  # InvokeModel: Claude Messages usage fields
+        return True, "anthropic"
     return simulated in ("deepseek", "gemini") and own == "openai", None
 
 

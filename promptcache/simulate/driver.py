@@ -239,11 +239,14 @@ def _api_mix(records: list[TraceRecord]) -> str:
 def _prepare(record: TraceRecord, target: str, provider: str, model: str | None,
              auto_cache: bool, notes: dict[str, int], mix: str = "") -> dict[str, Any]:
     body: Mapping[str, Any] = record.body
+    if target == BEDROCK_CONVERSE and record.api == ANTHROPIC_MESSAGES:  # InvokeModel, Claude Messages body
+        notes[f"simulated {record.api} bodies as Bedrock InvokeModel bodies (Claude Messages format)"] = 1
+        return dict(body) if model is None else {**body, "model": model}
     if record.api != target:
         if BEDROCK_CONVERSE in (record.api, target):
             raise ValueError(f"a {record.api} trace cannot be simulated under {provider}'s rules: a bedrock.converse "
                              "trace is simulated with --provider bedrock, and Bedrock's rules take bedrock.converse "
-                             "bodies only")
+                             "and (InvokeModel) anthropic.messages bodies only")
         body_model = str(body.get("model") or "")
         if model is None:
             try:
@@ -287,7 +290,7 @@ def _guarded(record: TraceRecord, body: dict[str, Any], target: str, model: str 
     if record.api == OPENAI_RESPONSES and target == OPENAI_CHAT:
         return (dict(record.body) if model is None else {**record.body, "model": model}), record.api
     if target == BEDROCK_CONVERSE:  # the classifier reads Claude Messages bodies: the Converse body's equivalent
-        return converse_to_anthropic(body, model), ANTHROPIC_MESSAGES
+        return (converse_to_anthropic(body, model) if record.api == BEDROCK_CONVERSE else body), ANTHROPIC_MESSAGES
     return body, target
 
 
@@ -367,12 +370,15 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
             skip.report(problem, f"simulated at t={clock:g}")
         start = record.t if clock is None else max(clock, record.t)
         try:
-            result = simulator.simulate(body, start)
+            if target == BEDROCK_CONVERSE and record.api == ANTHROPIC_MESSAGES:
+                result = simulator.simulate_invoke(body, start)  # type: ignore[attr-defined]
+            else:
+                result = simulator.simulate(body, start)
         except MalformedBody as exc:
             _skip(TraceFormatError(f"malformed request body: {exc}", source=source, line=record.line), strict, skip)
             continue
         clock = start
-        name = str(body.get(_model_key(target)))
+        name = str(body.get(_model_key(record.api)))
         keys.append(body.get("prompt_cache_key") or record.body.get("prompt_cache_key"))
         divergence = None
         if not result.error:  # a refused request never reaches the cache

@@ -133,7 +133,37 @@ def test_a_bedrock_trace_simulates_and_checks_its_recorded_usage(tmp_path):
 
 
 def test_other_apis_are_not_simulated_under_bedrock_rules():
-    record = TraceRecord(0.0, "anthropic.messages", "s", {"max_tokens": 5, "messages": [
-        {"role": "user", "content": "hi"}], "model": "claude-sonnet-4-5"})
+    record = TraceRecord(0.0, "openai.chat", "s", {"model": "gpt-4.1-mini", "messages": [
+        {"role": "user", "content": "hi"}]})
     with pytest.raises(ValueError, match="simulated with --provider bedrock"):
         simulate_records([record], provider="bedrock")
+    converse_record = TraceRecord(0.0, "bedrock.converse", "s", converse(SONNET_37, "q"))
+    with pytest.raises(ValueError, match="cannot be simulated under anthropic's rules"):
+        simulate_records([converse_record], provider="anthropic")
+
+
+def _invoke(model: str, question: str, **extra) -> dict:
+    body = {"anthropic_version": "bedrock-2023-05-31", "max_tokens": 64, "messages": [
+        {"role": "user", "content": question}], "model": model,
+        "system": [{"type": "text", "text": words(1500), "cache_control": {"type": "ephemeral"}}]}
+    body.update(extra)
+    return body
+
+
+def test_invoke_model_bodies_in_claude_messages_format_get_bedrock_s_rules():
+    """An anthropic.messages trace with a Bedrock model id (InvokeModel): cache_control markers as on the Claude API,
+    Bedrock's minimum (Sonnet 4.6: 2,048 on Bedrock, 1,024 on the Claude API), and the legacy integration's refusal
+    of a top-level cache_control (provider-audit-2026-12.md section 3, Bedrock row: "Legacy Bedrock integration
+    (Opus <=4.6) returns 400 on top-level cache_control")."""
+    records = [TraceRecord(float(t), "anthropic.messages", "s", _invoke(model, q))
+               for t, (model, q) in enumerate([(SONNET_37, "a"), (SONNET_37, "b")])]
+    simulation = simulate_records(records)
+    assert simulation.provider == "bedrock"
+    assert [r.usage.cache_read > 1400 for r in simulation.requests] == [False, True]
+    assert any("InvokeModel" in note for note in simulation.notes)
+    below = simulate_records([TraceRecord(float(t), "anthropic.messages", "s", _invoke(SONNET_46, q))
+                              for t, q in enumerate("ab")])
+    assert [r.usage.cache_read + r.usage.cache_write for r in below.requests] == [0, 0]
+    legacy = simulate_records([TraceRecord(0.0, "anthropic.messages", "s",
+                                           _invoke(SONNET_46, "a", cache_control={"type": "ephemeral"}))])
+    assert legacy.requests[0].error.startswith("cache_control (top-level, automatic caching) is refused by Bedrock")
