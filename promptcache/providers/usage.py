@@ -149,7 +149,7 @@ def normalize_usage(usage: Any, provider: str | None = None) -> Usage:
     Args:
         usage: the usage object; a response dict/model with ``usage`` or
             ``usage_metadata`` is unwrapped.
-        provider: ``anthropic``, ``openai``, ``gemini`` or ``deepseek`` to
+        provider: ``anthropic``, ``openai``, ``gemini``, ``deepseek`` or ``bedrock`` to
             resolve an ambiguous shape (Anthropic vs OpenAI Responses usage
             without any cache field); inferred from the fields when None.
 
