@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from promptcache.commands.options import AS_OF, HIT_RATE, STRICT_ADVICE, gate, warn_then_exit_on_error
@@ -78,10 +79,10 @@ def print_table(simulation: Simulation, console: Console) -> None:
     for name, justify in (("#", "right"), ("t (s)", "right"), ("session", "left"), ("prompt", "right"),
                           ("read", "right"), ("write", "right"), ("uncached", "right"), ("hit", "right"),
                           (cost_header(unit), "right"), ("miss cause", "left")):
-        table.add_column(name, justify=justify, no_wrap=name != "miss cause")
+        table.add_column(name, justify=justify, no_wrap=name not in ("miss cause", cost_header(unit)))
     for r in simulation.requests:
         hit = f"{r.usage.hit_rate:.0%}" if not r.error else "-"
-        cause = f"[red]error: {r.error}[/red]" if r.error else (r.miss_cause or "")
+        cause = "[red]refused[/red]" if r.error else (r.miss_cause or "")
         if r.miss_cause in _BENIGN and not r.expected:  # a new turn with static content after it
             cause = f"[bold red]{cause}, unexpected[/bold red]"
         if r.miss_cause and r.divergence is not None and r.divergence.path:
@@ -111,6 +112,9 @@ def print_table(simulation: Simulation, console: Console) -> None:
         + (f" ({errors} refused by the API)" if errors else "")
         + (f", [bold red]{unexpected} unexpected miss{'es' if unexpected > 1 else ''}[/bold red]" if unexpected else "")
         + f": hit rate [bold]{usage.hit_rate:.1%}[/bold], written {usage.write_rate:.1%}; {cost_comparison(cost)}")
+    for r in simulation.requests:  # under the table, in full: a table cell would cut or fold it
+        if r.error:
+            console.print(f"[red]refused: request {r.index}:[/red] {escape(r.error)}")
     for note in simulation.notes:
         console.print(f"[dim]note: {note}[/dim]")
 
