@@ -35,7 +35,8 @@ OPENAI_RESPONSES = "openai.responses"
 APIS = (ANTHROPIC_MESSAGES, OPENAI_CHAT, OPENAI_RESPONSES)
 BEDROCK_CONVERSE = "bedrock.converse"
 """POST /model/{modelId}/converse (Amazon Bedrock Converse API); trace bodies carry ``modelId``. Read by
-``simulate`` (under Bedrock's rules) only: convert, diff and verify take the three APIs of :data:`APIS`."""
+``simulate`` (under Bedrock's rules) and converted from (:func:`promptcache.convert.convert_body`, through its Claude
+Messages equivalent); never a conversion target, and not among :data:`APIS` (the ``--api`` / ``--to`` choices)."""
 TRACE_APIS = (*APIS, BEDROCK_CONVERSE)
 """Every ``api`` a trace record may name."""
 

@@ -167,3 +167,16 @@ def test_invoke_model_bodies_in_claude_messages_format_get_bedrock_s_rules():
     legacy = simulate_records([TraceRecord(0.0, "anthropic.messages", "s",
                                            _invoke(SONNET_46, "a", cache_control={"type": "ephemeral"}))])
     assert legacy.requests[0].error.startswith("cache_control (top-level, automatic caching) is refused by Bedrock")
+
+
+def test_converse_bodies_convert_to_the_other_apis_through_their_claude_equivalent():
+    from promptcache.convert import convert_body
+
+    body = converse(SONNET_37, "Where is 1042?")
+    claude = convert_body(body, "bedrock.converse", "anthropic.messages").body
+    assert claude["system"][0]["cache_control"] == {"type": "ephemeral"} and claude["model"] == SONNET_37
+    assert list(claude) == ["max_tokens", "messages", "model", "system"]  # the Anthropic SDK's order
+    chat = convert_body(body, "bedrock.converse", "openai.chat").body
+    assert [m["role"] for m in chat["messages"]] == ["system", "user"]
+    with pytest.raises(ValueError, match="conversion to bedrock.converse is not supported"):
+        convert_body(claude, "anthropic.messages", "bedrock.converse")
