@@ -255,8 +255,9 @@ class OpenAISimulator(CacheSimulator):
                 continue
             seconds = float(profile.ttl_seconds[ttl])
             key = hash(tuple(tokens[:end]))
+            if key not in machine.stored:  # a rewrite replaces the entry and keeps its place in the queue
+                machine.breakpoints.append(key)
             machine.stored[key] = _Stored(tokens, end, t, t, seconds, float("inf"))
-            machine.breakpoints.append(key)
             written.append((end, ttl))
         while len(machine.breakpoints) > _KEPT_BREAKPOINTS:
             machine.stored.pop(machine.breakpoints.popleft(), None)
