@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from promptcache.commands.progress import progress_bar
 from promptcache.commands.tables import Column, stdout_console
@@ -19,6 +20,8 @@ from promptcache.providers.datafile import warn_if_stale
 from promptcache.providers.profiles import PROVIDERS, check_overrides
 from promptcache.providers.userfile import ProvidersFileError, use_user_rules
 from promptcache.simulate import Simulation, simulate_trace
+from promptcache.simulate.calibrate import BLOCK_TOKENS, DISAGREES, EXACT, Calibration
+from promptcache.simulate.calibrate import check_usage as check_usage_of
 from promptcache.trace.records import TraceFormatError
 from promptcache.providers.usage import Cost
 
@@ -84,7 +87,7 @@ def print_table(simulation: Simulation, console: Console) -> None:
     rows = []
     for r in simulation.requests:
         hit = f"{r.usage.hit_rate:.0%}" if not r.error else "-"
-        cause = f"[red]error: {r.error}[/red]" if r.error else (r.miss_cause or "")
+        cause = "[red]refused[/red]" if r.error else (r.miss_cause or "")
         if r.miss_cause in _BENIGN and not r.expected:  # a new turn with static content after it
             cause = f"[bold red]{cause}, unexpected[/bold red]"
         if r.miss_cause and r.divergence is not None and r.divergence.path:
@@ -116,6 +119,9 @@ def print_table(simulation: Simulation, console: Console) -> None:
         + (f" ({errors} refused by the API)" if errors else "")
         + (f", [bold red]{unexpected} unexpected miss{'es' if unexpected > 1 else ''}[/bold red]" if unexpected else "")
         + f": hit rate [bold]{usage.hit_rate:.1%}[/bold], written {usage.write_rate:.1%}; {cost_comparison(cost)}")
+    for r in simulation.requests:  # under the table, in full: a table cell would cut or fold it
+        if r.error:
+            console.print(f"[red]refused: request {r.index}:[/red] {escape(r.error)}")
     for note in simulation.notes:
         console.print(f"[dim]note: {note}[/dim]")
 
@@ -130,6 +136,36 @@ def assumed_notes(simulation: Simulation) -> list[str]:
             notes.append(f"assumed for {profile.model} (no source settles them; override with --rule or "
                          f"--providers): {values}")
     return notes
+
+
+def print_calibration(calibration: Calibration, console: Console) -> None:
+    """``--check-usage``: simulated against recorded read / write per request, then the agreement summary."""
+    columns = (Column("#"), Column("session", justify="left", text=True), Column("read sim"), Column("read rec"),
+               Column("write sim"), Column("write rec"), Column("agreement", justify="left", text=True))
+    rows = []
+    for c in calibration.checks:
+        scaled = "*" if c.scale != 1.0 else ""
+        if c.verdict == EXACT:
+            agreement = "[green]exact[/green]"
+        elif c.verdict == DISAGREES:
+            agreement = "[bold red]disagrees[/bold red]"
+        else:
+            agreement = f"within {calibration.tolerance:,}"
+        rows.append([str(c.index), escape(c.session), f"{c.predicted_read:,}{scaled}", f"{c.recorded.cache_read:,}",
+                     f"{c.predicted_write:,}{scaled}", f"{c.recorded.cache_write:,}", agreement])
+    print_fitted(console, "simulated vs recorded usage (tokens)", columns, rows)
+    disagree = calibration.count(DISAGREES)
+    style = "bold red" if disagree else "bold"
+    console.print(f"[{style}]{calibration.summary()}[/{style}]")
+    if calibration.scaled:
+        console.print(f"[dim]* {calibration.scaled} simulated count(s) scaled to the recorded prompt size "
+                      f"(the simulator's tokenizer counts the prompt differently)[/dim]")
+    for index, reason in calibration.unchecked:
+        console.print(f"[dim]not checked: request {index}: {reason}[/dim]")
+    if disagree:
+        console.print("[dim]A disagreement means the provider no longer behaves as providers.toml says (a rule "
+                      "or a minimum changed) or the trace is not what was sent: see docs/simulate.md, "
+                      "'Checking the rules against recorded usage'.[/dim]")
 
 
 @click.command("simulate")
@@ -149,7 +185,14 @@ def assumed_notes(simulation: Simulation) -> list[str]:
 @click.option("--providers", "rules_file", type=click.Path(dir_okay=False, path_type=str),
               help="A rules file (providers.toml layout) that overrides or adds models [default: "
                    "[tool.promptcache.providers] in pyproject.toml, if any]; see `promptcache providers`.")
-def simulate(trace, provider, model, output_format, threshold, strict, as_of, rules, unit, no_auto_cache, rules_file):
+@click.option("--check-usage", is_flag=True,
+              help="Compare each request's simulated cache read / write with the usage recorded in the trace "
+                   "(promptcache.wrap, promptcache proxy) and print the agreement.")
+@click.option("--usage-tolerance", type=click.IntRange(min=0), default=BLOCK_TOKENS, show_default=True,
+              metavar="TOKENS", help="With --check-usage: tokens a read or write may differ by and still agree "
+                                     "(default: 1 block).")
+def simulate(trace, provider, model, output_format, threshold, strict, as_of, rules, unit, no_auto_cache, rules_file,
+             check_usage, usage_tolerance):
     """Simulate a provider's prompt cache on TRACE (JSON Lines of requests): per-request reads,
     writes, cost and miss cause, offline.
 
@@ -175,6 +218,12 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
             error = str(exc)
         else:
             error = None
+        calibration = None
+        if error is None and check_usage:
+            try:
+                calibration = check_usage_of(simulation, tolerance=usage_tolerance)
+            except ValueError as exc:
+                error = str(exc)
     warn_then_exit_on_error(caught, err, error)
     simulation.notes.extend(assumed_notes(simulation))
     hit_rate = simulation.summary()["hit_rate"]
@@ -182,11 +231,16 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
         document = simulation.to_dict()
         if threshold is not None:
             document["summary"]["gate"] = gate(threshold, hit_rate >= threshold)
+        if calibration is not None:
+            document["usage_check"] = calibration.to_dict()
         click.echo(json.dumps(document, indent=2))
         for note in simulation.notes:
             err.print(f"note: {note}", markup=False)
     else:
-        print_table(simulation, stdout_console())
+        console = stdout_console()
+        print_table(simulation, console)
+        if calibration is not None:
+            print_calibration(calibration, console)
     if threshold is not None and hit_rate < threshold:
         err.print(f"hit rate {hit_rate:.1%} is below --min-hit-rate {threshold:.1%}", markup=False)
         sys.exit(EXIT_GATE)

@@ -48,8 +48,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, OPENAI_RESPONSES, check_api, sdk_ordered
+from promptcache.providers.apis import (ANTHROPIC_MESSAGES, BEDROCK_CONVERSE, OPENAI_CHAT, OPENAI_RESPONSES, check_api,
+                                        sdk_ordered)
 from promptcache.convert._result import SEPARATOR, ConversionResult
+from promptcache.convert.from_bedrock import converse_to_anthropic
 from promptcache.convert.from_responses import responses_to_chat
 from promptcache.convert.to_anthropic import openai_to_anthropic
 from promptcache.convert.to_openai import anthropic_to_openai
@@ -72,6 +74,13 @@ def convert_body(body: Mapping[str, Any], source_api: str, target_api: str, **op
     """
     check_api(source_api)
     check_api(target_api)
+    if target_api == BEDROCK_CONVERSE and source_api != BEDROCK_CONVERSE:
+        raise ValueError("conversion to bedrock.converse is not supported; convert from it instead")
+    if source_api == BEDROCK_CONVERSE and target_api != BEDROCK_CONVERSE:  # via its Claude Messages equivalent
+        first = ConversionResult(converse_to_anthropic(body), {}, (), ())
+        if target_api == ANTHROPIC_MESSAGES:
+            return first
+        return _chained(first, convert_body(first.body, ANTHROPIC_MESSAGES, target_api, **options))
     if source_api == target_api:
         return ConversionResult(sdk_ordered(target_api, dict(body)), {}, (), ())
     if source_api == ANTHROPIC_MESSAGES and target_api == OPENAI_CHAT:

@@ -95,14 +95,21 @@ def _a_tool_result_to_o(block: Mapping[str, Any], path: str, shape: str, run: Ru
 
 def _a_message_to_o(message: Mapping[str, Any], i: int, shape: str, run: Run) -> list[dict[str, Any]]:
     path = f"messages[{i}]"
-    if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant"):
-        raise ValueError(f"{path}: Anthropic messages need role 'user' or 'assistant'")
+    if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant", "system") or \
+            (i == 0 and message.get("role") == "system"):
+        raise ValueError(f"{path}: Anthropic messages need role 'user' or 'assistant' (or 'system' mid-conversation)")
     role, content = message["role"], message.get("content")
     if isinstance(content, str):
         run.sources.append((f"{path}.content",))
         return [{"role": role, "content": content}]
     blocks = _content_blocks(content, f"{path}.content")
     out: list[dict[str, Any]] = []
+    if role == "system":  # a mid-conversation system message (Opus 4.8+, Opus 5, Fable 5, Mythos 5): text only
+        if any(b.get("type") != "text" for _, b in blocks):
+            raise ValueError(f"{path}: a system message takes text blocks only")
+        value, paths = _a_parts(blocks, shape, run)
+        run.sources.append(paths)
+        return [{"role": "system", "content": value}]
     if role == "user":
         results = [(p, b) for p, b in blocks if b.get("type") == "tool_result"]
         rest = [(p, b) for p, b in blocks if b.get("type") != "tool_result"]

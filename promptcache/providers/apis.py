@@ -33,6 +33,12 @@ OPENAI_CHAT = "openai.chat"
 OPENAI_RESPONSES = "openai.responses"
 """POST /v1/responses (OpenAI Responses API)."""
 APIS = (ANTHROPIC_MESSAGES, OPENAI_CHAT, OPENAI_RESPONSES)
+BEDROCK_CONVERSE = "bedrock.converse"
+"""POST /model/{modelId}/converse (Amazon Bedrock Converse API); trace bodies carry ``modelId``. Read by
+``simulate`` (under Bedrock's rules) and converted from (:func:`promptcache.convert.convert_body`, through its Claude
+Messages equivalent); never a conversion target, and not among :data:`APIS` (the ``--api`` / ``--to`` choices)."""
+TRACE_APIS = (*APIS, BEDROCK_CONVERSE)
+"""Every ``api`` a trace record may name."""
 
 ANTHROPIC_KEYS = (
     "max_tokens", "messages", "model",
@@ -57,7 +63,25 @@ OPENAI_RESPONSES_KEYS = (  # openai 3.57 responses.create: model, stream, servic
     "prompt_cache_retention", "reasoning", "safety_identifier", "store", "stream_options", "temperature", "text",
     "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "user",
 )
-SDK_KEYS = {ANTHROPIC_MESSAGES: ANTHROPIC_KEYS, OPENAI_CHAT: OPENAI_CHAT_KEYS, OPENAI_RESPONSES: OPENAI_RESPONSES_KEYS}
+BEDROCK_CONVERSE_KEYS = (  # the Converse API reference's request order (modelId is the URI parameter)
+    "modelId", "messages", "system", "inferenceConfig", "toolConfig", "guardrailConfig",
+    "additionalModelRequestFields", "promptVariables", "additionalModelResponseFieldPaths", "requestMetadata",
+    "performanceConfig", "serviceTier",
+)
+SDK_KEYS = {ANTHROPIC_MESSAGES: ANTHROPIC_KEYS, OPENAI_CHAT: OPENAI_CHAT_KEYS, OPENAI_RESPONSES: OPENAI_RESPONSES_KEYS,
+            BEDROCK_CONVERSE: BEDROCK_CONVERSE_KEYS}
+API_PROVIDERS = {ANTHROPIC_MESSAGES: "anthropic", OPENAI_CHAT: "openai", OPENAI_RESPONSES: "openai",
+                 BEDROCK_CONVERSE: "bedrock"}
+"""The provider whose usage fields a response of each API carries."""
+
+
+def api_provider(api: str) -> str:
+    """The provider whose usage shape and cache rules an ``api`` belongs to (``openai.responses`` -> ``openai``).
+
+    Raises:
+        ValueError: unknown api (:func:`check_api`).
+    """
+    return API_PROVIDERS[check_api(api)]
 
 
 def check_api(api: str) -> str:
@@ -67,7 +91,7 @@ def check_api(api: str) -> str:
         ValueError: naming the known APIs.
     """
     if api not in SDK_KEYS:
-        raise ValueError(f"unknown api {api!r}; expected one of {', '.join(APIS)}")
+        raise ValueError(f"unknown api {api!r}; expected one of {', '.join(TRACE_APIS)}")
     return api
 
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-PROVIDERS = ("anthropic", "openai", "gemini", "deepseek")
+PROVIDERS = ("anthropic", "openai", "gemini", "deepseek", "bedrock")
 
 STALE_AFTER_DAYS = 90
 """``simulate`` warns when the data was last reviewed more than this many days ago."""

@@ -50,6 +50,9 @@ _SNAPSHOT_SUFFIX = re.compile(
 _GATEWAY_PREFIX = re.compile(r"^(?:[\w.-]+/)?(?:(?:us|eu|apac|global)\.)?(?:anthropic\.|google\.|openai\.)?")
 ASSUMPTION_SOURCE = "promptcache_assumption"
 """The source key of values no source settles (like a field listed in an entry's ``assumed``)."""
+# Amazon Bedrock model ids and cross-region inference profiles ("anthropic.claude-...-v1:0",
+# "us.anthropic.claude-..."): Bedrock documents its own cache minimums for them ([providers.bedrock]).
+_BEDROCK_ID = re.compile(r"^(?:(?:us|eu|apac|global|jp|au|us-gov)\.)?anthropic\.claude")
 
 
 class UnknownModelWarning(UserWarning):
@@ -77,12 +80,15 @@ def _strip_gateway(model: str) -> str:
 
 
 def provider_for_model(model: str) -> str:
-    """The provider family of ``model`` by its id prefix (``claude`` -> ``anthropic``, ``gpt-``/``o3`` -> ``openai``, ...).
+    """The provider family of ``model`` by its id prefix (``claude`` -> ``anthropic``, ``gpt-``/``o3`` -> ``openai``, ...;
+    a Bedrock id such as ``us.anthropic.claude-...-v1:0`` -> ``bedrock``).
 
     Raises:
         ValueError: no provider's ``model_prefixes`` match; pass the provider
             explicitly (one of :data:`PROVIDERS`).
     """
+    if _BEDROCK_ID.match(model.strip().lower()):
+        return "bedrock"
     name = _strip_gateway(model)
     for provider, table in load_rules()["providers"].items():
         if any(name.startswith(prefix) for prefix in table.get("model_prefixes", ())):

@@ -16,6 +16,8 @@ OpenAI Responses       ``input_tokens_details.cached_tokens`` / ``cache_write_to
                        ``cache_write_tokens_details.ttl_30m_tokens`` / ``ttl_12h_tokens``)
 Gemini                 ``cached_content_token_count`` of ``prompt_token_count`` (camelCase too)
 DeepSeek               ``prompt_cache_hit_tokens`` / ``prompt_cache_miss_tokens``
+Bedrock Converse       ``cacheReadInputTokens`` / ``cacheWriteInputTokens`` (1h part from ``cacheDetails``);
+                       ``inputTokens`` is the uncached part
 vLLM / SGLang          as OpenAI Chat (``cached_tokens`` with ``--enable-prompt-tokens-details``)
 llama.cpp server       ``timings.cache_n`` / ``timings.prompt_n``
 =====================  ===========================================================================
@@ -147,7 +149,7 @@ def normalize_usage(usage: Any, provider: str | None = None) -> Usage:
     Args:
         usage: the usage object; a response dict/model with ``usage`` or
             ``usage_metadata`` is unwrapped.
-        provider: ``anthropic``, ``openai``, ``gemini`` or ``deepseek`` to
+        provider: ``anthropic``, ``openai``, ``gemini``, ``deepseek`` or ``bedrock`` to
             resolve an ambiguous shape (Anthropic vs OpenAI Responses usage
             without any cache field); inferred from the fields when None.
 
@@ -170,6 +172,9 @@ def normalize_usage(usage: Any, provider: str | None = None) -> Usage:
         return Usage(cache_read=_int(timings["cache_n"], "timings.cache_n"),
                      uncached=_int(timings.get("prompt_n"), "timings.prompt_n"),
                      output=_int(timings.get("predicted_n"), "timings.predicted_n"))
+    bedrock_fields = ("cacheReadInputTokens", "cacheWriteInputTokens", "cacheDetails")
+    if any(f in data for f in bedrock_fields) or (provider == "bedrock" and "inputTokens" in data):
+        return _bedrock_usage(data)
     if "prompt_cache_hit_tokens" in data or "prompt_cache_miss_tokens" in data or provider == "deepseek":
         return Usage(cache_read=_int(data.get("prompt_cache_hit_tokens"), "prompt_cache_hit_tokens"),
                      uncached=_int(data.get("prompt_cache_miss_tokens"), "prompt_cache_miss_tokens"),
@@ -216,6 +221,24 @@ def normalize_usage(usage: Any, provider: str | None = None) -> Usage:
                      output=_int(data.get("output_tokens"), "output_tokens"))
     raise ValueError(f"unrecognised usage object with keys {sorted(data)}; expected Anthropic, OpenAI, "
                      f"Gemini, DeepSeek or llama.cpp usage fields")
+
+
+def _bedrock_usage(data: Mapping[str, Any]) -> Usage:
+    """Bedrock Converse ``usage`` (API reference ``TokenUsage``): ``cacheReadInputTokens``,
+    ``cacheWriteInputTokens`` split by ``cacheDetails`` ``[{"ttl": "1h" | "5m", "inputTokens"}]``.
+    ``inputTokens`` is taken as the uncached part, as Anthropic's ``input_tokens`` (the reference says only "the
+    number of tokens sent in the request"; third-party parsers read it so, e.g. anomalyco/opencode #38427: assumed)."""
+    read = _int(data.get("cacheReadInputTokens"), "cacheReadInputTokens")
+    written = _int(data.get("cacheWriteInputTokens"), "cacheWriteInputTokens")
+    long_ttl = 0
+    for k, detail in enumerate(data.get("cacheDetails") or []):
+        if isinstance(detail, Mapping) and detail.get("ttl") == "1h":
+            long_ttl += _int(detail.get("inputTokens"), f"cacheDetails[{k}].inputTokens")
+    if long_ttl > written:
+        raise ValueError(f"usage reports {long_ttl} 1h write tokens out of {written} written (cacheWriteInputTokens)")
+    return Usage(cache_read=read, cache_write_5m=written - long_ttl, cache_write_1h=long_ttl,
+                 uncached=_int(data.get("inputTokens"), "inputTokens"),
+                 output=_int(data.get("outputTokens"), "outputTokens"))
 
 
 def usage_cost(usage: Usage, profile: ModelProfile, *, unit: str | None = None) -> Cost:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -46,6 +47,7 @@ from promptcache.misses.prefix_index import common_prefix
 from promptcache.providers.profiles import ModelProfile
 from promptcache.simulate.base import CacheSimulator, RequestRefused, RequestResult, below_minimum_detail, split_writes
 from promptcache.simulate.render import Block, PromptRender
+from promptcache.trace.shape.anthropic import takes_system_messages
 from promptcache.providers.usage import Usage
 
 LEVELS = ("tools", "system", "messages")
@@ -86,13 +88,24 @@ def _citations(body: Mapping[str, Any]) -> bool:
     return walk(body.get("system")) or walk(body.get("messages"))
 
 
+DEFAULT_EFFORT = "high"
+"""``output_config.effort`` when omitted (Claude docs "Effort": high is the default). Sending it explicitly is the
+same prompt: the audit's Anthropic row "Invalidation: thinking, effort" (explicit default effort = omitted, [A-PC],
+[A-TH], provider-audit-2026-12.md)."""
+
+
 def level_seeds(body: Mapping[str, Any]) -> dict[str, str]:
-    """The parameters hashed in at each invalidation level (provider-cache-rules.md, "Invalidation levels")."""
+    """The parameters hashed in at each invalidation level (provider-cache-rules.md, "Invalidation levels").
+
+    An explicit ``output_config.effort`` equal to the default (:data:`DEFAULT_EFFORT`) hashes as an omitted one.
+    """
     output_config = body.get("output_config") if isinstance(body.get("output_config"), Mapping) else {}
+    effort = output_config.get("effort")
     return {
         "tools": "",
         "system": json.dumps([body.get("speed"), _citations(body)], sort_keys=True, default=str),
-        "messages": json.dumps([body.get("tool_choice"), body.get("thinking"), output_config.get("effort"),
+        "messages": json.dumps([body.get("tool_choice"), body.get("thinking"),
+                                None if effort == DEFAULT_EFFORT else effort,
                                 _images(body.get("messages"))], sort_keys=True, default=str),
     }
 
@@ -166,14 +179,23 @@ def breakpoints(render: PromptRender, profile: ModelProfile) -> list[tuple[int, 
                                  f"{'empty text' if kind == 'text' else kind} blocks")
         found.append((index, ttl_of(marker, block.path), block.path))
     automatic = render.body.get("cache_control")
+    slots = len(found)
     if automatic is not None:
         ttl = ttl_of(automatic, "cache_control")
+        slots += 1  # "If 4 explicit block-level breakpoints already exist, the API returns a 400 error"
         last = next((i for i in range(len(render.blocks) - 1, -1, -1) if _cacheable(render.blocks[i])), None)
-        if last is not None:
+        own = next((item for item in found if item[0] == last), None)
+        if own is not None and own[1] != ttl:
+            # [A-PC] "If the last block has an explicit cache_control with a different TTL, the API returns a 400
+            # error." (same TTL: "automatic caching is a no-op")
+            raise RequestRefused(f"cache_control (automatic caching, ttl {ttl!r}) targets the last block, "
+                                 f"{own[2]}, which already has an explicit cache_control with ttl {own[1]!r}: "
+                                 "use the same TTL or drop one of them")
+        if last is not None and own is None:
             found.append((last, ttl, "cache_control (automatic caching, last block)"))
     limit = profile.max_breakpoints
-    if limit is not None and len(found) > limit:
-        raise RequestRefused(f"A maximum of {limit} blocks with cache_control may be provided. Found {len(found)}.")
+    if limit is not None and slots > limit:
+        raise RequestRefused(f"A maximum of {limit} blocks with cache_control may be provided. Found {slots}.")
     ordered = sorted(found, key=lambda item: item[0])
     shortest = None
     for _, ttl, where in ordered:
@@ -184,6 +206,45 @@ def breakpoints(render: PromptRender, profile: ModelProfile) -> list[tuple[int, 
         if shortest is None or seconds < profile.ttl_seconds[shortest]:
             shortest = ttl
     return [(index, ttl) for index, ttl, _ in ordered]
+
+
+LAST_TURN_THINKING = re.compile(
+    r"^claude-(?:3-(?:opus|5-sonnet|7-sonnet|haiku|5-haiku)|opus-4(?:-1)?(?:$|-\d{8})|sonnet-4(?:-5)?(?:$|-\d{8})"
+    r"|haiku-4-5)")
+"""Models that keep only the current assistant turn's thinking blocks (Claude docs "Extended thinking", "Thinking
+block preservation by model", read 2026-12-02 through the search corpus: "Claude Opus 4.1 (deprecated) and earlier
+Opus models keep only the last assistant turn's thinking"; "Claude Sonnet 4.5 and earlier Sonnet models keep only the
+last turn"; "all Haiku models through Claude Haiku 4.5 keep only the last turn"). Opus 4.5+, Sonnet 4.6+ and Mythos
+Preview keep all; Fable / Mythos 5 and Haiku 5.5 are not named and are assumed to keep all."""
+
+
+def strip_earlier_thinking(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``body`` without the thinking blocks of assistant turns before the current one (the one after the last user
+    message that is not only tool results), as a last-turn-only model builds its prompt; ``body`` itself when there
+    is none. A non-tool-result user turn thus strips every earlier thinking block, and what follows the first of
+    them is a new prefix ([A-TH] "Thinking and prompt caching", audit 2.1 row "Thinking blocks in cache")."""
+    messages = list(body.get("messages") or [])
+
+    def tool_results_only(message: Any) -> bool:
+        content = message.get("content") if isinstance(message, Mapping) else None
+        return isinstance(content, list) and bool(content) and all(
+            isinstance(b, Mapping) and b.get("type") == "tool_result" for b in content)
+
+    start = max((i for i, m in enumerate(messages) if isinstance(m, Mapping) and m.get("role") == "user"
+                 and not tool_results_only(m)), default=-1)
+    def stripped(block: Any) -> bool:  # a marked thinking block stays: the API refuses the marker
+        return isinstance(block, Mapping) and block.get("type") in _UNCACHEABLE_TYPES and "cache_control" not in block
+
+    changed = False
+    for i in range(start):
+        message = messages[i]
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if isinstance(message, Mapping) and message.get("role") == "assistant" and isinstance(content, list) and \
+                any(stripped(b) for b in content):
+            kept = [b for b in content if not stripped(b)]
+            messages[i] = {**message, "content": kept or [{"type": "text", "text": ""}]}
+            changed = True
+    return {**body, "messages": messages} if changed else body
 
 
 class AnthropicSimulator(CacheSimulator):
@@ -204,7 +265,20 @@ class AnthropicSimulator(CacheSimulator):
         super().__init__(**options)
         self.entries: dict[int, _Entry] = {}
 
+    def prompt_body(self, body: Mapping[str, Any], profile: ModelProfile) -> Mapping[str, Any]:
+        """Earlier thinking blocks stripped on the models that keep only the current turn's
+        (:data:`LAST_TURN_THINKING`, :func:`strip_earlier_thinking`)."""
+        name = profile.model.strip().lower().split("/")[-1]
+        name = re.sub(r"^(?:(?:us|eu|apac|global|jp|au)\.)?anthropic\.", "", name)
+        return strip_earlier_thinking(body) if LAST_TURN_THINKING.match(name) else body
+
     def _simulate(self, render: PromptRender, profile: ModelProfile, t: float) -> RequestResult:
+        for i, message in enumerate(render.body.get("messages") or ()):
+            if isinstance(message, Mapping) and message.get("role") == "system" and \
+                    not (i > 0 and takes_system_messages(profile.model)):
+                raise RequestRefused(f"messages[{i}].role: 'system' messages inside messages are taken by Opus 4.8+, "
+                                     f"Opus 5, Fable 5 and Mythos 5 (not as the first message), not {profile.model}; "
+                                     "put system text in the top-level 'system' field")
         points = breakpoints(render, profile)
         tokens, blocks = render.tokens, render.blocks
         keys = block_keys(render, profile.model)

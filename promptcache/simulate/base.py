@@ -108,7 +108,7 @@ class CacheSimulator(abc.ABC):
         model = self.model_of(body)
         profile = self.profile(model)
         try:
-            render = render_prompt(body, self.api, model=model)
+            render = render_prompt(self.prompt_body(body, profile), self.api, model=model)
         except MalformedBody:
             raise
         except ValueError as exc:  # decompose / convert name the body path they cannot render
@@ -117,6 +117,11 @@ class CacheSimulator(abc.ABC):
             return self._simulate(render, profile, float(t))
         except RequestRefused as refused:
             return RequestResult(Usage(), len(render), profile, error=str(refused), render=render)
+
+    def prompt_body(self, body: Mapping[str, Any], profile: ModelProfile) -> Mapping[str, Any]:
+        """The body as the provider builds the prompt from it (default: as sent; Anthropic strips earlier
+        thinking blocks on some models)."""
+        return body
 
     @abc.abstractmethod
     def _simulate(self, render: PromptRender, profile: ModelProfile, t: float) -> RequestResult:

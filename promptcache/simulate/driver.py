@@ -22,13 +22,15 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_CHAT, OPENAI_RESPONSES, sdk_ordered
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, BEDROCK_CONVERSE, OPENAI_CHAT, OPENAI_RESPONSES, sdk_ordered
 from promptcache.convert import convert_body
+from promptcache.convert.from_bedrock import converse_to_anthropic
 from promptcache.misses.causes import Divergence, MissCause
 from promptcache.misses.guard import PrefixGuard, ReplyNumbers
 from promptcache.providers.profiles import PROVIDERS, ModelProfile, load_rules, provider_for_model
 from promptcache.simulate.anthropic import AnthropicSimulator
 from promptcache.simulate.base import CacheSimulator, RequestResult
+from promptcache.simulate.bedrock import BedrockSimulator
 from promptcache.simulate.deepseek import DeepSeekSimulator
 from promptcache.simulate.gemini import GeminiSimulator
 from promptcache.simulate.openai import OpenAISimulator
@@ -40,12 +42,19 @@ from promptcache.providers.usage import Cost, Usage, usage_cost
 
 SIMULATORS: dict[str, type[CacheSimulator]] = {
     "anthropic": AnthropicSimulator, "openai": OpenAISimulator,
-    "gemini": GeminiSimulator, "deepseek": DeepSeekSimulator,
+    "gemini": GeminiSimulator, "deepseek": DeepSeekSimulator, "bedrock": BedrockSimulator,
 }
 """Provider -> simulator class."""
 
-_API_PROVIDER = {ANTHROPIC_MESSAGES: "anthropic", OPENAI_CHAT: "openai", OPENAI_RESPONSES: "openai"}
-_PROVIDER_NAMES = {"anthropic": "an Anthropic", "openai": "an OpenAI", "gemini": "a Gemini", "deepseek": "a DeepSeek"}
+_API_PROVIDER = {ANTHROPIC_MESSAGES: "anthropic", OPENAI_CHAT: "openai", OPENAI_RESPONSES: "openai",
+                 BEDROCK_CONVERSE: "bedrock"}
+_PROVIDER_NAMES = {"anthropic": "an Anthropic", "openai": "an OpenAI", "gemini": "a Gemini", "deepseek": "a DeepSeek",
+                   "bedrock": "a Bedrock"}
+
+
+def _model_key(api: str) -> str:
+    """The body key naming the model: ``modelId`` in a Bedrock Converse body, else ``model``."""
+    return "modelId" if api == BEDROCK_CONVERSE else "model"
 _HIT_CAUSES = (MissCause.NEW_TURN.value, MissCause.REPEAT.value)
 
 
@@ -76,6 +85,8 @@ class SimulatedRequest:
         divergence: the classifier's full report (layer, path, token offset, detail, hint).
         error: why the real API would refuse the request, else None.
         cache_key: the body's OpenAI ``prompt_cache_key`` (None when unset).
+        api: the trace record's API (before any conversion).
+        recorded_usage: the provider's usage object recorded with the request (trace ``usage``), else None.
     """
 
     index: int
@@ -89,6 +100,8 @@ class SimulatedRequest:
     divergence: Divergence | None
     error: str | None
     cache_key: str | None = None
+    api: str = ""
+    recorded_usage: Mapping[str, Any] | None = None
 
     @property
     def expected(self) -> bool:
@@ -210,7 +223,7 @@ def _pick_provider(records: list[TraceRecord], provider: str | None, model: str 
         if provider not in SIMULATORS:
             raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
         return provider
-    name = model or (str(records[0].body.get("model") or "") if records else "")
+    name = model or (str(records[0].body.get(_model_key(records[0].api)) or "") if records else "")
     try:
         return provider_for_model(name)
     except ValueError:
@@ -226,7 +239,14 @@ def _api_mix(records: list[TraceRecord]) -> str:
 def _prepare(record: TraceRecord, target: str, provider: str, model: str | None,
              auto_cache: bool, notes: dict[str, int], mix: str = "") -> dict[str, Any]:
     body: Mapping[str, Any] = record.body
+    if target == BEDROCK_CONVERSE and record.api == ANTHROPIC_MESSAGES:  # InvokeModel, Claude Messages body
+        notes[f"simulated {record.api} bodies as Bedrock InvokeModel bodies (Claude Messages format)"] = 1
+        return dict(body) if model is None else {**body, "model": model}
     if record.api != target:
+        if BEDROCK_CONVERSE in (record.api, target):
+            raise ValueError(f"a {record.api} trace cannot be simulated under {provider}'s rules: a bedrock.converse "
+                             "trace is simulated with --provider bedrock, and Bedrock's rules take bedrock.converse "
+                             "and (InvokeModel) anthropic.messages bodies only")
         body_model = str(body.get("model") or "")
         if model is None:
             try:
@@ -257,8 +277,9 @@ def _prepare(record: TraceRecord, target: str, provider: str, model: str | None,
             body["cache_control"] = {"type": "ephemeral"}
             body = sdk_ordered(target, body)
             notes["added top-level cache_control (automatic caching) to the converted bodies"] = 1
-    if model is not None and body.get("model") != model:
-        body = {**body, "model": model}
+    key = _model_key(target)
+    if model is not None and body.get(key) != model:
+        body = {**body, key: model}
     return dict(body)
 
 
@@ -268,6 +289,8 @@ def _guarded(record: TraceRecord, body: dict[str, Any], target: str, model: str 
     every other record as the body the simulator ran."""
     if record.api == OPENAI_RESPONSES and target == OPENAI_CHAT:
         return (dict(record.body) if model is None else {**record.body, "model": model}), record.api
+    if target == BEDROCK_CONVERSE:  # the classifier reads Claude Messages bodies: the Converse body's equivalent
+        return (converse_to_anthropic(body, model) if record.api == BEDROCK_CONVERSE else body), ANTHROPIC_MESSAGES
     return body, target
 
 
@@ -327,7 +350,7 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
                                **dict(simulator_options or {}))
     target = simulator.api
     mix = _api_mix(records)
-    guard = PrefixGuard(target, max_requests=1 << 20)
+    guard = PrefixGuard(ANTHROPIC_MESSAGES if target == BEDROCK_CONVERSE else target, max_requests=1 << 20)
     replies = ReplyNumbers()
     notes: dict[str, int] = {}
     results: list[tuple[TraceRecord, str, RequestResult, Divergence | None]] = []
@@ -351,12 +374,15 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
             skip.report(problem, f"simulated at t={clock:g}")
         start = record.t if clock is None else max(clock, record.t)
         try:
-            result = simulator.simulate(body, start)
+            if target == BEDROCK_CONVERSE and record.api == ANTHROPIC_MESSAGES:
+                result = simulator.simulate_invoke(body, start)  # type: ignore[attr-defined]
+            else:
+                result = simulator.simulate(body, start)
         except MalformedBody as exc:
             _skip(TraceFormatError(f"malformed request body: {exc}", source=source, line=record.line), strict, skip)
             continue
         clock = start
-        name = str(body.get("model"))
+        name = str(body.get(_model_key(record.api)))
         keys.append(body.get("prompt_cache_key") or record.body.get("prompt_cache_key"))
         divergence = None
         if not result.error:  # a refused request never reaches the cache
@@ -381,7 +407,8 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     for index, (record, name, result, divergence) in enumerate(results):
         cause, divergence = miss_cause(divergence, result)
         requests.append(SimulatedRequest(index, record.t, record.session, name, result.prompt_tokens,
-                                         result.usage, result.profile, cause, divergence, result.error, keys[index]))
+                                         result.usage, result.profile, cause, divergence, result.error, keys[index],
+                                         record.api, record.usage))
     encodings = sorted({res.render.encoding for _, _, res, _ in results if res.render is not None})
     expected = sorted({encoding_name_for_model(name) for name in models})
     approximate = any(is_approximate(name) for name in models) or encodings != expected

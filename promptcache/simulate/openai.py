@@ -21,9 +21,12 @@ GPT-5.6 and later (explicit breakpoints; the SDK's ``PromptCacheOptions`` docs):
   (the default) one implicit breakpoint at the end of the prompt plus the
   latest three explicit ones are written, with ``explicit`` the latest four
   (none: no caching). The boundary is not rounded to a token block.
-- A read is the longest entry among the latest ``breakpoint_lookback`` (80;
-  sources say 50 or 80: override it) entries of the same machine that is a
-  whole prefix of the request, with no block lookback limit.
+- A read looks up the request's own boundaries (:meth:`OpenAISimulator._lookup_boundaries`):
+  in explicit mode its first 2 and latest ``breakpoint_lookback`` (80 per the
+  SDK, 50 per the guide: override it) explicit breakpoints; in implicit mode
+  also the implicit breakpoint, up to 20 earlier eligible message endings and
+  the end of the initial developer block. The longest boundary with a live
+  entry of exactly that prefix on the same machine is read.
 - Writes are billed x1.25 (``cache_write_tokens``), reads x0.1; entries live
   ``30m`` (or ``12h``), refreshed on read.
 """
@@ -43,6 +46,19 @@ from promptcache.simulate.render import PromptRender
 from promptcache.providers.usage import Usage
 
 _MINUTE = 60.0
+_KEPT_BREAKPOINTS = 4096  # GPT-5.6+ entries one machine keeps (oldest dropped first): a memory bound, no documented rule
+
+CACHE_SETTINGS = ("reasoning_effort", "parallel_tool_calls", "verbosity")
+"""Chat Completions settings that are part of the cached prefix: [O-G] (OpenAI guide "Prompt caching", GPT-5.6
+era, provider-audit-2026-12.md section 2.2 "Cache-affecting settings") lists ``parallel_tool_calls``,
+``reasoning.effort`` and ``text.verbosity`` (Responses names; the Chat view of a Responses body carries them as
+these keys) among the settings that change the prefix. An entry written under other values is never read.
+Whether an explicit default equals an omitted value is not documented: values are compared as sent (assumed)."""
+
+
+def settings_key(body: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The cache-affecting settings of a Chat body (:data:`CACHE_SETTINGS`), as a hashable key."""
+    return tuple((name, repr(body[name])) for name in CACHE_SETTINGS if name in body)
 
 
 @dataclasses.dataclass
@@ -64,7 +80,7 @@ class _Stored:
 class _Machine:
     index: PrefixIndex
     stored: dict[int, _Stored] = dataclasses.field(default_factory=dict)
-    breakpoints: collections.deque[_Stored] = dataclasses.field(default_factory=collections.deque)
+    breakpoints: collections.deque[int] = dataclasses.field(default_factory=collections.deque)  # GPT-5.6+ keys, oldest first
 
 
 class OpenAISimulator(CacheSimulator):
@@ -89,7 +105,7 @@ class OpenAISimulator(CacheSimulator):
     def _route(self, render: PromptRender, profile: ModelProfile, t: float) -> tuple[int, int]:
         """(prefix+key hash, overflow machine number): 0 until the per-minute limit is passed."""
         head = tuple(render.tokens[:profile.routing_prefix_tokens or len(render.tokens)])
-        route = hash((profile.model, head, render.body.get("prompt_cache_key")))
+        route = hash((profile.model, head, render.body.get("prompt_cache_key"), settings_key(render.body)))
         times = self.recent.setdefault(route, collections.deque())
         while times and times[0] <= t - _MINUTE:
             times.popleft()
@@ -156,8 +172,9 @@ class OpenAISimulator(CacheSimulator):
                                      f"{profile.min_cacheable_tokens:,}")
         return None, ""
 
-    def _explicit_points(self, render: PromptRender, profile: ModelProfile) -> list[tuple[int, str]]:
-        """GPT-5.6+ breakpoints written by this request: ``(prefix length, TTL label)`` in render order."""
+    def _explicit_points(self, render: PromptRender, profile: ModelProfile) -> tuple[list[tuple[int, str]], str, list[int]]:
+        """GPT-5.6+ breakpoints of this request: ``(written, mode, explicit)``: the ``(prefix length, TTL label)``
+        written in render order, the ``prompt_cache_options.mode``, and the ends of all its explicit breakpoints."""
         options = render.body.get("prompt_cache_options") or {}
         if not isinstance(options, Mapping):
             raise RequestRefused("prompt_cache_options must be an object")
@@ -185,26 +202,51 @@ class OpenAISimulator(CacheSimulator):
         points = explicit if keep is None else (explicit[-keep:] if keep > 0 else [])
         if mode == "implicit":
             points = [*points, (len(render.tokens), str(default))]
-        return sorted(set(points))
+        return sorted(set(points)), str(mode), [end for end, _ in explicit]
+
+    @staticmethod
+    def _lookup_boundaries(render: PromptRender, profile: ModelProfile, mode: str, explicit: list[int]) -> list[int]:
+        """The prefix lengths a GPT-5.6+ request looks up, from its own input ([O-G], the OpenAI guide "Prompt
+        caching", GPT-5.6 era: lookup walks "the cache lookup boundaries ... in the incoming request"):
+
+        - explicit mode: "the first 2 and latest 50 explicit breakpoints" (the latest ``breakpoint_lookback``);
+        - implicit mode: those, the implicit breakpoint (the end of the prompt, as written here), up to 20 earlier
+          eligible message endings (a user message, the last tool response of a group, the last developer /
+          system message of the initial block) and the end of the initial developer block.
+        """
+        ends = sorted(set(explicit))
+        latest = profile.breakpoint_lookback
+        chosen = set(ends[:2]) | set(ends if latest is None else ends[-latest:] if latest > 0 else [])
+        if mode == "implicit":
+            chosen.add(len(render.tokens))
+            spans = list(render.messages)
+            eligible, initial = [], None
+            for i, span in enumerate(spans):
+                following = spans[i + 1].role if i + 1 < len(spans) else None
+                if span.role in ("system", "developer") and all(p.role in ("system", "developer") for p in spans[:i]):
+                    if following not in ("system", "developer"):
+                        initial = span.end
+                elif span.role == "user" or (span.role == "tool" and following != "tool"):
+                    eligible.append(span.end)
+            chosen.update(eligible[-20:])
+            if initial is not None:
+                chosen.add(initial)
+        return sorted(end for end in chosen if 0 < end <= len(render.tokens))
 
     def _explicit(self, render: PromptRender, profile: ModelProfile, t: float) -> RequestResult:
-        points = self._explicit_points(render, profile)
+        points, mode, explicit = self._explicit_points(render, profile)
         route, overflow = self._route(render, profile, t)
         machine = self._machine((route, overflow))
         tokens = render.tokens
-        recent = list(machine.breakpoints)
-        if profile.breakpoint_lookback is not None:  # None: all of them
-            recent = recent[-profile.breakpoint_lookback:] if profile.breakpoint_lookback > 0 else []
         read, hit, expired = 0, None, 0
-        for stored in recent:
-            if stored.length > len(tokens) or stored.length <= read:
-                continue
-            if common_prefix(tokens[:stored.length], stored.tokens[:stored.length]) < stored.length:
+        for end in self._lookup_boundaries(render, profile, mode, explicit):
+            stored = machine.stored.get(hash(tuple(tokens[:end])))
+            if stored is None or stored.length != end or list(stored.tokens[:end]) != list(tokens[:end]):
                 continue
             if stored.alive(t):
-                read, hit = stored.length, stored
+                read, hit = end, stored
             else:
-                expired = max(expired, stored.length)
+                expired = max(expired, end)
         if hit is not None and profile.refresh_on_read:
             hit.last_used = t
         written = []
@@ -212,16 +254,19 @@ class OpenAISimulator(CacheSimulator):
             if end < profile.min_cacheable_tokens or end <= read or (written and written[-1][0] == end):
                 continue
             seconds = float(profile.ttl_seconds[ttl])
-            machine.breakpoints.append(_Stored(tokens, end, t, t, seconds, float("inf")))
+            key = hash(tuple(tokens[:end]))
+            if key not in machine.stored:  # a rewrite replaces the entry and keeps its place in the queue
+                machine.breakpoints.append(key)
+            machine.stored[key] = _Stored(tokens, end, t, t, seconds, float("inf"))
             written.append((end, ttl))
-        while profile.breakpoint_lookback and len(machine.breakpoints) > 4 * profile.breakpoint_lookback:
-            machine.breakpoints.popleft()
+        while len(machine.breakpoints) > _KEPT_BREAKPOINTS:
+            machine.stored.pop(machine.breakpoints.popleft(), None)
         short, long, cached_end = split_writes(read, written, profile)
         usage = Usage(cache_read=read, cache_write_5m=short, cache_write_1h=long, uncached=len(tokens) - cached_end)
         cause, detail = None, ""
         if len(tokens) < profile.min_cacheable_tokens and not read:
             cause, detail = "below_minimum", below_minimum_detail(len(tokens), profile)
-        elif not points and (render.body.get("prompt_cache_options") or {}).get("mode") == "explicit":
+        elif not points and mode == "explicit":
             cause, detail = "no_breakpoint", ("prompt_cache_options.mode is 'explicit' and no breakpoint is set: "
                                               "no caching")
         elif expired > read:

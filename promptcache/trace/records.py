@@ -43,7 +43,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from promptcache.providers.apis import ANTHROPIC_MESSAGES, APIS, OPENAI_CHAT, OPENAI_RESPONSES
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, APIS, OPENAI_CHAT, OPENAI_RESPONSES, TRACE_APIS
 
 __all__ = [
     "ANTHROPIC_MESSAGES", "OPENAI_CHAT", "OPENAI_RESPONSES", "APIS", "RECORD_KEYS", "EmptyTraceError", "Redactor", "SkippedLines",
@@ -222,8 +222,8 @@ def record_problem(obj: Any, line: int | None, source: str) -> str | None:
     t = obj["t"]
     if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
         return f"t must be a number of seconds >= 0, got {t!r}"
-    if obj["api"] not in APIS:
-        return f"api must be one of {list(APIS)}, got {obj['api']!r}"
+    if obj["api"] not in TRACE_APIS:
+        return f"api must be one of {list(TRACE_APIS)}, got {obj['api']!r}"
     if not isinstance(obj["session"], str) or not obj["session"]:
         return "session must be a non-empty string"
     if not isinstance(obj["body"], dict):

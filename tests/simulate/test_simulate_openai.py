@@ -126,19 +126,37 @@ def test_gpt56_explicit_mode_without_breakpoints_does_not_cache():
     assert [r.runtime_cause for r in results] == ["no_breakpoint", "no_breakpoint"]
 
 
-def test_gpt56_breakpoint_lookback_is_a_parameter():
-    # one routing prefix (the first 256 tokens agree), 81 different breakpoint prefixes
-    bodies = [_explicit_body(words(400) + f" variant {i} " + words(800), "q", mode="explicit") for i in range(81)]
+def test_gpt56_lookup_walks_the_request_s_own_breakpoints_first_2_and_latest_n():
+    """[O-G] (OpenAI guide "Prompt caching", GPT-5.6 era; provider-audit-2026-12.md section 1, finding 6): lookup
+    walks "the cache lookup boundaries ... in the incoming request": in explicit mode "the first 2 and latest 50
+    explicit breakpoints". The breakpoint written by request 1 is the 3rd of request 2 and its 51st latest: found
+    with a lookback of 80 (the SDK's number, the data's default), not with 50 (the guide's)."""
+    head = [words(1200), "part one", "part two", "part three"]
+    first = _explicit_body(*head, mode="explicit", marker_on=(3,))
+    tail = [f"later part {i}" for i in range(50)]
+    second = _explicit_body(*head, *tail, mode="explicit", marker_on=(1, 2, 3, *range(4, 4 + len(tail))))
 
-    def read_oldest(lookback):
+    def read(lookback):
         sim = OpenAISimulator(overrides={"breakpoint_lookback": lookback})
-        for i, body in enumerate(bodies):
-            sim.simulate(body, float(i * 5))
-        return sim.simulate(bodies[0], 500.0).usage.cache_read
+        written = sim.simulate(first, 0.0)
+        assert written.usage.cache_write_5m == written.render.blocks[3].end
+        return sim.simulate(second, 5.0).usage.cache_read, written.render.blocks[3].end
 
-    assert read_oldest(80) == 0           # the first breakpoint is the 81st latest
-    assert read_oldest(81) > 1100
+    got, end = read(80)
+    assert got == end
+    assert read(50)[0] == 0
     assert model_profile("openai", "gpt-5.6").breakpoint_lookback == 80
+
+
+def test_gpt56_explicit_request_checks_only_its_own_breakpoints():
+    """[O-G]: "request 2 checks only the explicit breakpoints in its own input" (the audit's probe 3: an implicit
+    request 1, then request 2 in explicit mode with a later breakpoint: a miss, where the old simulator read
+    request 1's whole prompt)."""
+    sim = OpenAISimulator()
+    first = sim.simulate(_explicit_body(words(1500), marker_on=()), 0.0)  # implicit: written at its end
+    assert first.usage.cache_write_5m == first.prompt_tokens
+    second = sim.simulate(_explicit_body(words(1500), "and more", mode="explicit", marker_on=(1,)), 5.0)
+    assert second.usage.cache_read == 0 and second.usage.cache_write_5m == second.render.blocks[1].end
 
 
 def test_gpt56_bad_breakpoint_mode_is_refused():

@@ -35,8 +35,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_RESPONSES, check_api
+from promptcache.providers.apis import ANTHROPIC_MESSAGES, BEDROCK_CONVERSE, OPENAI_RESPONSES, check_api
 from promptcache.trace.shape.anthropic import Markers, walk_anthropic
+from promptcache.trace.shape.bedrock import walk_bedrock
 from promptcache.trace.shape.openai import walk_openai
 from promptcache.trace.shape.responses import responses_tools, walk_responses
 from promptcache.trace.shape.walk import (Level, Stop, TraceIssue, Walk, anthropic_tools, cache_control_issue, json_kind,
@@ -73,6 +74,8 @@ def body_issues(api: str, body: Any, level: Level = Level.TRACE, *, model_given:
     try:
         if api == OPENAI_RESPONSES:
             walk_responses(w, body, model_given)
+        elif api == BEDROCK_CONVERSE:
+            walk_bedrock(w, body, model_given)
         else:
             messages = w.head(body, model_given)
             (walk_anthropic if api == ANTHROPIC_MESSAGES else walk_openai)(w, body, messages)

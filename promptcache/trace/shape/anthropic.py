@@ -13,6 +13,15 @@ MAX_BREAKPOINTS = int(provider_rules("anthropic")["max_breakpoints"])
 """Anthropic's per-request breakpoint limit, the top-level ``cache_control`` included (providers.toml)."""
 BLOCK_TYPES = ("text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking", "search_result")
 _TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
+MID_CONVERSATION_SYSTEM = re.compile(r"^(?:[\w.-]+/)?claude-(?:opus-(?:4-(?:8|9)|[5-9])|fable-[5-9]|mythos-[5-9])")
+"""Models that take ``{"role": "system"}`` messages inside ``messages`` (mid-conversation system messages): Opus 4.8
+and later, Fable 5, Mythos 5, Opus 5; not Sonnet 5 (Claude docs "Prompt caching" [A-PC], as summarised by
+shared/research/provider-audit-2026-12.md, section 2.1, row "Mid-conversation system messages")."""
+
+
+def takes_system_messages(model: Any) -> bool:
+    """True when ``model`` accepts mid-conversation ``system`` messages (:data:`MID_CONVERSATION_SYSTEM`)."""
+    return isinstance(model, str) and bool(MID_CONVERSATION_SYSTEM.match(model.strip().lower()))
 
 
 class Markers:
@@ -44,6 +53,7 @@ class _Body:
         self.w, self.mark = w, Markers(w)
         self.schemas: dict[str, Any] = {}
         self.seen: set[str] = set()
+        self.model: Any = None  # the body's model: whether mid-conversation system messages are taken
 
     def block(self, block: Any, path: str, role: str) -> None:
         w = self.w
@@ -122,9 +132,15 @@ class _Body:
                           f"a message must be an object, not {json_kind(message)}"):
                 continue
             role = message.get("role")
-            if not w.need(role in ("user", "assistant"), Level.STRUCTURE, f"{path}.role",
+            if not w.need(role in ("user", "assistant") or (role == "system" and i > 0), Level.STRUCTURE, f"{path}.role",
                           f"must be one of user, assistant, not {role!r}",
                           hint="Put system text in the top-level 'system' field."):
+                continue
+            if role == "system" and not w.need(
+                    takes_system_messages(self.model), Level.API, f"{path}.role",
+                    "must be one of user, assistant, not 'system': mid-conversation system messages are taken by "
+                    f"Opus 4.8+, Opus 5, Fable 5 and Mythos 5, not {self.model!r}",
+                    hint="Put system text in the top-level 'system' field."):
                 continue
             w.need(set(message) == {"role", "content"}, Level.TRACE, path,
                    "a message must have exactly the keys role and content")
@@ -160,6 +176,7 @@ def walk_anthropic(w: Walk, body: Mapping[str, Any], messages: list[Any]) -> Non
     w.need(isinstance(max_tokens, int) and not isinstance(max_tokens, bool) and max_tokens > 0, Level.TRACE,
            "body.max_tokens", "max_tokens must be a positive integer")
     check = _Body(w)
+    check.model = body.get("model")
     if body.get("tools") is not None:
         check.schemas = anthropic_tools(w, body["tools"], "body.tools", check.mark)
     check.system(body.get("system"))
