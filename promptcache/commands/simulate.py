@@ -127,7 +127,9 @@ def print_table(simulation: Simulation, console: Console) -> None:
               help="Override a disputed rule, e.g. breakpoint_lookback=50, min_cacheable_tokens=2048, unit_rule=fixed.")
 @click.option("--unit", type=click.Choice(["USD", "relative"]), help="Cost unit [default: USD when the model has a price].")
 @click.option("--no-auto-cache", is_flag=True, help="Do not add automatic caching to OpenAI bodies converted for Anthropic.")
-def simulate(trace, provider, model, output_format, threshold, strict, as_of, rules, unit, no_auto_cache):
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the simulation as a self-contained HTML report to this file (see `promptcache report`).")
+def simulate(trace, provider, model, output_format, threshold, strict, as_of, rules, unit, no_auto_cache, html_path):
     """Simulate a provider's prompt cache on TRACE (JSON Lines of requests): per-request reads,
     writes, cost and miss cause, offline.
 
@@ -147,6 +149,11 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
         else:
             error = None
     warn_then_exit_on_error(caught, err, error)
+    if html_path is not None:
+        from promptcache.commands.report import save_report
+        from promptcache.report import from_simulation
+
+        save_report(from_simulation(simulation, str(trace)), html_path, err)
     hit_rate = simulation.summary()["hit_rate"]
     if output_format == "json":
         document = simulation.to_dict()

@@ -29,6 +29,7 @@ from promptcache.misses.guard import PrefixGuard, ReplyNumbers
 from promptcache.providers.profiles import PROVIDERS, ModelProfile, load_rules, provider_for_model
 from promptcache.simulate.anthropic import AnthropicSimulator
 from promptcache.simulate.base import CacheSimulator, RequestResult
+from promptcache.simulate.render import PromptRender
 from promptcache.simulate.deepseek import DeepSeekSimulator
 from promptcache.simulate.gemini import GeminiSimulator
 from promptcache.simulate.openai import OpenAISimulator
@@ -76,6 +77,7 @@ class SimulatedRequest:
         divergence: the classifier's full report (layer, path, token offset, detail, hint).
         error: why the real API would refuse the request, else None.
         cache_key: the body's OpenAI ``prompt_cache_key`` (None when unset).
+        render: the rendered prompt (its ``tokens``; None when it could not be rendered).
     """
 
     index: int
@@ -89,6 +91,7 @@ class SimulatedRequest:
     divergence: Divergence | None
     error: str | None
     cache_key: str | None = None
+    render: PromptRender | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def expected(self) -> bool:
@@ -377,7 +380,8 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     for index, (record, name, result, divergence) in enumerate(results):
         cause, divergence = miss_cause(divergence, result)
         requests.append(SimulatedRequest(index, record.t, record.session, name, result.prompt_tokens,
-                                         result.usage, result.profile, cause, divergence, result.error, keys[index]))
+                                         result.usage, result.profile, cause, divergence, result.error, keys[index],
+                                         result.render))
     encodings = sorted({res.render.encoding for _, _, res, _ in results if res.render is not None})
     expected = sorted({encoding_name_for_model(name) for name in models})
     approximate = any(is_approximate(name) for name in models) or encodings != expected
