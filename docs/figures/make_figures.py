@@ -49,11 +49,14 @@ def _shared() -> Path:
     raise SystemExit("no shared folder with traces/: put ../shared beside the checkout or set PROMPTCACHE_SHARED")
 
 
+OUT = HERE  # --out DIR writes elsewhere (tests)
+
+
 def _save(fig, name: str) -> None:
-    path = HERE / name
+    path = OUT / name
     fig.savefig(path, dpi=110, bbox_inches="tight", metadata={"Software": None})
     plt.close(fig)
-    print(f"wrote {path.relative_to(ROOT)}")
+    print(f"wrote {path}")
 
 
 # --- 1. the six layers and the four classic mistakes --------------------------------------------------------
@@ -314,8 +317,8 @@ def report_screenshots() -> None:
             subprocess.run([sys.executable, "-m", "promptcache.cli", "report", str(traces / name), "-o", str(html)],
                            check=True, capture_output=True)
             page.goto(html.as_uri())
-            page.screenshot(path=str(HERE / out), full_page=True)
-            print(f"wrote {(HERE / out).relative_to(ROOT)}")
+            page.screenshot(path=str(OUT / out), full_page=True)
+            print(f"wrote {OUT / out}")
         browser.close()
 
 
@@ -326,7 +329,10 @@ FIGURES = {"prompt_layers": prompt_layers, "hit_rate_per_request": hit_rate_per_
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=sorted(FIGURES), help="regenerate only these figures")
+    parser.add_argument("--out", type=Path, default=HERE, help="write the files here [default: beside this script]")
     args = parser.parse_args(argv)
+    global OUT
+    OUT = args.out
     for name in args.only or FIGURES:
         FIGURES[name]()
     return 0

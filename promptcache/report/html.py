@@ -26,6 +26,12 @@ _WIDTH = 1000
 _PALETTE = ("#6f42c1", "#0b7285", "#c2255c", "#5c940d", "#e8590c", "#1864ab", "#862e9c", "#2b8a3e",
             "#a61e4d", "#364fc7")
 """Session colours, assigned in order of first appearance."""
+_SOURCES = {
+    "simulate": "simulate's numbers (the provider's documented cache rules); oracle: the longest prefix shared "
+                "with any earlier request, rounded as the provider rounds",
+    "verify": "verify's numbers (a replay on a real prefix cache); oracle: the longest block-aligned prefix "
+              "computed before the request",
+}
 
 
 def _e(value: object) -> str:
@@ -164,8 +170,7 @@ def render_html(report: CacheReport) -> str:
 </div></section>
 <aside id="detail"><p class="placeholder">Click a request to see where its prompt first diverges from the
 earlier request that shares the longest prefix.</p></aside></main>
-<footer><ul class="notes">{notes}</ul><p>promptcache report &middot; {report.source} numbers &middot;
-oracle: the longest prefix shared with any earlier request</p></footer>
+<footer><ul class="notes">{notes}</ul><p>promptcache report &middot; {_e(_SOURCES[report.source])}</p></footer>
 <script type="application/json" id="report-data">{data}</script>
 <script>{_asset("page.js")}</script>
 </body></html>
