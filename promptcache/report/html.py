@@ -126,7 +126,7 @@ def _cost(report: CacheReport) -> str:
 def _legend(report: CacheReport) -> str:
     cached, written, uncached = report.legend
     parts = [f'<span><i class="cached"></i>{_e(cached)}</span>']
-    if report.source != "verify":
+    if any(r.written for r in report.rows):  # a prefix cache (verify) or OpenAI writes nothing separately
         parts.append(f'<span><i class="written"></i>{_e(written)}</span>')
     parts.append(f'<span><i class="uncached"></i>{_e(uncached)}</span>')
     parts.append('<span><i class="oracle"></i>oracle (best possible)</span>')

@@ -170,13 +170,20 @@ def from_simulation(simulation: Any, trace: str) -> CacheReport:
                         error=r.error))
     _, cost = simulation.totals()
     unit = "USD" if cost.unit == "USD" else "base-input tokens"
-    unexpected = sum(1 for row in rows if not row.expected)
-    good = unexpected == 0
-    verdict = "good: every miss is a first request, a new turn or another cache key" if good else \
-        f"bad: {unexpected} unexpected miss{'es' if unexpected != 1 else ''} of {len(rows)} requests"
     title = f"{simulation.provider} prompt cache, {simulation.model} (simulated)"
-    return CacheReport(title, trace, "simulate", rows, cost.with_cache, cost.without_cache, unit, good, verdict,
-                       notes=list(simulation.notes))
+    report = CacheReport(title, trace, "simulate", rows, cost.with_cache, cost.without_cache, unit, True,
+                         "good: every miss is a first request, a new turn or another cache key",
+                         notes=list(simulation.notes))
+    unexpected = sum(1 for row in rows if not row.expected)
+    if unexpected:  # worded as verify's verdict: the costliest cause first
+        top = report.top_causes(1)
+        report.good = False
+        report.verdict = f"bad: {top[0].cause} on {top[0].requests} of {len(rows)} requests" if top else \
+            f"bad: {unexpected} of {len(rows)} requests refused"
+        others = unexpected - (top[0].requests if top else unexpected)
+        if others:
+            report.verdict += f" (and {others} other unexpected miss{'es' if others != 1 else ''})"
+    return report
 
 
 def from_verify(report: Any) -> CacheReport:

@@ -63,7 +63,7 @@ def test_bad_trace_renders_and_a_click_shows_the_divergence(browser, traces_dir,
     page, errors = open_report(browser, traces_dir, tmp_path, "bad_timestamp_system.jsonl")
     assert page.locator("svg.bar").count() == page.locator(".request").count() == 17
     assert page.locator(".request.unexpected").count() == 16
-    assert page.locator("body.bad .verdict").inner_text().startswith("\u2718 bad: 16 unexpected misses")
+    assert page.locator("body.bad .verdict").inner_text().startswith("\u2718 bad: volatile_value on 16 of 17 requests")
     assert page.locator(".kpi .value").first.inner_text() == "0.0%"
     assert "volatile_value" in page.locator(".causes").inner_text()
     page.locator('.request[data-index="7"] svg.bar').click()

@@ -47,7 +47,7 @@ def test_good_and_bad_verdicts_and_top_causes(simulated):
     _, bad = simulated(BAD)
     assert good.good and good.top_causes() == []
     assert [row.cause for row in good.rows].count("first_request") == 1  # sup-002, sup-003 read sup-001's prefix
-    assert not bad.good and bad.verdict == "bad: 16 unexpected misses of 17 requests"
+    assert not bad.good and bad.verdict == "bad: volatile_value on 16 of 17 requests"
     (top,) = bad.top_causes()
     assert (top.cause, top.requests) == ("volatile_value", 16)
     assert top.tokens == sum(r.prompt - r.cached for r in bad.rows[1:])
