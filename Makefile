@@ -34,8 +34,8 @@ demo: setup
 test: setup browser
 	$(BIN)/python -m pytest -q
 
-# docs/figures/*.png from real runs of the project (about a minute on 2 CPU cores), then the site.
-figures: setup
+# docs/figures/*.png from real runs of the project (about two minutes on a busy 2-core machine, the TTFT run most of it); `make docs` builds the site.
+figures: setup browser
 	$(BIN)/python docs/figures/make_figures.py
 
 docs: setup
