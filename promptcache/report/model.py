@@ -163,26 +163,27 @@ def from_simulation(simulation: Any, trace: str) -> CacheReport:
         else:
             oracle = max(rounded(trie.longest_prefix(tokens), r.profile), r.usage.cache_read)
             trie.insert(tokens)
-        unexpected_ok = r.miss_cause is None or r.expected
         rows.append(Row(r.index, r.t, r.session, r.prompt_tokens if r.error is None else 0, r.usage.cache_read,
                         r.usage.cache_write, r.usage.uncached, oracle, r.miss_cause,
-                        unexpected_ok and r.error is None, r.divergence, simulation.cost(r).with_cache,
-                        error=r.error))
+                        r.expected, r.divergence, simulation.cost(r).with_cache, error=r.error))
     _, cost = simulation.totals()
     unit = "USD" if cost.unit == "USD" else "base-input tokens"
     title = f"{simulation.provider} prompt cache, {simulation.model} (simulated)"
     report = CacheReport(title, trace, "simulate", rows, cost.with_cache, cost.without_cache, unit, True,
                          "good: every miss is a first request, a new turn or another cache key",
                          notes=list(simulation.notes))
-    unexpected = sum(1 for row in rows if not row.expected)
-    if unexpected:  # worded as verify's verdict: the costliest cause first
-        top = report.top_causes(1)
+    unexpected = sum(1 for row in rows if not row.expected and row.error is None)
+    refused = sum(1 for row in rows if row.error is not None)
+    if unexpected or refused:  # worded as verify's verdict: the costliest cause first
         report.good = False
-        report.verdict = f"bad: {top[0].cause} on {top[0].requests} of {len(rows)} requests" if top else \
-            f"bad: {unexpected} of {len(rows)} requests refused"
-        others = unexpected - (top[0].requests if top else unexpected)
+        top = report.top_causes(1)
+        parts = [f"{top[0].cause} on {top[0].requests} of {len(rows)} requests"] if top else []
+        others = unexpected - (top[0].requests if top else 0)
         if others:
-            report.verdict += f" (and {others} other unexpected miss{'es' if others != 1 else ''})"
+            parts.append(f"{others} other unexpected miss{'es' if others != 1 else ''}")
+        if refused:
+            parts.append(f"{refused} refused by the API")
+        report.verdict = "bad: " + ", ".join(parts)
     return report
 
 

@@ -37,6 +37,7 @@ def test_rows_are_the_simulations_numbers(simulated, name):
         assert row.cached + row.written + row.uncached == row.prompt
         assert row.cached <= row.oracle <= row.prompt  # the ideal never reads less than the provider did
         assert row.cause == r.miss_cause and row.divergence is r.divergence
+        assert row.expected == r.expected  # the rows simulate's table calls unexpected, and no other
     summary = simulation.summary()
     assert report.hit_rate == pytest.approx(summary["hit_rate"], abs=1e-12)
     assert (report.cost_with, report.cost_without) == (summary["cost"], summary["cost_without_cache"])
@@ -106,3 +107,20 @@ def test_default_output_name_and_usage_errors(traces_dir, tmp_path, monkeypatch)
     empty.write_text("")
     result = runner.invoke(main, ["report", str(empty)])
     assert result.exit_code == 2 and result.stderr.startswith("error: ")
+
+
+def test_a_refused_request_is_a_bar_less_row_and_makes_the_trace_bad(traces_dir, tmp_path):
+    records = [json.loads(line) for line in (traces_dir / GOOD).read_text().splitlines()[:3]]
+    body = records[1]["body"]  # five cache_control breakpoints: the API refuses the request (at most 4)
+    body["system"] = [{**body["system"][0], "text": part, "cache_control": {"type": "ephemeral"}}
+                      for part in (body["system"][0]["text"], "a", "b", "c")]
+    path = tmp_path / "refused.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    simulation = simulate_trace(path)
+    assert simulation.requests[1].error
+    report = from_simulation(simulation, str(path))
+    row = report.rows[1]
+    assert (row.prompt, row.cached, row.written, row.uncached, row.expected) == (0, 0, 0, 0, False)
+    assert not report.good and report.verdict.endswith("1 refused by the API")
+    page = render_html(report)
+    assert page.count('<svg class="bar"') == 3 and '<span class="cause bad">refused</span>' in page
