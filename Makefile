@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup demo test bench clean
+.PHONY: setup browser demo test figures docs bench clean
 
 $(VENV)/.installed: pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -18,12 +18,28 @@ $(VENV)/.installed: pyproject.toml Makefile
 
 setup: $(VENV)/.installed
 
+# tests/report drives Debian's chromium through Playwright (no browser download). CI runs as root on a clean
+# machine: install it there; elsewhere without it those tests skip (under CI=true they fail).
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium (apt-get) for tests/report"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "note: no chromium on PATH; tests/report's browser tests skip (apt-get install chromium)"; fi
+
 demo: setup
 	$(BIN)/promptcache lint examples/lint_demo --output-format full --exit-zero
 	$(BIN)/promptcache demo
 
-test: setup
+test: setup browser
 	$(BIN)/python -m pytest -q
+
+# docs/figures/*.png from real runs of the project (about two minutes on a busy 2-core machine, the TTFT run most of it); `make docs` builds the site.
+figures: setup browser
+	$(BIN)/python docs/figures/make_figures.py
+
+docs: setup
+	$(BIN)/mkdocs build --strict
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

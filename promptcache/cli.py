@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "serve": "promptcache.commands.serve:serve",
     "proxy": "promptcache.commands.proxy:proxy",
     "verify": "promptcache.commands.verify:verify",
+    "report": "promptcache.commands.report:report",
     "demo": "promptcache.commands.demo:demo",
 }
 

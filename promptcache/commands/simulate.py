@@ -191,8 +191,10 @@ def print_calibration(calibration: Calibration, console: Console) -> None:
 @click.option("--usage-tolerance", type=click.IntRange(min=0), default=BLOCK_TOKENS, show_default=True,
               metavar="TOKENS", help="With --check-usage: tokens a read or write may differ by and still agree "
                                      "(default: 1 block).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the simulation as a self-contained HTML report to this file (see `promptcache report`).")
 def simulate(trace, provider, model, output_format, threshold, strict, as_of, rules, unit, no_auto_cache, rules_file,
-             check_usage, usage_tolerance):
+             check_usage, usage_tolerance, html_path):
     """Simulate a provider's prompt cache on TRACE (JSON Lines of requests): per-request reads,
     writes, cost and miss cause, offline.
 
@@ -226,6 +228,11 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
                 error = str(exc)
     warn_then_exit_on_error(caught, err, error)
     simulation.notes.extend(assumed_notes(simulation))
+    if html_path is not None:
+        from promptcache.commands.report import save_report
+        from promptcache.report import from_simulation
+
+        save_report(from_simulation(simulation, str(trace)), html_path, err)
     hit_rate = simulation.summary()["hit_rate"]
     if output_format == "json":
         document = simulation.to_dict()

@@ -123,8 +123,10 @@ def _read(trace: Path, strict: bool, err: Console) -> list[TraceRecord]:
               help="URL: empty the server's prefix cache first (promptcache serve, vLLM, SGLang), so hits "
                    "come from this replay only.")
 @click.option("--strict", is_flag=True, help="Fail on a malformed trace line instead of skipping it.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the replay as a self-contained HTML report to this file (see `promptcache report`).")
 def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb, num_blocks, eviction, api_key,
-           threshold, output_format, reset_cache, strict):
+           threshold, output_format, reset_cache, strict, html_path):
     """Replay TRACE (JSON Lines of requests) in order on a prefix-caching backend and report, per
     request, the cached tokens, the best possible (oracle) and the first divergence of every miss.
 
@@ -151,6 +153,11 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
         finally:
             engine.close()
     print_warnings(caught, err)
+    if html_path is not None:
+        from promptcache.commands.report import save_report
+        from promptcache.report import from_verify
+
+        save_report(from_verify(report), html_path, err)
     code, problem = report.outcome(threshold)
     if output_format == "json":
         document = report.to_dict()

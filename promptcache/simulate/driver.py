@@ -31,6 +31,7 @@ from promptcache.providers.profiles import PROVIDERS, ModelProfile, load_rules, 
 from promptcache.simulate.anthropic import AnthropicSimulator
 from promptcache.simulate.base import CacheSimulator, RequestResult
 from promptcache.simulate.bedrock import BedrockSimulator
+from promptcache.simulate.render import PromptRender
 from promptcache.simulate.deepseek import DeepSeekSimulator
 from promptcache.simulate.gemini import GeminiSimulator
 from promptcache.simulate.openai import OpenAISimulator
@@ -87,6 +88,7 @@ class SimulatedRequest:
         cache_key: the body's OpenAI ``prompt_cache_key`` (None when unset).
         api: the trace record's API (before any conversion).
         recorded_usage: the provider's usage object recorded with the request (trace ``usage``), else None.
+        render: the rendered prompt (its ``tokens``; None when it could not be rendered).
     """
 
     index: int
@@ -102,6 +104,7 @@ class SimulatedRequest:
     cache_key: str | None = None
     api: str = ""
     recorded_usage: Mapping[str, Any] | None = None
+    render: PromptRender | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def expected(self) -> bool:
@@ -408,7 +411,7 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
         cause, divergence = miss_cause(divergence, result)
         requests.append(SimulatedRequest(index, record.t, record.session, name, result.prompt_tokens,
                                          result.usage, result.profile, cause, divergence, result.error, keys[index],
-                                         record.api, record.usage))
+                                         record.api, record.usage, result.render))
     encodings = sorted({res.render.encoding for _, _, res, _ in results if res.render is not None})
     expected = sorted({encoding_name_for_model(name) for name in models})
     approximate = any(is_approximate(name) for name in models) or encodings != expected

@@ -1,0 +1,129 @@
+"""``promptcache report``: one self-contained HTML page of a trace's prompt-cache behaviour.
+
+By default the numbers are ``simulate``'s (the provider's cache, offline, with costs): what a user
+who pays a provider expects. ``--backend local`` (or a server URL) shows ``verify``'s instead: a
+replay on a real prefix cache, with its measured hits and the tokens it computed. ``verify --html``
+and ``simulate --html`` write the same page from their own run, with all their options.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from promptcache.commands.options import AS_OF, STRICT_ADVICE, print_warnings, warn_then_exit_on_error
+from promptcache.providers.profiles import PROVIDERS
+from promptcache.trace.records import EmptyTraceError, TraceFormatError
+
+
+def save_report(report, path: Path, err: Console) -> None:  # a CacheReport; typed loosely to stay import-light
+    """Write ``report`` to ``path`` and say so on ``err``; exit 2 when the file cannot be written."""
+    from promptcache.report import write_html
+
+    try:
+        write_html(report, path)
+    except OSError as exc:
+        err.print(f"error: cannot write the report: {exc}", markup=False)
+        sys.exit(2)
+    err.print(f"report written to {path} ({report.verdict}; hit rate "
+              f"{'n/a' if report.hit_rate is None else format(report.hit_rate, '.1%')})", markup=False)
+
+
+def _simulated(trace: Path, strict: bool, provider, model, as_of, unit, err: Console):
+    from promptcache.report import from_simulation
+    from promptcache.simulate import simulate_trace
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            simulation, error = simulate_trace(trace, strict=strict, provider=provider, model=model, as_of=as_of,
+                                               unit=unit), None
+        except TraceFormatError as exc:
+            simulation, error = None, f"{exc} {STRICT_ADVICE}"
+        except ValueError as exc:  # also EmptyTraceError
+            simulation, error = None, str(exc)
+    warn_then_exit_on_error(caught, err, error)
+    return from_simulation(simulation, str(trace))
+
+
+def _replayed(trace: Path, strict: bool, backend: str, model, tokenizer, block_size: int, err: Console):
+    from promptcache.commands.backend import ENGINE_MODULES, check_model_options, opening_backend, require_backend
+    from promptcache.report import from_verify
+    from promptcache.trace.requests import read_requests
+
+    local = backend == "local"
+    if local:
+        require_backend(ENGINE_MODULES, what="promptcache report --backend local")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            records, error = read_requests(trace, strict=strict, model_given=True), None
+        except TraceFormatError as exc:
+            records, error = [], f"{exc} {STRICT_ADVICE}"
+        except EmptyTraceError as exc:
+            records, error = [], str(exc)
+    warn_then_exit_on_error(caught, err, error)
+    if local:
+        check_model_options(model, tokenizer)
+    from promptcache.verify.backends import BackendError, make_backend
+    from promptcache.verify.report import verify_trace
+
+    with opening_backend(backend, err):
+        engine = make_backend(backend, model=model, max_tokens=1, block_size=block_size, api_key=None,
+                              kv_cache_mb=None, num_blocks=None, eviction="lru", tokenizer=tokenizer)
+    with warnings.catch_warnings(record=True) as caught, err.status(f"replaying {len(records)} requests"):
+        warnings.simplefilter("always")
+        try:
+            report = verify_trace(records, engine, name=str(trace))
+        except BackendError as exc:
+            err.print(f"error: cannot use backend {backend}: {exc}", markup=False)
+            sys.exit(2)
+        finally:
+            engine.close()
+    print_warnings(caught, err)
+    return from_verify(report)
+
+
+@click.command("report")
+@click.argument("trace", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="The HTML file to write [default: TRACE's name with .html, in the current directory].")
+@click.option("--backend", default=None, metavar="local|URL",
+              help="Show a replay on this prefix-caching backend ('local' engine or an OpenAI-compatible server "
+                   "URL, as `verify`) instead of the provider's simulated cache.")
+@click.option("--provider", type=click.Choice(PROVIDERS), help="Simulation: whose cache rules [default: from the model].")
+@click.option("--model", help="Simulation: the provider model; --backend: the model (local directory or served name).")
+@click.option("--as-of", type=AS_OF, help="Simulation: apply the rules in force on this date (YYYY-MM-DD).")
+@click.option("--unit", type=click.Choice(["USD", "relative"]), help="Simulation: cost unit [default: USD when priced].")
+@click.option("--tokenizer", help="--backend local: 'chatml' or a tokenizer directory [default: the model's].")
+@click.option("--block-size", type=click.IntRange(min=1), default=16, show_default=True,
+              help="--backend: KV block size (the server's, for a URL).")
+@click.option("--strict", is_flag=True, help="Fail on a malformed trace line instead of skipping it.")
+def report(trace, output, backend, provider, model, as_of, unit, tokenizer, block_size, strict):
+    """Write an HTML report of TRACE's prompt-cache behaviour: per request a bar of cached / written /
+    uncached prompt tokens with the oracle's best, the session and the miss cause; click a request for
+    its first divergence. At the top: the hit rate, the cost with and without caching, the top causes.
+
+    The numbers are simulate's (the provider's cache, offline) unless --backend is given; then they
+    are verify's (a replay on a real prefix cache). The page loads nothing from the network.
+
+    Exit codes: 0 written, 2 a usage error, a trace with no usable request, an unusable backend or an
+    unwritable file.
+    """
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    if backend is None:
+        if block_size != 16 or tokenizer:
+            raise click.UsageError("--block-size and --tokenizer need --backend (a simulation uses the provider's "
+                                   "rules)")
+        data = _simulated(trace, strict, provider, model, as_of, unit, err)
+    else:
+        if provider or as_of or unit:
+            raise click.UsageError("--provider, --as-of and --unit are for a simulation; drop them with --backend")
+        data = _replayed(trace, strict, backend, model, tokenizer, block_size, err)
+    for note in data.notes:
+        err.print(f"note: {note}", markup=False)
+    save_report(data, output or Path(trace.stem + ".html"), err)
