@@ -126,18 +126,6 @@ def print_table(simulation: Simulation, console: Console) -> None:
         console.print(f"[dim]note: {note}[/dim]")
 
 
-def assumed_notes(simulation: Simulation) -> list[str]:
-    """One note per simulated model that uses values no source settles (``assumed`` in providers.toml)."""
-    notes = []
-    for profile in {r.model: r.profile for r in simulation.requests}.values():
-        if profile.assumed:
-            values = ", ".join(f"{name}={getattr(profile, name)!r}" if not isinstance(getattr(profile, name), tuple)
-                               else name for name in sorted(profile.assumed))
-            notes.append(f"assumed for {profile.model} (no source settles them; override with --rule or "
-                         f"--providers): {values}")
-    return notes
-
-
 def print_calibration(calibration: Calibration, console: Console) -> None:
     """``--check-usage``: simulated against recorded read / write per request, then the agreement summary."""
     columns = (Column("#"), Column("session", justify="left", text=True), Column("read sim"), Column("read rec"),
@@ -227,7 +215,6 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
             except ValueError as exc:
                 error = str(exc)
     warn_then_exit_on_error(caught, err, error)
-    simulation.notes.extend(assumed_notes(simulation))
     if html_path is not None:
         from promptcache.commands.report import save_report
         from promptcache.report import from_simulation

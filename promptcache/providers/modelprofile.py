@@ -129,4 +129,10 @@ class ModelProfile:
         return dataclasses.replace(self, input_usd_per_mtok=tier.input_usd_per_mtok,
                                    output_usd_per_mtok=tier.output_usd_per_mtok)
 
-
+    def assumed_note(self) -> str | None:
+        """A note naming the values of this profile that no source settles, or None when every value is sourced."""
+        if not self.assumed:
+            return None
+        values = ", ".join(name if isinstance(getattr(self, name), tuple) else f"{name}={getattr(self, name)!r}"
+                           for name in sorted(self.assumed))
+        return f"assumed for {self.model} (no source settles them; override with --rule or --providers): {values}"

@@ -415,7 +415,7 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
     encodings = sorted({res.render.encoding for _, _, res, _ in results if res.render is not None})
     expected = sorted({encoding_name_for_model(name) for name in models})
     approximate = any(is_approximate(name) for name in models) or encodings != expected
-    note_list = list(notes)
+    note_list = list(notes) + [n for n in dict.fromkeys(r.profile.assumed_note() for r in requests) if n]
     coverage = as_of_coverage(as_of)
     if coverage:
         note_list.append(coverage)
