@@ -97,9 +97,6 @@ class BreakpointOnVolatileBlock(LintRule):
     messages=[{"role": "user", "content": question}],
     ```
 
-    ## Fix safety
-    No fix is offered: where the stable prefix ends is the author's call.
-
     ## When it does not fire
     A marker on the last stable block; a marker on the newest message of a
     conversation that is sent again next turn (``[*history, new]``, or a
@@ -184,9 +181,6 @@ class TooManyBreakpoints(LintRule):
     messages[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
     ```
     and mark only the last one or two messages of the history, not every one.
-
-    ## Fix safety
-    No fix is offered.
 
     ## When it does not fire
     Markers under a condition (``if i >= len(history) - 2``); loops of a
@@ -287,9 +281,6 @@ class LargePrefixUncached(LintRule):
     ```
     or turn on automatic caching with ``cache_control={"type": "ephemeral"}``.
 
-    ## Fix safety
-    No fix is offered: the first request after adding a marker pays the write premium (1.25x).
-
     ## When it does not fire
     Text the code does not show (a file read at start-up, a template), which
     cannot be measured; a module that mentions ``cache_control`` anywhere
@@ -362,9 +353,6 @@ class BreakpointBelowMinimum(LintRule):
     ## Use instead
     Put the marker after enough stable content (tools, long instructions,
     documents), or drop it: a prefix this short costs little uncached.
-
-    ## Fix safety
-    No fix is offered.
 
     ## When it does not fire
     Any block up to the marker whose text the call does not spell out (a

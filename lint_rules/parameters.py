@@ -52,9 +52,6 @@ class ModelSwitchOnSharedHistory(OptionChurnRule):
     it), or send the escalated call a short new request (the question and
     the facts it needs) rather than the whole history.
 
-    ## Fix safety
-    No fix is offered: which model to keep is a product decision.
-
     ## When it does not fire
     One model per conversation (a constant, or one value chosen before the
     conversation loop); calls over different lists (a one-off summary request
@@ -117,9 +114,6 @@ class ToolChoiceChurn(OptionChurnRule):
     the first tool in the system prompt), or put the forced step in its own
     short request.
 
-    ## Fix safety
-    No fix is offered: it changes what the model may do.
-
     ## When it does not fire
     One constant ``tool_choice`` for every call; calls over different lists;
     values not known statically; a call in an ``except`` handler.
@@ -174,9 +168,6 @@ class ThinkingOrEffortChurn(OptionChurnRule):
     ## Use instead
     Choose the thinking / effort setting once per conversation and keep it;
     a budget that is unused on easy turns costs nothing.
-
-    ## Fix safety
-    No fix is offered: it changes how the model answers.
 
     ## When it does not fire
     One constant setting for every call of the conversation; calls over
@@ -234,9 +225,6 @@ class PerCallToolSet(OptionChurnRule):
     Send the same tool list on every call of a conversation and steer with
     the prompt (or ``tool_choice`` set once); to stop the model using a tool,
     say so in the messages, or return an error from the tool.
-
-    ## Fix safety
-    No fix is offered: which tools to keep is a product decision.
 
     ## When it does not fire
     One tool list for the conversation (a constant, or chosen before the
