@@ -269,12 +269,43 @@ class PerCallToolSet(OptionChurnRule):
         expr, scope = sink.kw(kw), sink.scope
         if isinstance(expr, cst.Name):
             found, bindings = self.flow.index.lookup(expr.value, scope)
-            if found is not self.flow.holder_of(scope) or len(bindings) != 1 or bindings[0].kind != "assign":
+            if found is not self.flow.holder_of(scope):
+                return []
+            changed = self._changed_per_call(sink, expr.value, [b for b in bindings if b.kind != "mutate"])
+            if changed is not None:
+                return ["without it", f"`{expr.value}` as changed by `{self.flow.code(changed)}`"]
+            if len(bindings) != 1 or bindings[0].kind != "assign":
                 return []
             expr = bindings[0].value
         if isinstance(expr, (cst.ListComp, cst.GeneratorExp)) and self._filtered_per_call(sink, expr):
             return [f"`{self.flow.code(expr.for_in.iter)}`", f"`{self.flow.code(expr)}`"]
         return []
+
+    def _changed_per_call(self, sink: Sink, name: str, assigns: list) -> cst.Call | None:
+        """A ``tools.append/extend/insert/remove/pop/clear(...)`` that makes the list differ between calls over
+        one history: in the loop holding the call on a list built before the loop, or under an ``if`` on
+        per-call data (in the loop: names bound in it; over a kept history: a parameter or local)."""
+        flow = self.flow
+        holder = flow.holder_of(sink.scope)
+        loop = in_loop(flow, sink.call)
+        if loop is None and not persistent(flow, sink):
+            return None
+        if len(assigns) != 1 or assigns[0].kind != "assign":
+            return None
+        for call, scope in flow.index.calls:
+            f = call.func
+            if not (isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.value.value == name
+                    and f.attr.value in _LIST_EDITS and flow.holder_of(scope) is holder):
+                continue
+            if loop is not None:
+                if not _within(flow, call, loop):
+                    continue
+                if not _within(flow, assigns[0].node, loop):
+                    return call  # built once, changed on every turn
+            test = _condition(flow, call)
+            if test is not None and _reads_per_call(flow, test, sink, loop):
+                return call
+        return None
 
     def _filtered_per_call(self, sink: Sink, comp: cst.ListComp | cst.GeneratorExp) -> bool:
         """A comprehension over a fixed tool list whose ``if`` reads per-call data (in a loop: a name bound in the
@@ -305,12 +336,45 @@ class PerCallToolSet(OptionChurnRule):
         _OPENAI + "from .tools import ALL\ndef agent(task, allowed):\n    tools = [t for t in ALL if t['function']['name'] in allowed]\n    messages = [{'role': 'user', 'content': task}]\n    for _ in range(5):\n        r = client.chat.completions.create(model='m', messages=messages, tools=tools)\n        messages.append(r.choices[0].message)\n",
         # A generic wrapper passes tools through.
         _OPENAI + "def call(messages, tools=None):\n    return client.chat.completions.create(model='m', messages=messages, tools=tools)\n",
+        # Tools per user, on a history that lives for one call: one tool list per conversation.
+        _CLAUDE + "from .tools import BASE, ADMIN\ndef ask(user, q):\n    tools = list(BASE)\n    if user.is_admin:\n        tools.append(ADMIN)\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=[{'role': 'user', 'content': q}])\n",
+        # Rebuilt the same way on every turn of the loop.
+        _CLAUDE + "from .tools import BASE, EXTRA\ndef run(messages):\n    for _ in range(5):\n        tools = list(BASE)\n        tools.extend(EXTRA)\n        r = client.messages.create(model='m', max_tokens=9, tools=tools, messages=messages)\n        messages.append({'role': 'assistant', 'content': r.content})\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "from .tools import TOOLS\ndef run(messages):\n    r = client.messages.create(model='m', max_tokens=9, tools=TOOLS, messages=messages)\n    messages.append({'role': 'assistant', 'content': r.content})\n    return client.messages.create(model='m', max_tokens=9, messages=messages)\n", line=7),
         Invalid(_CLAUDE + "from .tools import ALL\ndef run(messages, plan):\n    for step in plan:\n        tools = [t for t in ALL if t['name'] in step.allowed]\n        r = client.messages.create(model='m', max_tokens=9, tools=tools, messages=messages)\n        messages.append({'role': 'assistant', 'content': r.content})\n", line=7),
+        # A tool added on a later turn of the loop.
+        Invalid(_CLAUDE + "from .tools import BASE, FINISH\ndef run(messages):\n    tools = list(BASE)\n    for step in range(8):\n        if step == 5:\n            tools.append(FINISH)\n        r = client.messages.create(model='m', max_tokens=9, tools=tools, messages=messages)\n        messages.append({'role': 'assistant', 'content': r.content})\n", line=9),
+        # A tool removed once used, over a kept history.
+        Invalid(_CLAUDE + "from .tools import BASE\nclass Bot:\n    def __init__(self):\n        self.history = []\n    def ask(self, q, used):\n        tools = list(BASE)\n        if used:\n            tools.remove(used)\n        self.history.append({'role': 'user', 'content': q})\n        return client.messages.create(model='m', max_tokens=9, tools=tools, messages=self.history)\n", line=12),
         Invalid(_OPENAI + "from .tools import ALL, FINISH\ndef agent(task):\n    messages = [{'role': 'user', 'content': task}]\n    for step in range(8):\n        r = client.chat.completions.create(model='m', messages=messages, tools=[FINISH] if step == 7 else ALL)\n        messages.append(r.choices[0].message)\n", line=7),
     ]
+
+
+_LIST_EDITS = ("append", "extend", "insert", "remove", "pop", "clear")
+
+
+def _condition(flow, node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The test of the innermost ``if`` of its function that ``node`` runs under, or None."""
+    child = node
+    for anc in flow.facts.ancestors(node):
+        if isinstance(anc, (cst.If, cst.IfExp)) and child is not anc.test:
+            return anc.test
+        if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+            return None
+        child = anc
+    return None
+
+
+def _reads_per_call(flow, test: cst.CSTNode, sink: Sink, loop: cst.CSTNode | None) -> bool:
+    """``test`` reads a name of the function holding ``sink`` (in a loop: one bound in the loop)."""
+    holder = flow.holder_of(sink.scope)
+    for n in descendants(test, cst.Name):
+        found, bindings = flow.index.lookup(n.value, sink.scope)
+        if found is holder and (loop is None or any(_within(flow, b.node, loop) for b in bindings)):
+            return True
+    return False
 
 
 def _within(flow, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
