@@ -76,6 +76,8 @@ class ModelSwitchOnSharedHistory(OptionChurnRule):
         _OPENAI + "def chat(first, replies):\n    model = 'gpt-5' if len(first) > 500 else 'gpt-5-mini'\n    messages = [{'role': 'user', 'content': first}]\n    for reply in replies:\n        r = client.chat.completions.create(model=model, messages=messages)\n        messages.append({'role': 'user', 'content': reply})\n",
         # A fallback on error is not a switch on the normal path.
         _CLAUDE + "def ask(history):\n    try:\n        return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, messages=history)\n    except anthropic.APIStatusError:\n        return client.messages.create(model='claude-haiku-4-5', max_tokens=9, messages=history)\n",
+        # A per-process choice of provider (a self attribute), not a per-call one.
+        _CLAUDE + "class Bot:\n    def ask(self, history, q):\n        history.append({'role': 'user', 'content': q})\n        if self.fast:\n            return client.messages.create(model='claude-haiku-4-5', max_tokens=9, messages=history)\n        else:\n            return client.messages.create(model='claude-opus-4-1', max_tokens=9, messages=history)\n",
         # Fresh history per call, one branch runs: one model per conversation.
         _CLAUDE + "def ask(q, hard):\n    messages = [{'role': 'user', 'content': q}]\n    if hard:\n        return client.messages.create(model='claude-opus-4-1', max_tokens=9, messages=messages)\n    else:\n        return client.messages.create(model='claude-haiku-4-5', max_tokens=9, messages=messages)\n",
     ]
@@ -321,7 +323,7 @@ class PerCallToolSet(OptionChurnRule):
         holder = self.flow.holder_of(sink.scope)
         for cond in comp.for_in.ifs:
             for n in descendants(cond.test, cst.Name):
-                if n.value in own:
+                if n.value in own or (holder is not None and n.value == holder.self_name):
                     continue
                 found, bindings = self.flow.index.lookup(n.value, sink.scope)
                 if found is holder and (loop is None or any(_within(self.flow, b.node, loop) for b in bindings)):
@@ -372,6 +374,8 @@ def _reads_per_call(flow, test: cst.CSTNode, sink: Sink, loop: cst.CSTNode | Non
     holder = flow.holder_of(sink.scope)
     for n in descendants(test, cst.Name):
         found, bindings = flow.index.lookup(n.value, sink.scope)
+        if holder is not None and n.value == holder.self_name:
+            continue  # `self.x`: set once per object, not per call
         if found is holder and (loop is None or any(_within(flow, b.node, loop) for b in bindings)):
             return True
     return False

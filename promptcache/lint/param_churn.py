@@ -12,9 +12,10 @@ Facts this module gives the rules (each rule decides what is its finding):
 - :func:`shared_pairs`: pairs of sinks in one function that send the same
   history (lint-rules.md, "Shared history": their ``messages=`` / ``input=``
   resolve to the same binding) and can both run over it: one after the other,
-  in a loop, or in two branches when the history outlives the call (a
-  ``self`` attribute, or a parameter the function appends to). A call in an
-  ``except`` handler (a fallback on error) is not paired.
+  in a loop, or in two branches of an ``if`` on per-call data when the history
+  outlives the call (a ``self`` attribute, or a parameter the function
+  appends to). A call in an ``except`` handler (a fallback on error) and two
+  calls of different APIs (another provider is another cache) are not paired.
 - :func:`value_key`: a comparable key for an option's value when it is a
   literal or a name bound once to one (``None`` when not known: unknown
   values are never compared).
@@ -101,14 +102,16 @@ def persistent(flow: FlowAnalysis, sink: Sink) -> bool:
     return False
 
 
-def _exclusive(flow: FlowAnalysis, a: cst.CSTNode, b: cst.CSTNode) -> bool:
-    """True when ``a`` and ``b`` sit in different branches of one ``if`` (only one runs per call)."""
+def _branching(flow: FlowAnalysis, a: cst.CSTNode, b: cst.CSTNode) -> cst.If | None:
+    """The ``if`` whose two branches hold ``a`` and ``b`` (only one of them runs per call), or None."""
     chain_a = {id(x): child for child, x in _pairs(flow, a)}
     for child, anc in _pairs(flow, b):
         if id(anc) in chain_a and isinstance(anc, cst.If):
             other = chain_a[id(anc)]
-            return {id(other), id(child)} == {id(anc.body), id(anc.orelse)} if anc.orelse is not None else False
-    return False
+            if anc.orelse is not None and {id(other), id(child)} == {id(anc.body), id(anc.orelse)}:
+                return anc
+            return None
+    return None
 
 
 def _pairs(flow: FlowAnalysis, node: cst.CSTNode):
@@ -131,11 +134,13 @@ def shared_pairs(flow: FlowAnalysis) -> list[Pair]:
         refs = {id(s): _refs(flow, s) for s in sinks}
         for i, later in enumerate(sinks):
             for earlier in sinks[:i]:
-                if not (refs[id(earlier)] & refs[id(later)]):
-                    continue
-                if _exclusive(flow, earlier.call, later.call) and not (
-                        persistent(flow, later) or in_loop(flow, later.call) or in_loop(flow, earlier.call)):
-                    continue
+                if earlier.api != later.api or not (refs[id(earlier)] & refs[id(later)]):
+                    continue  # another provider is another cache anyway (a per-deployment choice)
+                branch = _branching(flow, earlier.call, later.call)
+                if branch is not None and not (
+                        (persistent(flow, later) or in_loop(flow, later.call) or in_loop(flow, earlier.call))
+                        and _per_call_names(flow, branch.test, later.scope, None)):
+                    continue  # one branch runs per conversation, or the choice is per process (self.x, a constant)
                 out.append(Pair(earlier, later, _history_name(flow, later)))
                 break
     return out
@@ -183,8 +188,8 @@ def _per_call_names(flow: FlowAnalysis, test: cst.CSTNode, scope: Scope, loop: c
     holder = flow.holder_of(scope)
     for n in descendants(test, cst.Name):
         found, bindings = flow.index.lookup(n.value, scope)
-        if found is None or found.kind != "function" or found is not holder:
-            continue
+        if found is None or found.kind != "function" or found is not holder or n.value == holder.self_name:
+            continue  # `self.fast`: set once per object, not per call
         if loop is None or any(_inside(flow, b.node, loop) for b in bindings):
             return True
     return False
