@@ -26,7 +26,7 @@ from promptcache.providers import UnknownModelWarning, known_models, model_profi
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _MARK = "'cache_control': {'type': 'ephemeral'}"
 _APIS = ("anthropic", "litellm")
-_LONG = "X" * 4400  # about 1,100 tokens at 4 characters a token: above the 1,024 minimum of claude-sonnet-4-5
+
 
 
 @functools.lru_cache(maxsize=None)
@@ -35,6 +35,20 @@ def _smallest_minimum() -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnknownModelWarning)
         return min(model_profile("anthropic", m).min_cacheable_tokens for m in known_models("anthropic"))
+
+
+def _extreme_models() -> tuple[str, str, int]:
+    """The Claude models with the smallest and the largest minimum, and the smallest (for the cases below, so they
+    follow the providers data)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnknownModelWarning)
+        mins = {m: model_profile("anthropic", m).min_cacheable_tokens for m in known_models("anthropic")}
+    small, big = min(mins, key=mins.__getitem__), max(mins, key=mins.__getitem__)
+    return small, big, mins[small]
+
+
+_SMALL, _BIG, _SMALL_MIN = _extreme_models()
+_LONG = "X" * (M.CHARS_PER_TOKEN * _SMALL_MIN + 400)  # just above the smallest minimum, far below the largest
 
 
 def minimum(flow, sink) -> tuple[int, str]:
@@ -258,10 +272,9 @@ class LargePrefixUncached(LintRule):
     text alone reaches the model's minimum cacheable length. "Large" is
     that minimum, read per model from the providers data
     (``promptcache/data/providers.toml`` through
-    ``promptcache.providers.model_profile``; 1,024 tokens for
-    claude-sonnet-4-5, 4,096 for claude-haiku-4-5 as of 2026-11-29) for a
-    literal ``model=``, else the smallest minimum of any Claude model, with
-    text measured at about 4 characters a token.
+    ``promptcache.providers.model_profile``) for a literal ``model=``, else
+    the smallest minimum of any Claude model, with text measured at about 4
+    characters a token.
 
     ## Why is this bad?
     Anthropic caches only at breakpoints. Without one, a prefix that never
@@ -313,18 +326,18 @@ class LargePrefixUncached(LintRule):
                 self.report(sink.call, self.message.format(tokens=tokens, minimum=least, model=model))
 
     VALID = [
-        _CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9,\n        system=[{{'type': 'text', 'text': POLICY, {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n",
+        _CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q):\n    return client.messages.create(model='{_SMALL}', max_tokens=9,\n        system=[{{'type': 'text', 'text': POLICY, {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n",
         # Automatic caching.
-        _CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, system=POLICY,\n        cache_control={{'type': 'ephemeral'}}, messages=[{{'role': 'user', 'content': q}}])\n",
-        # Below the 4,096-token minimum of claude-haiku-4-5.
-        _CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q):\n    return client.messages.create(model='claude-haiku-4-5', max_tokens=9, system=POLICY, messages=[{{'role': 'user', 'content': q}}])\n",
+        _CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q):\n    return client.messages.create(model='{_SMALL}', max_tokens=9, system=POLICY,\n        cache_control={{'type': 'ephemeral'}}, messages=[{{'role': 'user', 'content': q}}])\n",
+        # Below the minimum of the Claude model with the largest one.
+        _CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q):\n    return client.messages.create(model='{_BIG}', max_tokens=9, system=POLICY, messages=[{{'role': 'user', 'content': q}}])\n",
         # Read from a file: not measured.
         _CLAUDE + "POLICY = open('policy.md').read()\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, system=POLICY, messages=[{'role': 'user', 'content': q}])\n",
     ]
     INVALID = [
-        Invalid(_CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, system=POLICY, messages=[{{'role': 'user', 'content': q}}])\n", line=5),
+        Invalid(_CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q):\n    return client.messages.create(model='{_SMALL}', max_tokens=9, system=POLICY, messages=[{{'role': 'user', 'content': q}}])\n", line=5),
         Invalid(_CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q, model):\n    return client.messages.create(model=model, max_tokens=9, system=[{{'type': 'text', 'text': POLICY}}], messages=[{{'role': 'user', 'content': q}}])\n", line=5),
-        Invalid(_CLAUDE + f"A = '{_LONG[:2200]}'\nB = '{_LONG[:2200]}'\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, system=[{{'type': 'text', 'text': A}}, {{'type': 'text', 'text': B}}], messages=[{{'role': 'user', 'content': q}}])\n", line=6),
+        Invalid(_CLAUDE + f"A = '{_LONG[:len(_LONG) // 2]}'\nB = '{_LONG[len(_LONG) // 2:]}'\ndef ask(q):\n    return client.messages.create(model='{_SMALL}', max_tokens=9, system=[{{'type': 'text', 'text': A}}, {{'type': 'text', 'text': B}}], messages=[{{'role': 'user', 'content': q}}])\n", line=6),
     ]
 
 
@@ -392,12 +405,12 @@ class BreakpointBelowMinimum(LintRule):
     VALID = [
         # The text is a constant: not measured.
         _CLAUDE + f"PROMPT = 'You help.'\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9,\n        system=[{{'type': 'text', 'text': PROMPT, {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n",
-        _CLAUDE + f"def ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9,\n        system=[{{'type': 'text', 'text': '{_LONG}', {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n",
+        _CLAUDE + f"def ask(q):\n    return client.messages.create(model='{_SMALL}', max_tokens=9,\n        system=[{{'type': 'text', 'text': '{_LONG}', {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n",
         # Tools from elsewhere come first: their size is not known.
         _CLAUDE + f"from .tools import TOOLS\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, tools=TOOLS,\n        system=[{{'type': 'text', 'text': 'You help.', {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + f"def ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9,\n        system=[{{'type': 'text', 'text': 'You are a helpful assistant.', {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n", line=5),
         Invalid(_CLAUDE + f"def ask(q, model):\n    return client.messages.create(model=model, max_tokens=9,\n        system=[{{'type': 'text', 'text': 'Answer in French.', {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n", line=5),
-        Invalid(_CLAUDE + f"def ask(q):\n    return client.messages.create(model='claude-haiku-4-5', max_tokens=9,\n        system=[{{'type': 'text', 'text': '{_LONG}', {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n", line=5),
+        Invalid(_CLAUDE + f"def ask(q):\n    return client.messages.create(model='{_BIG}', max_tokens=9,\n        system=[{{'type': 'text', 'text': '{_LONG}', {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n", line=5),
     ]
