@@ -3,10 +3,12 @@
 A call is a sink when its callee ends in ``.messages.create|stream``
 (Anthropic, ``beta.messages`` included, ``count_tokens`` not),
 ``.chat.completions.create|parse|stream`` or ``.responses.create|parse|stream``
-(OpenAI), is ``litellm.completion|acompletion``, or matches an ``extra-sinks``
+(OpenAI), ``.models.generate_content|generate_content_stream`` (Gemini,
+``google.genai``; its ``contents=`` is the conversation), is
+``litellm.completion|acompletion``, or matches an ``extra-sinks``
 entry from the config, AND it passes at least one of ``model=``,
-``messages=``, ``system=``, ``instructions=``, ``input=``, ``tools=``: a
-Twilio ``client.messages.create(to=..., body=...)`` is not a sink.
+``messages=``, ``system=``, ``instructions=``, ``input=``, ``tools=``,
+``contents=``: a Twilio ``client.messages.create(to=..., body=...)`` is not a sink.
 
 promptcache's own ``PromptBuilder(...).history(conversation)`` is a
 conversation sink (api ``promptcache``): the list or ``Conversation`` it is
@@ -27,14 +29,14 @@ from promptcache.lint.index import ModuleIndex, Scope
 from promptcache.lint.sdk_builder import builder_root, history_argument
 from promptcache.lint.walk import iter_children
 
-SINK_KEYWORDS = frozenset({"model", "messages", "system", "instructions", "input", "tools"})
+SINK_KEYWORDS = frozenset({"model", "messages", "system", "instructions", "input", "tools", "contents"})
 _LITELLM = frozenset({"litellm.completion", "litellm.acompletion"})
 PROMPTCACHE = "promptcache"  # the api of a ``PromptBuilder.history(...)`` conversation sink
 
 
 @dataclass(eq=False)
 class Sink:
-    """One LLM request call. ``api`` is anthropic, openai_chat, openai_responses, litellm, extra, or
+    """One LLM request call. ``api`` is anthropic, openai_chat, openai_responses, gemini, litellm, extra, or
     promptcache (``PromptBuilder.history(...)``: it carries the conversation, not the request options)."""
 
     call: cst.Call
@@ -50,11 +52,11 @@ class Sink:
 
     def conversation(self) -> list[tuple[str, cst.BaseExpression]]:
         """``(label, expression)`` for what the call sends as the conversation: ``messages=`` and
-        ``input=`` of a provider call (0, 1 or 2 pairs), or the argument of ``PromptBuilder.history()``."""
+        ``input=`` of a provider call (0, 1 or 2 pairs; ``contents=`` for Gemini), or the argument of ``PromptBuilder.history()``."""
         if self.api == PROMPTCACHE:
             arg = history_argument(self.call)
             return [("PromptBuilder.history()", arg)] if arg is not None else []
-        return [(f"{kw}=", value) for kw in ("messages", "input") if (value := self.kw(kw)) is not None]
+        return [(f"{kw}=", value) for kw in ("messages", "input", "contents") if (value := self.kw(kw)) is not None]
 
     @property
     def is_request(self) -> bool:
@@ -105,6 +107,8 @@ class SinkFinder:
             return "openai_chat"
         if len(path) >= 3 and path[-2] == "responses" and path[-1] in ("create", "parse", "stream"):
             return "openai_responses"
+        if len(path) >= 3 and path[-2] == "models" and path[-1] in ("generate_content", "generate_content_stream"):
+            return "gemini"
         if path and path[-1] == "history" and isinstance(call.func, cst.Attribute) and builder_root(self.index, call.func.value, scope) is not None:
             return PROMPTCACHE
         qualified = self.index.qualified(call.func, scope)

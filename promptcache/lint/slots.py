@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint.framework_slots import framework_slots
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -169,6 +170,7 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
                 for arg in call.args:
                     if arg.keyword is not None and arg.keyword.value in _AGENT_KEYWORDS:
                         c.add("system", arg.value, scope, f"{arg.keyword.value}=")
+        framework_slots(flow, c.add, _agent_call)  # pydantic-ai decorators, callable instructions, Gemini
         c.named(flow.is_prompt_name, lambda value: "constant")
     for call, scope, method in flow.builder_calls:
         if method != "tools":

@@ -18,7 +18,7 @@ import pytest
 from promptcache.lint.config import LintConfig
 from promptcache.lint.runner import lint_paths
 
-IMPLEMENTED = {f"PC{n}" for n in (*range(101, 106), *range(201, 205), *range(301, 306), *range(401, 407))}
+IMPLEMENTED = {f"PC{n}" for n in (*range(101, 106), *range(201, 205), *range(301, 307), *range(401, 407), *range(501, 504), *range(601, 605))}
 _EXPECT = re.compile(r"^# expect: (clean|PC\d{3}(, PC\d{3})*)$")
 _MARKER = re.compile(r"#\s*<-\s*(PC\d{3}(\s*,\s*PC\d{3})*)\s*$")
 

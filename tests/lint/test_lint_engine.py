@@ -122,7 +122,7 @@ def test_summary_and_verbose_report_parsed_and_skipped(write_tree, run_cli):
     root = write_tree({"a.py": VOLATILE, "b.py": "print('hi')\n"})
     _, out, err = run_cli("lint", root, "-v")
     assert "Checked 2 files" in out and "parsed 1, skipped 1 by the pre-filter" in out
-    assert "parsed: " in err and err.strip().endswith("1 parsed, 1 skipped by the pre-filter, 22 rules")  # 22: PC900 (issue 12)
+    assert "parsed: " in err and err.strip().endswith("1 parsed, 1 skipped by the pre-filter, 30 rules")  # 30: PC306, PC5xx, PC6xx (issue 11)
 
 
 def test_gitignore_and_exclude_are_honoured(write_tree, run_cli):

@@ -86,7 +86,7 @@ def test_sarif_validates_against_the_official_schema(mixed, run_cli):
     jsonschema.Draft4Validator(SCHEMA).validate(log)
     run = log["runs"][0]
     rules = run["tool"]["driver"]["rules"]
-    assert [r["id"] for r in rules][:3] == ["PC101", "PC102", "PC103"] and len(rules) == 22  # 22: PC900 (issue 12)
+    assert [r["id"] for r in rules][:3] == ["PC101", "PC102", "PC103"] and len(rules) == 30  # 30: PC306, PC5xx, PC6xx (issue 11)
     pc101 = next(r for r in rules if r["id"] == "PC101")
     assert pc101["defaultConfiguration"]["level"] == "error" and pc101["helpUri"].endswith("/PC101.md")
     assert pc101["shortDescription"]["text"].startswith("Finds a volatile value")

@@ -1,0 +1,295 @@
+"""Request options that change between calls over one conversation (PC306, PC501-PC503).
+
+Anthropic hashes the tools into the whole prefix and ``tool_choice`` and the
+thinking settings into the message blocks (provider-cache-rules.md,
+"Invalidation levels"); a cache entry is also per model. So two requests that
+send the same history with a different ``model=`` / ``tools=`` /
+``tool_choice=`` / ``thinking=`` share nothing past the point that option
+invalidates, however equal their messages are.
+
+Facts this module gives the rules (each rule decides what is its finding):
+
+- :func:`shared_pairs`: pairs of sinks in one function that send the same
+  history (lint-rules.md, "Shared history": their ``messages=`` / ``input=``
+  resolve to the same binding) and can both run over it: one after the other,
+  in a loop, or in two branches of an ``if`` on per-call data when the history
+  outlives the call (a ``self`` attribute, or a parameter the function
+  appends to). A call in an ``except`` handler (a fallback on error) and two
+  calls of different APIs (another provider is another cache) are not paired.
+- :func:`value_key`: a comparable key for an option's value when it is a
+  literal or a name bound once to one (``None`` when not known: unknown
+  values are never compared).
+- :func:`varying`: the values one call site takes on different calls over one
+  history (a conditional on per-call data, a name rebound to different
+  literals in the loop that holds the call).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from promptcache.lint.index import Scope
+from promptcache.lint.rule import LintRule
+from promptcache.lint.walk import descendants
+
+if TYPE_CHECKING:  # pragma: no cover
+    from promptcache.lint.dataflow import FlowAnalysis
+    from promptcache.lint.sinks import Sink
+
+ABSENT = "<absent>"
+_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Dict, cst.List, cst.Tuple, cst.Name,
+             cst.UnaryOperation)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two sinks of one function that send the same ``history`` (source text); ``later`` comes second in the file."""
+
+    earlier: Sink
+    later: Sink
+    history: str
+
+
+def _refs(flow: FlowAnalysis, sink: Sink) -> set:
+    out: set = set()
+    for _, expr in sink.conversation():
+        out |= flow.turns.list_refs(expr, sink.scope)
+    return out
+
+
+def _history_name(flow: FlowAnalysis, sink: Sink) -> str:
+    conv = sink.conversation()
+    return flow.code(conv[0][1]) if conv else "the history"
+
+
+def in_handler(flow: FlowAnalysis, node: cst.CSTNode) -> bool:
+    """True inside an ``except`` handler of its function (a fallback path)."""
+    for anc in flow.facts.ancestors(node):
+        if isinstance(anc, cst.ExceptHandler):
+            return True
+        if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+            return False
+    return False
+
+
+def in_loop(flow: FlowAnalysis, node: cst.CSTNode) -> cst.CSTNode | None:
+    """The innermost ``for`` / ``while`` of its own function holding ``node``, or None."""
+    for anc in flow.facts.ancestors(node):
+        if isinstance(anc, (cst.For, cst.While)):
+            return anc
+        if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+            return None
+    return None
+
+
+def persistent(flow: FlowAnalysis, sink: Sink) -> bool:
+    """True when the history ``sink`` sends outlives one call of its function: a ``self`` attribute,
+    or a parameter of the function that the function appends to (the caller keeps the conversation)."""
+    holder = flow.holder_of(sink.scope)
+    for _, expr in sink.conversation():
+        for ref in flow.turns.list_refs(expr, sink.scope):
+            kind, owner, name = ref
+            if kind == "a":
+                return True
+            if holder is not None and owner == id(holder) and name in holder.params:
+                if any(b.kind == "mutate" for b in holder.bindings.get(name, [])):
+                    return True
+    return False
+
+
+def _branching(flow: FlowAnalysis, a: cst.CSTNode, b: cst.CSTNode) -> cst.If | None:
+    """The ``if`` whose two branches hold ``a`` and ``b`` (only one of them runs per call), or None."""
+    chain_a = {id(x): child for child, x in _pairs(flow, a)}
+    for child, anc in _pairs(flow, b):
+        if id(anc) in chain_a and isinstance(anc, cst.If):
+            other = chain_a[id(anc)]
+            if anc.orelse is not None and {id(other), id(child)} == {id(anc.body), id(anc.orelse)}:
+                return anc
+            return None
+    return None
+
+
+def _pairs(flow: FlowAnalysis, node: cst.CSTNode):
+    child = node
+    for anc in flow.facts.ancestors(node):
+        yield child, anc
+        child = anc
+
+
+def shared_pairs(flow: FlowAnalysis) -> list[Pair]:
+    """Every pair of request sinks of one function that send the same history and can both run over it."""
+    by_holder: dict[int, list[Sink]] = {}
+    for sink in flow.sinks.all():
+        holder = flow.holder_of(sink.scope)
+        if sink.is_request and holder is not None and not in_handler(flow, sink.call):
+            by_holder.setdefault(id(holder), []).append(sink)
+    out = []
+    for sinks in by_holder.values():
+        sinks.sort(key=lambda s: flow.facts.order.get(s.call, 0))
+        refs = {id(s): _refs(flow, s) for s in sinks}
+        for i, later in enumerate(sinks):
+            for earlier in sinks[:i]:
+                if earlier.api != later.api or not (refs[id(earlier)] & refs[id(later)]):
+                    continue  # another provider is another cache anyway (a per-deployment choice)
+                branch = _branching(flow, earlier.call, later.call)
+                if branch is not None and not (
+                        (persistent(flow, later) or in_loop(flow, later.call) or in_loop(flow, earlier.call))
+                        and _per_call_names(flow, branch.test, later.scope, None)):
+                    continue  # one branch runs per conversation, or the choice is per process (self.x, a constant)
+                out.append(Pair(earlier, later, _history_name(flow, later)))
+                break
+    return out
+
+
+def _literal(flow: FlowAnalysis, node: cst.BaseExpression):
+    try:
+        return ast.literal_eval(flow.code(node).strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return ABSENT
+
+
+def resolve(flow: FlowAnalysis, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> tuple[cst.BaseExpression, Scope] | None:
+    """The literal ``expr`` is, or that the name or ``self.attr`` it reads is bound to once; None when not known."""
+    if depth > 4:
+        return None
+    if isinstance(expr, cst.Name) and expr.value not in ("None", "True", "False"):
+        bindings = flow.index.lookup(expr.value, scope)[1]
+    elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        cls = flow.index.class_of_receiver(expr.value, scope)
+        bindings = cls.attrs.get(expr.attr.value, []) if cls is not None else []
+        if not bindings:
+            return None
+    else:
+        return (expr, scope) if isinstance(expr, _LITERALS) and _literal(flow, expr) is not ABSENT else None
+    if len(bindings) != 1 or bindings[0].kind != "assign":
+        return None
+    return resolve(flow, bindings[0].value, bindings[0].scope, depth + 1)
+
+
+def value_key(flow: FlowAnalysis, expr: cst.BaseExpression | None, scope: Scope) -> str | None:
+    """A comparable key for an option value: :data:`ABSENT` when not passed, the canonical JSON of its
+    literal value (through names bound once), or None when the value is not known statically."""
+    if expr is None:
+        return ABSENT
+    found = resolve(flow, expr, scope)
+    if found is None:
+        return None
+    return json.dumps(_literal(flow, found[0]), sort_keys=True, default=repr)
+
+
+def _per_call_names(flow: FlowAnalysis, test: cst.CSTNode, scope: Scope, loop: cst.CSTNode | None) -> bool:
+    """True when ``test`` reads a name that can differ between calls over one history: inside a loop, a name
+    bound in the loop; otherwise a parameter or local of the function (not a module or class constant)."""
+    holder = flow.holder_of(scope)
+    for n in descendants(test, cst.Name):
+        found, bindings = flow.index.lookup(n.value, scope)
+        if found is None or found.kind != "function" or found is not holder or n.value == holder.self_name:
+            continue  # `self.fast`: set once per object, not per call
+        if loop is None or any(_inside(flow, b.node, loop) for b in bindings):
+            return True
+    return False
+
+
+def _inside(flow: FlowAnalysis, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
+    return node is outer or any(anc is outer for anc in flow.facts.ancestors(node))
+
+
+def varying(flow: FlowAnalysis, sink: Sink, expr: cst.BaseExpression | None, key=None) -> list[str]:
+    """The distinct known values one call site sends over one history on different calls (empty: one value,
+    or not known). Needs a history that outlives the call (the sink in a loop, or :func:`persistent`), and
+    a value that is a conditional on per-call data, or a local rebound to different literals (in the loop).
+    ``key(expr, scope)`` gives the comparable value (default :func:`value_key`)."""
+    if expr is None:
+        return []
+    loop = in_loop(flow, sink.call)
+    if loop is None and not persistent(flow, sink):
+        return []
+    scope = sink.scope
+    candidates: list[tuple[cst.BaseExpression, Scope]] = []
+    if isinstance(expr, cst.Name):
+        found, bindings = flow.index.lookup(expr.value, scope)
+        if found is None or found is not flow.holder_of(scope) or any(b.kind != "assign" for b in bindings):
+            return []
+        if len(bindings) == 1:
+            expr, scope = bindings[0].value, bindings[0].scope
+        else:
+            if loop is not None and not any(_inside(flow, b.node, loop) for b in bindings):
+                return []
+            candidates = [(b.value, b.scope) for b in bindings]
+    if isinstance(expr, cst.IfExp):
+        if not _per_call_names(flow, expr.test, scope, loop):
+            return []
+        candidates = [(expr.body, scope), (expr.orelse, scope)]
+    key = key or (lambda e, s: value_key(flow, e, s))
+    keys = [key(e, s) for e, s in candidates]
+    if not keys or any(k is None for k in keys):
+        return []
+    distinct = list(dict.fromkeys(keys))
+    return distinct if len(distinct) > 1 else []
+
+
+def keyword_node(sink: Sink, name: str) -> cst.CSTNode:
+    """Where to report an option of ``sink``: its value, else the call."""
+    value = sink.kw(name)
+    return value if value is not None else sink.call
+
+
+def shown(key: str) -> str:
+    """A key as the message shows it."""
+    return "not passed" if key == ABSENT else key
+
+
+class OptionChurnRule(LintRule):
+    """Shared driver of PC306 / PC501-PC503: one option (of ``keywords``) of two calls over one history, or of
+    one call on different calls, differs. ``key(kw, expr, scope)`` gives the comparable value (None: unknown)."""
+
+    keywords: tuple[str, ...] = ()
+    #: keyword -> the value keys that mean what leaving the keyword out means (the provider default).
+    defaults: dict[str, tuple[str, ...]] = {}
+    default_name: dict[str, str] = {}
+    message = ""
+
+    def key(self, kw: str, expr: cst.BaseExpression | None, scope: Scope) -> str | None:
+        found = value_key(self.flow, expr, scope)
+        if kw in self.defaults and (found == ABSENT or found in self.defaults[kw]):
+            return self.default_name[kw]
+        return None if found == ABSENT else found
+
+    def single_site(self, sink: Sink, kw: str) -> list[str]:
+        """The values one call site takes on different calls (:func:`varying`)."""
+        return varying(self.flow, sink, sink.kw(kw), lambda e, s: self.key(kw, e, s))
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if not self.flow.is_llm_file:
+            return
+        flow = self.flow
+        reported: set[int] = set()
+        for pair in shared_pairs(flow):
+            for kw in self.keywords:
+                a = self.key(kw, pair.earlier.kw(kw), pair.earlier.scope)
+                b = self.key(kw, pair.later.kw(kw), pair.later.scope)
+                if a is not None and b is not None and a != b:
+                    at = keyword_node(pair.later, kw)
+                    reported.add(id(pair.later.call))
+                    self.report(at, self.message.format(kw=kw, history=pair.history, here=shown(b), there=shown(a),
+                                                        how="in an earlier call"))
+                    break
+        for sink in flow.sinks.all():
+            if not sink.is_request or id(sink.call) in reported:
+                continue
+            for kw in self.keywords:
+                values = self.single_site(sink, kw)
+                if values:
+                    history = _history_name(flow, sink)
+                    self.report(keyword_node(sink, kw), self.message.format(
+                        kw=kw, history=history, here=shown(values[-1]), there=shown(values[0]),
+                        how="on other calls"))
+                    break
+
+
+__all__ = ["ABSENT", "OptionChurnRule", "Pair", "in_loop", "keyword_node", "persistent", "shared_pairs", "shown", "value_key", "varying"]
