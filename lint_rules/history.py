@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import FlowRule, Invalid, LintRule
 
@@ -137,6 +138,12 @@ class SummaryBeforeHistory(FlowRule):
         "a conversation summary (`{detail}`) reaches {slot}, ahead of the retained history: each refresh "
         "invalidates the cached conversation after it; append the summary as a new message instead"
     )
+
+    def findings(self, flow) -> list:
+        """A summary source on a value in the system prompt, unless PC101, PC303 or PC304 reports the value."""
+        if flow.area != "system" or not flow.has(S.SUMMARY) or flow.has(S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON):
+            return []
+        return [self.issue(flow, detail=flow.of(S.SUMMARY)[0].detail)]
 
     def leave_Module(self, node: cst.Module) -> None:
         super().leave_Module(node)

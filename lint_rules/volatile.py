@@ -7,6 +7,7 @@ the tools or before a cache breakpoint makes every request a miss.
 
 from __future__ import annotations
 
+from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import FlowRule, Invalid
 
@@ -60,6 +61,13 @@ class VolatileInSystemPrompt(FlowRule):
         "{sources} {reach} {slot}: the prompt prefix changes on every request, so provider caches "
         "(exact-prefix matching) never hit; move the {value} into the final user message"
     )
+
+    def findings(self, flow) -> list:
+        """A volatile source on a value that reaches the system prompt (identities on it are named too)."""
+        if flow.area != "system" or not flow.has(S.VOLATILE):
+            return []
+        return [self.issue(flow, detail=flow.of(S.VOLATILE)[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
+
     VALID = [
         # Issue 11, from real code (pydantic-ai): a clock passed as a sibling keyword (`timestamp=`) of an object
         # is not in its `.instructions`; a filesystem helper is not a system-prompt builder.
@@ -134,6 +142,20 @@ class PerRequestDataInSystemPrompt(FlowRule):
         "{sources} {reach} {slot}: each user or call gets its own copy of an otherwise identical prefix "
         "and its own cache entry; put per-request data in the final user message"
     )
+
+    def findings(self, flow) -> list:
+        """An identity, or a parameter that differs between calls, in the system prompt; a value that is also
+        volatile, shuffled, unsorted JSON or a summary is reported by that rule (PC101, PC303, PC304, PC202)."""
+        if flow.area != "system" or flow.has(S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON, S.SUMMARY):
+            return []
+        params = flow.per_request_params()
+        if flow.has(S.IDENTITY):
+            detail = f"the user identity `{flow.of(S.IDENTITY)[0].detail}`"
+            return [self.issue(flow, detail=detail, sources=flow.of(S.IDENTITY) + params)]
+        if params:
+            return [self.issue(flow, detail=f"the per-request parameter `{params[0].detail}`", sources=params)]
+        return []
+
     VALID = [
         # Issue 11, from real code (openai-agents-python examples): per-process values, not per-request data.
         _CLAUDE + "import argparse\ndef main(repo):\n    return client.messages.create(model='m', system=f'You inspect {repo}.', messages=[])\nif __name__ == '__main__':\n    args = argparse.ArgumentParser().parse_args()\n    main(args.repo)\n",
@@ -207,8 +229,15 @@ class VolatileBeforeCacheBreakpoint(FlowRule):
         "up to each breakpoint, so it only hits for the same {value}; move the {value} after the last breakpoint"
     )
 
-    def issues(self) -> list:
-        return self.flow.breakpoint_issues
+    one_per_node = True
+    innermost_only = False
+
+    def flows(self) -> list:
+        return self.flow.breakpoint_flows
+
+    def findings(self, flow) -> list:
+        detail = (flow.of(S.VOLATILE) or flow.of(S.IDENTITY))[0].detail
+        return [self.issue(flow, detail=detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
 
     VALID = [
         _CLAUDE + f"DOC = open('d.md').read()\ndef ask(acct, q):\n    return client.messages.create(model='m', messages=[{{'role': 'user', 'content': [\n        {{'type': 'text', 'text': DOC, {_CC}}},\n        {{'type': 'text', 'text': f'{{acct.account_id}} {{q}}'}}]}}])\n",
@@ -263,6 +292,13 @@ class VolatileInToolDefinition(FlowRule):
         "{sources} {be} inside a tool definition: tools render first, so a tool schema that differs between "
         "calls invalidates the whole cached prefix; keep tools static and pass the {value} in the user message"
     )
+
+    def findings(self, flow) -> list:
+        """A volatile or identity source on a value inside ``tools=`` (an environment value is per process)."""
+        if flow.area not in ("tools", "tool_content") or not flow.has(S.VOLATILE, S.IDENTITY):
+            return []
+        return [self.issue(flow, detail=flow.of(S.VOLATILE, S.IDENTITY)[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
+
     VALID = [
         _OPENAI + "TOOLS = [{'type': 'function', 'function': {'name': 'f', 'parameters': {}}}]\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=TOOLS)\n",
         _OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'description': 'Search.'}}\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'{user.email} {q}'}], tools=[tool])\n",
@@ -316,8 +352,15 @@ class VolatilePromptCacheKey(FlowRule):
         "never meets a warm cache; use a stable per-feature or per-user key"
     )
 
-    def issues(self) -> list:
-        return self.flow.cache_key_issues
+    one_per_node = False
+    innermost_only = False
+
+    def flows(self) -> list:
+        return self.flow.cache_key_flows
+
+    def findings(self, flow) -> list:
+        volatile = flow.of(S.VOLATILE)
+        return [self.issue(flow, detail=volatile[0].detail, sources=volatile)]
 
     VALID = [
         _OPENAI + "def ask(q):\n    return client.responses.create(model='m', input=q, prompt_cache_key='docs-v2')\n",
