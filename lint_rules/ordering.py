@@ -128,6 +128,8 @@ class ToolsFromUnorderedCollection(FlowRule):
         return NodeFix(f"Wrap {wraps}{where}", Applicability.UNSAFE, replacements)
 
     VALID = [
+        # Issue 11 (pydantic-ai): a function named after the MCP call maps its result into message parts.
+        _OPENAI + "from .parts import CallPart, ReturnPart\ndef _map_mcp_list_tools(item):\n    return (CallPart(name=item.server_label), ReturnPart(content={'tools': {t.name for t in item.tools}}))\n",
         # Issue 11, from real code (pydantic-ai): one element of `return tools, betas` is a set, not the tools.
         _CLAUDE + "SEARCH = {'name': 'search'}\ndef prepare_tools():\n    betas = set()\n    tools = [SEARCH]\n    betas.add('files-api')\n    return tools, betas\ndef ask(messages):\n    tools, betas = prepare_tools()\n    return client.beta.messages.create(model='m', messages=messages, tools=tools, betas=sorted(betas))\n",
         _OPENAI + "from .specs import SPECS\nBASE = {'a', 'b'}\ndef run(q):\n    names = sorted(BASE | {'c'})\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n",
@@ -362,6 +364,8 @@ class UnsortedJsonInPrompt(FlowRule):
         return [issue for issue in super().issues() if isinstance(issue.node, cst.Call)]
 
     VALID = [
+        # Issue 11 (pydantic-ai): a generated schema copied and given keys written in the source keeps one order.
+        _CLAUDE + "import json\ndef run(object_def, q):\n    schema = object_def.json_schema.copy()\n    schema['title'] = object_def.name\n    return client.messages.create(model='m', system=f'Reply as {json.dumps(schema)}', messages=[q])\n",
         _CLAUDE + "import json\ndef run(rows):\n    table = {k: v for k, v in rows}\n    return client.messages.create(model='m', system=json.dumps(table, sort_keys=True), messages=[])\n",
         _CLAUDE + "import json\nSCHEMA = json.dumps({'a': 'string', 'b': 'int'}, indent=2)\ndef run(q):\n    return client.messages.create(model='m', system='Reply as ' + SCHEMA, messages=[])\n",
         _CLAUDE + "import json\ndef run(rows):\n    table = {k: v for k, v in rows}\n    return client.messages.create(model='m', system='Help.', messages=[{'role': 'user', 'content': json.dumps(table)}])\n",

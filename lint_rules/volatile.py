@@ -69,6 +69,15 @@ class VolatileInSystemPrompt(FlowRule):
         return [self.issue(flow, detail=flow.of(S.VOLATILE)[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
 
     VALID = [
+        # Issue 11 (pydantic-ai): a run id passed to a class beside its content is metadata (`RunContext(run_id=...)`);
+        # a field of what a local factory returns is the argument it was built from; a sibling `run_id=` of a call
+        # whose result's `.instructions` is read; a user-turn builder (`_map_user_prompt`) is not the system prompt.
+        _CLAUDE + "import uuid\nfrom .ctx import RunContext\ndef ask(q):\n    ctx = RunContext[dict](deps={}, run_id=uuid.uuid4().hex)\n    return client.messages.create(model='m', system=render_instructions(ctx), messages=[q])\n",
+        _CLAUDE + "from datetime import datetime\nfrom .types import Params\nasync def build(system, messages):\n    return Params(instructions=system, input=messages, sent=datetime.now())\nasync def ask(messages):\n    params = await build('Be brief.', messages)\n    return client.messages.create(model='m', system=params.instructions, messages=params.input)\n",
+        _CLAUDE + "import uuid\ndef ask(agent, q):\n    with agent.session(run_id=uuid.uuid4().hex) as s:\n        return client.messages.create(model='m', system=s.instructions, messages=[q])\n",
+        _CLAUDE + "from datetime import datetime\ndef _map_user_prompt(part):\n    return {'role': 'user', 'content': f'{datetime.now():%H:%M} {part.content}'}\n",
+        # The README's own SDK snippet: per-request facts go into the turn through `context=`.
+        "import anthropic, promptcache\nfrom promptcache import Conversation, PromptBuilder\nBASE = PromptBuilder().system(RULES).tools(TOOLS)\nchat = Conversation(budget_tokens=20_000)\nprompt = BASE.history(chat).user(question, context={'customer': name, 'today': today}).build()\n",
         # Issue 11, from real code (pydantic-ai): a clock passed as a sibling keyword (`timestamp=`) of an object
         # is not in its `.instructions`; a filesystem helper is not a system-prompt builder.
         "from pydantic_ai import messages as _m\ndef merge(messages):\n    clean = []\n    for message in messages:\n        last = clean[-1] if clean else None\n        if last:\n            clean[-1] = _m.ModelRequest(parts=last.parts, instructions=last.instructions or message.instructions, timestamp=message.timestamp)\n        else:\n            clean.append(message)\n    return clean\n",
@@ -81,6 +90,8 @@ class VolatileInSystemPrompt(FlowRule):
         _CLAUDE + "import random\nGREETINGS = ['Hi', 'Hello']\ndef ask(q):\n    return client.messages.create(model='m', system=random.Random(7).choice(GREETINGS) + '. Help.', messages=[])\n",
     ]
     INVALID = [
+        # The field a local factory fills from the clock still carries it.
+        Invalid(_CLAUDE + "from datetime import datetime\nfrom .types import Params\ndef build(system):\n    return Params(instructions=f'{system} at {datetime.now()}', input=[])\ndef ask():\n    p = build('Be brief.')\n    return client.messages.create(model='m', system=p.instructions, messages=p.input)\n", line=9),
         # A factory of this module is not a constructor: `.system` of its result carries what it put there.
         Invalid(_CLAUDE + "from datetime import datetime\nclass Request:\n    def __init__(self, system):\n        self.system = system\ndef make_request(system):\n    return Request(system=f'{system} at {datetime.now()}')\ndef ask(q):\n    return client.messages.create(model='m', system=make_request(system='Be helpful').system, messages=[])\n", line=10),
         # A prompt builder returning (text, length): the text is still the prompt.
@@ -157,6 +168,10 @@ class PerRequestDataInSystemPrompt(FlowRule):
         return []
 
     VALID = [
+        # Issue 11 (openai-agents-python): a value a script's entry point reads once (`input()` in `main()`, outside
+        # any loop) is per process; a parameter's prompt field plus constant text is a prompt passed through.
+        _OPENAI + "import asyncio\nasync def run(path):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Answer about the repo at {path}.'}, {'role': 'user', 'content': 'Who commits most?'}])\nasync def main():\n    path = input('Repository: ')\n    await run(path)\nif __name__ == '__main__':\n    asyncio.run(main())\n",
+        _CLAUDE + "def filter_input(data, q):\n    return client.messages.create(model='m', system=(data.instructions or '') + ' Reply briefly.', messages=[q])\n",
         # Issue 11, from real code (openai-agents-python examples): per-process values, not per-request data.
         _CLAUDE + "import argparse\ndef main(repo):\n    return client.messages.create(model='m', system=f'You inspect {repo}.', messages=[])\nif __name__ == '__main__':\n    args = argparse.ArgumentParser().parse_args()\n    main(args.repo)\n",
         _CLAUDE + "SECRET = 'EXAMPLE_SECRET'\ndef _agent(secret_name, q):\n    return client.messages.create(model='m', system=f'Never print ${secret_name}.', messages=[q])\ndef a(q):\n    return _agent(SECRET, q)\ndef b(q):\n    return _agent(secret_name=SECRET, q=q)\n",
@@ -171,6 +186,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + "reading_level = 'grade 8'\ndef ask(q):\n    return client.messages.create(model='m', system=f'Write at {reading_level}.', messages=[])\n",
     ]
     INVALID = [
+        # A script's chat loop reads a new value per request: still reported.
+        Invalid(_OPENAI + "def run(path):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Answer about the repo at {path}.'}, {'role': 'user', 'content': 'Who?'}])\ndef main():\n    while True:\n        path = input('Repository: ')\n        run(path)\nif __name__ == '__main__':\n    main()\n", line=4),
         # A helper called once per step with a different value is per call (openai-agents-python: true).
         Invalid(_CLAUDE + "STEPS = ['draft', 'review']\ndef _run(step, history):\n    return client.messages.create(model='m', system=f'You do the {step} step.', messages=history)\ndef go(history):\n    for step in STEPS:\n        _run(step, history)\n", line=5),
         # A public function of a library module: other modules may call it with per-request data.

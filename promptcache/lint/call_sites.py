@@ -4,8 +4,10 @@ PC102 reports a parameter interpolated into a system prompt as per-request data.
 same value on every call: a module constant (``_build_agent(secret_name=PERSISTENT_SECRET_NAME)``), a literal,
 or a value computed once at module level, such as a script's command-line arguments
 (``args = parser.parse_args()`` then ``asyncio.run(main(args.repo))``). Those differ between deployments, not
-between requests, and each process warms its own cache once (issue 11). A loop variable, another function's
-parameter or anything computed per call is not fixed.
+between requests, and each process warms its own cache once (issue 11). So is a value a script's entry point
+computes once, outside any loop (``directory_path = input(...)`` in ``main()`` then ``run(server,
+directory_path)``: openai-agents-python's examples). A loop variable, another function's parameter or anything
+computed per call is not fixed.
 
 Only functions whose callers are all visible are judged: a private function (``_name``), a function nested in
 another, or any function of a script (a module with an ``if __name__ == "__main__":`` block). A public function
@@ -18,6 +20,7 @@ import libcst as cst
 
 from promptcache.lint.expressions import argument
 from promptcache.lint.index import ModuleIndex, Scope
+from promptcache.lint.walk import TreeFacts
 
 
 def is_script(module: cst.Module) -> bool:
@@ -33,8 +36,9 @@ def is_script(module: cst.Module) -> bool:
 class CallSites:
     """One module's calls of its own functions, grouped by callee once (a file's data flow asks per parameter)."""
 
-    def __init__(self, index: ModuleIndex, module: cst.Module):
+    def __init__(self, index: ModuleIndex, module: cst.Module, facts: TreeFacts):
         self.index = index
+        self.facts = facts
         self.script = is_script(module)
         self.calls: dict[int, list[tuple[cst.Call, Scope]]] = {}
         for call, scope in index.calls:
@@ -53,9 +57,34 @@ class CallSites:
         for call, scope in calls:
             bound_position = position - (offset if isinstance(call.func, cst.Attribute) else 0)
             value = argument(call, bound_position, func.params[position])
-            if value is None or not _fixed(self.index, value, scope):
+            if value is None or not self._fixed(value, scope):
                 return False
         return bool(calls)
+
+    def _fixed(self, e: cst.BaseExpression, scope: Scope) -> bool:
+        """A fixed value (:func:`_fixed`), or in a script, names its entry point binds once outside any loop."""
+        if _fixed(self.index, e, scope):
+            return True
+        if not self.script or scope.kind != "function" or not self._entry_point(scope):
+            return False
+        names = [n for n in _names(e) if n.value not in ("None", "True", "False")]
+        for n in names:
+            found, bindings = self.index.lookup(n.value, scope)
+            if found is None or found.kind == "module":
+                if not _fixed(self.index, n, scope):
+                    return False
+                continue
+            if found is not scope or len(bindings) != 1 or bindings[0].kind not in ("assign", "with"):
+                return False
+            if any(isinstance(a, (cst.For, cst.While, cst.ListComp, cst.GeneratorExp)) for a in self.facts.ancestors(bindings[0].node)):
+                return False
+        return bool(names)
+
+    def _entry_point(self, func: Scope) -> bool:
+        """A top-level function no function of the module calls (``main``, run by ``asyncio.run(main())``)."""
+        if func.parent is None or func.parent.kind != "module":
+            return False
+        return all(scope.kind == "module" for _, scope in self.calls.get(id(func), []))
 
 
 def _fixed(index: ModuleIndex, e: cst.BaseExpression, scope: Scope) -> bool:

@@ -46,6 +46,7 @@ from promptcache.lint.walk import TreeFacts
 
 SYSTEM_KINDS = frozenset({S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON, S.SUMMARY, S.IDENTITY, S.PARAM})
 TOOL_KINDS = frozenset({S.VOLATILE, S.IDENTITY, S.ENV, S.SHUFFLED, S.UNSORTED_JSON, S.UNORDERED, S.FS_ORDER, S.MCP, S.MCP_CALL})
+_USER_TURN_NAME = re.compile(r"(?i)user_?(prompt|message|input|query)")
 CONTENT_KINDS = frozenset({S.VOLATILE, S.IDENTITY, S.ENV, S.UNSORTED_JSON})
 
 
@@ -129,7 +130,7 @@ class FlowAnalysis:
     @cached_property
     def call_sites(self) -> CallSites:
         """The module's calls of its own functions, by callee (built on first use)."""
-        return CallSites(self.index, self.module)
+        return CallSites(self.index, self.module, self.facts)
 
     @cached_property
     def builder_calls(self) -> list[tuple[cst.Call, Scope, str]]:
@@ -168,7 +169,9 @@ class FlowAnalysis:
         return slots.tool_slots(self)
 
     def is_prompt_name(self, name: str) -> bool:
-        return bool(self.prompt_name.search(name))
+        """A name for a system prompt (the configured regex), not for the user's turn (``_map_user_prompt``,
+        ``user_prompt``: the newest message is where per-request data belongs; issue 11)."""
+        return bool(self.prompt_name.search(name)) and not _USER_TURN_NAME.search(name)
 
     @cached_property
     def _root_values(self) -> set[int]:

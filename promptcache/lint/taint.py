@@ -250,7 +250,12 @@ class TaintEngine(FieldSensitivity):
         named = self.names(attr, attribute=True, origin=e)
         if any(s.kind == S.SUMMARY for s in named):
             return named
-        return (self.of(e.value, scope) & self._field(e.value, attr, scope)) | named
+        t = (self.of(e.value, scope) & self._field(e.value, attr, scope)) | named
+        if _PROMPT_FIELD.search(attr):
+            # `data.instructions + " Reply briefly."`: a parameter's prompt field is a prompt passed through, the
+            # same bytes for every call that passes the same prompt (openai-agents-python; issue 11)
+            t = frozenset(s for s in t if s.kind != S.PARAM)
+        return t
 
     def _subscript(self, e: cst.Subscript, scope: Scope) -> frozenset[Source]:
         base = self.of(e.value, scope)
@@ -305,6 +310,10 @@ class TaintEngine(FieldSensitivity):
             return frozenset({source(S.SUMMARY, f"{last}()", e)})
         if (sink := self.sinks.sink_at(e, scope)) is not None and sink.is_request:
             return frozenset({source(S.SUMMARY, "a summarising LLM call", e)}) if self.sinks.asks_to_summarise(e, scope) else EMPTY
+        if _constructor(func):
+            # `Part(content=text, timestamp=now())`: an id or timestamp keyword of a class is the object's
+            # metadata, not its text (pydantic-ai messages, RunContext(run_id=...); issue 11)
+            args = [a.value for a in e.args if a.keyword is None or not self.volatile_name.search(a.keyword.value)]
         if method is not None:
             base = func.value
             t = self.of(base, scope) | self.union(args, scope)
@@ -355,7 +364,7 @@ class TaintEngine(FieldSensitivity):
         if isinstance(e, cst.Name):
             _, bindings = self.index.lookup(e.value, scope)
             for b in bindings:
-                if b.kind == "mutate" and b.op in ("setitem", "extend"):
+                if b.kind == "mutate" and b.op == "extend" or b.kind == "mutate" and b.op == "setitem" and not _literal_key(b.node):
                     return True
                 if b.kind in ("assign", "walrus") and self.runtime_mapping(b.value, b.scope, depth + 1):
                     return True
@@ -372,9 +381,13 @@ class TaintEngine(FieldSensitivity):
         return found
 
     def _apply_summary(self, callee: Scope, call: cst.Call, scope: Scope, element: int = -1) -> frozenset[Source]:
+        summary = self.returns_of(callee) if element < 0 else self.union((flat_items(r)[element] for r in callee.returns), callee)
+        return self.bind_params(callee, call, scope, summary)
+
+    def bind_params(self, callee: Scope, call: cst.Call, scope: Scope, summary: frozenset[Source]) -> frozenset[Source]:
+        """``summary`` (sources in ``callee``) as seen at ``call``: its parameters replaced by the arguments' sources."""
         offset = 1 if callee.self_name is not None and isinstance(call.func, cst.Attribute) else 0
         out: set[Source] = set()
-        summary = self.returns_of(callee) if element < 0 else self.union((flat_items(r)[element] for r in callee.returns), callee)
         for s in summary:
             if s.kind != S.PARAM or s.func_id != id(callee):
                 out.add(s)
@@ -384,6 +397,28 @@ class TaintEngine(FieldSensitivity):
                 t = self.of(arg, scope)
                 out |= templated(t) if s.templated else t
         return frozenset(out)
+
+
+_PROMPT_FIELD = re.compile(r"(?i)^_?(system_?prompt|instructions|system_?message|system)$")
+
+
+def _literal_key(stmt: cst.CSTNode) -> bool:
+    """``d["title"] = ...``: a key written in the source adds keys in program order, not the data's
+    (``schema["title"] = name`` on a pydantic-generated schema, pydantic-ai; issue 11)."""
+    targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else []
+    return bool(targets) and all(
+        isinstance(t, cst.Subscript) and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index)
+        and isinstance(t.slice[0].slice.value, cst.SimpleString) for t in targets)
+
+
+def _constructor(func: cst.BaseExpression) -> bool:
+    """A call of a class by its CamelCase name (``Part(...)``, ``messages.ModelRequest(...)``,
+    ``RunContext[Deps](...)``), not ``dict``."""
+    if isinstance(func, cst.Subscript):
+        func = func.value
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    name = name.lstrip("_")
+    return name[:1].isupper() and not name.isupper()
 
 
 def _per_request_origin(b: Binding) -> bool:
