@@ -7,6 +7,8 @@ the tools or before a cache breakpoint makes every request a miss.
 
 from __future__ import annotations
 
+import dataclasses
+
 from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import FlowRule, Invalid
@@ -62,11 +64,23 @@ class VolatileInSystemPrompt(FlowRule):
         "(exact-prefix matching) never hit; move the {value} into the final user message"
     )
 
+    daily_message = (
+        "{sources} {reach} {slot} as a date: the prompt prefix changes once a day, so the first request of each "
+        "day writes a new cache entry instead of reading the old one; move the {value} into the final user message"
+    )
+
     def findings(self, flow) -> list:
         """A volatile source on a value that reaches the system prompt (identities on it are named too)."""
         if flow.area != "system" or not flow.has(S.VOLATILE):
             return []
         return [self.issue(flow, detail=flow.of(S.VOLATILE)[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
+
+    def issue_message(self, issue):
+        """A clock read only as a date says that it changes once a day, not on every request (issue 11)."""
+        message = super().issue_message(issue)
+        if issue.sources and all(s.daily for s in issue.sources if s.kind == S.VOLATILE) and hasattr(message, "template"):
+            return dataclasses.replace(message, template=self.daily_message)
+        return message
 
     VALID = [
         # Issue 11 (pydantic-ai): a run id passed to a class beside its content is metadata (`RunContext(run_id=...)`);
@@ -168,6 +182,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
         return []
 
     VALID = [
+        # Issue 11 (aider): the `locale` module and Babel's `Locale` class are code; the host's locale is per process.
+        _CLAUDE + "import locale\ntry:\n    from babel import Locale\nexcept ImportError:\n    Locale = None\ndef ask(q):\n    lang = Locale.parse(locale.getlocale()[0]).get_display_name('en') if Locale else 'English'\n    return client.messages.create(model='m', system=f'Reply in {lang}.', messages=[q])\n",
         # Issue 11 (openai-agents-python): a value a script's entry point reads once (`input()` in `main()`, outside
         # any loop) is per process; a parameter's prompt field plus constant text is a prompt passed through.
         _OPENAI + "import asyncio\nasync def run(path):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Answer about the repo at {path}.'}, {'role': 'user', 'content': 'Who commits most?'}])\nasync def main():\n    path = input('Repository: ')\n    await run(path)\nif __name__ == '__main__':\n    asyncio.run(main())\n",

@@ -40,7 +40,7 @@ from promptcache.lint.prompt_text import PromptText
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.slots import Slot
 from promptcache.lint.summaries import Summaries
-from promptcache.lint.taint import Source, TaintEngine
+from promptcache.lint.taint import Source, TaintEngine, as_daily
 from promptcache.lint.turns import Turns
 from promptcache.lint.walk import TreeFacts
 
@@ -232,7 +232,10 @@ class FlowAnalysis:
             return [(e, args)] if args else []
         found: list[tuple[cst.CSTNode, frozenset[Source]]] = []
         for sub, sub_scope, sub_kinds in parts:
-            found += self.sites(sub, sub_scope, sub_kinds, depth + 1)
+            sub_sites = self.sites(sub, sub_scope, sub_kinds, depth + 1)
+            if isinstance(e, cst.FormattedString) and self.taint.date_spec(self.facts.parent.get(sub)):
+                sub_sites = [(node, as_daily(sub_t, True)) for node, sub_t in sub_sites]  # `{now:%Y-%m-%d}`
+            found += sub_sites
         covered = {_identity(s) for _, sub_t in found for s in sub_t}
         rest = frozenset(s for s in t if _identity(s) not in covered)
         return found + [(expr, rest)] if rest else found

@@ -73,6 +73,8 @@ _VOLATILE_CALLS = frozenset(
         "arrow.utcnow",
     }
 )
+# Clock reads at day precision (the value changes once a day, not per request).
+DATE_CALLS = frozenset({"datetime.date.today", "pendulum.today"})
 _VOLATILE_PREFIXES = ("random.", "secrets.", "numpy.random.")
 _SHUFFLE_CALLS = frozenset(
     {"random.shuffle", "random.sample", "random.choices", "numpy.random.permutation", "numpy.random.shuffle"}

@@ -46,6 +46,7 @@ class Source:
     func_id: int = 0
     index: int = -1
     templated: bool = False
+    daily: bool = False  # a clock read formatted as a date (`date.today()`, `strftime("%Y-%m-%d")`): changes once a day
     origin: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
 
 
@@ -127,7 +128,7 @@ class TaintEngine(FieldSensitivity):
         if isinstance(e, cst.Call):
             return self._call(e, scope)
         if isinstance(e, cst.FormattedString):
-            t = self.union((p.expression for p in e.parts if isinstance(p, cst.FormattedStringExpression)), scope)
+            t = EMPTY.union(*(self._formatted(p, scope) for p in e.parts if isinstance(p, cst.FormattedStringExpression)))
             return templated(t) if has_text(e) else t
         if isinstance(e, cst.ConcatenatedString):
             t = of(e.left, scope) | of(e.right, scope)
@@ -170,6 +171,18 @@ class TaintEngine(FieldSensitivity):
             return of(e.value, scope)
         return EMPTY
 
+    def _formatted(self, part: cst.FormattedStringExpression, scope: Scope) -> frozenset[Source]:
+        """One ``{value:spec}`` of an f-string: a date-only spec (``{now:%Y-%m-%d}``) makes the clock daily."""
+        return as_daily(self.of(part.expression, scope), self.date_spec(part))
+
+    @staticmethod
+    def date_spec(part: cst.CSTNode | None) -> bool:
+        """True for an f-string part whose format spec is a date-only strftime format (``{now:%Y-%m-%d}``)."""
+        spec = part.format_spec if isinstance(part, cst.FormattedStringExpression) else None
+        if not spec or not all(isinstance(x, cst.FormattedStringText) for x in spec):
+            return False
+        return _date_format(cst.SimpleString(repr("".join(x.value for x in spec))))
+
     def union(self, exprs, scope: Scope) -> frozenset[Source]:
         """The union of the taints of ``exprs`` (None entries skipped)."""
         out: set[Source] = set()
@@ -194,6 +207,10 @@ class TaintEngine(FieldSensitivity):
             out = set()  # `for method, path, summary in ENDPOINTS`: a summary of fixed data, not of the chat
         if bindings and not any(_per_request_origin(b) for b in bindings):
             out = {s for s in out if s.kind != S.IDENTITY}  # `reading_level = "grade 8"`: one value for everyone
+        if bindings and any(b.kind == "import" for b in bindings) and all(
+                b.kind == "import" and _imports_code(b) or b.kind == "assign" and is_literal(b.value) for b in bindings):
+            out = {s for s in out if s.kind != S.IDENTITY}  # `import locale`, `from babel import Locale`: code (aider;
+            # `except ImportError: Locale = None` beside it)
         if bindings and all(b.kind in ("def", "class") for b in bindings):
             out = set()  # `tools=[lookup_account]`: a function or class is code, not a user's data
         for binding in bindings:
@@ -280,7 +297,8 @@ class TaintEngine(FieldSensitivity):
             return self.union(args, scope) if args else frozenset({source(S.VOLATILE, f"{qualified}() without a seed", e)})
         if qualified is not None:
             if S.volatile_call(qualified, len(e.args)) or qualified in self.extra_volatile:
-                return frozenset({source(S.VOLATILE, f"{qualified}()", e)})
+                daily = qualified in S.DATE_CALLS or qualified == "time.strftime" and _date_format(args[0] if args else None)
+                return as_daily(frozenset({source(S.VOLATILE, f"{qualified}()", e)}), daily)
             if S.shuffle_call(qualified):
                 return frozenset({source(S.SHUFFLED, f"{qualified}()", e)})
             if S.env_call(qualified):
@@ -317,6 +335,8 @@ class TaintEngine(FieldSensitivity):
         if method is not None:
             base = func.value
             t = self.of(base, scope) | self.union(args, scope)
+            if method == "strftime" and _date_format(args[0] if args else None) or method == "date" and not args:
+                return as_daily(t, True)
             if method == "join" and (has_text(base) or self._has_static_element(args, scope)):
                 return templated(t)
             if method in ("format", "format_map") and self._static(base, scope):
@@ -399,7 +419,34 @@ class TaintEngine(FieldSensitivity):
         return frozenset(out)
 
 
+_TIME_DIRECTIVES = re.compile(r"%[-#]?[HIMSfpXcTrRsLlkzZ]")
+
+
+def _date_format(fmt: cst.BaseExpression | None) -> bool:
+    """A literal strftime format that names no unit below a day (``"%Y-%m-%d"``, ``"%A %d %B"``)."""
+    if not isinstance(fmt, cst.SimpleString):
+        return False
+    text = fmt.evaluated_value
+    return isinstance(text, str) and "%" in text and not _TIME_DIRECTIVES.search(text)
+
+
+def as_daily(t: frozenset[Source], daily: bool) -> frozenset[Source]:
+    """``t`` with its volatile sources marked as changing once a day (when ``daily``)."""
+    if not daily or not any(s.kind == S.VOLATILE and not s.daily for s in t):
+        return t
+    return frozenset(dataclasses.replace(s, daily=True) if s.kind == S.VOLATILE else s for s in t)
+
+
 _PROMPT_FIELD = re.compile(r"(?i)^_?(system_?prompt|instructions|system_?message|system)$")
+
+
+def _imports_code(b: Binding) -> bool:
+    """An import of a module (``import locale``) or of a class (``from babel import Locale``), not of a value
+    such as ``flask_login.current_user``."""
+    if isinstance(b.node, cst.Import):
+        return True
+    last = (b.qualified or "").rsplit(".", 1)[-1]
+    return last[:1].isupper() and not last.isupper()
 
 
 def _literal_key(stmt: cst.CSTNode) -> bool:
