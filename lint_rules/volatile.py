@@ -182,6 +182,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
         return []
 
     VALID = [
+        # Issue 11 (pydantic-evals): parameters typed as a class, a count or a literal choice are task settings.
+        _CLAUDE + "from typing import Sequence\ndef generate(*, dataset_type: type[Dataset], evaluators: Sequence[type[Evaluator]] = (), n_examples: int = 3):\n    schema = dataset_type.schema_with(evaluators)\n    return client.messages.create(model='m', system=f'Follow this schema:\\n{schema}\\nInclude {n_examples} cases.', messages=[])\n",
         # Issue 11 (aider): the `locale` module and Babel's `Locale` class are code; the host's locale is per process.
         _CLAUDE + "import locale\ntry:\n    from babel import Locale\nexcept ImportError:\n    Locale = None\ndef ask(q):\n    lang = Locale.parse(locale.getlocale()[0]).get_display_name('en') if Locale else 'English'\n    return client.messages.create(model='m', system=f'Reply in {lang}.', messages=[q])\n",
         # Issue 11 (openai-agents-python): a value a script's entry point reads once (`input()` in `main()`, outside
@@ -202,6 +204,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + "reading_level = 'grade 8'\ndef ask(q):\n    return client.messages.create(model='m', system=f'Write at {reading_level}.', messages=[])\n",
     ]
     INVALID = [
+        # A text parameter beside them is still the request's.
+        Invalid(_CLAUDE + "def generate(topic: str, n_examples: int = 3):\n    return client.messages.create(model='m', system=f'Write {n_examples} cases about {topic}.', messages=[])\n", line=4),
         # A script's chat loop reads a new value per request: still reported.
         Invalid(_OPENAI + "def run(path):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Answer about the repo at {path}.'}, {'role': 'user', 'content': 'Who?'}])\ndef main():\n    while True:\n        path = input('Repository: ')\n        run(path)\nif __name__ == '__main__':\n    main()\n", line=4),
         # A helper called once per step with a different value is per call (openai-agents-python: true).

@@ -244,7 +244,7 @@ class TaintEngine(FieldSensitivity):
             t = self.of(b.value, b.scope)
             return templated(t) if b.op == "AddAssign" else t
         if kind == "param":
-            if b.scope.self_name == name:
+            if b.scope.self_name == name or _setting_annotation(b.node):
                 return EMPTY
             return frozenset({Source(S.PARAM, name, func_id=id(b.scope), index=b.index)})
         if kind == "shuffle":
@@ -438,6 +438,32 @@ def as_daily(t: frozenset[Source], daily: bool) -> frozenset[Source]:
 
 
 _PROMPT_FIELD = re.compile(r"(?i)^_?(system_?prompt|instructions|system_?message|system)$")
+
+
+_SETTING_TYPES = frozenset({"int", "float", "bool", "type", "Type", "Literal"})
+_SEQUENCES = frozenset({"Sequence", "list", "List", "tuple", "Tuple", "Iterable", "set", "frozenset", "Collection"})
+
+
+def _setting_annotation(param: cst.CSTNode) -> bool:
+    """A parameter annotated as a number, a flag, a class or a literal choice (``n_examples: int = 3``,
+    ``dataset_type: type[Dataset]``, ``Sequence[type[Evaluator]]``): a setting of the task, not per-request text
+    (pydantic-evals' ``generate_dataset``; issue 11)."""
+    ann = param.annotation.annotation if isinstance(param, cst.Param) and param.annotation is not None else None
+    return ann is not None and _setting_type(ann)
+
+
+def _setting_type(ann: cst.BaseExpression) -> bool:
+    if isinstance(ann, cst.Name):
+        return ann.value in _SETTING_TYPES
+    if isinstance(ann, cst.Attribute):
+        return ann.attr.value in _SETTING_TYPES
+    if isinstance(ann, cst.Subscript):
+        head = ann.value.attr.value if isinstance(ann.value, cst.Attribute) else ann.value.value if isinstance(ann.value, cst.Name) else ""
+        if head in ("type", "Type", "Literal"):
+            return True
+        if head in _SEQUENCES and len(ann.slice) == 1 and isinstance(ann.slice[0].slice, cst.Index):
+            return _setting_type(ann.slice[0].slice.value)
+    return False
 
 
 def _imports_code(b: Binding) -> bool:
