@@ -364,6 +364,8 @@ class UnsortedJsonInPrompt(FlowRule):
         return [issue for issue in super().issues() if isinstance(issue.node, cst.Call)]
 
     VALID = [
+        # Issue 11 (OpenHands): a list extended in code has no keys to order.
+        _CLAUDE + "import json\ndef run(threads, q):\n    files = []\n    for t in threads:\n        files.extend(t.files)\n    return client.messages.create(model='m', system=f'Files: {json.dumps(files, indent=4)}', messages=[q])\n",
         # Issue 11 (pydantic-ai): a generated schema copied and given keys written in the source keeps one order.
         _CLAUDE + "import json\ndef run(object_def, q):\n    schema = object_def.json_schema.copy()\n    schema['title'] = object_def.name\n    return client.messages.create(model='m', system=f'Reply as {json.dumps(schema)}', messages=[q])\n",
         _CLAUDE + "import json\ndef run(rows):\n    table = {k: v for k, v in rows}\n    return client.messages.create(model='m', system=json.dumps(table, sort_keys=True), messages=[])\n",

@@ -182,6 +182,10 @@ class PerRequestDataInSystemPrompt(FlowRule):
         return []
 
     VALID = [
+        # Issue 11 (OpenHands): a system message built once per conversation object in `__init__`; a converter that
+        # re-maps the system message it is given and describes the agent's tools.
+        _OPENAI + "class FakeUser:\n    def __init__(self, issue, hints):\n        self.history = [{'role': 'system', 'content': f'You reported: {issue}\\nHints: {hints}'}]\n    def reply(self, q):\n        self.history.append({'role': 'user', 'content': q})\n        return client.chat.completions.create(model='m', messages=self.history)\n",
+        _OPENAI + "def convert(messages, tools):\n    suffix = 'Tools:\\n' + describe(tools)\n    out = []\n    for m in messages:\n        content = m['content']\n        if m['role'] == 'system':\n            content += suffix\n            out.append({'role': 'system', 'content': content})\n        else:\n            out.append(m)\n    return client.chat.completions.create(model='m', messages=out)\n",
         # Issue 11 (pydantic-evals): parameters typed as a class, a count or a literal choice are task settings.
         _CLAUDE + "from typing import Sequence\ndef generate(*, dataset_type: type[Dataset], evaluators: Sequence[type[Evaluator]] = (), n_examples: int = 3):\n    schema = dataset_type.schema_with(evaluators)\n    return client.messages.create(model='m', system=f'Follow this schema:\\n{schema}\\nInclude {n_examples} cases.', messages=[])\n",
         # Issue 11 (aider): the `locale` module and Babel's `Locale` class are code; the host's locale is per process.

@@ -322,12 +322,22 @@ class FlowAnalysis:
         return [i for i in issues if (i.code, i.node) not in contains]
 
     def _per_request(self, slot: Slot) -> set[tuple[int, int]]:
-        if slot.holder is None:
+        """The parameters of the slot's function that differ between its calls, as ``(func_id, index)``.
+
+        Not: a parameter every call binds to one fixed value (per process: :mod:`promptcache.lint.call_sites`);
+        the parameters of ``__init__`` (set once per object: a conversation's system message built when the
+        conversation starts, OpenHands); the conversation or the tool list passed in (``messages``, ``tools``:
+        a converter re-maps the system message it is given and describes the agent's tools, OpenHands'
+        ``convert_fncall_messages_to_non_fncall_messages``; a summary or a tool set per call are other rules').
+        """
+        if slot.holder is None or slot.holder.name == "__init__":
             return set()
-        return {  # a parameter every call binds to one fixed value is per process (promptcache.lint.call_sites)
+        params = slot.holder.params
+        return {
             (s.func_id, s.index)
             for s in self.taint.of(slot.expr, slot.scope)
             if s.kind == S.PARAM and s.templated and s.func_id == id(slot.holder)
+            and not _conversation_or_tools(params[s.index] if s.index < len(params) else s.detail)
             and not self.call_sites.fixed_everywhere(slot.holder, s.index)
         }
 
@@ -374,6 +384,14 @@ class FlowAnalysis:
     def code(self, node: cst.CSTNode) -> str:
         """Source text of ``node``."""
         return self.module.code_for_node(node)
+
+
+_CONVERSATION_PARAM = re.compile(r"(?i)^_?(messages|history|chat_history|conversation|turns|tools|tool_specs|functions)$")
+
+
+def _conversation_or_tools(name: str) -> bool:
+    """A parameter that holds the conversation or the tool list, by its whole name."""
+    return bool(_CONVERSATION_PARAM.search(name))
 
 
 def _identity(s: Source) -> tuple:

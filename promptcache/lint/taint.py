@@ -383,6 +383,8 @@ class TaintEngine(FieldSensitivity):
             return q in ("dict", "collections.OrderedDict", "collections.defaultdict", "collections.Counter")
         if isinstance(e, cst.Name):
             _, bindings = self.index.lookup(e.value, scope)
+            if any(b.kind in ("assign", "walrus") and isinstance(b.value, (cst.List, cst.ListComp, cst.Tuple)) for b in bindings):
+                return False  # a list extended in code: its elements keep program order, and it has no keys (OpenHands)
             for b in bindings:
                 if b.kind == "mutate" and b.op == "extend" or b.kind == "mutate" and b.op == "setitem" and not _literal_key(b.node):
                     return True
