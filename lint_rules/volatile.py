@@ -182,6 +182,9 @@ class PerRequestDataInSystemPrompt(FlowRule):
         return []
 
     VALID = [
+        # Issue 11 (openai-agents-python): a task definition built from constants only (scenario steps) is the same
+        # in every process, and a pytest module's functions are called only by it.
+        _OPENAI + "from .types import Step\nTOOL = 'echo'\ndef run_step(step, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Always call {step.tool_name}.'}, {'role': 'user', 'content': q}])\ndef test_steps():\n    steps = [Step(tool_name=TOOL), Step(tool_name='note')]\n    run_step(steps[0], 'hi')\n    run_step(steps[1], 'hi')\n",
         # Issue 11 (OpenHands): a system message built once per conversation object in `__init__`; a converter that
         # re-maps the system message it is given and describes the agent's tools.
         _OPENAI + "class FakeUser:\n    def __init__(self, issue, hints):\n        self.history = [{'role': 'system', 'content': f'You reported: {issue}\\nHints: {hints}'}]\n    def reply(self, q):\n        self.history.append({'role': 'user', 'content': q})\n        return client.chat.completions.create(model='m', messages=self.history)\n",
@@ -208,6 +211,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + "reading_level = 'grade 8'\ndef ask(q):\n    return client.messages.create(model='m', system=f'Write at {reading_level}.', messages=[])\n",
     ]
     INVALID = [
+        # A value read from the clock is not a source constant.
+        Invalid(_CLAUDE + "from datetime import datetime\ndef _run(started, q):\n    return client.messages.create(model='m', system=f'Session started {started}.', messages=[q])\ndef ask(q):\n    return _run(datetime.now().isoformat(), q)\n", line=5),
         # A text parameter beside them is still the request's.
         Invalid(_CLAUDE + "def generate(topic: str, n_examples: int = 3):\n    return client.messages.create(model='m', system=f'Write {n_examples} cases about {topic}.', messages=[])\n", line=4),
         # A script's chat loop reads a new value per request: still reported.
