@@ -27,6 +27,7 @@ from promptcache.lint.index import Binding, ModuleIndex, Scope
 from promptcache.lint.expressions import argument, has_text, is_dict_view, is_literal, key_text
 from promptcache.lint.fields import FieldSensitivity, flat_items
 from promptcache.lint.sinks import SinkFinder
+from promptcache.lint.value_syntax import PROMPT_FIELD, constructor_call, date_format, imports_code, literal_key, setting_annotation
 
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
 
@@ -181,7 +182,7 @@ class TaintEngine(FieldSensitivity):
         spec = part.format_spec if isinstance(part, cst.FormattedStringExpression) else None
         if not spec or not all(isinstance(x, cst.FormattedStringText) for x in spec):
             return False
-        return _date_format(cst.SimpleString(repr("".join(x.value for x in spec))))
+        return date_format(cst.SimpleString(repr("".join(x.value for x in spec))))
 
     def union(self, exprs, scope: Scope) -> frozenset[Source]:
         """The union of the taints of ``exprs`` (None entries skipped)."""
@@ -208,7 +209,7 @@ class TaintEngine(FieldSensitivity):
         if bindings and not any(_per_request_origin(b) for b in bindings):
             out = {s for s in out if s.kind != S.IDENTITY}  # `reading_level = "grade 8"`: one value for everyone
         if bindings and any(b.kind == "import" for b in bindings) and all(
-                b.kind == "import" and _imports_code(b) or b.kind == "assign" and is_literal(b.value) for b in bindings):
+                b.kind == "import" and imports_code(b) or b.kind == "assign" and is_literal(b.value) for b in bindings):
             out = {s for s in out if s.kind != S.IDENTITY}  # `import locale`, `from babel import Locale`: code (aider;
             # `except ImportError: Locale = None` beside it)
         if bindings and all(b.kind in ("def", "class") for b in bindings):
@@ -244,7 +245,7 @@ class TaintEngine(FieldSensitivity):
             t = self.of(b.value, b.scope)
             return templated(t) if b.op == "AddAssign" else t
         if kind == "param":
-            if b.scope.self_name == name or _setting_annotation(b.node):
+            if b.scope.self_name == name or setting_annotation(b.node):
                 return EMPTY
             return frozenset({Source(S.PARAM, name, func_id=id(b.scope), index=b.index)})
         if kind == "shuffle":
@@ -268,7 +269,7 @@ class TaintEngine(FieldSensitivity):
         if any(s.kind == S.SUMMARY for s in named):
             return named
         t = (self.of(e.value, scope) & self._field(e.value, attr, scope)) | named
-        if _PROMPT_FIELD.search(attr):
+        if PROMPT_FIELD.search(attr):
             # `data.instructions + " Reply briefly."`: a parameter's prompt field is a prompt passed through, the
             # same bytes for every call that passes the same prompt (openai-agents-python; issue 11)
             t = frozenset(s for s in t if s.kind != S.PARAM)
@@ -297,7 +298,7 @@ class TaintEngine(FieldSensitivity):
             return self.union(args, scope) if args else frozenset({source(S.VOLATILE, f"{qualified}() without a seed", e)})
         if qualified is not None:
             if S.volatile_call(qualified, len(e.args)) or qualified in self.extra_volatile:
-                daily = qualified in S.DATE_CALLS or qualified == "time.strftime" and _date_format(args[0] if args else None)
+                daily = qualified in S.DATE_CALLS or qualified == "time.strftime" and date_format(args[0] if args else None)
                 return as_daily(frozenset({source(S.VOLATILE, f"{qualified}()", e)}), daily)
             if S.shuffle_call(qualified):
                 return frozenset({source(S.SHUFFLED, f"{qualified}()", e)})
@@ -328,14 +329,14 @@ class TaintEngine(FieldSensitivity):
             return frozenset({source(S.SUMMARY, f"{last}()", e)})
         if (sink := self.sinks.sink_at(e, scope)) is not None and sink.is_request:
             return frozenset({source(S.SUMMARY, "a summarising LLM call", e)}) if self.sinks.asks_to_summarise(e, scope) else EMPTY
-        if _constructor(func):
+        if constructor_call(func):
             # `Part(content=text, timestamp=now())`: an id or timestamp keyword of a class is the object's
             # metadata, not its text (pydantic-ai messages, RunContext(run_id=...); issue 11)
             args = [a.value for a in e.args if a.keyword is None or not self.volatile_name.search(a.keyword.value)]
         if method is not None:
             base = func.value
             t = self.of(base, scope) | self.union(args, scope)
-            if method == "strftime" and _date_format(args[0] if args else None) or method == "date" and not args:
+            if method == "strftime" and date_format(args[0] if args else None) or method == "date" and not args:
                 return as_daily(t, True)
             if method == "join" and (has_text(base) or self._has_static_element(args, scope)):
                 return templated(t)
@@ -386,7 +387,7 @@ class TaintEngine(FieldSensitivity):
             if any(b.kind in ("assign", "walrus") and isinstance(b.value, (cst.List, cst.ListComp, cst.Tuple)) for b in bindings):
                 return False  # a list extended in code: its elements keep program order, and it has no keys (OpenHands)
             for b in bindings:
-                if b.kind == "mutate" and b.op == "extend" or b.kind == "mutate" and b.op == "setitem" and not _literal_key(b.node):
+                if b.kind == "mutate" and b.op == "extend" or b.kind == "mutate" and b.op == "setitem" and not literal_key(b.node):
                     return True
                 if b.kind in ("assign", "walrus") and self.runtime_mapping(b.value, b.scope, depth + 1):
                     return True
@@ -421,79 +422,11 @@ class TaintEngine(FieldSensitivity):
         return frozenset(out)
 
 
-_TIME_DIRECTIVES = re.compile(r"%[-#]?[HIMSfpXcTrRsLlkzZ]")
-
-
-def _date_format(fmt: cst.BaseExpression | None) -> bool:
-    """A literal strftime format that names no unit below a day (``"%Y-%m-%d"``, ``"%A %d %B"``)."""
-    if not isinstance(fmt, cst.SimpleString):
-        return False
-    text = fmt.evaluated_value
-    return isinstance(text, str) and "%" in text and not _TIME_DIRECTIVES.search(text)
-
-
 def as_daily(t: frozenset[Source], daily: bool) -> frozenset[Source]:
     """``t`` with its volatile sources marked as changing once a day (when ``daily``)."""
     if not daily or not any(s.kind == S.VOLATILE and not s.daily for s in t):
         return t
     return frozenset(dataclasses.replace(s, daily=True) if s.kind == S.VOLATILE else s for s in t)
-
-
-_PROMPT_FIELD = re.compile(r"(?i)^_?(system_?prompt|instructions|system_?message|system)$")
-
-
-_SETTING_TYPES = frozenset({"int", "float", "bool", "type", "Type", "Literal"})
-_SEQUENCES = frozenset({"Sequence", "list", "List", "tuple", "Tuple", "Iterable", "set", "frozenset", "Collection"})
-
-
-def _setting_annotation(param: cst.CSTNode) -> bool:
-    """A parameter annotated as a number, a flag, a class or a literal choice (``n_examples: int = 3``,
-    ``dataset_type: type[Dataset]``, ``Sequence[type[Evaluator]]``): a setting of the task, not per-request text
-    (pydantic-evals' ``generate_dataset``; issue 11)."""
-    ann = param.annotation.annotation if isinstance(param, cst.Param) and param.annotation is not None else None
-    return ann is not None and _setting_type(ann)
-
-
-def _setting_type(ann: cst.BaseExpression) -> bool:
-    if isinstance(ann, cst.Name):
-        return ann.value in _SETTING_TYPES
-    if isinstance(ann, cst.Attribute):
-        return ann.attr.value in _SETTING_TYPES
-    if isinstance(ann, cst.Subscript):
-        head = ann.value.attr.value if isinstance(ann.value, cst.Attribute) else ann.value.value if isinstance(ann.value, cst.Name) else ""
-        if head in ("type", "Type", "Literal"):
-            return True
-        if head in _SEQUENCES and len(ann.slice) == 1 and isinstance(ann.slice[0].slice, cst.Index):
-            return _setting_type(ann.slice[0].slice.value)
-    return False
-
-
-def _imports_code(b: Binding) -> bool:
-    """An import of a module (``import locale``) or of a class (``from babel import Locale``), not of a value
-    such as ``flask_login.current_user``."""
-    if isinstance(b.node, cst.Import):
-        return True
-    last = (b.qualified or "").rsplit(".", 1)[-1]
-    return last[:1].isupper() and not last.isupper()
-
-
-def _literal_key(stmt: cst.CSTNode) -> bool:
-    """``d["title"] = ...``: a key written in the source adds keys in program order, not the data's
-    (``schema["title"] = name`` on a pydantic-generated schema, pydantic-ai; issue 11)."""
-    targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else []
-    return bool(targets) and all(
-        isinstance(t, cst.Subscript) and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index)
-        and isinstance(t.slice[0].slice.value, cst.SimpleString) for t in targets)
-
-
-def _constructor(func: cst.BaseExpression) -> bool:
-    """A call of a class by its CamelCase name (``Part(...)``, ``messages.ModelRequest(...)``,
-    ``RunContext[Deps](...)``), not ``dict``."""
-    if isinstance(func, cst.Subscript):
-        func = func.value
-    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-    name = name.lstrip("_")
-    return name[:1].isupper() and not name.isupper()
 
 
 def _per_request_origin(b: Binding) -> bool:
