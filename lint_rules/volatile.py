@@ -52,7 +52,8 @@ class VolatileInSystemPrompt(FlowRule):
 
     ## When it does not fire
     The value goes into the final user message, a tracing header, a log line
-    or a retry delay; ``time.strftime`` is given an explicit time; the module
+    or a retry delay, or into an Anthropic system block after the request's last
+    ``cache_control`` breakpoint (when the module marks no message); ``time.strftime`` is given an explicit time; the module
     has no LLM call and no prompt-named constant that an LLM file imports.
     """
 
@@ -71,7 +72,7 @@ class VolatileInSystemPrompt(FlowRule):
 
     def findings(self, flow) -> list:
         """A volatile source on a value that reaches the system prompt (identities on it are named too)."""
-        if flow.area != "system" or not flow.has(S.VOLATILE):
+        if flow.area != "system" or not flow.has(S.VOLATILE) or flow.after_last_breakpoint:
             return []
         return [self.issue(flow, detail=flow.of(S.VOLATILE)[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
 
@@ -83,6 +84,8 @@ class VolatileInSystemPrompt(FlowRule):
         return message
 
     VALID = [
+        # Issue 11: a system block after the last cache breakpoint of the request is never cached.
+        _CLAUDE + f"from datetime import datetime\nRULES = open('rules.md').read()\ndef ask(q, history):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'Now: {{datetime.now()}}'}}], messages=history + [q])\n",
         # Issue 11 (pydantic-ai): a run id passed to a class beside its content is metadata (`RunContext(run_id=...)`);
         # a field of what a local factory returns is the argument it was built from; a sibling `run_id=` of a call
         # whose result's `.instructions` is read; a user-turn builder (`_map_user_prompt`) is not the system prompt.
@@ -104,6 +107,8 @@ class VolatileInSystemPrompt(FlowRule):
         _CLAUDE + "import random\nGREETINGS = ['Hi', 'Hello']\ndef ask(q):\n    return client.messages.create(model='m', system=random.Random(7).choice(GREETINGS) + '. Help.', messages=[])\n",
     ]
     INVALID = [
+        # A breakpoint added to the newest message at run time puts the system blocks before it.
+        Invalid(_CLAUDE + f"from datetime import datetime\nRULES = open('rules.md').read()\ndef ask(q, history):\n    history[-1]['content'][-1]['cache_control'] = {{'type': 'ephemeral'}}\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'Now: {{datetime.now()}}'}}], messages=history + [q])\n", line=7),
         # The field a local factory fills from the clock still carries it.
         Invalid(_CLAUDE + "from datetime import datetime\nfrom .types import Params\ndef build(system):\n    return Params(instructions=f'{system} at {datetime.now()}', input=[])\ndef ask():\n    p = build('Be brief.')\n    return client.messages.create(model='m', system=p.instructions, messages=p.input)\n", line=9),
         # A factory of this module is not a constructor: `.system` of its result carries what it put there.
@@ -151,13 +156,20 @@ class PerRequestDataInSystemPrompt(FlowRule):
     A whole parameter passed straight through (``def call(system): create(system=system)``:
     a generic wrapper), also with only whitespace added (``system + "\\n"``,
     ``"\\n\\n".join(system_parts)``); values set once per object in ``__init__``;
+    an Anthropic system block after the request's last ``cache_control``
+    breakpoint (when the module marks no message);
     an identity-named module constant (``reading_level = "grade 8"``: identity
     needs a per-request origin, a parameter, a request object or a value
     computed at run time); data placed in the user turn; a parameter that every
     call in the module binds to one fixed value (a literal, a module constant, a
-    script's command-line arguments parsed at module level), when all its callers
-    are visible: a private or nested function, or any function of a script
-    (``if __name__ == "__main__":``).
+    script's command-line arguments parsed at module level, a value the script's
+    ``main()`` reads once outside any loop, an object built from source constants
+    only), when all its callers are visible: a private or nested function, or any
+    function of a script (``if __name__ == "__main__":``) or of a pytest module;
+    a parameter typed as a number, a flag, a class or a ``Literal`` (a task
+    setting); the ``messages`` / ``tools`` a converter is given; a parameter's
+    prompt field with text added (``data.instructions + " Be brief."``: a prompt
+    passed through).
     """
 
     code = "PC102"
@@ -171,7 +183,7 @@ class PerRequestDataInSystemPrompt(FlowRule):
     def findings(self, flow) -> list:
         """An identity, or a parameter that differs between calls, in the system prompt; a value that is also
         volatile, shuffled, unsorted JSON or a summary is reported by that rule (PC101, PC303, PC304, PC202)."""
-        if flow.area != "system" or flow.has(S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON, S.SUMMARY):
+        if flow.area != "system" or flow.has(S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON, S.SUMMARY) or flow.after_last_breakpoint:
             return []
         params = flow.per_request_params()
         if flow.has(S.IDENTITY):
@@ -182,6 +194,7 @@ class PerRequestDataInSystemPrompt(FlowRule):
         return []
 
     VALID = [
+        _CLAUDE + f"RULES = open('rules.md').read()\ndef ask(user, q):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'You talk to {{user.name}}.'}}], messages=[q])\n",
         # Issue 11 (openai-agents-python): a task definition built from constants only (scenario steps) is the same
         # in every process, and a pytest module's functions are called only by it.
         _OPENAI + "from .types import Step\nTOOL = 'echo'\ndef run_step(step, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Always call {step.tool_name}.'}, {'role': 'user', 'content': q}])\ndef test_steps():\n    steps = [Step(tool_name=TOOL), Step(tool_name='note')]\n    run_step(steps[0], 'hi')\n    run_step(steps[1], 'hi')\n",

@@ -32,7 +32,7 @@ import libcst as cst
 
 from promptcache.lint import slots
 from promptcache.lint import sources as S
-from promptcache.lint.breakpoints import message_blocks_before_last_breakpoint
+from promptcache.lint.breakpoints import message_blocks_before_last_breakpoint, system_blocks_after_last_breakpoint
 from promptcache.lint.config import LintConfig
 from promptcache.lint.index import ModuleIndex, Scope
 from promptcache.lint.call_sites import CallSites
@@ -89,6 +89,7 @@ class Flow:
     sources: frozenset[Source]
     area: str
     per_request: frozenset[tuple[int, int]] = frozenset()
+    after_last_breakpoint: bool = False  # an Anthropic system block past the request's last cache_control
 
     @cached_property
     def by_kind(self) -> dict[str, list[Source]]:
@@ -285,7 +286,10 @@ class FlowAnalysis:
         flows: list[Flow] = []
         for slot in self.system_slots:
             per_request = frozenset(self._per_request(slot))
-            flows += [Flow(slot, node, t, "system", per_request) for node, t in self.sites(slot.expr, slot.scope, SYSTEM_KINDS)]
+            after = system_blocks_after_last_breakpoint(self, slot.sink) if slot.sink is not None and slot.sink.api == "anthropic" else set()
+            for node, t in self.sites(slot.expr, slot.scope, SYSTEM_KINDS):
+                past = bool(after) and any(id(n) in after for n in (node, *self.facts.ancestors(node)))
+                flows.append(Flow(slot, node, t, "system", per_request, past))
         for slot in self.tool_slots:
             area, kinds = ("tools", TOOL_KINDS) if slot.kind == "tools" else ("tool_content", CONTENT_KINDS)
             flows += [Flow(slot, node, t, area) for node, t in self.sites(slot.expr, slot.scope, kinds)]
