@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import FlowRule, Invalid, LintRule
 
@@ -83,6 +84,8 @@ class PerTurnSummarization(_SiteRule):
         return self.flow.summaries.summarisations
 
     VALID = [
+        # Issue 11 (crewAI): a summariser's own loop over chunks, and a formatter named `..._for_summary`.
+        _OPENAI + "def summarize_messages(messages):\n    for chunk in split_chunks(messages):\n        text = _format_messages_for_summary(chunk)\n        client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': 'Summarize: ' + text}])\n",
         _OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > 40:\n        history = compact_history(history)\n    return client.chat.completions.create(model='m', messages=history)\n",
         _OPENAI + "def summarise_article(text):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'Summarize this article: {text}'}])\n",
         _OPENAI + "MAX_TOKENS = 5000\ndef turn(history):\n    if tokens(history) < MAX_TOKENS:\n        return client.chat.completions.create(model='m', messages=history)\n    history = summarize_history(history)\n",
@@ -138,6 +141,12 @@ class SummaryBeforeHistory(FlowRule):
         "invalidates the cached conversation after it; append the summary as a new message instead"
     )
 
+    def findings(self, flow) -> list:
+        """A summary source on a value in the system prompt, unless PC101, PC303 or PC304 reports the value."""
+        if flow.area != "system" or not flow.has(S.SUMMARY) or flow.has(S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON):
+            return []
+        return [self.issue(flow, detail=flow.of(S.SUMMARY)[0].detail)]
+
     def leave_Module(self, node: cst.Module) -> None:
         super().leave_Module(node)
         if self.flow.is_llm_file:
@@ -145,6 +154,9 @@ class SummaryBeforeHistory(FlowRule):
                 self.report(site, self.message.format(detail=self.flow.code(site), slot="a message before the history"))
 
     VALID = [
+        # Issue 11 (pydantic-ai): a trim before a compaction is not a summary, nor is a data class named `...Summary`.
+        _CLAUDE + "def turn(history, parts):\n    kept = trim_before_compaction(parts)\n    return client.messages.create(model='m', system=kept[0], messages=history)\n",
+        _OPENAI + "from openai.types.shared import Reasoning\ndef turn(history):\n    return client.responses.create(model='m', instructions=describe(ReasoningSummary(text='x')), input=history)\n",
         # Issue 11, from real code (openai-agents-python): a `digest` that is a hash is not a summary.
         "from hashlib import sha256\nfrom openai import OpenAI\nclient = OpenAI()\ndef _hashed_key(kind, value):\n    digest = sha256(value.encode()).hexdigest()[:32]\n    return f'app:{kind}:{digest}'\ndef _prompt_cache_key_for_grouping(kind, value):\n    if kind == 'run':\n        return f'app:run:{value}'\n    return _hashed_key(kind, value)\n",
         _OPENAI + "def turn(history, summary):\n    history.append({'role': 'user', 'content': summary})\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Plan.'}, *history])\n",
@@ -155,6 +167,7 @@ class SummaryBeforeHistory(FlowRule):
         _CLAUDE + "SUMMARY = 'Reply with a one-line summary of the ticket.'\ndef turn(history):\n    return client.messages.create(model='m', system=SUMMARY, messages=history)\n",
     ]
     INVALID = [
+        Invalid(_CLAUDE + "def turn(history):\n    recap = compact_history(history)\n    return client.messages.create(model='m', system=f'Plan.\\n{recap}', messages=history[-4:])\n", line=5),
         Invalid(_CLAUDE + "class Planner:\n    def turn(self, text):\n        return client.messages.create(model='m', system=f'Plan.\\n{self.summary}', messages=[])\n", line=5),
         Invalid(_OPENAI + "def turn(history):\n    recap = summarize_thread(history)\n    history.insert(0, {'role': 'user', 'content': recap})\n    return client.chat.completions.create(model='m', messages=history)\n", line=5),
         Invalid(_OPENAI + "def turn(history, summary):\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'user', 'content': summary}, *history])\n", line=5),

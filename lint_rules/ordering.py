@@ -89,15 +89,18 @@ class ToolsFromUnorderedCollection(FlowRule):
         "and tools render first, so workers send different prefixes; sort the tools by name"
     )
 
-    def leave_Module(self, node: cst.Module) -> None:
-        if not self.flow.is_llm_file:
-            return
-        for issue in self.issues():
-            if issue.code == self.code:
-                reason = _COMPLETION_REASON if S.completion_order(issue.detail) else _HASH_REASON
-                self.report(issue.node, self.message.format(detail=issue.detail, slot=issue.slot.label, reason=reason), self._fix(issue))
+    def findings(self, flow) -> list:
+        """A set or completion-order source on ``tools=``, unless a shuffle, an MCP listing or a directory
+        listing on the same value is reported instead (PC303, PC305, PC302)."""
+        if flow.area != "tools" or not flow.has(S.UNORDERED) or flow.has(S.SHUFFLED, S.MCP, S.FS_ORDER):
+            return []
+        return [self.issue(flow, detail=flow.of(S.UNORDERED)[0].detail)]
 
-    def _fix(self, issue) -> NodeFix:
+    def issue_message(self, issue) -> str:
+        reason = _COMPLETION_REASON if S.completion_order(issue.detail) else _HASH_REASON
+        return self.message.format(detail=issue.detail, slot=issue.slot.label, reason=reason)
+
+    def issue_fix(self, issue) -> NodeFix:
         """``sorted(...)`` with the key the elements need (:mod:`promptcache.lint.elements`), at every read of
         the collection by every slot it reaches; a description without an edit when what some read holds is
         not known (wrapping only the others would leave the order unfixed)."""
@@ -125,6 +128,8 @@ class ToolsFromUnorderedCollection(FlowRule):
         return NodeFix(f"Wrap {wraps}{where}", Applicability.UNSAFE, replacements)
 
     VALID = [
+        # Issue 11 (pydantic-ai): a function named after the MCP call maps its result into message parts.
+        _OPENAI + "from .parts import CallPart, ReturnPart\ndef _map_mcp_list_tools(item):\n    return (CallPart(name=item.server_label), ReturnPart(content={'tools': {t.name for t in item.tools}}))\n",
         # Issue 11, from real code (pydantic-ai): one element of `return tools, betas` is a set, not the tools.
         _CLAUDE + "SEARCH = {'name': 'search'}\ndef prepare_tools():\n    betas = set()\n    tools = [SEARCH]\n    betas.add('files-api')\n    return tools, betas\ndef ask(messages):\n    tools, betas = prepare_tools()\n    return client.beta.messages.create(model='m', messages=messages, tools=tools, betas=sorted(betas))\n",
         _OPENAI + "from .specs import SPECS\nBASE = {'a', 'b'}\ndef run(q):\n    names = sorted(BASE | {'c'})\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n",
@@ -210,6 +215,15 @@ class ToolsFromFilesystemOrder(FlowRule):
         "tools= is built from {detail} without sorted(): directory and entry-point order differs between hosts, "
         "and tools render first, so hosts send different prefixes; sort the listing"
     )
+
+    def findings(self, flow) -> list:
+        """A directory or entry-point listing on ``tools=``, unless a shuffle or an MCP listing on the same
+        value is reported instead (PC303, PC305); reported where the listing starts when that is known."""
+        if flow.area != "tools" or not flow.has(S.FS_ORDER) or flow.has(S.SHUFFLED, S.MCP):
+            return []
+        first = flow.of(S.FS_ORDER)[0]
+        return [self.issue(flow, detail=first.detail, origin=first.origin)]
+
     VALID = [
         _CLAUDE + "import json\nfrom pathlib import Path\nTOOLS = [json.loads(p.read_text()) for p in sorted(Path('t').glob('*.json'))]\ndef run(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n",
         _CLAUDE + "import os\ndef run(q):\n    files = os.listdir('docs')\n    return client.messages.create(model='m', messages=[{'role': 'user', 'content': str(files)}])\n",
@@ -261,6 +275,14 @@ class ShuffledPrefix(FlowRule):
         "{detail} reorders {slot} content: the prefix differs on nearly every request, so it is never read "
         "from cache; keep one fixed order"
     )
+
+    def findings(self, flow) -> list:
+        """A shuffle on a value in the system prompt (unless it is also volatile: PC101), in ``tools=`` or in
+        a message before the last; reported where each shuffle happens."""
+        if not flow.has(S.SHUFFLED) or (flow.area == "system" and flow.has(S.VOLATILE)):
+            return []
+        return [self.issue(flow, node=s.origin or flow.node, detail=s.detail) for s in flow.of(S.SHUFFLED)]
+
     VALID = [
         _OPENAI + "import random\nfrom .t import TOOLS\ndef run(q):\n    return client.chat.completions.create(model='m', messages=[], tools=TOOLS, temperature=random.random())\n",
         _OPENAI + "import random\nfrom .t import TOOLS\ndef run(q):\n    tools = list(TOOLS)\n    random.shuffle(tools)\n    return client.chat.completions.create(model='m', messages=[], tools=sorted(tools, key=lambda t: t['name']))\n",
@@ -319,18 +341,33 @@ class UnsortedJsonInPrompt(FlowRule):
         "the data source, so identical data can give different prompt bytes; pass sort_keys=True"
     )
 
-    def leave_Module(self, node: cst.Module) -> None:
-        if not self.flow.is_llm_file:
-            return
-        for issue in self.issues():
-            if issue.code == self.code and isinstance(issue.node, cst.Call):
-                call = issue.node
-                sort_keys = cst.Arg(keyword=cst.Name("sort_keys"), value=cst.Name("True"), equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
-                args = [*call.args[:-1], call.args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), sort_keys] if call.args else [sort_keys]
-                fix = NodeFix("Add sort_keys=True", Applicability.UNSAFE, ((call, self.flow.code(call.with_changes(args=args))),))
-                self.report(call, self.message.format(detail=issue.detail, slot=issue.slot.label), fix)
+    def findings(self, flow) -> list:
+        """An unsorted ``json.dumps`` on a value in the system prompt (unless PC101 or PC303 reports it) or in
+        a tool (unless PC104 does); reported at the ``json.dumps`` call."""
+        if not flow.has(S.UNSORTED_JSON):
+            return []
+        if flow.area == "system" and flow.has(S.VOLATILE, S.SHUFFLED):
+            return []
+        if flow.area in ("tools", "tool_content") and flow.has(S.VOLATILE, S.IDENTITY):
+            return []
+        if flow.area not in ("system", "tools", "tool_content"):
+            return []
+        return [self.issue(flow, node=s.origin or flow.node, detail=s.detail) for s in flow.of(S.UNSORTED_JSON)]
+
+    def issue_fix(self, issue) -> NodeFix:
+        call = issue.node
+        sort_keys = cst.Arg(keyword=cst.Name("sort_keys"), value=cst.Name("True"), equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+        args = [*call.args[:-1], call.args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), sort_keys] if call.args else [sort_keys]
+        return NodeFix("Add sort_keys=True", Applicability.UNSAFE, ((call, self.flow.code(call.with_changes(args=args))),))
+
+    def issues(self) -> list:
+        return [issue for issue in super().issues() if isinstance(issue.node, cst.Call)]
 
     VALID = [
+        # Issue 11 (OpenHands): a list extended in code has no keys to order.
+        _CLAUDE + "import json\ndef run(threads, q):\n    files = []\n    for t in threads:\n        files.extend(t.files)\n    return client.messages.create(model='m', system=f'Files: {json.dumps(files, indent=4)}', messages=[q])\n",
+        # Issue 11 (pydantic-ai): a generated schema copied and given keys written in the source keeps one order.
+        _CLAUDE + "import json\ndef run(object_def, q):\n    schema = object_def.json_schema.copy()\n    schema['title'] = object_def.name\n    return client.messages.create(model='m', system=f'Reply as {json.dumps(schema)}', messages=[q])\n",
         _CLAUDE + "import json\ndef run(rows):\n    table = {k: v for k, v in rows}\n    return client.messages.create(model='m', system=json.dumps(table, sort_keys=True), messages=[])\n",
         _CLAUDE + "import json\nSCHEMA = json.dumps({'a': 'string', 'b': 'int'}, indent=2)\ndef run(q):\n    return client.messages.create(model='m', system='Reply as ' + SCHEMA, messages=[])\n",
         _CLAUDE + "import json\ndef run(rows):\n    table = {k: v for k, v in rows}\n    return client.messages.create(model='m', system='Help.', messages=[{'role': 'user', 'content': json.dumps(table)}])\n",
@@ -380,13 +417,20 @@ class McpToolsUnsorted(FlowRule):
         "first, so a reorder or change invalidates the whole prefix; list once and sort by name"
     )
 
-    def leave_Module(self, node: cst.Module) -> None:
-        if not self.flow.is_llm_file:
-            return
-        for issue in self.issues():
-            if issue.code == self.code:
-                detail = "without sorting by name" if issue.detail == "unsorted" else "again on every turn"
-                self.report(issue.node, self.message.format(detail=detail))
+    def findings(self, flow) -> list:
+        """An unsorted MCP listing on ``tools=`` (unless shuffled: PC303), else a sorted listing that is
+        made again on the per-turn path (unless a set or directory order on it is reported: PC301, PC302)."""
+        if flow.area != "tools" or flow.has(S.SHUFFLED):
+            return []
+        if flow.has(S.MCP):
+            return [self.issue(flow, detail="unsorted")]
+        if flow.has(S.FS_ORDER, S.UNORDERED):
+            return []
+        return [self.issue(flow, node=s.origin, detail="re-listed") for s in flow.of(S.MCP_CALL)
+                if s.origin is not None and self.flow.turns.per_turn(s.origin)]
+
+    def issue_message(self, issue) -> str:
+        return self.message.format(detail="without sorting by name" if issue.detail == "unsorted" else "again on every turn")
 
     VALID = [
         _CLAUDE + "class A:\n    async def connect(self, s):\n        listed = await s.list_tools()\n        self.tools = [{'name': t.name} for t in sorted(listed.tools, key=lambda t: t.name)]\n    async def ask(self, m):\n        return client.messages.create(model='m', tools=self.tools, messages=m)\n",

@@ -7,6 +7,9 @@ the tools or before a cache breakpoint makes every request a miss.
 
 from __future__ import annotations
 
+import dataclasses
+
+from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import FlowRule, Invalid
 
@@ -49,7 +52,8 @@ class VolatileInSystemPrompt(FlowRule):
 
     ## When it does not fire
     The value goes into the final user message, a tracing header, a log line
-    or a retry delay; ``time.strftime`` is given an explicit time; the module
+    or a retry delay, or into an Anthropic system block after the request's last
+    ``cache_control`` breakpoint (when the module marks no message); ``time.strftime`` is given an explicit time; the module
     has no LLM call and no prompt-named constant that an LLM file imports.
     """
 
@@ -60,7 +64,37 @@ class VolatileInSystemPrompt(FlowRule):
         "{sources} {reach} {slot}: the prompt prefix changes on every request, so provider caches "
         "(exact-prefix matching) never hit; move the {value} into the final user message"
     )
+
+    daily_message = (
+        "{sources} {reach} {slot} as a date: the prompt prefix changes once a day, so the first request of each "
+        "day writes a new cache entry instead of reading the old one; move the {value} into the final user message"
+    )
+
+    def findings(self, flow) -> list:
+        """A volatile source on a value that reaches the system prompt (identities on it are named too)."""
+        if flow.area != "system" or not flow.has(S.VOLATILE) or flow.after_last_breakpoint:
+            return []
+        return [self.issue(flow, detail=flow.of(S.VOLATILE)[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
+
+    def issue_message(self, issue):
+        """A clock read only as a date says that it changes once a day, not on every request (issue 11)."""
+        message = super().issue_message(issue)
+        if issue.sources and all(s.daily for s in issue.sources if s.kind == S.VOLATILE) and hasattr(message, "template"):
+            return dataclasses.replace(message, template=self.daily_message)
+        return message
+
     VALID = [
+        # Issue 11: a system block after the last cache breakpoint of the request is never cached.
+        _CLAUDE + f"from datetime import datetime\nRULES = open('rules.md').read()\ndef ask(q, history):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'Now: {{datetime.now()}}'}}], messages=history + [q])\n",
+        # Issue 11 (pydantic-ai): a run id passed to a class beside its content is metadata (`RunContext(run_id=...)`);
+        # a field of what a local factory returns is the argument it was built from; a sibling `run_id=` of a call
+        # whose result's `.instructions` is read; a user-turn builder (`_map_user_prompt`) is not the system prompt.
+        _CLAUDE + "import uuid\nfrom .ctx import RunContext\ndef ask(q):\n    ctx = RunContext[dict](deps={}, run_id=uuid.uuid4().hex)\n    return client.messages.create(model='m', system=render_instructions(ctx), messages=[q])\n",
+        _CLAUDE + "from datetime import datetime\nfrom .types import Params\nasync def build(system, messages):\n    return Params(instructions=system, input=messages, sent=datetime.now())\nasync def ask(messages):\n    params = await build('Be brief.', messages)\n    return client.messages.create(model='m', system=params.instructions, messages=params.input)\n",
+        _CLAUDE + "import uuid\ndef ask(agent, q):\n    with agent.session(run_id=uuid.uuid4().hex) as s:\n        return client.messages.create(model='m', system=s.instructions, messages=[q])\n",
+        _CLAUDE + "from datetime import datetime\ndef _map_user_prompt(part):\n    return {'role': 'user', 'content': f'{datetime.now():%H:%M} {part.content}'}\n",
+        # The README's own SDK snippet: per-request facts go into the turn through `context=`.
+        "import anthropic, promptcache\nfrom promptcache import Conversation, PromptBuilder\nBASE = PromptBuilder().system(RULES).tools(TOOLS)\nchat = Conversation(budget_tokens=20_000)\nprompt = BASE.history(chat).user(question, context={'customer': name, 'today': today}).build()\n",
         # Issue 11, from real code (pydantic-ai): a clock passed as a sibling keyword (`timestamp=`) of an object
         # is not in its `.instructions`; a filesystem helper is not a system-prompt builder.
         "from pydantic_ai import messages as _m\ndef merge(messages):\n    clean = []\n    for message in messages:\n        last = clean[-1] if clean else None\n        if last:\n            clean[-1] = _m.ModelRequest(parts=last.parts, instructions=last.instructions or message.instructions, timestamp=message.timestamp)\n        else:\n            clean.append(message)\n    return clean\n",
@@ -73,6 +107,10 @@ class VolatileInSystemPrompt(FlowRule):
         _CLAUDE + "import random\nGREETINGS = ['Hi', 'Hello']\ndef ask(q):\n    return client.messages.create(model='m', system=random.Random(7).choice(GREETINGS) + '. Help.', messages=[])\n",
     ]
     INVALID = [
+        # A breakpoint added to the newest message at run time puts the system blocks before it.
+        Invalid(_CLAUDE + f"from datetime import datetime\nRULES = open('rules.md').read()\ndef ask(q, history):\n    history[-1]['content'][-1]['cache_control'] = {{'type': 'ephemeral'}}\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'Now: {{datetime.now()}}'}}], messages=history + [q])\n", line=7),
+        # The field a local factory fills from the clock still carries it.
+        Invalid(_CLAUDE + "from datetime import datetime\nfrom .types import Params\ndef build(system):\n    return Params(instructions=f'{system} at {datetime.now()}', input=[])\ndef ask():\n    p = build('Be brief.')\n    return client.messages.create(model='m', system=p.instructions, messages=p.input)\n", line=9),
         # A factory of this module is not a constructor: `.system` of its result carries what it put there.
         Invalid(_CLAUDE + "from datetime import datetime\nclass Request:\n    def __init__(self, system):\n        self.system = system\ndef make_request(system):\n    return Request(system=f'{system} at {datetime.now()}')\ndef ask(q):\n    return client.messages.create(model='m', system=make_request(system='Be helpful').system, messages=[])\n", line=10),
         # A prompt builder returning (text, length): the text is still the prompt.
@@ -118,13 +156,20 @@ class PerRequestDataInSystemPrompt(FlowRule):
     A whole parameter passed straight through (``def call(system): create(system=system)``:
     a generic wrapper), also with only whitespace added (``system + "\\n"``,
     ``"\\n\\n".join(system_parts)``); values set once per object in ``__init__``;
+    an Anthropic system block after the request's last ``cache_control``
+    breakpoint (when the module marks no message);
     an identity-named module constant (``reading_level = "grade 8"``: identity
     needs a per-request origin, a parameter, a request object or a value
     computed at run time); data placed in the user turn; a parameter that every
     call in the module binds to one fixed value (a literal, a module constant, a
-    script's command-line arguments parsed at module level), when all its callers
-    are visible: a private or nested function, or any function of a script
-    (``if __name__ == "__main__":``).
+    script's command-line arguments parsed at module level, a value the script's
+    ``main()`` reads once outside any loop, an object built from source constants
+    only), when all its callers are visible: a private or nested function, or any
+    function of a script (``if __name__ == "__main__":``) or of a pytest module;
+    a parameter typed as a number, a flag, a class or a ``Literal`` (a task
+    setting); the ``messages`` / ``tools`` a converter is given; a parameter's
+    prompt field with text added (``data.instructions + " Be brief."``: a prompt
+    passed through).
     """
 
     code = "PC102"
@@ -134,7 +179,37 @@ class PerRequestDataInSystemPrompt(FlowRule):
         "{sources} {reach} {slot}: each user or call gets its own copy of an otherwise identical prefix "
         "and its own cache entry; put per-request data in the final user message"
     )
+
+    def findings(self, flow) -> list:
+        """An identity, or a parameter that differs between calls, in the system prompt; a value that is also
+        volatile, shuffled, unsorted JSON or a summary is reported by that rule (PC101, PC303, PC304, PC202)."""
+        if flow.area != "system" or flow.has(S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON, S.SUMMARY) or flow.after_last_breakpoint:
+            return []
+        params = flow.per_request_params()
+        if flow.has(S.IDENTITY):
+            detail = f"the user identity `{flow.of(S.IDENTITY)[0].detail}`"
+            return [self.issue(flow, detail=detail, sources=flow.of(S.IDENTITY) + params)]
+        if params:
+            return [self.issue(flow, detail=f"the per-request parameter `{params[0].detail}`", sources=params)]
+        return []
+
     VALID = [
+        _CLAUDE + f"RULES = open('rules.md').read()\ndef ask(user, q):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'You talk to {{user.name}}.'}}], messages=[q])\n",
+        # Issue 11 (openai-agents-python): a task definition built from constants only (scenario steps) is the same
+        # in every process, and a pytest module's functions are called only by it.
+        _OPENAI + "from .types import Step\nTOOL = 'echo'\ndef run_step(step, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Always call {step.tool_name}.'}, {'role': 'user', 'content': q}])\ndef test_steps():\n    steps = [Step(tool_name=TOOL), Step(tool_name='note')]\n    run_step(steps[0], 'hi')\n    run_step(steps[1], 'hi')\n",
+        # Issue 11 (OpenHands): a system message built once per conversation object in `__init__`; a converter that
+        # re-maps the system message it is given and describes the agent's tools.
+        _OPENAI + "class FakeUser:\n    def __init__(self, issue, hints):\n        self.history = [{'role': 'system', 'content': f'You reported: {issue}\\nHints: {hints}'}]\n    def reply(self, q):\n        self.history.append({'role': 'user', 'content': q})\n        return client.chat.completions.create(model='m', messages=self.history)\n",
+        _OPENAI + "def convert(messages, tools):\n    suffix = 'Tools:\\n' + describe(tools)\n    out = []\n    for m in messages:\n        content = m['content']\n        if m['role'] == 'system':\n            content += suffix\n            out.append({'role': 'system', 'content': content})\n        else:\n            out.append(m)\n    return client.chat.completions.create(model='m', messages=out)\n",
+        # Issue 11 (pydantic-evals): parameters typed as a class, a count or a literal choice are task settings.
+        _CLAUDE + "from typing import Sequence\ndef generate(*, dataset_type: type[Dataset], evaluators: Sequence[type[Evaluator]] = (), n_examples: int = 3):\n    schema = dataset_type.schema_with(evaluators)\n    return client.messages.create(model='m', system=f'Follow this schema:\\n{schema}\\nInclude {n_examples} cases.', messages=[])\n",
+        # Issue 11 (aider): the `locale` module and Babel's `Locale` class are code; the host's locale is per process.
+        _CLAUDE + "import locale\ntry:\n    from babel import Locale\nexcept ImportError:\n    Locale = None\ndef ask(q):\n    lang = Locale.parse(locale.getlocale()[0]).get_display_name('en') if Locale else 'English'\n    return client.messages.create(model='m', system=f'Reply in {lang}.', messages=[q])\n",
+        # Issue 11 (openai-agents-python): a value a script's entry point reads once (`input()` in `main()`, outside
+        # any loop) is per process; a parameter's prompt field plus constant text is a prompt passed through.
+        _OPENAI + "import asyncio\nasync def run(path):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Answer about the repo at {path}.'}, {'role': 'user', 'content': 'Who commits most?'}])\nasync def main():\n    path = input('Repository: ')\n    await run(path)\nif __name__ == '__main__':\n    asyncio.run(main())\n",
+        _CLAUDE + "def filter_input(data, q):\n    return client.messages.create(model='m', system=(data.instructions or '') + ' Reply briefly.', messages=[q])\n",
         # Issue 11, from real code (openai-agents-python examples): per-process values, not per-request data.
         _CLAUDE + "import argparse\ndef main(repo):\n    return client.messages.create(model='m', system=f'You inspect {repo}.', messages=[])\nif __name__ == '__main__':\n    args = argparse.ArgumentParser().parse_args()\n    main(args.repo)\n",
         _CLAUDE + "SECRET = 'EXAMPLE_SECRET'\ndef _agent(secret_name, q):\n    return client.messages.create(model='m', system=f'Never print ${secret_name}.', messages=[q])\ndef a(q):\n    return _agent(SECRET, q)\ndef b(q):\n    return _agent(secret_name=SECRET, q=q)\n",
@@ -149,6 +224,12 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + "reading_level = 'grade 8'\ndef ask(q):\n    return client.messages.create(model='m', system=f'Write at {reading_level}.', messages=[])\n",
     ]
     INVALID = [
+        # A value read from the clock is not a source constant.
+        Invalid(_CLAUDE + "from datetime import datetime\ndef _run(started, q):\n    return client.messages.create(model='m', system=f'Session started {started}.', messages=[q])\ndef ask(q):\n    return _run(datetime.now().isoformat(), q)\n", line=5),
+        # A text parameter beside them is still the request's.
+        Invalid(_CLAUDE + "def generate(topic: str, n_examples: int = 3):\n    return client.messages.create(model='m', system=f'Write {n_examples} cases about {topic}.', messages=[])\n", line=4),
+        # A script's chat loop reads a new value per request: still reported.
+        Invalid(_OPENAI + "def run(path):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Answer about the repo at {path}.'}, {'role': 'user', 'content': 'Who?'}])\ndef main():\n    while True:\n        path = input('Repository: ')\n        run(path)\nif __name__ == '__main__':\n    main()\n", line=4),
         # A helper called once per step with a different value is per call (openai-agents-python: true).
         Invalid(_CLAUDE + "STEPS = ['draft', 'review']\ndef _run(step, history):\n    return client.messages.create(model='m', system=f'You do the {step} step.', messages=history)\ndef go(history):\n    for step in STEPS:\n        _run(step, history)\n", line=5),
         # A public function of a library module: other modules may call it with per-request data.
@@ -207,8 +288,15 @@ class VolatileBeforeCacheBreakpoint(FlowRule):
         "up to each breakpoint, so it only hits for the same {value}; move the {value} after the last breakpoint"
     )
 
-    def issues(self) -> list:
-        return self.flow.breakpoint_issues
+    one_per_node = True
+    innermost_only = False
+
+    def flows(self) -> list:
+        return self.flow.breakpoint_flows
+
+    def findings(self, flow) -> list:
+        detail = (flow.of(S.VOLATILE) or flow.of(S.IDENTITY))[0].detail
+        return [self.issue(flow, detail=detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
 
     VALID = [
         _CLAUDE + f"DOC = open('d.md').read()\ndef ask(acct, q):\n    return client.messages.create(model='m', messages=[{{'role': 'user', 'content': [\n        {{'type': 'text', 'text': DOC, {_CC}}},\n        {{'type': 'text', 'text': f'{{acct.account_id}} {{q}}'}}]}}])\n",
@@ -263,6 +351,13 @@ class VolatileInToolDefinition(FlowRule):
         "{sources} {be} inside a tool definition: tools render first, so a tool schema that differs between "
         "calls invalidates the whole cached prefix; keep tools static and pass the {value} in the user message"
     )
+
+    def findings(self, flow) -> list:
+        """A volatile or identity source on a value inside ``tools=`` (an environment value is per process)."""
+        if flow.area not in ("tools", "tool_content") or not flow.has(S.VOLATILE, S.IDENTITY):
+            return []
+        return [self.issue(flow, detail=flow.of(S.VOLATILE, S.IDENTITY)[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
+
     VALID = [
         _OPENAI + "TOOLS = [{'type': 'function', 'function': {'name': 'f', 'parameters': {}}}]\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=TOOLS)\n",
         _OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'description': 'Search.'}}\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'{user.email} {q}'}], tools=[tool])\n",
@@ -316,8 +411,15 @@ class VolatilePromptCacheKey(FlowRule):
         "never meets a warm cache; use a stable per-feature or per-user key"
     )
 
-    def issues(self) -> list:
-        return self.flow.cache_key_issues
+    one_per_node = False
+    innermost_only = False
+
+    def flows(self) -> list:
+        return self.flow.cache_key_flows
+
+    def findings(self, flow) -> list:
+        volatile = flow.of(S.VOLATILE)
+        return [self.issue(flow, detail=volatile[0].detail, sources=volatile)]
 
     VALID = [
         _OPENAI + "def ask(q):\n    return client.responses.create(model='m', input=q, prompt_cache_key='docs-v2')\n",

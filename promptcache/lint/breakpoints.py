@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint.walk import descendants
+
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
     from promptcache.lint.index import Scope
@@ -83,3 +85,30 @@ def message_blocks_before_last_breakpoint(flow: FlowAnalysis, sink: Sink) -> lis
                 positions.append(("messages", content, scope, has_cache_control(message)))
     last = max((i for i, p in enumerate(positions) if p[3]), default=-1)
     return [(node, scope) for part, node, scope, _ in positions[: last + 1] if part == "messages" and node is not None]
+
+
+def system_blocks_after_last_breakpoint(flow: FlowAnalysis, sink: Sink) -> set[int]:
+    """``id`` of the ``system=`` blocks after the last ``cache_control`` of ``sink``'s request.
+
+    Anthropic caches nothing past the last breakpoint, so what changes there costs no cache entry. Only
+    when the module marks no other place: every ``"cache_control"`` string of the module is inside this
+    call's ``tools=`` / ``system=`` list literals (a marker added to a message at run time would put the
+    system blocks before it).
+    """
+    found = _literal_list(flow, sink.kw("system"), sink.scope)
+    if found is None:
+        return set()
+    blocks = [el.value for el in found[0].elements]
+    marked = [i for i, b in enumerate(blocks) if has_cache_control(b)]
+    if not marked:
+        return set()
+    lists = [found[0]] + [x[0] for x in [_literal_list(flow, sink.kw("tools"), sink.scope)] if x is not None]
+    inside = {id(n) for lst in lists for n in _strings(lst)}
+    if any(id(n) not in inside for n in _strings(flow.module)):
+        return set()
+    return {id(b) for b in blocks[marked[-1] + 1:]}
+
+
+def _strings(node: cst.CSTNode) -> list[cst.SimpleString]:
+    """The ``"cache_control"`` string literals under ``node``."""
+    return [n for n in descendants(node, cst.SimpleString) if n.value[1:-1] == "cache_control"]

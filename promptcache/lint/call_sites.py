@@ -4,8 +4,10 @@ PC102 reports a parameter interpolated into a system prompt as per-request data.
 same value on every call: a module constant (``_build_agent(secret_name=PERSISTENT_SECRET_NAME)``), a literal,
 or a value computed once at module level, such as a script's command-line arguments
 (``args = parser.parse_args()`` then ``asyncio.run(main(args.repo))``). Those differ between deployments, not
-between requests, and each process warms its own cache once (issue 11). A loop variable, another function's
-parameter or anything computed per call is not fixed.
+between requests, and each process warms its own cache once (issue 11). So is a value a script's entry point
+computes once, outside any loop (``directory_path = input(...)`` in ``main()`` then ``run(server,
+directory_path)``: openai-agents-python's examples). A loop variable, another function's parameter or anything
+computed per call is not fixed.
 
 Only functions whose callers are all visible are judged: a private function (``_name``), a function nested in
 another, or any function of a script (a module with an ``if __name__ == "__main__":`` block). A public function
@@ -16,25 +18,31 @@ from __future__ import annotations
 
 import libcst as cst
 
+from promptcache.lint import sources as S
 from promptcache.lint.expressions import argument
 from promptcache.lint.index import ModuleIndex, Scope
+from promptcache.lint.walk import TreeFacts
 
 
 def is_script(module: cst.Module) -> bool:
-    """True when the module has an ``if __name__ == "__main__":`` block at its top level."""
+    """True when the module has an ``if __name__ == "__main__":`` block at its top level, or is a pytest module
+    (top-level ``test_*`` functions): nothing imports it, so every call of its functions is in it."""
     for statement in module.body:
         if isinstance(statement, cst.If) and isinstance(statement.test, cst.Comparison):
             test = statement.test
             if isinstance(test.left, cst.Name) and test.left.value == "__name__":
                 return True
+        if isinstance(statement, cst.FunctionDef) and statement.name.value.startswith("test_"):
+            return True
     return False
 
 
 class CallSites:
     """One module's calls of its own functions, grouped by callee once (a file's data flow asks per parameter)."""
 
-    def __init__(self, index: ModuleIndex, module: cst.Module):
+    def __init__(self, index: ModuleIndex, module: cst.Module, facts: TreeFacts):
         self.index = index
+        self.facts = facts
         self.script = is_script(module)
         self.calls: dict[int, list[tuple[cst.Call, Scope]]] = {}
         for call, scope in index.calls:
@@ -53,9 +61,74 @@ class CallSites:
         for call, scope in calls:
             bound_position = position - (offset if isinstance(call.func, cst.Attribute) else 0)
             value = argument(call, bound_position, func.params[position])
-            if value is None or not _fixed(self.index, value, scope):
+            if value is None or not self._fixed(value, scope):
                 return False
         return bool(calls)
+
+    def _fixed(self, e: cst.BaseExpression, scope: Scope) -> bool:
+        """A fixed value (:func:`_fixed`), a value built from constants only (:meth:`constant`), or in a script,
+        names its entry point binds once outside any loop."""
+        if _fixed(self.index, e, scope) or self.constant(e, scope):
+            return True
+        if not self.script or scope.kind != "function" or not self._entry_point(scope):
+            return False
+        names = [n for n in _names(e) if n.value not in ("None", "True", "False")]
+        for n in names:
+            found, bindings = self.index.lookup(n.value, scope)
+            if found is None or found.kind == "module":
+                if not _fixed(self.index, n, scope):
+                    return False
+                continue
+            if found is not scope or len(bindings) != 1 or bindings[0].kind not in ("assign", "with"):
+                return False
+            if any(isinstance(a, (cst.For, cst.While, cst.ListComp, cst.GeneratorExp)) for a in self.facts.ancestors(bindings[0].node)):
+                return False
+        return bool(names)
+
+    def constant(self, e: cst.BaseExpression, scope: Scope, depth: int = 0) -> bool:
+        """A value computed from source constants only: literals, module constants, and containers, subscripts,
+        f-strings and calls of module-level names over them, through local names bound once outside any loop
+        (``steps = [ScenarioStep(tool_name=TOOL_ECHO, ...)]`` then ``run_step(steps[0])``: a task definition,
+        the same in every process; openai-agents-python's HITL scenarios)."""
+        if depth > 6:
+            return False
+        if isinstance(e, (cst.SimpleString, cst.Integer, cst.Float)) or isinstance(e, cst.Name) and e.value in ("None", "True", "False"):
+            return True
+        if isinstance(e, cst.Name):
+            found, bindings = self.index.lookup(e.value, scope)
+            if found is None or len(bindings) != 1:
+                return False
+            b = bindings[0]
+            if found.kind == "module":
+                return b.kind in ("assign", "def", "class", "import")
+            if found.kind != "function" or b.kind != "assign" or self._in_loop(b.node):
+                return False
+            return self.constant(b.value, found, depth + 1)
+        if isinstance(e, cst.Attribute):
+            return self.constant(e.value, scope, depth + 1)
+        if isinstance(e, (cst.List, cst.Tuple, cst.Set)):
+            return all(not isinstance(el, cst.StarredElement) and self.constant(el.value, scope, depth + 1) for el in e.elements)
+        if isinstance(e, cst.Dict):
+            return all(isinstance(el, cst.DictElement) and self.constant(el.key, scope, depth + 1) and self.constant(el.value, scope, depth + 1) for el in e.elements)
+        if isinstance(e, cst.Subscript):
+            return len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index) and self.constant(e.value, scope, depth + 1) and self.constant(e.slice[0].slice.value, scope, depth + 1)
+        if isinstance(e, cst.Call):
+            qualified = self.index.qualified(e.func, scope) or ""
+            if S.volatile_call(qualified, len(e.args)) or S.shuffle_call(qualified) or S.env_call(qualified):
+                return False  # `datetime.now()`, `random.choice(...)`, `os.getenv(...)`: not a source constant
+            return self.constant(e.func, scope, depth + 1) and all(self.constant(a.value, scope, depth + 1) for a in e.args)
+        if isinstance(e, (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation)):
+            return all(self.constant(n, scope, depth + 1) for n in _names(e))
+        return False
+
+    def _in_loop(self, node: cst.CSTNode) -> bool:
+        return any(isinstance(a, (cst.For, cst.While)) for a in self.facts.ancestors(node))
+
+    def _entry_point(self, func: Scope) -> bool:
+        """A top-level function no function of the module calls (``main``, run by ``asyncio.run(main())``)."""
+        if func.parent is None or func.parent.kind != "module":
+            return False
+        return all(scope.kind == "module" for _, scope in self.calls.get(id(func), []))
 
 
 def _fixed(index: ModuleIndex, e: cst.BaseExpression, scope: Scope) -> bool:

@@ -7,12 +7,15 @@ engine together and answers, for the rules:
   system/developer message, LangChain system messages, ``tools=``,
   prompt-named constants and prompt-builder functions in LLM files and prompt
   modules), see :meth:`FlowAnalysis.system_slots` / :meth:`tool_slots`;
-- which tainted values reach them and where each enters (:meth:`prefix_issues`):
-  every problem is classified once, at the site where it enters the slot
-  (or, for shuffles and ``json.dumps``, where it starts), with one code per
-  site in priority order, so one value is never reported by two rules;
-- the Anthropic breakpoint order (:meth:`breakpoint_issues`) and
-  ``prompt_cache_key`` values (:meth:`cache_key_issues`).
+- which tainted values reach them and where each enters, as facts
+  (:class:`Flow`: the slot, the node, the source kinds on the path, the part
+  of the request): :attr:`FlowAnalysis.prefix_flows`,
+  :attr:`FlowAnalysis.breakpoint_flows` (blocks at or before the last
+  Anthropic ``cache_control``) and :attr:`FlowAnalysis.cache_key_flows`.
+
+The engine never decides which rule a fact is: each
+:class:`~promptcache.lint.rule.FlowRule` reads the facts and says which are
+its findings, with what message (``lint_rules/``).
 
 History, summary and prompt-text questions live in :mod:`promptcache.lint.turns`,
 :mod:`promptcache.lint.summaries` and :mod:`promptcache.lint.prompt_text`,
@@ -29,7 +32,7 @@ import libcst as cst
 
 from promptcache.lint import slots
 from promptcache.lint import sources as S
-from promptcache.lint.breakpoints import message_blocks_before_last_breakpoint
+from promptcache.lint.breakpoints import message_blocks_before_last_breakpoint, system_blocks_after_last_breakpoint
 from promptcache.lint.config import LintConfig
 from promptcache.lint.index import ModuleIndex, Scope
 from promptcache.lint.call_sites import CallSites
@@ -37,18 +40,19 @@ from promptcache.lint.prompt_text import PromptText
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.slots import Slot
 from promptcache.lint.summaries import Summaries
-from promptcache.lint.taint import Source, TaintEngine
+from promptcache.lint.taint import Source, TaintEngine, as_daily
 from promptcache.lint.turns import Turns
 from promptcache.lint.walk import TreeFacts
 
 SYSTEM_KINDS = frozenset({S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON, S.SUMMARY, S.IDENTITY, S.PARAM})
 TOOL_KINDS = frozenset({S.VOLATILE, S.IDENTITY, S.ENV, S.SHUFFLED, S.UNSORTED_JSON, S.UNORDERED, S.FS_ORDER, S.MCP, S.MCP_CALL})
+_USER_TURN_NAME = re.compile(r"(?i)user_?(prompt|message|input|query)")
 CONTENT_KINDS = frozenset({S.VOLATILE, S.IDENTITY, S.ENV, S.UNSORTED_JSON})
 
 
 @dataclass(eq=False)
 class Issue:
-    """A classified problem: rule ``code`` at ``node``; ``detail`` names the first source.
+    """A finding a rule made of a :class:`Flow`: rule ``code`` at ``node``; ``detail`` names the first source.
 
     ``sources`` are all the sources the message names (every volatile or
     identity source that reaches the slot through ``node``), ``()`` for rules
@@ -64,6 +68,45 @@ class Issue:
     sources: tuple[Source, ...] = ()
     more_slots: list[Slot] = field(default_factory=list)
     origin: cst.CSTNode | None = None  # where the first source starts (the listing call of PC302), when known
+
+
+@dataclass(eq=False)
+class Flow:
+    """A fact of the data flow: the ``sources`` that reach ``slot`` enter it at ``node``.
+
+    ``area`` says which part of the request the slot is: ``"system"`` (the
+    system prompt and prompt-named text), ``"tools"`` (``tools=`` and tool
+    tables), ``"tool_content"`` (text inside a tool definition),
+    ``"messages"`` (a message before the last in a conversation literal),
+    ``"cached_block"`` (an Anthropic message block at or before the last
+    cache breakpoint) or ``"cache_key"`` (``prompt_cache_key=``).
+    ``per_request`` holds the ``(func_id, index)`` of parameters of the slot's
+    function that callers do not bind to one fixed value (system slots only).
+    """
+
+    slot: Slot
+    node: cst.CSTNode
+    sources: frozenset[Source]
+    area: str
+    per_request: frozenset[tuple[int, int]] = frozenset()
+    after_last_breakpoint: bool = False  # an Anthropic system block past the request's last cache_control
+
+    @cached_property
+    def by_kind(self) -> dict[str, list[Source]]:
+        """The sources by kind, each list in a stable order."""
+        return _by_kind(self.sources)
+
+    def has(self, *kinds: str) -> bool:
+        """True when a source of any of ``kinds`` is on the path."""
+        return any(k in self.by_kind for k in kinds)
+
+    def of(self, *kinds: str) -> tuple[Source, ...]:
+        """The sources of ``kinds``, kind by kind (the order messages name them in)."""
+        return tuple(s for kind in kinds for s in self.by_kind.get(kind, ()))
+
+    def per_request_params(self) -> tuple[Source, ...]:
+        """The parameter sources that differ between calls (see ``per_request``)."""
+        return tuple(s for s in self.by_kind.get(S.PARAM, ()) if (s.func_id, s.index) in self.per_request)
 
 
 class FlowAnalysis:
@@ -88,7 +131,7 @@ class FlowAnalysis:
     @cached_property
     def call_sites(self) -> CallSites:
         """The module's calls of its own functions, by callee (built on first use)."""
-        return CallSites(self.index, self.module)
+        return CallSites(self.index, self.module, self.facts)
 
     @cached_property
     def builder_calls(self) -> list[tuple[cst.Call, Scope, str]]:
@@ -127,7 +170,9 @@ class FlowAnalysis:
         return slots.tool_slots(self)
 
     def is_prompt_name(self, name: str) -> bool:
-        return bool(self.prompt_name.search(name))
+        """A name for a system prompt (the configured regex), not for the user's turn (``_map_user_prompt``,
+        ``user_prompt``: the newest message is where per-request data belongs; issue 11)."""
+        return bool(self.prompt_name.search(name)) and not _USER_TURN_NAME.search(name)
 
     @cached_property
     def _root_values(self) -> set[int]:
@@ -188,7 +233,10 @@ class FlowAnalysis:
             return [(e, args)] if args else []
         found: list[tuple[cst.CSTNode, frozenset[Source]]] = []
         for sub, sub_scope, sub_kinds in parts:
-            found += self.sites(sub, sub_scope, sub_kinds, depth + 1)
+            sub_sites = self.sites(sub, sub_scope, sub_kinds, depth + 1)
+            if isinstance(e, cst.FormattedString) and self.taint.date_spec(self.facts.parent.get(sub)):
+                sub_sites = [(node, as_daily(sub_t, True)) for node, sub_t in sub_sites]  # `{now:%Y-%m-%d}`
+            found += sub_sites
         covered = {_identity(s) for _, sub_t in found for s in sub_t}
         rest = frozenset(s for s in t if _identity(s) not in covered)
         return found + [(expr, rest)] if rest else found
@@ -227,37 +275,40 @@ class FlowAnalysis:
         callee = self.index.function_named(call.func, scope)
         return callee is not None and id(callee) in self._root_values
 
-    # -- classification -----------------------------------------------------
+    # -- facts --------------------------------------------------------------
     @cached_property
-    def prefix_issues(self) -> list[Issue]:
-        """Every classified problem in system slots and tool slots (one code per site)."""
-        issues: list[Issue] = []
-        for slot in self.system_slots:
-            per_request = self._per_request(slot)
-            for node, t in self.sites(slot.expr, slot.scope, SYSTEM_KINDS):
-                issues += self._classify_system(slot, node, t, per_request)
-        for slot in self.tool_slots:
-            kinds = TOOL_KINDS if slot.kind == "tools" else CONTENT_KINDS
-            for node, t in self.sites(slot.expr, slot.scope, kinds):
-                issues += self._classify_tools(slot, node, t)
-        issues += self._shuffled_messages()
-        return self._innermost(_dedupe(issues))
+    def prefix_flows(self) -> list[Flow]:
+        """Every tainted value in a system slot, a tool slot or an earlier message (in that order).
 
-    def _shuffled_messages(self) -> list[Issue]:
-        """PC303 in ``messages=`` / ``input=``: every message before the last (few-shot examples, the
-        history) is part of the cached prefix, so a shuffled or sampled one there breaks it."""
-        issues = []
+        The rules decide which of these facts are their findings
+        (:meth:`promptcache.lint.rule.FlowRule.findings`).
+        """
+        flows: list[Flow] = []
+        for slot in self.system_slots:
+            per_request = frozenset(self._per_request(slot))
+            after = system_blocks_after_last_breakpoint(self, slot.sink) if slot.sink is not None and slot.sink.api == "anthropic" else set()
+            for node, t in self.sites(slot.expr, slot.scope, SYSTEM_KINDS):
+                past = bool(after) and any(id(n) in after for n in (node, *self.facts.ancestors(node)))
+                flows.append(Flow(slot, node, t, "system", per_request, past))
+        for slot in self.tool_slots:
+            area, kinds = ("tools", TOOL_KINDS) if slot.kind == "tools" else ("tool_content", CONTENT_KINDS)
+            flows += [Flow(slot, node, t, area) for node, t in self.sites(slot.expr, slot.scope, kinds)]
+        return flows + self._earlier_message_flows()
+
+    def _earlier_message_flows(self) -> list[Flow]:
+        """Shuffles in ``messages=`` / ``input=`` before the last message (few-shot examples, the
+        history): all of them are part of the cached prefix."""
+        flows = []
         for sink in self.sinks.all():
             for label, expr in sink.conversation():
                 if not isinstance(expr, (cst.List, cst.Tuple)) or len(expr.elements) < 2:
                     continue
                 slot = Slot("messages", expr, sink.scope, self.holder_of(sink.scope), label, sink)
                 for el in expr.elements[:-1]:
-                    for node, t in self.sites(el.value, sink.scope, frozenset({S.SHUFFLED})):
-                        issues += [Issue("PC303", s.origin or node, s.detail, slot) for s in _by_kind(t)[S.SHUFFLED]]
-        return issues
+                    flows += [Flow(slot, node, t, "messages") for node, t in self.sites(el.value, sink.scope, frozenset({S.SHUFFLED}))]
+        return flows
 
-    def _innermost(self, issues: list[Issue]) -> list[Issue]:
+    def innermost(self, issues: list[Issue]) -> list[Issue]:
         """Drop an issue whose node contains another issue of the same code: one value, one report.
 
         A slot nested in another (a LangChain system message inside a
@@ -275,86 +326,48 @@ class FlowAnalysis:
         return [i for i in issues if (i.code, i.node) not in contains]
 
     def _per_request(self, slot: Slot) -> set[tuple[int, int]]:
-        if slot.holder is None:
+        """The parameters of the slot's function that differ between its calls, as ``(func_id, index)``.
+
+        Not: a parameter every call binds to one fixed value (per process: :mod:`promptcache.lint.call_sites`);
+        the parameters of ``__init__`` (set once per object: a conversation's system message built when the
+        conversation starts, OpenHands); the conversation or the tool list passed in (``messages``, ``tools``:
+        a converter re-maps the system message it is given and describes the agent's tools, OpenHands'
+        ``convert_fncall_messages_to_non_fncall_messages``; a summary or a tool set per call are other rules').
+        """
+        if slot.holder is None or slot.holder.name == "__init__":
             return set()
-        return {  # a parameter every call binds to one fixed value is per process (promptcache.lint.call_sites)
+        params = slot.holder.params
+        return {
             (s.func_id, s.index)
             for s in self.taint.of(slot.expr, slot.scope)
             if s.kind == S.PARAM and s.templated and s.func_id == id(slot.holder)
+            and not _conversation_or_tools(params[s.index] if s.index < len(params) else s.detail)
             and not self.call_sites.fixed_everywhere(slot.holder, s.index)
         }
 
-    def _classify_system(self, slot: Slot, node, t: frozenset[Source], per_request) -> list[Issue]:
-        by_kind = _by_kind(t)
-        if S.VOLATILE in by_kind:
-            return [Issue("PC101", node, by_kind[S.VOLATILE][0].detail, slot, _of_kinds(by_kind, S.VOLATILE, S.IDENTITY))]
-        if S.SHUFFLED in by_kind:
-            return [Issue("PC303", s.origin or node, s.detail, slot) for s in by_kind[S.SHUFFLED]]
-        if S.UNSORTED_JSON in by_kind:
-            return [Issue("PC304", s.origin or node, s.detail, slot) for s in by_kind[S.UNSORTED_JSON]]
-        if S.SUMMARY in by_kind:
-            return [Issue("PC202", node, by_kind[S.SUMMARY][0].detail, slot)]
-        params = tuple(s for s in by_kind.get(S.PARAM, ()) if (s.func_id, s.index) in per_request)
-        if S.IDENTITY in by_kind:
-            detail = f"the user identity `{by_kind[S.IDENTITY][0].detail}`"
-            return [Issue("PC102", node, detail, slot, _of_kinds(by_kind, S.IDENTITY) + params)]
-        if params:
-            return [Issue("PC102", node, f"the per-request parameter `{params[0].detail}`", slot, params)]
-        return []
-
-    def _classify_tools(self, slot: Slot, node, t: frozenset[Source]) -> list[Issue]:
-        by_kind = _by_kind(t)
-        out: list[Issue] = []
-        if S.SHUFFLED in by_kind:
-            out += [Issue("PC303", s.origin or node, s.detail, slot) for s in by_kind[S.SHUFFLED]]
-        elif S.MCP in by_kind:
-            out.append(Issue("PC305", node, "unsorted", slot))
-        elif S.FS_ORDER in by_kind:
-            first = by_kind[S.FS_ORDER][0]
-            out.append(Issue("PC302", node, first.detail, slot, origin=first.origin))
-        elif S.UNORDERED in by_kind:
-            out.append(Issue("PC301", node, by_kind[S.UNORDERED][0].detail, slot))
-        elif S.MCP_CALL in by_kind:
-            for s in by_kind[S.MCP_CALL]:
-                if s.origin is not None and self.turns.per_turn(s.origin):
-                    out.append(Issue("PC305", s.origin, "re-listed", slot))
-        for kind in (S.VOLATILE, S.IDENTITY):  # an environment value is per process, not per request (issue 11)
-            if kind in by_kind:
-                out.append(Issue("PC104", node, by_kind[kind][0].detail, slot, _of_kinds(by_kind, S.VOLATILE, S.IDENTITY)))
-                break
-        else:
-            if S.UNSORTED_JSON in by_kind:
-                out += [Issue("PC304", s.origin or node, s.detail, slot) for s in by_kind[S.UNSORTED_JSON]]
-        return out
-
     @cached_property
-    def cache_key_issues(self) -> list[Issue]:
-        """PC105: volatile ``prompt_cache_key=`` values."""
-        issues = []
+    def cache_key_flows(self) -> list[Flow]:
+        """Volatile ``prompt_cache_key=`` values."""
+        flows = []
         for sink in self.sinks.all():
             key = sink.kw("prompt_cache_key")
             if key is None:
                 continue
             slot = Slot("cache_key", key, sink.scope, self.holder_of(sink.scope), "prompt_cache_key=", sink)
-            for node, t in self.sites(key, sink.scope, frozenset({S.VOLATILE})):
-                volatile = _by_kind(t)[S.VOLATILE]
-                issues.append(Issue("PC105", node, volatile[0].detail, slot, tuple(volatile)))
-        return issues
+            flows += [Flow(slot, node, t, "cache_key") for node, t in self.sites(key, sink.scope, frozenset({S.VOLATILE}))]
+        return flows
 
     @cached_property
-    def breakpoint_issues(self) -> list[Issue]:
-        """PC103: volatile or identity values in message blocks at or before the last ``cache_control``."""
-        issues = []
+    def breakpoint_flows(self) -> list[Flow]:
+        """Volatile or identity values in Anthropic message blocks at or before the last ``cache_control``."""
+        flows = []
         for sink in self.sinks.all():
             if sink.api not in ("anthropic", "litellm", "extra"):
                 continue
             for block, scope in message_blocks_before_last_breakpoint(self, sink):
                 slot = Slot("messages", block, scope, self.holder_of(scope), "a cached message block", sink)
-                for node, t in self.sites(block, scope, frozenset({S.VOLATILE, S.IDENTITY})):
-                    kinds = _by_kind(t)
-                    detail = (kinds.get(S.VOLATILE) or kinds.get(S.IDENTITY))[0].detail
-                    issues.append(Issue("PC103", node, detail, slot, _of_kinds(kinds, S.VOLATILE, S.IDENTITY)))
-        return _dedupe(issues)
+                flows += [Flow(slot, node, t, "cached_block") for node, t in self.sites(block, scope, frozenset({S.VOLATILE, S.IDENTITY}))]
+        return flows
 
     # -- the other two helpers ----------------------------------------------
     @cached_property
@@ -377,6 +390,14 @@ class FlowAnalysis:
         return self.module.code_for_node(node)
 
 
+_CONVERSATION_PARAM = re.compile(r"(?i)^_?(messages|history|chat_history|conversation|turns|tools|tool_specs|functions)$")
+
+
+def _conversation_or_tools(name: str) -> bool:
+    """A parameter that holds the conversation or the tool list, by its whole name."""
+    return bool(_CONVERSATION_PARAM.search(name))
+
+
 def _identity(s: Source) -> tuple:
     return (s.kind, s.detail, s.origin_id, s.func_id, s.index)
 
@@ -388,12 +409,7 @@ def _by_kind(t: frozenset[Source]) -> dict[str, list[Source]]:
     return out
 
 
-def _of_kinds(by_kind: dict[str, list[Source]], *kinds: str) -> tuple[Source, ...]:
-    """The sources of ``kinds``, kind by kind (the order the message names them in)."""
-    return tuple(s for kind in kinds for s in by_kind.get(kind, ()))
-
-
-def _dedupe(issues: list[Issue]) -> list[Issue]:
+def dedupe(issues: list[Issue]) -> list[Issue]:
     """One issue per (code, node), the first; the slots of the others go to its ``more_slots``."""
     seen: dict[tuple[str, int], Issue] = {}
     for issue in issues:
@@ -406,4 +422,4 @@ def _dedupe(issues: list[Issue]) -> list[Issue]:
     return list(seen.values())
 
 
-__all__ = ["FlowAnalysis", "Issue", "Slot"]
+__all__ = ["Flow", "FlowAnalysis", "Issue", "Slot", "dedupe"]

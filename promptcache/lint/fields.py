@@ -76,11 +76,28 @@ class FieldSensitivity:
         return found
 
     def _field_of(self, e: cst.CSTNode, attr: str, scope: Scope) -> frozenset[Source]:
+        if isinstance(e, cst.Await):  # `params = await self._build_params(...)`
+            return self._field(e.expression, attr, scope)
         if isinstance(e, cst.Call):
             mine = [a for a in e.args if a.keyword is not None and a.keyword.value == attr]
-            if mine and self.index.function_named(e.func, scope) is None:
+            callee = self.index.function_named(e.func, scope)
+            if mine and callee is None:
                 return self.of(mine[0].value, scope) | self.union((a.value for a in e.args if a.keyword is None), scope)
-            return self.of(e, scope)
+            if callee is not None and callee.returns and all(_constructs(r, attr) for r in callee.returns):
+                # a factory of this module whose every return constructs the object naming the field:
+                # the field of what it returns, its parameters bound to this call's arguments
+                inner = EMPTY.union(*(self._field(r, attr, callee) for r in callee.returns))
+                return self.bind_params(callee, e, scope, inner)
+            whole = self.of(e, scope)
+            meta = [a.value for a in e.args if a.keyword is not None and self.volatile_name.search(a.keyword.value)]
+            if not mine and meta:
+                # a field the call does not name: not an id or timestamp passed beside it as a keyword
+                # (`async with session(run_id=rid) as r: r.instructions`, pydantic-ai; issue 11)
+                rest = self.union((a.value for a in e.args if a.value not in meta), scope)
+                if isinstance(e.func, cst.Attribute):
+                    rest |= self.of(e.func.value, scope)
+                return whole - (self.union(meta, scope) - rest)
+            return whole
         if isinstance(e, cst.Name):
             _, bindings = self.index.lookup(e.value, scope)
             if not bindings or any(b.kind not in ("assign", "mutate", "with") or b.element != -1 for b in bindings):
@@ -95,6 +112,12 @@ class FieldSensitivity:
         if isinstance(e, cst.BooleanOperation):
             return self._field(e.left, attr, scope) | self._field(e.right, attr, scope)
         return self.of(e, scope)
+
+
+def _constructs(ret: cst.BaseExpression, attr: str) -> bool:
+    """A ``return Cls(..., attr=...)`` (also awaited): an object built with the field as a keyword."""
+    ret = ret.expression if isinstance(ret, cst.Await) else ret
+    return isinstance(ret, cst.Call) and any(a.keyword is not None and a.keyword.value == attr for a in ret.args)
 
 
 __all__ = ["FieldSensitivity", "flat_items"]

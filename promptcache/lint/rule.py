@@ -123,7 +123,8 @@ class LintRule:
 
 
 class FlowRule(LintRule):
-    """A rule that reports the data-flow issues of its code (see :mod:`promptcache.lint.dataflow`).
+    """A rule that reads the file's data-flow facts (:class:`~promptcache.lint.dataflow.Flow`) and decides
+    which are its findings (:meth:`findings`), with what message (:meth:`issue_message`).
 
     ``message`` may use ``{detail}`` (the first source, e.g. ``datetime.datetime.now()``),
     ``{slot}`` (where it lands, e.g. ``system=``) and, for issues that carry
@@ -132,15 +133,40 @@ class FlowRule(LintRule):
     :class:`~promptcache.lint.source_refs.SourcedMessage`).
     """
 
+    #: One report per value: the first of the issues at one node (the slots of the others go to its
+    #: ``more_slots``), and none at a node that contains another issue of this rule.
+    one_per_node: ClassVar[bool] = True
+    innermost_only: ClassVar[bool] = True
+
+    def flows(self) -> list:
+        """The facts this rule reads (default: values reaching the system prompt, tools and earlier messages)."""
+        return self.flow.prefix_flows
+
+    def findings(self, flow) -> list:
+        """The :class:`~promptcache.lint.dataflow.Issue` s this rule makes of one fact (none: not its finding)."""
+        raise NotImplementedError  # pragma: no cover - every flow rule defines it
+
     def issues(self) -> list:
-        return self.flow.prefix_issues
+        """Every finding of this rule in the file, one per value."""
+        from promptcache.lint.dataflow import dedupe
+
+        found = [issue for flow in self.flows() for issue in self.findings(flow)]
+        if self.one_per_node:
+            found = dedupe(found)
+        return self.flow.innermost(found) if self.innermost_only else found
 
     def leave_Module(self, node: cst.Module) -> None:
         if not self.flow.is_llm_file:
             return
         for issue in self.issues():
-            if issue.code == self.code:
-                self.report(issue.node, self.issue_message(issue), self.issue_fix(issue))
+            self.report(issue.node, self.issue_message(issue), self.issue_fix(issue))
+
+    def issue(self, flow, node: cst.CSTNode | None = None, detail: str | None = None, sources: tuple = (), origin=None):
+        """An issue of this rule for ``flow`` (at ``flow.node`` unless ``node`` is given)."""
+        from promptcache.lint.dataflow import Issue
+
+        return Issue(self.code, node if node is not None else flow.node, detail if detail is not None else "", flow.slot,
+                     sources, origin=origin)
 
     def issue_fix(self, issue) -> NodeFix | None:
         """The fix of one issue of this rule (None: the rule offers none)."""

@@ -37,7 +37,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _SYSTEM_KEYWORDS = ("system", "instructions", "response_format")
 _AGENT_KEYWORDS = ("system_prompt", "system_message", "instructions")
-# TOOLS, ALL_TOOLS, enabled_tools, TOOL_SPECS, tool_definitions: names for a tools array or table.
+# TOOLS, ALL_TOOLS, enabled_tools, TOOL_SPECS, tool_definitions: names for a tools array or table; not
+# `_map_mcp_list_tools` (named after the MCP call whose result it maps into message parts: pydantic-ai).
 _TOOL_NAME = re.compile(r"(?i)^_?(\w+_)?tools$|^_?(\w+_)?tool_?(specs|defs|definitions)$")
 # Callees whose tools= / system_prompt= / instructions= go to a model: agent and assistant constructors.
 _AGENT_CALLEE = re.compile(r"(?i)(agent|assistant|chat|llm|model|completion|crew)")
@@ -212,7 +213,7 @@ def tool_slots(flow: FlowAnalysis) -> list[Slot]:
                 return "tools"
             return "tool_table" if isinstance(value, _TOOL_TABLES) else None
 
-        c.named(lambda name: bool(_TOOL_NAME.search(name)), kind_of)
+        c.named(lambda name: bool(_TOOL_NAME.search(name)) and "list_tools" not in name.lower(), kind_of)
     for call, scope, method in flow.builder_calls:
         if method == "tools" and call.args:
             # The builder sorts tools by name (unless tool_order="registered") and writes canonical JSON:

@@ -73,6 +73,8 @@ _VOLATILE_CALLS = frozenset(
         "arrow.utcnow",
     }
 )
+# Clock reads at day precision (the value changes once a day, not per request).
+DATE_CALLS = frozenset({"datetime.date.today", "pendulum.today"})
 _VOLATILE_PREFIXES = ("random.", "secrets.", "numpy.random.")
 _SHUFFLE_CALLS = frozenset(
     {"random.shuffle", "random.sample", "random.choices", "numpy.random.permutation", "numpy.random.shuffle"}
@@ -208,8 +210,19 @@ def summary_name(name: str) -> bool:
 
 
 def summarise_callee(name: str) -> bool:
-    """True for ``summarize_*`` / ``compress_*`` / ``condense`` / ``compact_*`` function names."""
-    return bool(_SUMMARISE_CALL_RE.search(name))
+    """True for ``summarize_*`` / ``compress_*`` / ``condense`` / ``compact_*`` function names.
+
+    Not a class (``ReasoningSummary(...)`` builds a data object) and not a name whose summarising word
+    follows ``before`` / ``after`` / ``until`` / ``since`` / ``for`` (``_trim_before_compaction()`` trims:
+    pydantic-ai; ``_format_messages_for_summary()`` formats: crewAI; issue 11).
+    """
+    if not _SUMMARISE_CALL_RE.search(name) or (name.lstrip("_")[:1].isupper() and not name.isupper()):
+        return False
+    words = [w.lower() for w in re.findall(r"[A-Za-z][a-z0-9]*|[A-Z]+(?![a-z])", name)]
+    for i, word in enumerate(words):
+        if _SUMMARISE_CALL_RE.match(word):
+            return not (i and words[i - 1] in ("before", "after", "until", "since", "for"))
+    return True
 
 
 def history_word(name: str) -> bool:

@@ -70,9 +70,15 @@ class Summaries:
                 detail = f"{last}() (an LLM call asking for a summary)"
             elif not candidate and last and S.summarise_callee(last) and self.flow.sinks.sink_at(call, scope) is None:
                 candidate = S.history_word(last) or any(self.turns.list_refs(a.value, scope) & self.turns.history_refs for a in call.args)
-            if candidate and self.turns.per_turn(call) and not self.turns.guarded(call, scope):
+            if candidate and self.turns.per_turn(call) and not self.turns.guarded(call, scope) and not self._inside_summariser(scope):
                 out.append((call, detail))
         return out
+
+    def _inside_summariser(self, scope: Scope) -> bool:
+        """A call inside a summarising function (``summarize_messages()`` looping over chunks): the summariser's
+        own steps, reported where the summariser itself is called per turn (crewAI; issue 11)."""
+        func = self.flow.holder_of(scope)
+        return func is not None and S.summarise_callee(func.name)
 
     def _is_turn(self, func: Scope) -> bool:
         """Whether a function holding a summarising LLM call is a turn that rewrites the history: a

@@ -27,6 +27,7 @@ from promptcache.lint.index import Binding, ModuleIndex, Scope
 from promptcache.lint.expressions import argument, has_text, is_dict_view, is_literal, key_text
 from promptcache.lint.fields import FieldSensitivity, flat_items
 from promptcache.lint.sinks import SinkFinder
+from promptcache.lint.value_syntax import PROMPT_FIELD, constructor_call, date_format, imports_code, literal_key, setting_annotation
 
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
 
@@ -46,6 +47,7 @@ class Source:
     func_id: int = 0
     index: int = -1
     templated: bool = False
+    daily: bool = False  # a clock read formatted as a date (`date.today()`, `strftime("%Y-%m-%d")`): changes once a day
     origin: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
 
 
@@ -127,7 +129,7 @@ class TaintEngine(FieldSensitivity):
         if isinstance(e, cst.Call):
             return self._call(e, scope)
         if isinstance(e, cst.FormattedString):
-            t = self.union((p.expression for p in e.parts if isinstance(p, cst.FormattedStringExpression)), scope)
+            t = EMPTY.union(*(self._formatted(p, scope) for p in e.parts if isinstance(p, cst.FormattedStringExpression)))
             return templated(t) if has_text(e) else t
         if isinstance(e, cst.ConcatenatedString):
             t = of(e.left, scope) | of(e.right, scope)
@@ -170,6 +172,18 @@ class TaintEngine(FieldSensitivity):
             return of(e.value, scope)
         return EMPTY
 
+    def _formatted(self, part: cst.FormattedStringExpression, scope: Scope) -> frozenset[Source]:
+        """One ``{value:spec}`` of an f-string: a date-only spec (``{now:%Y-%m-%d}``) makes the clock daily."""
+        return as_daily(self.of(part.expression, scope), self.date_spec(part))
+
+    @staticmethod
+    def date_spec(part: cst.CSTNode | None) -> bool:
+        """True for an f-string part whose format spec is a date-only strftime format (``{now:%Y-%m-%d}``)."""
+        spec = part.format_spec if isinstance(part, cst.FormattedStringExpression) else None
+        if not spec or not all(isinstance(x, cst.FormattedStringText) for x in spec):
+            return False
+        return date_format(cst.SimpleString(repr("".join(x.value for x in spec))))
+
     def union(self, exprs, scope: Scope) -> frozenset[Source]:
         """The union of the taints of ``exprs`` (None entries skipped)."""
         out: set[Source] = set()
@@ -194,6 +208,10 @@ class TaintEngine(FieldSensitivity):
             out = set()  # `for method, path, summary in ENDPOINTS`: a summary of fixed data, not of the chat
         if bindings and not any(_per_request_origin(b) for b in bindings):
             out = {s for s in out if s.kind != S.IDENTITY}  # `reading_level = "grade 8"`: one value for everyone
+        if bindings and any(b.kind == "import" for b in bindings) and all(
+                b.kind == "import" and imports_code(b) or b.kind == "assign" and is_literal(b.value) for b in bindings):
+            out = {s for s in out if s.kind != S.IDENTITY}  # `import locale`, `from babel import Locale`: code (aider;
+            # `except ImportError: Locale = None` beside it)
         if bindings and all(b.kind in ("def", "class") for b in bindings):
             out = set()  # `tools=[lookup_account]`: a function or class is code, not a user's data
         for binding in bindings:
@@ -227,7 +245,7 @@ class TaintEngine(FieldSensitivity):
             t = self.of(b.value, b.scope)
             return templated(t) if b.op == "AddAssign" else t
         if kind == "param":
-            if b.scope.self_name == name:
+            if b.scope.self_name == name or setting_annotation(b.node):
                 return EMPTY
             return frozenset({Source(S.PARAM, name, func_id=id(b.scope), index=b.index)})
         if kind == "shuffle":
@@ -250,7 +268,12 @@ class TaintEngine(FieldSensitivity):
         named = self.names(attr, attribute=True, origin=e)
         if any(s.kind == S.SUMMARY for s in named):
             return named
-        return (self.of(e.value, scope) & self._field(e.value, attr, scope)) | named
+        t = (self.of(e.value, scope) & self._field(e.value, attr, scope)) | named
+        if PROMPT_FIELD.search(attr):
+            # `data.instructions + " Reply briefly."`: a parameter's prompt field is a prompt passed through, the
+            # same bytes for every call that passes the same prompt (openai-agents-python; issue 11)
+            t = frozenset(s for s in t if s.kind != S.PARAM)
+        return t
 
     def _subscript(self, e: cst.Subscript, scope: Scope) -> frozenset[Source]:
         base = self.of(e.value, scope)
@@ -275,7 +298,8 @@ class TaintEngine(FieldSensitivity):
             return self.union(args, scope) if args else frozenset({source(S.VOLATILE, f"{qualified}() without a seed", e)})
         if qualified is not None:
             if S.volatile_call(qualified, len(e.args)) or qualified in self.extra_volatile:
-                return frozenset({source(S.VOLATILE, f"{qualified}()", e)})
+                daily = qualified in S.DATE_CALLS or qualified == "time.strftime" and date_format(args[0] if args else None)
+                return as_daily(frozenset({source(S.VOLATILE, f"{qualified}()", e)}), daily)
             if S.shuffle_call(qualified):
                 return frozenset({source(S.SHUFFLED, f"{qualified}()", e)})
             if S.env_call(qualified):
@@ -305,9 +329,15 @@ class TaintEngine(FieldSensitivity):
             return frozenset({source(S.SUMMARY, f"{last}()", e)})
         if (sink := self.sinks.sink_at(e, scope)) is not None and sink.is_request:
             return frozenset({source(S.SUMMARY, "a summarising LLM call", e)}) if self.sinks.asks_to_summarise(e, scope) else EMPTY
+        if constructor_call(func):
+            # `Part(content=text, timestamp=now())`: an id or timestamp keyword of a class is the object's
+            # metadata, not its text (pydantic-ai messages, RunContext(run_id=...); issue 11)
+            args = [a.value for a in e.args if a.keyword is None or not self.volatile_name.search(a.keyword.value)]
         if method is not None:
             base = func.value
             t = self.of(base, scope) | self.union(args, scope)
+            if method == "strftime" and date_format(args[0] if args else None) or method == "date" and not args:
+                return as_daily(t, True)
             if method == "join" and (has_text(base) or self._has_static_element(args, scope)):
                 return templated(t)
             if method in ("format", "format_map") and self._static(base, scope):
@@ -354,8 +384,10 @@ class TaintEngine(FieldSensitivity):
             return q in ("dict", "collections.OrderedDict", "collections.defaultdict", "collections.Counter")
         if isinstance(e, cst.Name):
             _, bindings = self.index.lookup(e.value, scope)
+            if any(b.kind in ("assign", "walrus") and isinstance(b.value, (cst.List, cst.ListComp, cst.Tuple)) for b in bindings):
+                return False  # a list extended in code: its elements keep program order, and it has no keys (OpenHands)
             for b in bindings:
-                if b.kind == "mutate" and b.op in ("setitem", "extend"):
+                if b.kind == "mutate" and b.op == "extend" or b.kind == "mutate" and b.op == "setitem" and not literal_key(b.node):
                     return True
                 if b.kind in ("assign", "walrus") and self.runtime_mapping(b.value, b.scope, depth + 1):
                     return True
@@ -372,9 +404,13 @@ class TaintEngine(FieldSensitivity):
         return found
 
     def _apply_summary(self, callee: Scope, call: cst.Call, scope: Scope, element: int = -1) -> frozenset[Source]:
+        summary = self.returns_of(callee) if element < 0 else self.union((flat_items(r)[element] for r in callee.returns), callee)
+        return self.bind_params(callee, call, scope, summary)
+
+    def bind_params(self, callee: Scope, call: cst.Call, scope: Scope, summary: frozenset[Source]) -> frozenset[Source]:
+        """``summary`` (sources in ``callee``) as seen at ``call``: its parameters replaced by the arguments' sources."""
         offset = 1 if callee.self_name is not None and isinstance(call.func, cst.Attribute) else 0
         out: set[Source] = set()
-        summary = self.returns_of(callee) if element < 0 else self.union((flat_items(r)[element] for r in callee.returns), callee)
         for s in summary:
             if s.kind != S.PARAM or s.func_id != id(callee):
                 out.add(s)
@@ -384,6 +420,13 @@ class TaintEngine(FieldSensitivity):
                 t = self.of(arg, scope)
                 out |= templated(t) if s.templated else t
         return frozenset(out)
+
+
+def as_daily(t: frozenset[Source], daily: bool) -> frozenset[Source]:
+    """``t`` with its volatile sources marked as changing once a day (when ``daily``)."""
+    if not daily or not any(s.kind == S.VOLATILE and not s.daily for s in t):
+        return t
+    return frozenset(dataclasses.replace(s, daily=True) if s.kind == S.VOLATILE else s for s in t)
 
 
 def _per_request_origin(b: Binding) -> bool:

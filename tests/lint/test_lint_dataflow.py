@@ -189,3 +189,24 @@ def test_field_taint_is_memoised_on_long_rebinding_chains():
             "def ask(q, opts):\n    cfg = Config(system=f'{datetime.now()}')\n" + links
             + "    return client.messages.create(model='m', system=cfg.system, messages=[])\n")
     assert [f.code for f in lint_text(code)] == ["PC101"]
+
+
+@pytest.mark.parametrize(
+    ("value", "daily"),
+    [
+        ("{date.today()}", True),
+        ("{datetime.now():%Y-%m-%d}", True),
+        ("{datetime.now().astimezone().strftime('%A %d %B')}", True),
+        ("{datetime.now().date()}", True),
+        ("{datetime.now():%Y-%m-%d %H:%M}", False),
+        ("{datetime.now().strftime('%H')}", False),
+        ("{datetime.now()}", False),
+    ],
+)
+def test_a_clock_read_as_a_date_changes_once_a_day(value, daily):
+    # Issue 11: a date at day precision changes once a day; the message says so instead of "every request".
+    code = HEAD + f"def ask(q):\n    return client.messages.create(model='m', system=f'Today: {value}', messages=[q])\n"
+    [finding] = lint_text(code)
+    assert finding.code == "PC101"
+    assert ("changes once a day" in finding.message) is daily
+    assert ("changes on every request" in finding.message) is not daily

@@ -1,0 +1,91 @@
+"""What a value is, read from its syntax: reasons its taint does not make it per-request prompt text.
+
+The taint engine (:mod:`promptcache.lint.taint`) asks these when it meets a shape that real LLM-app code uses
+for something other than per-request data (issue 11, each from a false positive in pydantic-ai, aider,
+openai-agents-python or OpenHands):
+
+- a strftime format or f-string spec without a unit below a day (the clock read as a date);
+- a parameter's prompt field (``data.instructions``): a prompt passed through;
+- a parameter annotated as a number, a flag, a class or a literal choice: a task setting;
+- an import of a module or a class (``import locale``, ``from babel import Locale``): code;
+- ``d["title"] = ...``: a key written in the source, added in program order;
+- a call of a class by its CamelCase name, whose id and timestamp keywords are metadata.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from promptcache.lint.index import Binding
+
+_TIME_DIRECTIVES = re.compile(r"%[-#]?[HIMSfpXcTrRsLlkzZ]")
+
+
+def date_format(fmt: cst.BaseExpression | None) -> bool:
+    """A literal strftime format that names no unit below a day (``"%Y-%m-%d"``, ``"%A %d %B"``)."""
+    if not isinstance(fmt, cst.SimpleString):
+        return False
+    text = fmt.evaluated_value
+    return isinstance(text, str) and "%" in text and not _TIME_DIRECTIVES.search(text)
+
+
+# `data.instructions`, `config.system_prompt`: the prompt field of an object passed in.
+PROMPT_FIELD = re.compile(r"(?i)^_?(system_?prompt|instructions|system_?message|system)$")
+
+_SETTING_TYPES = frozenset({"int", "float", "bool", "type", "Type", "Literal"})
+_SEQUENCES = frozenset({"Sequence", "list", "List", "tuple", "Tuple", "Iterable", "set", "frozenset", "Collection"})
+
+
+def setting_annotation(param: cst.CSTNode) -> bool:
+    """A parameter annotated as a number, a flag, a class or a literal choice (``n_examples: int = 3``,
+    ``dataset_type: type[Dataset]``, ``Sequence[type[Evaluator]]``): a setting of the task, not per-request text
+    (pydantic-evals' ``generate_dataset``; issue 11)."""
+    ann = param.annotation.annotation if isinstance(param, cst.Param) and param.annotation is not None else None
+    return ann is not None and _setting_type(ann)
+
+
+def _setting_type(ann: cst.BaseExpression) -> bool:
+    if isinstance(ann, cst.Name):
+        return ann.value in _SETTING_TYPES
+    if isinstance(ann, cst.Attribute):
+        return ann.attr.value in _SETTING_TYPES
+    if isinstance(ann, cst.Subscript):
+        head = ann.value.attr.value if isinstance(ann.value, cst.Attribute) else ann.value.value if isinstance(ann.value, cst.Name) else ""
+        if head in ("type", "Type", "Literal"):
+            return True
+        if head in _SEQUENCES and len(ann.slice) == 1 and isinstance(ann.slice[0].slice, cst.Index):
+            return _setting_type(ann.slice[0].slice.value)
+    return False
+
+
+def imports_code(b: Binding) -> bool:
+    """An import of a module (``import locale``) or of a class (``from babel import Locale``), not of a value
+    such as ``flask_login.current_user``."""
+    if isinstance(b.node, cst.Import):
+        return True
+    last = (b.qualified or "").rsplit(".", 1)[-1]
+    return last[:1].isupper() and not last.isupper()
+
+
+def literal_key(stmt: cst.CSTNode) -> bool:
+    """``d["title"] = ...``: a key written in the source adds keys in program order, not the data's
+    (``schema["title"] = name`` on a pydantic-generated schema, pydantic-ai; issue 11)."""
+    targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else []
+    return bool(targets) and all(
+        isinstance(t, cst.Subscript) and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index)
+        and isinstance(t.slice[0].slice.value, cst.SimpleString) for t in targets)
+
+
+def constructor_call(func: cst.BaseExpression) -> bool:
+    """A call of a class by its CamelCase name (``Part(...)``, ``messages.ModelRequest(...)``,
+    ``RunContext[Deps](...)``), not ``dict``."""
+    if isinstance(func, cst.Subscript):
+        func = func.value
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    name = name.lstrip("_")
+    return name[:1].isupper() and not name.isupper()
+
+
+__all__ = ["PROMPT_FIELD", "constructor_call", "date_format", "imports_code", "literal_key", "setting_annotation"]
