@@ -23,7 +23,7 @@ def _check(trace) -> tuple[dict, str]:
     assert document.exit_code == 0, document.output
     if os.environ.get("PROMPTCACHE_SHOW_CHECK"):
         print(table.stdout)
-    return json.loads(document.stdout)["usage_check"], table.stdout
+    return json.loads(document.stdout)["usage_check"], " ".join(table.stdout.split())  # lines wrap at 80 columns
 
 
 def test_check_usage_on_an_anthropic_trace_recorded_against_serve(server, tmp_path) -> None:
