@@ -41,14 +41,14 @@ _PROVIDERS = {"anthropic": OfflineProvider("anthropic.messages", lambda body: _A
 
 class _OfflineAnthropic(anthropic.Anthropic):
     def __init__(self, *args, **kwargs):
-        super().__init__(api_key="offline", max_retries=0,
-                         http_client=httpx2.Client(transport=httpx2.MockTransport(_PROVIDERS["anthropic"].handle)))
+        kwargs.setdefault("http_client", httpx2.Client(transport=httpx2.MockTransport(_PROVIDERS["anthropic"].handle)))
+        super().__init__(*args, **{**kwargs, "api_key": "offline", "max_retries": 0})  # copy() passes its own
 
 
 class _OfflineOpenAI(openai.OpenAI):
     def __init__(self, *args, **kwargs):
-        super().__init__(api_key="offline", max_retries=0,
-                         http_client=httpx2.Client(transport=httpx2.MockTransport(_PROVIDERS["openai"].handle)))
+        kwargs.setdefault("http_client", httpx2.Client(transport=httpx2.MockTransport(_PROVIDERS["openai"].handle)))
+        super().__init__(*args, **{**kwargs, "api_key": "offline", "max_retries": 0})  # copy() passes its own
 
 
 anthropic.Anthropic, openai.OpenAI = _OfflineAnthropic, _OfflineOpenAI
