@@ -8,10 +8,12 @@ import math
 import sys
 import warnings
 from collections.abc import Iterable
+from pathlib import Path
 
 import click
 from rich.console import Console
 
+from promptcache.trace.output_path import check_writable_file
 from promptcache.trace.records import TraceFormatWarning
 
 STRICT_ADVICE = "(run without --strict to report it as a warning and go on)"
@@ -142,3 +144,14 @@ def gate(threshold: float, passed: bool) -> dict[str, float | bool]:
     fraction in 0..1), "passed": false}``; ``passed`` is false exactly when the command exits non-zero for
     the gate."""
     return {"min_hit_rate": threshold, "passed": passed}
+
+
+def writable_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """A click callback: a file option (``--html FILE``, ``-o FILE``) that cannot be written is a usage error
+    before any work runs (:func:`~promptcache.trace.output_path.check_writable_file` says why)."""
+    if value is not None:
+        try:
+            check_writable_file(value)
+        except OSError as problem:
+            raise click.BadParameter(f"cannot write {value}: {problem}", ctx=ctx, param=param) from None
+    return value

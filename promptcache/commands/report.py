@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from promptcache.commands.options import AS_OF, STRICT_ADVICE, print_warnings, warn_then_exit_on_error
+from promptcache.commands.options import AS_OF, STRICT_ADVICE, print_warnings, warn_then_exit_on_error, writable_file
 from promptcache.providers.profiles import PROVIDERS
 from promptcache.trace.records import EmptyTraceError, TraceFormatError
 
@@ -90,7 +90,7 @@ def _replayed(trace: Path, strict: bool, backend: str, model, tokenizer, block_s
 
 @click.command("report")
 @click.argument("trace", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), callback=writable_file,
               help="The HTML file to write [default: TRACE's name with .html, in the current directory].")
 @click.option("--backend", default=None, metavar="local|URL",
               help="Show a replay on this prefix-caching backend ('local' engine or an OpenAI-compatible server "

@@ -14,7 +14,7 @@ from rich.markup import escape
 from promptcache.commands.progress import progress_bar
 from promptcache.commands.tables import Column, stdout_console
 from promptcache.commands.tables import print_table as print_fitted
-from promptcache.commands.options import AS_OF, HIT_RATE, STRICT_ADVICE, gate, warn_then_exit_on_error
+from promptcache.commands.options import AS_OF, HIT_RATE, STRICT_ADVICE, gate, warn_then_exit_on_error, writable_file
 from promptcache.misses.causes import EXPECTED_CAUSES
 from promptcache.providers.datafile import warn_if_stale
 from promptcache.providers.profiles import PROVIDERS, check_overrides
@@ -179,7 +179,7 @@ def print_calibration(calibration: Calibration, console: Console) -> None:
 @click.option("--usage-tolerance", type=click.IntRange(min=0), default=BLOCK_TOKENS, show_default=True,
               metavar="TOKENS", help="With --check-usage: tokens a read or write may differ by and still agree "
                                      "(default: 1 block).")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), callback=writable_file,
               help="Also write the simulation as a self-contained HTML report to this file (see `promptcache report`).")
 def simulate(trace, provider, model, output_format, threshold, strict, as_of, rules, unit, no_auto_cache, rules_file,
              check_usage, usage_tolerance, html_path):

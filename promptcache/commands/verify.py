@@ -18,7 +18,7 @@ from rich.text import Text
 from promptcache.commands.backend import ENGINE_MODULES, check_model_options, opening_backend, require_backend
 from promptcache.commands.progress import progress_bar
 from promptcache.commands.tables import Column, print_table, stdout_console
-from promptcache.commands.options import HIT_RATE, STRICT_ADVICE, gate, print_warnings, warn_then_exit_on_error
+from promptcache.commands.options import HIT_RATE, STRICT_ADVICE, gate, print_warnings, warn_then_exit_on_error, writable_file
 from promptcache.trace.requests import read_requests
 from promptcache.trace.records import EmptyTraceError, TraceFormatError, TraceRecord
 from promptcache.verify.backends import BackendError, make_backend
@@ -123,7 +123,7 @@ def _read(trace: Path, strict: bool, err: Console) -> list[TraceRecord]:
               help="URL: empty the server's prefix cache first (promptcache serve, vLLM, SGLang), so hits "
                    "come from this replay only.")
 @click.option("--strict", is_flag=True, help="Fail on a malformed trace line instead of skipping it.")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), callback=writable_file,
               help="Also write the replay as a self-contained HTML report to this file (see `promptcache report`).")
 def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb, num_blocks, eviction, api_key,
            threshold, output_format, reset_cache, strict, html_path):

@@ -124,3 +124,14 @@ def test_a_refused_request_is_a_bar_less_row_and_makes_the_trace_bad(traces_dir,
     assert not report.good and report.verdict.endswith("1 refused by the API")
     page = render_html(report)
     assert page.count('<svg class="bar"') == 3 and '<span class="cause bad">refused</span>' in page
+
+
+@pytest.mark.parametrize("command", [["report", "-o"], ["simulate", "--html"], ["verify", "--html"]])
+def test_an_unwritable_report_path_is_refused_before_any_work(command, shared_dir, tmp_path):
+    """The path is checked up front: a replay of many minutes is never thrown away at the end."""
+    trace = str(shared_dir / "traces" / "good_support_chat.jsonl")
+    result = CliRunner().invoke(main, [command[0], trace, command[1], str(tmp_path / "missing" / "r.html")])
+    assert result.exit_code == 2
+    assert f"cannot write {tmp_path / 'missing' / 'r.html'}: the folder {tmp_path / 'missing'} does not exist" in \
+        " ".join(result.output.split())
+    assert "hit rate" not in result.output  # nothing ran
