@@ -155,3 +155,8 @@ def writable_file(ctx: click.Context, param: click.Parameter, value: Path | None
         except OSError as problem:
             raise click.BadParameter(f"cannot write {value}: {problem}", ctx=ctx, param=param) from None
     return value
+
+
+def skipped_lines(caught: Iterable[warnings.WarningMessage]) -> list[str]:
+    """The trace reader's message for each line or body it skipped, from recorded warnings."""
+    return [str(w.message) for w in caught if issubclass(w.category, TraceFormatWarning)]

@@ -15,7 +15,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from promptcache.commands.options import AS_OF, STRICT_ADVICE, print_warnings, warn_then_exit_on_error, writable_file
+from promptcache.commands.options import (AS_OF, STRICT_ADVICE, print_warnings,
+                                         skipped_lines, warn_then_exit_on_error, writable_file)
 from promptcache.providers.profiles import PROVIDERS
 from promptcache.trace.records import EmptyTraceError, TraceFormatError
 
@@ -29,7 +30,7 @@ def save_report(report, path: Path, err: Console) -> None:  # a CacheReport; typ
     except OSError as exc:
         err.print(f"error: cannot write the report: {exc}", markup=False)
         sys.exit(2)
-    err.print(f"report written to {path} ({report.verdict}; hit rate "
+    err.print(f"report written to {path} ({report.headline}; hit rate "
               f"{'n/a' if report.hit_rate is None else format(report.hit_rate, '.1%')})", markup=False)
 
 
@@ -47,26 +48,18 @@ def _simulated(trace: Path, strict: bool, provider, model, as_of, unit, err: Con
         except ValueError as exc:  # also EmptyTraceError
             simulation, error = None, str(exc)
     warn_then_exit_on_error(caught, err, error)
-    return from_simulation(simulation, str(trace))
+    return from_simulation(simulation, str(trace), skipped=skipped_lines(caught))
 
 
 def _replayed(trace: Path, strict: bool, backend: str, model, tokenizer, block_size: int, err: Console):
     from promptcache.commands.backend import ENGINE_MODULES, check_model_options, opening_backend, require_backend
     from promptcache.report import from_verify
-    from promptcache.trace.requests import read_requests
+    from promptcache.commands.verify import read_records
 
     local = backend == "local"
     if local:
         require_backend(ENGINE_MODULES, what="promptcache report --backend local")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            records, error = read_requests(trace, strict=strict, model_given=True), None
-        except TraceFormatError as exc:
-            records, error = [], f"{exc} {STRICT_ADVICE}"
-        except EmptyTraceError as exc:
-            records, error = [], str(exc)
-    warn_then_exit_on_error(caught, err, error)
+    records, skipped = read_records(trace, strict, err)
     if local:
         check_model_options(model, tokenizer)
     from promptcache.verify.backends import BackendError, make_backend
@@ -85,7 +78,7 @@ def _replayed(trace: Path, strict: bool, backend: str, model, tokenizer, block_s
         finally:
             engine.close()
     print_warnings(caught, err)
-    return from_verify(report)
+    return from_verify(report, skipped=skipped)
 
 
 @click.command("report")

@@ -14,7 +14,8 @@ from rich.markup import escape
 from promptcache.commands.progress import progress_bar
 from promptcache.commands.tables import Column, stdout_console
 from promptcache.commands.tables import print_table as print_fitted
-from promptcache.commands.options import AS_OF, HIT_RATE, STRICT_ADVICE, gate, warn_then_exit_on_error, writable_file
+from promptcache.commands.options import (AS_OF, HIT_RATE, STRICT_ADVICE,
+                                         gate, skipped_lines, warn_then_exit_on_error, writable_file)
 from promptcache.misses.causes import EXPECTED_CAUSES
 from promptcache.providers.datafile import warn_if_stale
 from promptcache.providers.profiles import PROVIDERS, check_overrides
@@ -219,7 +220,7 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
         from promptcache.commands.report import save_report
         from promptcache.report import from_simulation
 
-        save_report(from_simulation(simulation, str(trace)), html_path, err)
+        save_report(from_simulation(simulation, str(trace), skipped=skipped_lines(caught)), html_path, err)
     hit_rate = simulation.summary()["hit_rate"]
     if output_format == "json":
         document = simulation.to_dict()

@@ -18,7 +18,8 @@ from rich.text import Text
 from promptcache.commands.backend import ENGINE_MODULES, check_model_options, opening_backend, require_backend
 from promptcache.commands.progress import progress_bar
 from promptcache.commands.tables import Column, print_table, stdout_console
-from promptcache.commands.options import HIT_RATE, STRICT_ADVICE, gate, print_warnings, warn_then_exit_on_error, writable_file
+from promptcache.commands.options import (HIT_RATE, STRICT_ADVICE, gate,
+                                         print_warnings, skipped_lines, warn_then_exit_on_error, writable_file)
 from promptcache.trace.requests import read_requests
 from promptcache.trace.records import EmptyTraceError, TraceFormatError, TraceRecord
 from promptcache.verify.backends import BackendError, make_backend
@@ -81,9 +82,10 @@ def print_report(report: VerifyReport, console: Console) -> None:
         console.print(f"[dim]note: {note}[/dim]")
 
 
-def _read(trace: Path, strict: bool, err: Console) -> list[TraceRecord]:
-    """The trace's usable records (as simulate and diff read them), skipped lines and bodies printed as warnings;
-    exit 2 on a malformed line or body under --strict, or when no usable request is left."""
+def read_records(trace: Path, strict: bool, err: Console) -> tuple[list[TraceRecord], list[str]]:
+    """The trace's usable records (as simulate and diff read them) and the messages of the lines and bodies
+    skipped (printed as warnings); exit 2 on a malformed line or body under --strict, or when no usable request
+    is left."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -93,7 +95,7 @@ def _read(trace: Path, strict: bool, err: Console) -> list[TraceRecord]:
         except EmptyTraceError as exc:
             records, error = [], str(exc)
     warn_then_exit_on_error(caught, err, error)
-    return records
+    return records, skipped_lines(caught)
 
 
 @click.command("verify")
@@ -137,7 +139,7 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
     local = backend == "local"
     if local:  # a missing extra is named first, whatever the trace holds
         require_backend(ENGINE_MODULES, what="promptcache verify --backend local")
-    records = _read(trace, strict, err)  # before the backend loads: a bad trace fails in a moment
+    records, skipped = read_records(trace, strict, err)  # before the backend loads: a bad trace fails in a moment
     if local:
         check_model_options(model, tokenizer)  # before any weights are read: a bad path fails in a moment too
     with opening_backend(backend, err):
@@ -157,7 +159,7 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
         from promptcache.commands.report import save_report
         from promptcache.report import from_verify
 
-        save_report(from_verify(report), html_path, err)
+        save_report(from_verify(report, skipped=skipped), html_path, err)
     code, problem = report.outcome(threshold)
     if output_format == "json":
         document = report.to_dict()

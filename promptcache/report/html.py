@@ -139,8 +139,9 @@ def _asset(name: str) -> str:
 
 def render_html(report: CacheReport) -> str:
     """The whole page (UTF-8 text). Everything is inline: the page loads nothing."""
-    state = "good" if report.good else "bad"
-    mark = "\u2714" if report.good else "\u2718"
+    state = "incomplete" if report.skipped else "good" if report.good else "bad"
+    mark = {"good": "\u2714", "bad": "\u2718", "incomplete": "\u26a0"}[state]
+    skipped = "".join(f"<li>{_e(m)}</li>" for m in report.skipped)
     data = json.dumps([r.to_dict() for r in report.rows], allow_nan=False).replace("</", "<\\/")
     unexpected = sum(1 for r in report.rows if not r.expected)
     notes = "".join(f"<li>{_e(n)}</li>" for n in report.notes)
@@ -150,9 +151,10 @@ def render_html(report: CacheReport) -> str:
 <title>promptcache report: {_e(os.path.basename(report.trace))}</title>
 <style>{_asset("page.css")}</style></head>
 <body class="{state}" data-source="{report.source}" data-unit="{_e(report.cost_unit)}">
-<header><div class="verdict">{mark} {_e(report.verdict)}</div>
+<header><div class="verdict">{mark} {_e(report.headline)}</div>
 <h1>{_e(os.path.basename(report.trace))}</h1><p class="title">{_e(report.title)} &middot;
-{len(report.rows)} requests &middot; {report.prompt_tokens:,} prompt tokens</p></header>
+{len(report.rows)} requests &middot; {report.prompt_tokens:,} prompt tokens</p>
+{f'<ul class="skipped">{skipped}</ul>' if skipped else ''}</header>
 <section class="kpis">
 <div class="kpi"><h2>hit rate</h2><div class="value">{_rate(report.hit_rate)}</div>
 <div class="sub">of prompt tokens read from the cache; the oracle's best: {_rate(report.oracle_rate)}</div>

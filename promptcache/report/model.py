@@ -103,6 +103,8 @@ class CacheReport:
         good / verdict: no unexpected miss; the verdict line.
         legend: names of the three bar parts (cached, written, uncached).
         notes: the source's notes (approximate tokens, conversions).
+        skipped: the trace reader's message for each line it skipped (malformed, not a request): the
+            verdict covers only the requests read, so the page says "incomplete".
     """
 
     title: str
@@ -116,6 +118,15 @@ class CacheReport:
     verdict: str
     legend: tuple[str, str, str] = ("read from cache", "written to cache", "uncached")
     notes: list[str] = dataclasses.field(default_factory=list)
+    skipped: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def headline(self) -> str:
+        """The verdict as the page and the command print it: prefixed "incomplete" when lines were skipped."""
+        if not self.skipped:
+            return self.verdict
+        count = len(self.skipped)
+        return f"incomplete: {count} trace line{'s' * (count != 1)} skipped; of the {len(self.rows)} read: {self.verdict}"
 
     @property
     def prompt_tokens(self) -> int:
@@ -146,8 +157,9 @@ class CacheReport:
         return [CauseTotal(c, counts[c], tokens[c]) for c in ranked[:n]]
 
 
-def from_simulation(simulation: Any, trace: str) -> CacheReport:
-    """The report of a :class:`promptcache.simulate.Simulation` (``simulate``'s numbers).
+def from_simulation(simulation: Any, trace: str, skipped: list[str] | None = None) -> CacheReport:
+    """The report of a :class:`promptcache.simulate.Simulation` (``simulate``'s numbers); ``skipped``: the
+    messages of the trace lines the reader skipped.
 
     The oracle needs each request's rendered tokens (``SimulatedRequest.render``); a request without
     them (not rendered) gets its read tokens as the oracle.
@@ -171,7 +183,7 @@ def from_simulation(simulation: Any, trace: str) -> CacheReport:
     title = f"{simulation.provider} prompt cache, {simulation.model} (simulated)"
     report = CacheReport(title, trace, "simulate", rows, cost.with_cache, cost.without_cache, unit, True,
                          "good: every miss is a first request, a new turn or another cache key",
-                         notes=list(simulation.notes))
+                         notes=list(simulation.notes), skipped=list(skipped or []))
     unexpected = sum(1 for row in rows if not row.expected and row.error is None)
     refused = sum(1 for row in rows if row.error is not None)
     if unexpected or refused:  # worded as verify's verdict: the costliest cause first
@@ -187,8 +199,9 @@ def from_simulation(simulation: Any, trace: str) -> CacheReport:
     return report
 
 
-def from_verify(report: Any) -> CacheReport:
-    """The report of a :class:`promptcache.verify.report.VerifyReport` (``verify``'s numbers)."""
+def from_verify(report: Any, skipped: list[str] | None = None) -> CacheReport:
+    """The report of a :class:`promptcache.verify.report.VerifyReport` (``verify``'s numbers); ``skipped``: the
+    messages of the trace lines the reader skipped."""
     rows = []
     for r in report.requests:
         d = r.divergence
@@ -200,4 +213,4 @@ def from_verify(report: Any) -> CacheReport:
     title = f"{report.backend}, {report.model} ({report.block_size}-token blocks)"
     return CacheReport(title, report.trace, "verify", rows, float(prompt - cached), float(prompt), "prefill tokens",
                        good, verdict, legend=("cached (prefix hit)", "written", "computed (prefill)"),
-                       notes=list(report.notes))
+                       notes=list(report.notes), skipped=list(skipped or []))

@@ -102,7 +102,7 @@ def test_default_output_name_and_usage_errors(traces_dir, tmp_path, monkeypatch)
     wrong = runner.invoke(main, ["report", str(traces_dir / BAD), "--backend", "local", "--provider", "openai"])
     assert wrong.exit_code == 2 and "drop them with --backend" in wrong.stderr
     unwritable = runner.invoke(main, ["report", str(traces_dir / BAD), "-o", str(tmp_path / "no" / "x.html")])
-    assert unwritable.exit_code == 2 and "error: cannot write the report" in unwritable.stderr
+    assert unwritable.exit_code == 2 and "Invalid value for '-o' / '--output': cannot write" in unwritable.stderr
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     result = runner.invoke(main, ["report", str(empty)])
@@ -135,3 +135,16 @@ def test_an_unwritable_report_path_is_refused_before_any_work(command, shared_di
     assert f"cannot write {tmp_path / 'missing' / 'r.html'}: the folder {tmp_path / 'missing'} does not exist" in \
         " ".join(result.output.split())
     assert "hit rate" not in result.output  # nothing ran
+
+
+def test_a_trace_with_skipped_lines_is_reported_incomplete(shared_dir, tmp_path):
+    """The verdict covers only the requests read: the page and the command say how many lines were skipped."""
+    first = (shared_dir / "traces" / "good_support_chat.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    trace = tmp_path / "broken.jsonl"
+    trace.write_text(first + "\nnot json\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["report", str(trace), "-o", str(tmp_path / "r.html")])
+    assert result.exit_code == 0, result.output
+    assert "(incomplete: 1 trace line skipped; of the 1 read: good:" in result.output
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert '<body class="incomplete"' in page
+    assert "broken.jsonl:2: not JSON (Expecting value at char 0); line skipped</li>" in page
