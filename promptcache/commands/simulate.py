@@ -191,6 +191,9 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
     no usable request, or (with --strict) a malformed trace line.
     """
     err = Console(stderr=True, highlight=False, soft_wrap=True)
+    if usage_tolerance != BLOCK_TOKENS and not check_usage:
+        raise click.UsageError("--usage-tolerance needs --check-usage (it sets how far a simulated read or write "
+                               "may be off the recorded one)")
     overrides = _rules(rules)  # before the bar: a bad --rule is a usage error at once
     with warnings.catch_warnings(record=True) as caught, \
             progress_bar(err, "simulating", unit="requests", at_least=PROGRESS_FROM) as update:

@@ -47,8 +47,8 @@ def check_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, value in overrides.items():
         if name not in hints:
-            raise ValueError(f"unknown rule override {name!r}; use a ModelProfile field such as "
-                             f"min_cacheable_tokens, breakpoint_lookback, lookback_blocks, unit_rule")
+            raise ValueError(f"unknown rule override {name!r}; the rules are: "
+                             + ", ".join(sorted(set(hints) - set(_NOT_RULES))))
         if name in _NOT_RULES:
             raise ValueError(f"rule override {name}: {name} identifies the model, it is not a rule; "
                              f"use --model / --provider / --as-of instead")

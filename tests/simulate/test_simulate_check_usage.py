@@ -90,3 +90,10 @@ def test_the_json_document_carries_the_check(tmp_path):
                                     "predicted_read": 0, "predicted_write": 1503, "recorded_read": 0,
                                     "recorded_write": 1503, "predicted_prompt": check["requests"][0]["predicted_prompt"],
                                     "recorded_prompt": 1515}
+
+
+def test_usage_tolerance_without_check_usage_is_a_usage_error(tmp_path):
+    path = _trace(tmp_path, [_line(0.0, "q", _usage(0, 10))])
+    run = CliRunner().invoke(main, ["simulate", path, "--usage-tolerance", "5"])
+    assert run.exit_code == 2
+    assert "--usage-tolerance needs --check-usage" in run.output
