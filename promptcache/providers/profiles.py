@@ -98,8 +98,14 @@ def provider_for_model(model: str) -> str:
     )
 
 
+def _note(key: str, read: Any) -> str:
+    """``"key, read D"``, or ``"key, dated D0, read D"`` when the source gives the date of its document."""
+    dated = load_rules().get("sources", {}).get(key, {}).get("dated")
+    return f"{key}, {f'dated {dated}, ' if dated else ''}read {read}"
+
+
 def _source_note(entry: Mapping[str, Any]) -> str:
-    return f"{entry.get('source', '?')}, read {entry.get('read', '?')}"
+    return _note(entry.get("source", "?"), entry.get("read", "?"))
 
 
 def _apply(values: dict[str, Any], sources: dict[str, str], assumed: set[str], entry: Mapping[str, Any]) -> None:
@@ -114,9 +120,9 @@ def _apply(values: dict[str, Any], sources: dict[str, str], assumed: set[str], e
             raise ValueError(f"providers data: unknown field {key!r} (in {entry.get('id') or entry.get('name')})")
         values[key] = value
         if key in _PRICE_KEYS and "price_source" in entry:
-            source = f"{entry['price_source']}, read {entry.get('price_read', '?')}"
+            source = _note(entry["price_source"], entry.get("price_read", "?"))
         elif key in own:
-            source = f"{own[key]}, read {known.get(own[key], {}).get('read', '?')}"
+            source = _note(own[key], known.get(own[key], {}).get("read", "?"))
         else:
             source = note
         sources[key] = source

@@ -148,9 +148,11 @@ class BedrockSimulator(AnthropicSimulator):
         model = self.model or str(body.get("model") or "")
         profile = self.profile(model)
         if body.get("cache_control") is not None and LEGACY_INVOKE.match(_bare(model)):
+            assumed = "" if _bare(model).startswith(("claude-opus-", "claude-3-opus")) else (
+                " (assumed for this model: the sources name Opus 4.6 and earlier only)")
             return RequestResult(Usage(), 0, profile, error=(
                 f"cache_control (top-level, automatic caching) is refused by Bedrock's legacy Claude integration "
-                f"for {model}: put cache_control on the blocks to cache instead"))
+                f"for {model}{assumed}: put cache_control on the blocks to cache instead"))
         check_body(ANTHROPIC_MESSAGES, body, model_given=True)
         try:
             render = render_prompt(self.prompt_body(body, profile), ANTHROPIC_MESSAGES, model=model)

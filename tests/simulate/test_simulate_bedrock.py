@@ -40,7 +40,7 @@ def test_bedrock_ids_resolve_to_bedrock_s_own_minimums_not_the_claude_api_s():
     assert model_profile(None, SONNET_37).min_cacheable_tokens == 1024
     assert model_profile(None, SONNET_46).min_cacheable_tokens == 2048
     assert model_profile("anthropic", "claude-sonnet-4-6").min_cacheable_tokens == 1024
-    assert model_profile(None, SONNET_46).sources["min_cacheable_tokens"] == "bedrock_litellm_pr49, read 2026-12-02"
+    assert model_profile(None, SONNET_46).sources["min_cacheable_tokens"] == "bedrock_litellm_pr49, dated 2026-04-29, read 2026-12-02"
 
 
 def test_a_converse_request_with_cache_points_writes_then_reads_at_bedrock_s_minimum():
@@ -167,6 +167,11 @@ def test_invoke_model_bodies_in_claude_messages_format_get_bedrock_s_rules():
     legacy = simulate_records([TraceRecord(0.0, "anthropic.messages", "s",
                                            _invoke(SONNET_46, "a", cache_control={"type": "ephemeral"}))])
     assert legacy.requests[0].error.startswith("cache_control (top-level, automatic caching) is refused by Bedrock")
+    # the sources name Opus only: for Sonnet the refusal says it is assumed (review 14 item 1)
+    assert "(assumed for this model: the sources name Opus 4.6 and earlier only)" in legacy.requests[0].error
+    opus = simulate_records([TraceRecord(0.0, "anthropic.messages", "s", _invoke(
+        "us.anthropic.claude-opus-4-6-v1", "a", cache_control={"type": "ephemeral"}))])
+    assert opus.requests[0].error.startswith("cache_control (top-level") and "assumed" not in opus.requests[0].error
 
 
 def test_converse_bodies_convert_to_the_other_apis_through_their_claude_equivalent():
