@@ -39,20 +39,23 @@ from promptcache.providers.modelprofile import ModelProfile, PriceTier
 from promptcache.providers.overrides import check_overrides
 
 __all__ = ["PROVIDERS", "ModelProfile", "PriceTier", "RetiredModelWarning", "UnknownModelWarning", "check_overrides",
-           "clear_cache", "known_models", "load_rules", "model_profile", "provider_for_model", "provider_rules"]
+           "bare_model_id", "clear_cache", "known_models", "load_rules", "model_profile", "provider_for_model", "provider_rules"]
 
 # A suffix that names a snapshot of a listed model rather than another model:
 # dates, Vertex "@..." versions, Bedrock "-v1:0", "-latest", "-preview", "-exp", "-0613".
 _SNAPSHOT_SUFFIX = re.compile(
     r"^(?:-\d{8}|-\d{4}-\d{2}-\d{2}|@[\w.\-]+|-v\d+(?::\d+)?|-latest|-preview|-exp|-\d{3,4})*$"
 )
+BEDROCK_REGION = r"(?:(?:us-gov|us|eu|apac|global|jp|au)\.)"
+"""The geography prefix of a Bedrock cross-region inference profile id ("us.", "jp.", "us-gov.", ...): the one
+definition every Bedrock id pattern uses (Bedrock user guide, inference profiles)."""
 # Routing prefixes of gateways: "anthropic/claude-..." (OpenRouter), "us.anthropic.claude-..." (Bedrock).
-_GATEWAY_PREFIX = re.compile(r"^(?:[\w.-]+/)?(?:(?:us|eu|apac|global)\.)?(?:anthropic\.|google\.|openai\.)?")
+_GATEWAY_PREFIX = re.compile(rf"^(?:[\w.-]+/)?{BEDROCK_REGION}?(?:anthropic\.|google\.|openai\.)?")
 ASSUMPTION_SOURCE = "promptcache_assumption"
 """The source key of values no source settles (like a field listed in an entry's ``assumed``)."""
 # Amazon Bedrock model ids and cross-region inference profiles ("anthropic.claude-...-v1:0",
 # "us.anthropic.claude-..."): Bedrock documents its own cache minimums for them ([providers.bedrock]).
-_BEDROCK_ID = re.compile(r"^(?:(?:us|eu|apac|global|jp|au|us-gov)\.)?anthropic\.claude")
+_BEDROCK_ID = re.compile(rf"^{BEDROCK_REGION}?anthropic\.claude")
 
 
 class UnknownModelWarning(UserWarning):
@@ -77,6 +80,12 @@ _PRICE_KEYS = ("input_usd_per_mtok", "output_usd_per_mtok", "price_tiers")
 
 def _strip_gateway(model: str) -> str:
     return _GATEWAY_PREFIX.sub("", model.strip().lower(), count=1)
+
+
+def bare_model_id(model: str) -> str:
+    """``model`` lower-cased without its gateway or Bedrock prefix: ``"jp.anthropic.claude-sonnet-4-6"`` and
+    ``"anthropic/claude-sonnet-4-6"`` -> ``"claude-sonnet-4-6"`` (a snapshot suffix stays)."""
+    return _strip_gateway(model.strip().split("/")[-1])
 
 
 def provider_for_model(model: str) -> str:

@@ -32,7 +32,7 @@ from typing import Any
 
 from promptcache.convert.from_bedrock import converse_to_anthropic
 from promptcache.providers.apis import ANTHROPIC_MESSAGES, BEDROCK_CONVERSE
-from promptcache.providers.profiles import ModelProfile
+from promptcache.providers.profiles import ModelProfile, bare_model_id
 from promptcache.providers.usage import Usage
 from promptcache.simulate.anthropic import AnthropicSimulator
 from promptcache.simulate.base import RequestRefused, RequestResult
@@ -48,8 +48,6 @@ section 3, Bedrock row, and the Claude docs' automatic-caching note as of 2026-0
 to the 4.6 generation: assumed, the sources name Opus only."""
 
 
-def _bare(model: str) -> str:
-    return re.sub(r"^(?:(?:us|eu|apac|global|jp|au|us-gov)\.)?anthropic\.", "", model.strip().lower())
 
 
 def cache_points(body: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
@@ -147,8 +145,8 @@ class BedrockSimulator(AnthropicSimulator):
         body = {key: value for key, value in body.items() if key != "anthropic_version"}
         model = self.model or str(body.get("model") or "")
         profile = self.profile(model)
-        if body.get("cache_control") is not None and LEGACY_INVOKE.match(_bare(model)):
-            assumed = "" if _bare(model).startswith(("claude-opus-", "claude-3-opus")) else (
+        if body.get("cache_control") is not None and LEGACY_INVOKE.match(bare_model_id(model)):
+            assumed = "" if bare_model_id(model).startswith(("claude-opus-", "claude-3-opus")) else (
                 " (assumed for this model: the sources name Opus 4.6 and earlier only)")
             return RequestResult(Usage(), 0, profile, error=(
                 f"cache_control (top-level, automatic caching) is refused by Bedrock's legacy Claude integration "

@@ -43,6 +43,15 @@ def test_bedrock_ids_resolve_to_bedrock_s_own_minimums_not_the_claude_api_s():
     assert model_profile(None, SONNET_46).sources["min_cacheable_tokens"] == "bedrock_litellm_pr49, dated 2026-04-29, read 2026-12-02"
 
 
+@pytest.mark.parametrize("region", ["", "us.", "eu.", "apac.", "global.", "jp.", "au.", "us-gov."])
+def test_every_bedrock_region_prefix_resolves_to_the_model_s_bedrock_entry(region):
+    """Review 14 item 4: the cross-region prefixes (jp., au., us-gov. ...) share one definition; each resolves to the
+    model's own Bedrock minimum (Sonnet 4.6 ~2,048, LiteLLM PR #49), not the bedrock provider fallback (4,096)."""
+    profile = model_profile(None, f"{region}anthropic.claude-sonnet-4-6")
+    assert (profile.provider, profile.known, profile.min_cacheable_tokens) == ("bedrock", True, 2048)
+    assert model_profile(None, f"{region}anthropic.claude-3-7-sonnet-20250219-v1:0").min_cacheable_tokens == 1024
+
+
 def test_a_converse_request_with_cache_points_writes_then_reads_at_bedrock_s_minimum():
     sim = BedrockSimulator()
     first = sim.simulate(converse(SONNET_37, "Where is order 1042?"), 0.0)
@@ -170,7 +179,7 @@ def test_invoke_model_bodies_in_claude_messages_format_get_bedrock_s_rules():
     # the sources name Opus only: for Sonnet the refusal says it is assumed (review 14 item 1)
     assert "(assumed for this model: the sources name Opus 4.6 and earlier only)" in legacy.requests[0].error
     opus = simulate_records([TraceRecord(0.0, "anthropic.messages", "s", _invoke(
-        "us.anthropic.claude-opus-4-6-v1", "a", cache_control={"type": "ephemeral"}))])
+        "us.anthropic.claude-opus-4-5-20251101-v1:0", "a", cache_control={"type": "ephemeral"}))])
     assert opus.requests[0].error.startswith("cache_control (top-level") and "assumed" not in opus.requests[0].error
 
 
