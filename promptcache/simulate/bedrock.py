@@ -38,7 +38,7 @@ from promptcache.simulate.anthropic import AnthropicSimulator
 from promptcache.simulate.base import RequestRefused, RequestResult
 from promptcache.simulate.render import render_prompt
 from promptcache.trace.shape import MalformedBody, check_body
-from promptcache.trace.shape.bedrock import claude_api_fields
+from promptcache.trace.shape.bedrock import STRING_CONTENT, claude_api_fields
 
 
 LEGACY_INVOKE = re.compile(r"^claude-(?:3-|(?:opus|sonnet)-4(?:$|-[0-6](?:$|-))|(?:opus|sonnet)-4-\d{8}|haiku-4-5)")
@@ -70,6 +70,8 @@ def refusal(body: Mapping[str, Any], profile: ModelProfile) -> str | None:
     foreign = claude_api_fields(body)
     if foreign:
         path, instead = foreign[0]
+        if instead == STRING_CONTENT:
+            return f"{path} is a string (the Claude API's shape); Bedrock {instead}"
         return f"{path} is a Claude API field; Bedrock Converse does not take it: {instead}"
     points = cache_points(body)
     limit = profile.max_breakpoints
@@ -77,6 +79,9 @@ def refusal(body: Mapping[str, Any], profile: ModelProfile) -> str | None:
         return f"at most {limit} cachePoint blocks may be provided per request on Bedrock; found {len(points)}"
     shortest: str | None = None
     for path, point in points:
+        if point.get("type") != "default":
+            return (f"{path}.type must be 'default', not {point.get('type')!r} (the only cachePoint type, API "
+                    "reference CachePointBlock)")
         ttl = str(point.get("ttl", profile.default_ttl))
         if ttl not in profile.ttl_seconds:
             return (f"{path}.ttl {ttl!r} is not available for {profile.model} on Bedrock (TTLs: "
@@ -113,8 +118,11 @@ class BedrockSimulator(AnthropicSimulator):
         Raises:
             MalformedBody: not a Converse body, or a block with no Claude counterpart to render.
         """
-        check_body(self.api, body, model_given=self.model is not None)
         model = self.model_of(body)
+        if model and isinstance(model, str) and claude_api_fields(body):  # a Claude-shaped body: refused, not malformed
+            profile = self.profile(model)
+            return RequestResult(Usage(), 0, profile, error=refusal(body, profile))
+        check_body(self.api, body, model_given=self.model is not None)
         profile = self.profile(model)
         reason = refusal(body, profile)
         if reason is not None:

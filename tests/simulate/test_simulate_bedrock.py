@@ -78,6 +78,33 @@ def test_a_claude_api_field_in_a_converse_body_is_refused_with_a_message():
         "max_tokens is a Claude API field; Bedrock Converse does not take it: use inferenceConfig.maxTokens")
 
 
+@pytest.mark.parametrize(("change", "refusal"), [
+    (lambda b: b["system"].__setitem__(1, {"cachePoint": {"type": "ephemeral"}}),
+     "system[1].cachePoint.type must be 'default', not 'ephemeral'"),
+    (lambda b: b["messages"][0]["content"][0].__setitem__("type", "text"),
+     "messages[0].content[0].type is a Claude API field; Bedrock Converse does not take it: a Converse block is an "
+     "object with exactly one member"),
+    (lambda b: b.__setitem__("anthropic_version", "bedrock-2023-05-31"),
+     "anthropic_version is a Claude API field; Bedrock Converse does not take it: it belongs to an InvokeModel body"),
+    (lambda b: b["messages"][0].__setitem__("content", "q"),
+     "messages[0].content is a string (the Claude API's shape); Bedrock Converse takes a list of content blocks"),
+    (lambda b: b.__setitem__("system", "You are terse."), "system is a string (the Claude API's shape)"),
+])
+def test_claude_shaped_converse_bodies_are_refused_with_what_converse_takes(change, refusal, tmp_path):
+    """Review 14 item 6. API reference CachePointBlock: type "default" is the only type; Converse ContentBlock /
+    SystemContentBlock are unions with one member (no "type"), messages[].content and system are lists of them; the
+    Converse API rejects unknown members such as anthropic_version (an InvokeModel body field). Each is refused
+    with a message, not simulated silently nor skipped as a malformed line."""
+    body = converse(SONNET_37, "q")
+    change(body)
+    result = BedrockSimulator().simulate(body, 0.0)
+    assert result.error is not None and result.error.startswith(refusal), result.error
+    path = tmp_path / "claude_shaped.jsonl"
+    path.write_text(json.dumps({"t": 0.0, "api": "bedrock.converse", "session": "s", "body": body}) + "\n")
+    run = CliRunner().invoke(main, ["simulate", str(path)])
+    assert run.exit_code == 0 and "malformed" not in run.output and "refused: request 0" in run.output
+
+
 def test_ttl_order_and_availability():
     """Bedrock: 1 h TTL on Claude 4.5 and later (from 2026-01-26); TTLs must not increase from toolConfig to system
     to messages (provider-audit-2026-12.md section 3, Bedrock row)."""
