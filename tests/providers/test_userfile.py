@@ -199,3 +199,47 @@ def test_providers_json_carries_sources_and_dates() -> None:
     assert flash["as_of"] == "2026-12-02" and document["reviewed"] == datafile.reviewed_on().isoformat()
     past = json.loads(run("providers", "--json", "--provider", "anthropic", "--as-of", "2026-04-01").output)
     assert next(m for m in past["models"] if m["model"] == "claude-sonnet-4-6")["min_cacheable_tokens"] == 2048
+
+
+def test_aliases_must_be_a_list_of_model_ids(tmp_path: Path) -> None:
+    """Review 14 item 10: `aliases = "claude-y"` was split into characters ("c", "l", ...), so every id starting
+    with "c" plus a snapshot-like suffix matched; it is a usage error now, and a list works."""
+    path = tmp_path / "rules.toml"
+    path.write_text('[[providers.anthropic.models]]\nid = "claude-x"\naliases = "claude-y"\nmin_cacheable_tokens = 512\n')
+    with pytest.raises(ProvidersFileError, match=r"aliases must be a list of model ids \(aliases = \[\"claude-y\"\]\), "
+                                                 r"not 'claude-y'"):
+        use_user_rules(path)
+    path.write_text('[[providers.anthropic.models]]\nid = "claude-x"\naliases = ["claude-y"]\n'
+                    'min_cacheable_tokens = 512\n')
+    try:
+        use_user_rules(path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UnknownModelWarning)
+            assert model_profile("anthropic", "claude-y").min_cacheable_tokens == 512
+    finally:
+        datafile.install_user_rules(None)
+        profiles.clear_cache()
+    path.write_text('[sources.sheet]\ntitle = "t"\nread = 2026-11-30\ndated = "last week"\n')
+    with pytest.raises(ProvidersFileError, match="dated .* must be a date"):
+        use_user_rules(path)
+
+
+def test_bedrock_sources_have_short_labels_and_secondary_marks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review 14 item 7: the Bedrock sources carry `cite` (the source cell is short labels, not raw keys over three
+    lines) and the third-party ones (Portkey copy, Strands, GitHub issues, LiteLLM PR #49, agent-toolkit) say
+    secondary (provider-audit-2026-12.md, Sources [B-*])."""
+    monkeypatch.setenv("COLUMNS", "80")
+    result = run("providers", "--provider", "bedrock")
+    assert result.exit_code == 0
+    assert "bedrock_user_guide = bedrock_user_guide" not in result.output
+    assert "B-UG = bedrock_user_guide, read 2026-12-02: Amazon Bedrock user guide" in result.output
+    for label, key in (("B-T", "bedrock_model_table"), ("B-S", "bedrock_strands"), ("B-1H", "bedrock_ttl_1h"),
+                       ("B-49", "bedrock_litellm_pr49")):
+        line = next(line for line in result.output.splitlines() if line.startswith(f"{label} = {key}, "))
+        assert "(secondary)" in line
+    rules = datafile.load_rules()["sources"]
+    assert {k for k, v in rules.items() if k.startswith("bedrock_") and v.get("secondary")} == {
+        "bedrock_model_table", "bedrock_strands", "bedrock_ttl_1h", "bedrock_litellm_pr49", "bedrock_lookback"}
+    assert all("cite" in v for k, v in rules.items() if k.startswith("bedrock_"))
+    table = result.output.split("Rules data reviewed")[0]
+    assert "bedrock_" not in table  # the source cells hold labels only
