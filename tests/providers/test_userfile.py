@@ -243,3 +243,16 @@ def test_bedrock_sources_have_short_labels_and_secondary_marks(monkeypatch: pyte
     assert all("cite" in v for k, v in rules.items() if k.startswith("bedrock_"))
     table = result.output.split("Rules data reviewed")[0]
     assert "bedrock_" not in table  # the source cells hold labels only
+
+
+def test_docs_name_every_simulated_provider(tmp_path: Path) -> None:
+    """Review 14 item 12: docs/providers.md said "the four that are simulated" and its error example left out
+    bedrock; the example is now the command's own message."""
+    doc = (Path(__file__).parents[2] / "docs" / "providers.md").read_text()
+    path = tmp_path / "rules.toml"
+    path.write_text("[providers.mistral]\nmin_cacheable_tokens = 1\n")
+    result = run("providers", "--providers", path)
+    assert result.exit_code == 2
+    message = result.stderr.strip().split(f"{path}: ", 1)[1]  # after the file name
+    assert f"error: rules.toml: {message}" in doc
+    assert f"the five that are simulated ({', '.join(datafile.PROVIDERS)})" in doc
