@@ -104,9 +104,9 @@ def stale_models_warning(dated: Mapping[str, _dt.date | None], on: _dt.date | No
         return None
     named = ", ".join(f"{model} ({date.isoformat()}, {(day - date).days} days ago)"
                       for model, date in sorted(old.items(), key=lambda kv: (kv[1], kv[0])))
-    return (f"the cache rules or prices used for {named} come from documents older than {STALE_AFTER_DAYS} days "
-            f"(the date of the document, not the day it was read): they may have changed since. Check the "
-            f"provider's docs (`promptcache providers` names the sources) or override values with --providers FILE")
+    return (f"the cache rules or prices used for {named} come from documents older than {STALE_AFTER_DAYS} days: "
+            f"they may have changed since. `promptcache providers` names the sources; override values with "
+            f"--providers FILE")
 
 
 _stale_warned: set[object] = set()

@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from promptcache.providers import datafile
 from promptcache.providers.datafile import PROVIDERS, load_rules
 from promptcache.providers.modelprofile import ModelProfile, PriceTier
 from promptcache.providers.overrides import check_overrides
@@ -194,20 +195,22 @@ def _warn_retired(profile: ModelProfile) -> None:
 
 
 @functools.lru_cache(maxsize=512)
-def _resolve(provider: str, model: str, as_of: _dt.date | None) -> ModelProfile:
+def _resolve(provider: str, model: str, as_of: _dt.date | None, day: _dt.date) -> ModelProfile:
+    """``model``'s profile with the values in force on ``day`` (``as_of``, else today: a history entry whose
+    ``until`` is still ahead, such as a promotional price, is today's value)."""
     rules = load_rules()["providers"][provider]
     name = _strip_gateway(model)
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     assumed: set[str] = set()
-    _apply_level(values, sources, assumed, rules, as_of)
+    _apply_level(values, sources, assumed, rules, day)
     family = next((f for f in rules.get("families", ()) if re.search(f["match"], name)), None)
     if family is not None:
-        _apply_level(values, sources, assumed, family, as_of)
+        _apply_level(values, sources, assumed, family, day)
     models = rules.get("models", [])
     entry = _match_model(models, name)
     if entry is not None:
-        _apply_level(values, sources, assumed, entry, as_of)
+        _apply_level(values, sources, assumed, entry, day)
     else:
         peers = [m for m in models if family is None or re.search(family["match"], m["id"])] or models
         for key, pick in _CONSERVATIVE.items():
@@ -258,7 +261,7 @@ def model_profile(provider: str | None, model: str, *, as_of: _dt.date | str | N
             gateway prefixes such as ``anthropic.`` or ``us.anthropic.`` are understood).
         as_of: apply the values in force on this date (``date`` or ISO
             string), e.g. ``2026-04-01`` gives Sonnet 4.6 its minimum of 2,048
-            tokens of March to May 2026. ``None``: the current values.
+            tokens of March to May 2026. ``None``: the values in force today.
 
     Returns:
         A frozen :class:`ModelProfile`. Unknown models get their family's most
@@ -275,7 +278,7 @@ def model_profile(provider: str | None, model: str, *, as_of: _dt.date | str | N
         raise ValueError(f"unknown provider {provider!r}; expected one of {', '.join(PROVIDERS)}")
     if isinstance(as_of, str):
         as_of = _dt.date.fromisoformat(as_of)
-    profile = _resolve(provider, model, as_of)
+    profile = _resolve(provider, model, as_of, as_of or datafile.today())
     if profile.retired_on():
         _warn_retired(profile)
     return profile

@@ -238,3 +238,19 @@ def test_announced_shutdowns_apply_from_their_date() -> None:
         assert model_profile(None, "gpt-5-mini", as_of="2026-12-10").retired == dt.date(2026, 12, 11)
     with pytest.warns(RetiredModelWarning, match="'o3-2025-04-16' was retired on 2026-12-11"):
         model_profile(None, "o3-2025-04-16", as_of="2026-12-11")
+
+
+def test_today_s_values_include_a_history_entry_still_in_force(monkeypatch: pytest.MonkeyPatch) -> None:
+    """2.3 "Prices": "3.8 Flash $0.75/$3.75 through 2026-12-31, then $1.50/$7.50" (api-evangelist transcript,
+    2026-09-20). Without --as-of the values are today's: on 2026-12-02 the $0.75 price (a history entry until
+    2027-01-01), not the later one (found while checking review 14 item 2)."""
+    from promptcache.providers import datafile
+    from promptcache.providers.profiles import clear_cache
+
+    monkeypatch.setattr(datafile, "today", lambda: dt.date(2026, 12, 2))
+    clear_cache()
+    now = profile("gemini-3.8-flash")
+    assert (now.input_usd_per_mtok, now.output_usd_per_mtok, now.as_of) == (0.75, 3.75, None)
+    monkeypatch.setattr(datafile, "today", lambda: dt.date(2027, 1, 1))
+    assert (profile("gemini-3.8-flash").input_usd_per_mtok, profile("gemini-3.8-flash").output_usd_per_mtok) == (
+        1.5, 7.5)
