@@ -70,7 +70,9 @@ def print_sources(rows: list[ProviderRow], console: Console) -> None:
     for key in dict.fromkeys(key for row in rows for key in row.sources):
         source = known.get(key, {})
         second = " (secondary)" if source.get("secondary") else ""
-        console.print(f"{_cite(key)} = {key}, read {source.get('read', '?')}{second}: {source.get('title', '')}",
+        dated = f"dated {source['dated']}, " if source.get("dated") else ""
+        console.print(f"{_cite(key)} = {key}, {dated}read {source.get('read', '?')}{second}: "
+                      f"{source.get('title', '')}",
                       markup=False, overflow="fold")
 
 
@@ -133,7 +135,8 @@ def providers(only, as_of, show_all, as_json, rules_file):
     console.print("min: minimum cacheable prompt (tokens). read / write: price of a cached / written token, x the "
                   "base input price (write per TTL, shortest first; - no write fee). TTLs: seconds in --json. "
                   "$/Mtok: USD input/output list price per million tokens; >Nk: the price above N thousand prompt "
-                  "tokens. as of: the oldest read date of the row's values. * assumed: no source settles the "
+                  "tokens. as of: the oldest date of the row's values (the date of the source document where known, "
+                  "else the day it was read). * assumed: no source settles the "
                   "value.", markup=False)
     print_sources(rows, console)
     if hidden:

@@ -21,7 +21,7 @@ from promptcache.providers.datafile import warn_if_stale
 from promptcache.providers.profiles import PROVIDERS, check_overrides
 from promptcache.providers.userfile import ProvidersFileError, use_user_rules
 from promptcache.simulate import Simulation, simulate_trace
-from promptcache.simulate.calibrate import BLOCK_TOKENS, DISAGREES, EXACT, Calibration
+from promptcache.simulate.calibrate import BLOCK_TOKENS, DISAGREEING, DISAGREES, EXACT, REFUSED, Calibration
 from promptcache.simulate.calibrate import check_usage as check_usage_of
 from promptcache.trace.records import TraceFormatError
 from promptcache.providers.usage import Cost
@@ -138,17 +138,25 @@ def print_calibration(calibration: Calibration, console: Console) -> None:
             agreement = "[green]exact[/green]"
         elif c.verdict == DISAGREES:
             agreement = "[bold red]disagrees[/bold red]"
+        elif c.verdict == REFUSED:
+            agreement = "[bold red]served, rules refuse[/bold red]"
         else:
             agreement = f"within {calibration.tolerance:,}"
-        rows.append([str(c.index), escape(c.session), f"{c.predicted_read:,}{scaled}", f"{c.recorded.cache_read:,}",
-                     f"{c.predicted_write:,}{scaled}", f"{c.recorded.cache_write:,}", agreement])
+        read, write = ("-", "-") if c.verdict == REFUSED else (f"{c.predicted_read:,}{scaled}",
+                                                                 f"{c.predicted_write:,}{scaled}")
+        rows.append([str(c.index), escape(c.session), read, f"{c.recorded.cache_read:,}", write,
+                     f"{c.recorded.cache_write:,}", agreement])
     print_fitted(console, "simulated vs recorded usage (tokens)", columns, rows)
-    disagree = calibration.count(DISAGREES)
+    disagree = calibration.count(*DISAGREEING)
     style = "bold red" if disagree else "bold"
     console.print(f"[{style}]{calibration.summary()}[/{style}]")
     if calibration.scaled:
         console.print(f"[dim]* {calibration.scaled} simulated count(s) scaled to the recorded prompt size "
                       f"(the simulator's tokenizer counts the prompt differently)[/dim]")
+    for c in calibration.checks:
+        if c.verdict == REFUSED:
+            console.print(f"[red]disagrees: request {c.index}: the provider served a request the rules refuse:"
+                          f"[/red] {escape(c.refusal or '')}")
     for index, reason in calibration.unchecked:
         console.print(f"[dim]not checked: request {index}: {reason}[/dim]")
     if disagree:
@@ -212,6 +220,7 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
             error = str(exc)
         else:
             error = None
+            warn_if_stale(dated={r.profile.model: r.profile.values_date() for r in simulation.requests})
         calibration = None
         if error is None and check_usage:
             try:

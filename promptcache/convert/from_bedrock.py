@@ -64,6 +64,9 @@ def _content(block: Mapping[str, Any], path: str) -> dict[str, Any]:
 
 
 def _blocks(blocks: list[Any], path: str, convert: Callable[[Mapping[str, Any], str], dict[str, Any]]) -> list[dict[str, Any]]:
+    if not isinstance(blocks, list):
+        raise ValueError(f"{path}: Converse takes a list of content blocks ([{{\"text\": \"...\"}}]), "
+                         f"not {type(blocks).__name__}")
     out: list[dict[str, Any]] = []
     for j, block in enumerate(blocks):
         if "cachePoint" in block:

@@ -103,20 +103,23 @@ def _volatile_detail(new_text: str, old_text: str, offset: int) -> str | None:
 class Classifier:
     """Compares renderings; holds the tuning knobs shared by every entry point."""
 
-    def __init__(self, *, static_tail_threshold: int | None = None) -> None:
+    def __init__(self, *, static_tail_threshold: int | None = None, as_of: Any = None) -> None:
         """``static_tail_threshold``: tokens of identical tail after a turn divergence that make it
-        unexpected; None uses the model's minimum cacheable tokens (providers.toml, 1,024 if unknown)."""
+        unexpected; None uses the model's minimum cacheable tokens (providers.toml, 1,024 if unknown) in force
+        on ``as_of`` (a date or ``YYYY-MM-DD``; None: today)."""
         self.static_tail_threshold = static_tail_threshold
+        self.as_of = as_of
 
     def _threshold(self, model: str | None) -> int:
         if self.static_tail_threshold is not None:
             return self.static_tail_threshold
-        from promptcache.providers.profiles import UnknownModelWarning, model_profile
+        from promptcache.providers.profiles import RetiredModelWarning, UnknownModelWarning, model_profile
 
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings():  # a threshold lookup: whoever simulates the model warns about it
                 warnings.simplefilter("ignore", UnknownModelWarning)
-                return model_profile(None, model or "").min_cacheable_tokens
+                warnings.simplefilter("ignore", RetiredModelWarning)
+                return model_profile(None, model or "", as_of=self.as_of).min_cacheable_tokens
         except ValueError:
             return 1024
 

@@ -138,7 +138,7 @@ class PrefixGuard:
     """
 
     def __init__(self, api: str | None = None, *, max_requests: int = 256,
-                 static_tail_threshold: int | None = None) -> None:
+                 static_tail_threshold: int | None = None, as_of: Any = None) -> None:
         """
         Args:
             api: the API of the bodies checked (``anthropic.messages``, ``openai.chat`` or
@@ -149,10 +149,10 @@ class PrefixGuard:
                 token ids as ``array('I')``, the rendered text recomputed when
                 needed), about 5 bytes per prompt token: ~0.15 MB for a 30k-token
                 request, so the default 256 keep ~40 MB at most at that size.
-            static_tail_threshold: see :class:`Classifier`.
+            static_tail_threshold, as_of: see :class:`Classifier`.
         """
         self.api = api
-        self.classifier = Classifier(static_tail_threshold=static_tail_threshold)
+        self.classifier = Classifier(static_tail_threshold=static_tail_threshold, as_of=as_of)
         self.index = PrefixIndex(max_entries=max_requests)
         self.renderings: dict[int, Rendering] = {}
         self.sessions: dict[int, str | None] = {}

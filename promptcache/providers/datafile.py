@@ -94,12 +94,29 @@ def stale_warning(on: _dt.date | None = None) -> str | None:
             f"Check `promptcache providers`, upgrade promptcache, or override values with --providers FILE")
 
 
-_stale_warned: set[_dt.date] = set()
+def stale_models_warning(dated: Mapping[str, _dt.date | None], on: _dt.date | None = None) -> str | None:
+    """The warning text when the values of some of the models ``dated`` maps to their date (the oldest document
+    date of the values, :meth:`~promptcache.providers.modelprofile.ModelProfile.values_date`) are older than
+    :data:`STALE_AFTER_DAYS` days on ``on`` (default today), else None. A document read recently may be old."""
+    day = on or today()
+    old = {model: date for model, date in dated.items() if date is not None and (day - date).days > STALE_AFTER_DAYS}
+    if not old:
+        return None
+    named = ", ".join(f"{model} ({date.isoformat()}, {(day - date).days} days ago)"
+                      for model, date in sorted(old.items(), key=lambda kv: (kv[1], kv[0])))
+    return (f"the cache rules or prices used for {named} come from documents older than {STALE_AFTER_DAYS} days: "
+            f"they may have changed since. `promptcache providers` names the sources; override values with "
+            f"--providers FILE")
 
 
-def warn_if_stale(on: _dt.date | None = None) -> None:
-    """Issue :class:`StaleDataWarning` once per process when :func:`stale_warning` has something to say."""
-    text = stale_warning(on)
-    if text is not None and reviewed_on() not in _stale_warned:
-        _stale_warned.add(reviewed_on())
-        warnings.warn(text, StaleDataWarning, stacklevel=2)
+_stale_warned: set[object] = set()
+
+
+def warn_if_stale(on: _dt.date | None = None, dated: Mapping[str, _dt.date | None] | None = None) -> None:
+    """Issue :class:`StaleDataWarning` once per process when :func:`stale_warning` (the file's review) or, given
+    ``dated`` (model -> date of its values), :func:`stale_models_warning` has something to say."""
+    for key, text in ((reviewed_on(), stale_warning(on)),
+                      (tuple(sorted(dated or {})), stale_models_warning(dated or {}, on))):
+        if text is not None and key not in _stale_warned:
+            _stale_warned.add(key)
+            warnings.warn(text, StaleDataWarning, stacklevel=2)

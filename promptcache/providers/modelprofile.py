@@ -8,9 +8,18 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 
 from promptcache.providers import datafile
+
+
+_DATE = re.compile(r"(?:dated|read) (\d{4}-\d{2}-\d{2})")
+"""A value's date in its source note (``"key, dated D0, read D"``): the document's date first, else the read date."""
+
+RULE_FIELDS = ("min_cacheable_tokens", "read_multiplier", "write_multipliers", "ttl_seconds",
+               "input_usd_per_mtok", "output_usd_per_mtok", "price_tiers")
+"""The values ``promptcache providers`` shows and whose date is the profile's "as of"."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,10 +138,26 @@ class ModelProfile:
         return dataclasses.replace(self, input_usd_per_mtok=tier.input_usd_per_mtok,
                                    output_usd_per_mtok=tier.output_usd_per_mtok)
 
+    def values_date(self, fields: Iterable[str] = RULE_FIELDS) -> _dt.date | None:
+        """The oldest date of ``fields``' values: each value's document date (its source's ``dated``) where
+        known, else the date it was read. None when no value names a date. The profile is no fresher than this."""
+        dates = [_dt.date.fromisoformat(m.group(1)) for key in fields if key in self.sources
+                 for m in [_DATE.search(self.sources[key])] if m]
+        return min(dates, default=None)
+
+    def _shown(self, name: str) -> str:
+        value = getattr(self, name)
+        if isinstance(value, Mapping):  # per TTL: only the TTLs this model offers, shortest first
+            labels = sorted((k for k in value if k in self.ttl_seconds or not self.ttl_seconds),
+                            key=lambda k: self.ttl_seconds.get(k, 0))
+            return f"{name}=" + (" ".join(f"{k}:{value[k]:g}" for k in labels) or "-")
+        if isinstance(value, tuple):
+            return name
+        return f"{name}={value:g}" if isinstance(value, float) else f"{name}={value}"
+
     def assumed_note(self) -> str | None:
         """A note naming the values of this profile that no source settles, or None when every value is sourced."""
         if not self.assumed:
             return None
-        values = ", ".join(name if isinstance(getattr(self, name), tuple) else f"{name}={getattr(self, name)!r}"
-                           for name in sorted(self.assumed))
+        values = ", ".join(self._shown(name) for name in sorted(self.assumed))
         return f"assumed for {self.model} (no source settles them; override with --rule or --providers): {values}"

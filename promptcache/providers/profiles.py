@@ -34,25 +34,29 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from promptcache.providers import datafile
 from promptcache.providers.datafile import PROVIDERS, load_rules
 from promptcache.providers.modelprofile import ModelProfile, PriceTier
 from promptcache.providers.overrides import check_overrides
 
 __all__ = ["PROVIDERS", "ModelProfile", "PriceTier", "RetiredModelWarning", "UnknownModelWarning", "check_overrides",
-           "clear_cache", "known_models", "load_rules", "model_profile", "provider_for_model", "provider_rules"]
+           "bare_model_id", "clear_cache", "known_models", "load_rules", "model_profile", "provider_for_model", "provider_rules"]
 
 # A suffix that names a snapshot of a listed model rather than another model:
 # dates, Vertex "@..." versions, Bedrock "-v1:0", "-latest", "-preview", "-exp", "-0613".
 _SNAPSHOT_SUFFIX = re.compile(
     r"^(?:-\d{8}|-\d{4}-\d{2}-\d{2}|@[\w.\-]+|-v\d+(?::\d+)?|-latest|-preview|-exp|-\d{3,4})*$"
 )
+BEDROCK_REGION = r"(?:(?:us-gov|us|eu|apac|global|jp|au)\.)"
+"""The geography prefix of a Bedrock cross-region inference profile id ("us.", "jp.", "us-gov.", ...): the one
+definition every Bedrock id pattern uses (Bedrock user guide, inference profiles)."""
 # Routing prefixes of gateways: "anthropic/claude-..." (OpenRouter), "us.anthropic.claude-..." (Bedrock).
-_GATEWAY_PREFIX = re.compile(r"^(?:[\w.-]+/)?(?:(?:us|eu|apac|global)\.)?(?:anthropic\.|google\.|openai\.)?")
+_GATEWAY_PREFIX = re.compile(rf"^(?:[\w.-]+/)?{BEDROCK_REGION}?(?:anthropic\.|google\.|openai\.)?")
 ASSUMPTION_SOURCE = "promptcache_assumption"
 """The source key of values no source settles (like a field listed in an entry's ``assumed``)."""
 # Amazon Bedrock model ids and cross-region inference profiles ("anthropic.claude-...-v1:0",
 # "us.anthropic.claude-..."): Bedrock documents its own cache minimums for them ([providers.bedrock]).
-_BEDROCK_ID = re.compile(r"^(?:(?:us|eu|apac|global|jp|au|us-gov)\.)?anthropic\.claude")
+_BEDROCK_ID = re.compile(rf"^{BEDROCK_REGION}?anthropic\.claude")
 
 
 class UnknownModelWarning(UserWarning):
@@ -79,6 +83,12 @@ def _strip_gateway(model: str) -> str:
     return _GATEWAY_PREFIX.sub("", model.strip().lower(), count=1)
 
 
+def bare_model_id(model: str) -> str:
+    """``model`` lower-cased without its gateway or Bedrock prefix: ``"jp.anthropic.claude-sonnet-4-6"`` and
+    ``"anthropic/claude-sonnet-4-6"`` -> ``"claude-sonnet-4-6"`` (a snapshot suffix stays)."""
+    return _strip_gateway(model.strip().split("/")[-1])
+
+
 def provider_for_model(model: str) -> str:
     """The provider family of ``model`` by its id prefix (``claude`` -> ``anthropic``, ``gpt-``/``o3`` -> ``openai``, ...;
     a Bedrock id such as ``us.anthropic.claude-...-v1:0`` -> ``bedrock``).
@@ -98,8 +108,14 @@ def provider_for_model(model: str) -> str:
     )
 
 
+def _note(key: str, read: Any) -> str:
+    """``"key, read D"``, or ``"key, dated D0, read D"`` when the source gives the date of its document."""
+    dated = load_rules().get("sources", {}).get(key, {}).get("dated")
+    return f"{key}, {f'dated {dated}, ' if dated else ''}read {read}"
+
+
 def _source_note(entry: Mapping[str, Any]) -> str:
-    return f"{entry.get('source', '?')}, read {entry.get('read', '?')}"
+    return _note(entry.get("source", "?"), entry.get("read", "?"))
 
 
 def _apply(values: dict[str, Any], sources: dict[str, str], assumed: set[str], entry: Mapping[str, Any]) -> None:
@@ -114,9 +130,9 @@ def _apply(values: dict[str, Any], sources: dict[str, str], assumed: set[str], e
             raise ValueError(f"providers data: unknown field {key!r} (in {entry.get('id') or entry.get('name')})")
         values[key] = value
         if key in _PRICE_KEYS and "price_source" in entry:
-            source = f"{entry['price_source']}, read {entry.get('price_read', '?')}"
+            source = _note(entry["price_source"], entry.get("price_read", "?"))
         elif key in own:
-            source = f"{own[key]}, read {known.get(own[key], {}).get('read', '?')}"
+            source = _note(own[key], known.get(own[key], {}).get("read", "?"))
         else:
             source = note
         sources[key] = source
@@ -179,20 +195,22 @@ def _warn_retired(profile: ModelProfile) -> None:
 
 
 @functools.lru_cache(maxsize=512)
-def _resolve(provider: str, model: str, as_of: _dt.date | None) -> ModelProfile:
+def _resolve(provider: str, model: str, as_of: _dt.date | None, day: _dt.date) -> ModelProfile:
+    """``model``'s profile with the values in force on ``day`` (``as_of``, else today: a history entry whose
+    ``until`` is still ahead, such as a promotional price, is today's value)."""
     rules = load_rules()["providers"][provider]
     name = _strip_gateway(model)
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     assumed: set[str] = set()
-    _apply_level(values, sources, assumed, rules, as_of)
+    _apply_level(values, sources, assumed, rules, day)
     family = next((f for f in rules.get("families", ()) if re.search(f["match"], name)), None)
     if family is not None:
-        _apply_level(values, sources, assumed, family, as_of)
+        _apply_level(values, sources, assumed, family, day)
     models = rules.get("models", [])
     entry = _match_model(models, name)
     if entry is not None:
-        _apply_level(values, sources, assumed, entry, as_of)
+        _apply_level(values, sources, assumed, entry, day)
     else:
         peers = [m for m in models if family is None or re.search(family["match"], m["id"])] or models
         for key, pick in _CONSERVATIVE.items():
@@ -243,7 +261,7 @@ def model_profile(provider: str | None, model: str, *, as_of: _dt.date | str | N
             gateway prefixes such as ``anthropic.`` or ``us.anthropic.`` are understood).
         as_of: apply the values in force on this date (``date`` or ISO
             string), e.g. ``2026-04-01`` gives Sonnet 4.6 its minimum of 2,048
-            tokens of March to May 2026. ``None``: the current values.
+            tokens of March to May 2026. ``None``: the values in force today.
 
     Returns:
         A frozen :class:`ModelProfile`. Unknown models get their family's most
@@ -260,7 +278,7 @@ def model_profile(provider: str | None, model: str, *, as_of: _dt.date | str | N
         raise ValueError(f"unknown provider {provider!r}; expected one of {', '.join(PROVIDERS)}")
     if isinstance(as_of, str):
         as_of = _dt.date.fromisoformat(as_of)
-    profile = _resolve(provider, model, as_of)
+    profile = _resolve(provider, model, as_of, as_of or datafile.today())
     if profile.retired_on():
         _warn_retired(profile)
     return profile

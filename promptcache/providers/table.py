@@ -1,7 +1,8 @@
 """The provider rules as rows: what ``promptcache providers`` prints (one :class:`ProviderRow` per listed model).
 
 Each row is the model's resolved :class:`~promptcache.providers.modelprofile.ModelProfile` on a date,
-with the date its values were read (the oldest ``read`` among them: the row is no fresher than that)
+with the date its values are from (the oldest among them: a value's document date, ``dated`` of its source,
+where the source gives one, else the date it was read; the row is no fresher than that)
 and their sources; the values no source settles are named in ``assumed``.
 """
 
@@ -9,19 +10,16 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import re
 import warnings
 from typing import Any
 
 from promptcache.providers.datafile import PROVIDERS, load_rules
 from promptcache.providers.profiles import RetiredModelWarning, model_profile
-from promptcache.providers.modelprofile import ModelProfile
+from promptcache.providers.modelprofile import RULE_FIELDS, ModelProfile
 
-SHOWN_FIELDS = ("min_cacheable_tokens", "read_multiplier", "write_multipliers", "ttl_seconds",
-                "input_usd_per_mtok", "output_usd_per_mtok", "price_tiers")
+SHOWN_FIELDS = RULE_FIELDS
 """The fields a row shows; its ``as_of`` and ``sources`` cover these."""
 
-_READ = re.compile(r"read (\d{4}-\d{2}-\d{2})")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,7 +29,7 @@ class ProviderRow:
     Attributes:
         profile: the resolved rules (see :func:`~promptcache.providers.profiles.model_profile`).
         aliases: other ids of the same entry.
-        read: the oldest date among the ``read`` dates of the shown values.
+        read: the oldest date among the shown values' dates (document date where known, else read date).
         sources: the distinct source keys of the shown values, most used first.
         secondary: the subset of ``sources`` that are secondary (third-party release notes).
     """
@@ -73,9 +71,8 @@ def provider_rows(providers: tuple[str, ...] = PROVIDERS, *, as_of: _dt.date | N
                 warnings.simplefilter("ignore", RetiredModelWarning)
                 profile = model_profile(provider, entry["id"], as_of=as_of)
             notes = [profile.sources[k] for k in SHOWN_FIELDS if k in profile.sources]
-            dates = [_dt.date.fromisoformat(m.group(1)) for note in notes for m in [_READ.search(note)] if m]
             keys = [note.split(",")[0] for note in notes]
             ranked = tuple(sorted(dict.fromkeys(keys), key=lambda k: (-keys.count(k), keys.index(k))))
-            rows.append(ProviderRow(profile, tuple(entry.get("aliases", ())), min(dates, default=None), ranked,
+            rows.append(ProviderRow(profile, tuple(entry.get("aliases", ())), profile.values_date(SHOWN_FIELDS), ranked,
                                     tuple(k for k in ranked if known_sources.get(k, {}).get("secondary"))))
     return rows

@@ -13,8 +13,13 @@ Anthropic              ``cache_read_input_tokens``; ``cache_creation.ephemeral_5
                        ``input_tokens`` is the uncached part
 OpenAI Chat            ``prompt_tokens_details.cached_tokens``; GPT-5.6+ ``cache_write_tokens``
 OpenAI Responses       ``input_tokens_details.cached_tokens`` / ``cache_write_tokens`` (split by
-                       ``cache_write_tokens_details.ttl_30m_tokens`` / ``ttl_12h_tokens``)
+                       ``cache_write_tokens_details.ttl_30m_tokens`` / ``ttl_12h_tokens``: the installed
+                       openai 3.57.0 ``types/responses/response_usage.py`` still defines both, though the
+                       request side accepts only ``ttl: "30m"``; kept so a 12h bucket, if reported, is not lost)
 Gemini                 ``cached_content_token_count`` of ``prompt_token_count`` (camelCase too)
+Gemini Interactions    ``total_cached_tokens`` of ``total_input_tokens`` (ai.google.dev/gemini-api/docs/tokens:
+                       "the usage in the interaction response"; the cached part taken as included in the
+                       input, as ``prompt_token_count`` includes it: assumed)
 DeepSeek               ``prompt_cache_hit_tokens`` / ``prompt_cache_miss_tokens``
 Bedrock Converse       ``cacheReadInputTokens`` / ``cacheWriteInputTokens`` (1h part from ``cacheDetails``);
                        ``inputTokens`` is the uncached part
@@ -179,6 +184,11 @@ def normalize_usage(usage: Any, provider: str | None = None) -> Usage:
         return Usage(cache_read=_int(data.get("prompt_cache_hit_tokens"), "prompt_cache_hit_tokens"),
                      uncached=_int(data.get("prompt_cache_miss_tokens"), "prompt_cache_miss_tokens"),
                      output=_int(data.get("completion_tokens"), "completion_tokens"))
+    if "total_cached_tokens" in data or "total_input_tokens" in data:  # Gemini Interactions API
+        prompt = _int(data.get("total_input_tokens"), "total_input_tokens")
+        cached = _int(data.get("total_cached_tokens"), "total_cached_tokens")
+        return Usage(cache_read=cached, uncached=_split(prompt, cached, "total_cached_tokens"),
+                     output=_int(data.get("total_output_tokens"), "total_output_tokens"))
     gemini_prompt = _get(data, "prompt_token_count", "promptTokenCount")
     if gemini_prompt is not None or provider == "gemini":
         prompt = _int(gemini_prompt, "prompt_token_count")

@@ -126,6 +126,9 @@ def merge_user_rules(base: Mapping[str, Any], user: Mapping[str, Any], origin: s
     for key, table in user.get("sources", {}).items():
         if not isinstance(table, Mapping) or not isinstance(table.get("read"), _dt.date):
             _fail(f"{origin} [sources.{key}]", "a source needs `title = \"...\"` and `read = YYYY-MM-DD`")
+        if "dated" in table and not isinstance(table["dated"], _dt.date):
+            _fail(f"{origin} [sources.{key}]", f"dated (the document's own date) must be a date (dated = "
+                                               f"2026-11-30), not {table['dated']!r}")
         sources[key] = dict(table)
     providers = user.get("providers", {})
     if not isinstance(providers, Mapping):
@@ -176,6 +179,9 @@ def _merge_list(target: dict[str, Any], entries: Any, key: str, where: str, sour
             _fail(label, f"each entry needs {key} = \"...\"" + (" and match = \"regex\"" if key == "name" else ""))
         label = f"{where}[{number}] ({key} {entry[key]!r})"
         _check_entry(entry, label, sources, {"id", "aliases", "name", "match"})
+        aliases = entry.get("aliases", [])
+        if not (isinstance(aliases, list) and all(isinstance(a, str) and a for a in aliases)):
+            _fail(label, f"aliases must be a list of model ids (aliases = [\"claude-y\"]), not {aliases!r}")
         try:
             re.compile(str(entry.get("match", "")))
         except re.error as exc:

@@ -44,7 +44,7 @@ from typing import Any
 
 from promptcache.providers.apis import ANTHROPIC_MESSAGES
 from promptcache.misses.prefix_index import common_prefix
-from promptcache.providers.profiles import ModelProfile
+from promptcache.providers.profiles import ModelProfile, bare_model_id
 from promptcache.simulate.base import CacheSimulator, RequestRefused, RequestResult, below_minimum_detail, split_writes
 from promptcache.simulate.render import Block, PromptRender
 from promptcache.trace.shape.anthropic import takes_system_messages
@@ -268,8 +268,7 @@ class AnthropicSimulator(CacheSimulator):
     def prompt_body(self, body: Mapping[str, Any], profile: ModelProfile) -> Mapping[str, Any]:
         """Earlier thinking blocks stripped on the models that keep only the current turn's
         (:data:`LAST_TURN_THINKING`, :func:`strip_earlier_thinking`)."""
-        name = profile.model.strip().lower().split("/")[-1]
-        name = re.sub(r"^(?:(?:us|eu|apac|global|jp|au)\.)?anthropic\.", "", name)
+        name = bare_model_id(profile.model)
         return strip_earlier_thinking(body) if LAST_TURN_THINKING.match(name) else body
 
     def _simulate(self, render: PromptRender, profile: ModelProfile, t: float) -> RequestResult:

@@ -32,13 +32,13 @@ from typing import Any
 
 from promptcache.convert.from_bedrock import converse_to_anthropic
 from promptcache.providers.apis import ANTHROPIC_MESSAGES, BEDROCK_CONVERSE
-from promptcache.providers.profiles import ModelProfile
+from promptcache.providers.profiles import ModelProfile, bare_model_id
 from promptcache.providers.usage import Usage
 from promptcache.simulate.anthropic import AnthropicSimulator
 from promptcache.simulate.base import RequestRefused, RequestResult
 from promptcache.simulate.render import render_prompt
 from promptcache.trace.shape import MalformedBody, check_body
-from promptcache.trace.shape.bedrock import claude_api_fields
+from promptcache.trace.shape.bedrock import STRING_CONTENT, claude_api_fields
 
 
 LEGACY_INVOKE = re.compile(r"^claude-(?:3-|(?:opus|sonnet)-4(?:$|-[0-6](?:$|-))|(?:opus|sonnet)-4-\d{8}|haiku-4-5)")
@@ -48,8 +48,6 @@ section 3, Bedrock row, and the Claude docs' automatic-caching note as of 2026-0
 to the 4.6 generation: assumed, the sources name Opus only."""
 
 
-def _bare(model: str) -> str:
-    return re.sub(r"^(?:(?:us|eu|apac|global|jp|au|us-gov)\.)?anthropic\.", "", model.strip().lower())
 
 
 def cache_points(body: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
@@ -72,6 +70,8 @@ def refusal(body: Mapping[str, Any], profile: ModelProfile) -> str | None:
     foreign = claude_api_fields(body)
     if foreign:
         path, instead = foreign[0]
+        if instead == STRING_CONTENT:
+            return f"{path} is a string (the Claude API's shape); Bedrock {instead}"
         return f"{path} is a Claude API field; Bedrock Converse does not take it: {instead}"
     points = cache_points(body)
     limit = profile.max_breakpoints
@@ -79,6 +79,9 @@ def refusal(body: Mapping[str, Any], profile: ModelProfile) -> str | None:
         return f"at most {limit} cachePoint blocks may be provided per request on Bedrock; found {len(points)}"
     shortest: str | None = None
     for path, point in points:
+        if point.get("type") != "default":
+            return (f"{path}.type must be 'default', not {point.get('type')!r} (the only cachePoint type, API "
+                    "reference CachePointBlock)")
         ttl = str(point.get("ttl", profile.default_ttl))
         if ttl not in profile.ttl_seconds:
             return (f"{path}.ttl {ttl!r} is not available for {profile.model} on Bedrock (TTLs: "
@@ -115,8 +118,11 @@ class BedrockSimulator(AnthropicSimulator):
         Raises:
             MalformedBody: not a Converse body, or a block with no Claude counterpart to render.
         """
-        check_body(self.api, body, model_given=self.model is not None)
         model = self.model_of(body)
+        if model and isinstance(model, str) and claude_api_fields(body):  # a Claude-shaped body: refused, not malformed
+            profile = self.profile(model)
+            return RequestResult(Usage(), 0, profile, error=refusal(body, profile))
+        check_body(self.api, body, model_given=self.model is not None)
         profile = self.profile(model)
         reason = refusal(body, profile)
         if reason is not None:
@@ -147,10 +153,12 @@ class BedrockSimulator(AnthropicSimulator):
         body = {key: value for key, value in body.items() if key != "anthropic_version"}
         model = self.model or str(body.get("model") or "")
         profile = self.profile(model)
-        if body.get("cache_control") is not None and LEGACY_INVOKE.match(_bare(model)):
+        if body.get("cache_control") is not None and LEGACY_INVOKE.match(bare_model_id(model)):
+            assumed = "" if bare_model_id(model).startswith(("claude-opus-", "claude-3-opus")) else (
+                " (assumed for this model: the sources name Opus 4.6 and earlier only)")
             return RequestResult(Usage(), 0, profile, error=(
                 f"cache_control (top-level, automatic caching) is refused by Bedrock's legacy Claude integration "
-                f"for {model}: put cache_control on the blocks to cache instead"))
+                f"for {model}{assumed}: put cache_control on the blocks to cache instead"))
         check_body(ANTHROPIC_MESSAGES, body, model_given=True)
         try:
             render = render_prompt(self.prompt_body(body, profile), ANTHROPIC_MESSAGES, model=model)

@@ -10,7 +10,9 @@ and compares it with the simulated usage, request by request:
   :data:`BLOCK_TOKENS` = 128: OpenAI's cached-token step, provider-cache-rules.md
   "OpenAI"; for the other providers the same 128 is an assumption of ours, the
   size of error a stand-in tokenizer makes on a few-thousand-token prefix);
-- ``disagrees``: otherwise, with both numbers.
+- ``disagrees``: otherwise, with both numbers;
+- ``refused``: the provider served the request (it recorded usage) but the simulated rules refuse it. This is
+  the strongest sign that a rule changed (or that an assumed refusal is wrong), so it counts as a disagreement.
 
 When the simulated prompt and the recorded one have different sizes (the
 simulator counts Claude or a local model with a stand-in tokenizer), the
@@ -33,7 +35,9 @@ from promptcache.simulate.driver import SimulatedRequest, Simulation
 BLOCK_TOKENS = 128
 """Default tolerance, one block: OpenAI's 128-token cached-token step (provider-cache-rules.md); assumed elsewhere."""
 
-EXACT, WITHIN, DISAGREES = "exact", "within", "disagrees"
+EXACT, WITHIN, DISAGREES, REFUSED = "exact", "within", "disagrees", "refused"
+DISAGREEING = (DISAGREES, REFUSED)
+"""The verdicts counted as disagreeing: a different read / write, or a served request the rules refuse."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,7 +49,8 @@ class UsageCheck:
         predicted: the simulated usage (tokens of the simulator's tokenizer).
         recorded: the provider's usage, normalised.
         scale: ``recorded prompt / predicted prompt`` (1.0 when they agree or one is empty).
-        verdict: ``exact``, ``within`` or ``disagrees``.
+        verdict: ``exact``, ``within``, ``disagrees`` or ``refused``.
+        refusal: for ``refused``, why the simulated API refuses the request the provider served; else None.
     """
 
     index: int
@@ -54,6 +59,7 @@ class UsageCheck:
     recorded: Usage
     scale: float
     verdict: str
+    refusal: str | None = None
 
     @property
     def predicted_read(self) -> int:
@@ -93,22 +99,26 @@ class Calibration:
         """``"predicted 41 of 43 requests within 1 block (128 tokens): 30 exact, 11 within, 2 disagreeing"``."""
         block = "1 block" if self.tolerance == BLOCK_TOKENS else "the tolerance"
         agreed = self.count(EXACT, WITHIN)
+        refused = self.count(REFUSED)
         return (f"predicted {agreed} of {len(self.checks)} request{'' if len(self.checks) == 1 else 's'} within "
                 f"{block} ({self.tolerance:,} tokens): {self.count(EXACT)} exact, {self.count(WITHIN)} within, "
-                f"{self.count(DISAGREES)} disagreeing")
+                f"{self.count(*DISAGREEING)} disagreeing"
+                + (f" ({refused} served by the provider but refused by the rules)" if refused else ""))
 
     def to_dict(self) -> dict[str, Any]:
         """The ``usage_check`` part of ``simulate --format json``."""
         return {
             "tolerance_tokens": self.tolerance,
-            "requests": [{"index": c.index, "session": c.session, "verdict": c.verdict, "scale": c.scale,
+            "requests": [{"index": c.index, "session": c.session, "verdict": c.verdict, "refusal": c.refusal,
+                          "scale": c.scale,
                           "predicted_read": c.predicted.cache_read, "predicted_write": c.predicted.cache_write,
                           "recorded_read": c.recorded.cache_read, "recorded_write": c.recorded.cache_write,
                           "predicted_prompt": c.predicted.prompt_tokens, "recorded_prompt": c.recorded.prompt_tokens}
                          for c in self.checks],
             "unchecked": [{"index": i, "reason": reason} for i, reason in self.unchecked],
             "summary": {"checked": len(self.checks), "exact": self.count(EXACT), "within": self.count(WITHIN),
-                        "disagrees": self.count(DISAGREES), "text": self.summary()},
+                        "disagrees": self.count(*DISAGREEING), "refused": self.count(REFUSED),
+                        "text": self.summary()},
         }
 
 
@@ -140,7 +150,8 @@ def check_usage(simulation: Simulation, *, tolerance: int = BLOCK_TOKENS,
         tolerance: tokens a ``within`` verdict allows, on read and on write (>= 0).
 
     Returns:
-        A :class:`Calibration`; requests without usage, refused ones, and usage of another
+        A :class:`Calibration`; a request with recorded usage that the simulated API refuses is a ``refused``
+        check (a disagreement: the provider served it); requests without usage and usage of another
         provider's API (a trace converted to the simulated provider) are listed in ``unchecked``.
 
     Raises:
@@ -154,9 +165,6 @@ def check_usage(simulation: Simulation, *, tolerance: int = BLOCK_TOKENS,
         if request.recorded_usage is None:
             unchecked.append((request.index, "no usage recorded"))
             continue
-        if request.error:
-            unchecked.append((request.index, f"refused by the simulated API: {request.error}"))
-            continue
         comparable, shape = _comparable(request.api, simulation.provider)
         if not comparable:
             unchecked.append((request.index, f"its usage was recorded from {request.api}, not {simulation.provider}"))
@@ -167,6 +175,10 @@ def check_usage(simulation: Simulation, *, tolerance: int = BLOCK_TOKENS,
             unchecked.append((request.index, f"recorded usage not understood: {exc}"))
             continue
         predicted = request.usage
+        if request.error:  # the provider served what the rules refuse
+            checks.append(UsageCheck(request.index, request.session, predicted, recorded, 1.0, REFUSED,
+                                     request.error))
+            continue
         total, own = recorded.prompt_tokens, predicted.prompt_tokens
         scale = total / own if total and own and total != own else 1.0
         verdict = _verdict(predicted, recorded, scale, tolerance)

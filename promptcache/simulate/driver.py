@@ -353,7 +353,8 @@ def simulate_records(records: Iterable[TraceRecord], *, provider: str | None = N
                                **dict(simulator_options or {}))
     target = simulator.api
     mix = _api_mix(records)
-    guard = PrefixGuard(ANTHROPIC_MESSAGES if target == BEDROCK_CONVERSE else target, max_requests=1 << 20)
+    guard = PrefixGuard(ANTHROPIC_MESSAGES if target == BEDROCK_CONVERSE else target, max_requests=1 << 20,
+                        as_of=as_of)
     replies = ReplyNumbers()
     notes: dict[str, int] = {}
     results: list[tuple[TraceRecord, str, RequestResult, Divergence | None]] = []

@@ -167,6 +167,8 @@ class OpenAISimulator(CacheSimulator):
             if best is not None and rounded(common_prefix(tokens, home.stored[best].tokens), profile):
                 return "evicted", (f"more than {profile.overflow_requests_per_minute} requests/min for this prefix "
                                    f"and prompt_cache_key: routed to a cold overflow machine")
+        if len(tokens) < profile.min_cacheable_tokens and not rounded(length, profile):  # never stored, none read
+            return "below_minimum", below_minimum_detail(len(tokens), profile)
         if 0 < length < profile.min_cacheable_tokens:
             return "below_minimum", (f"the shared prefix ({length:,} tokens) is below the minimum of "
                                      f"{profile.min_cacheable_tokens:,}")

@@ -134,13 +134,32 @@ def test_openai_discounts(model: str, read: float) -> None:
 @pytest.mark.parametrize(("model", "price"), [
     # 2.2 "Prices missing": "5.6-sol $4/$20 (promo), terra $2/$12, luna $0.20/$1.20 …; 5.5 $5/$30; 5.4 $2.50/$15;
     # 5.2 $1.75/$14; 5.1 $1.25/$10 [O-P]; GPT-6 Astra $10/$50, Sol $2/$10, Luna $0.10/$0.50 [O-2]"
-    ("gpt-5.6-sol", (4.0, 20.0)), ("gpt-5.6-terra", (2.0, 12.0)), ("gpt-5.6-luna", (0.2, 1.2)),
+    ("gpt-5.6-terra", (2.0, 12.0)), ("gpt-5.6-luna", (0.2, 1.2)),
     ("gpt-5.5", (5.0, 30.0)), ("gpt-5.4", (2.5, 15.0)), ("gpt-5.2", (1.75, 14.0)), ("gpt-5.1", (1.25, 10.0)),
     ("gpt-6-astra", (10.0, 50.0)), ("gpt-6-sol", (2.0, 10.0)), ("gpt-6-luna", (0.1, 0.5)),
 ])
 def test_openai_prices(model: str, price: tuple[float, float]) -> None:
     p = profile(model)
     assert (p.input_usd_per_mtok, p.output_usd_per_mtok) == price
+
+
+def test_gpt_5_6_sol_promotional_price_ended_on_2026_11_21() -> None:
+    """2.2 "Prices missing": "5.6-sol $4/$20 (promo)"; [O-P]: the promotion runs "through November 21, 2026" and
+    the later price is not in the sources (review 14 item 2): today no USD price, the promo price before its end."""
+    assert (profile("gpt-5.6-sol").input_usd_per_mtok, profile("gpt-5.6-sol").output_usd_per_mtok) == (None, None)
+    promo = profile("gpt-5.6-sol", as_of=dt.date(2026, 11, 21))
+    assert (promo.input_usd_per_mtok, promo.output_usd_per_mtok) == (4.0, 20.0)
+    assert promo.price_tiers[0].input_usd_per_mtok == 8.0
+    assert profile("gpt-5.6-sol", as_of=dt.date(2026, 11, 22)).input_usd_per_mtok is None
+
+
+def test_values_are_as_old_as_their_documents() -> None:
+    """Review 14 item 2: the audit's Sources give the documents' dates: [A-PC] mirror 2026-08-21, [O-P] "after
+    2026-07-30", [G-P] "accessed 2026-07-04". A value's date is its document's, not the day the audit read it."""
+    sonnet = profile("claude-sonnet-4-5")
+    assert sonnet.sources["min_cacheable_tokens"] == "anthropic_caching_doc, dated 2026-08-21, read 2026-12-02"
+    assert sonnet.values_date() == dt.date(2026, 8, 21)
+    assert profile("gpt-5.6-terra").values_date() == dt.date(2026, 7, 30)
 
 
 def test_openai_earlier_minimum_is_marked_assumed() -> None:
@@ -219,3 +238,19 @@ def test_announced_shutdowns_apply_from_their_date() -> None:
         assert model_profile(None, "gpt-5-mini", as_of="2026-12-10").retired == dt.date(2026, 12, 11)
     with pytest.warns(RetiredModelWarning, match="'o3-2025-04-16' was retired on 2026-12-11"):
         model_profile(None, "o3-2025-04-16", as_of="2026-12-11")
+
+
+def test_today_s_values_include_a_history_entry_still_in_force(monkeypatch: pytest.MonkeyPatch) -> None:
+    """2.3 "Prices": "3.8 Flash $0.75/$3.75 through 2026-12-31, then $1.50/$7.50" (api-evangelist transcript,
+    2026-09-20). Without --as-of the values are today's: on 2026-12-02 the $0.75 price (a history entry until
+    2027-01-01), not the later one (found while checking review 14 item 2)."""
+    from promptcache.providers import datafile
+    from promptcache.providers.profiles import clear_cache
+
+    monkeypatch.setattr(datafile, "today", lambda: dt.date(2026, 12, 2))
+    clear_cache()
+    now = profile("gemini-3.8-flash")
+    assert (now.input_usd_per_mtok, now.output_usd_per_mtok, now.as_of) == (0.75, 3.75, None)
+    monkeypatch.setattr(datafile, "today", lambda: dt.date(2027, 1, 1))
+    assert (profile("gemini-3.8-flash").input_usd_per_mtok, profile("gemini-3.8-flash").output_usd_per_mtok) == (
+        1.5, 7.5)

@@ -66,7 +66,7 @@ def test_openai_classic_rules() -> None:
 def test_openai_cached_discount_per_family(model: str, family: str, read: float) -> None:
     p = model_profile(None, model)
     assert (p.provider, p.family, p.read_multiplier) == ("openai", family, read)
-    assert p.sources["read_multiplier"] == "openai_pricing_2026, read 2026-12-02"
+    assert p.sources["read_multiplier"] == "openai_pricing_2026, dated 2026-07-30, read 2026-12-02"
 
 
 def test_only_what_a_source_says_has_its_source() -> None:
@@ -74,7 +74,7 @@ def test_only_what_a_source_says_has_its_source() -> None:
     model gets the family's most conservative value, labelled as such."""
     o4 = model_profile(None, "o4-mini-2025-04-16", as_of="2026-10-01")
     assert (o4.family, o4.read_multiplier, o4.sources["read_multiplier"]) == (
-        "o-series", 0.25, "openai_pricing_2026, read 2026-12-02")
+        "o-series", 0.25, "openai_pricing_2026, dated 2026-07-30, read 2026-12-02")
     assert model_profile(None, "o3-2025-04-16").read_multiplier == 0.25
     with pytest.warns(UnknownModelWarning):
         for model in ("o1-provider-test", "o3-mini-provider-test"):
@@ -82,7 +82,7 @@ def test_only_what_a_source_says_has_its_source() -> None:
             # the least discount over the listed o-series models: o1-pro / o3-pro have none [O-P]
             assert p.family == "o-series" and p.read_multiplier == 1.0
             assert p.sources["read_multiplier"].startswith("conservative over")
-    assert model_profile(None, "gemini-2.5-flash").sources["read_multiplier"] == "gemini_pricing_2026, read 2026-12-02"
+    assert model_profile(None, "gemini-2.5-flash").sources["read_multiplier"] == "gemini_pricing_2026, dated 2026-07-04, read 2026-12-02"
     assert model_profile(None, "deepseek-chat", as_of="2026-07-01").sources["read_multiplier"] == \
         "deepseek_pricing, read 2025-09-29"
     assert model_profile(None, "gpt-5.6").sources["ttl_seconds"] == "openai_sdk, read 2026-12-02"
@@ -130,8 +130,8 @@ def test_snapshot_and_gateway_ids_resolve(model: str, entry: str) -> None:
 def test_prices_and_sources() -> None:
     p = model_profile("anthropic", "claude-sonnet-4-5")
     assert (p.input_usd_per_mtok, p.output_usd_per_mtok) == (3.0, 15.0)
-    assert p.sources["min_cacheable_tokens"] == "anthropic_caching_doc, read 2026-12-02"
-    assert p.sources["input_usd_per_mtok"] == "anthropic_pricing_2026, read 2026-12-02"
+    assert p.sources["min_cacheable_tokens"] == "anthropic_caching_doc, dated 2026-08-21, read 2026-12-02"
+    assert p.sources["input_usd_per_mtok"] == "anthropic_pricing_2026, dated 2026-08-21, read 2026-12-02"
     assert model_profile("openai", "gpt-4.1-mini").input_usd_per_mtok == 0.4
     assert model_profile("anthropic", "claude-mythos-preview").input_usd_per_mtok is None  # no price: relative units
 

@@ -40,3 +40,15 @@ def test_every_sdk_model_is_listed(provider: str, model: str) -> None:
         warnings.simplefilter("error", UnknownModelWarning)
         p = model_profile(provider, model)
     assert p.known, f"{model} (named by the {provider} SDK) has no entry in providers.toml"
+
+
+@pytest.mark.parametrize(("model", "not_this"), [
+    ("gpt-5.1-mini", "gpt-5.1"), ("gpt-6.2-astra", "gpt-6.1-terra"), ("gpt-6.2-sol", "gpt-6.1-terra"),
+])
+def test_sdk_ids_are_not_aliases_of_other_models(model: str, not_this: str) -> None:
+    """Review 14 item 8: openai 3.57.0 names gpt-5.1-mini ("Not a supported model ID. Retained for SDK
+    compatibility."), gpt-6.2-astra and gpt-6.2-sol; no source prices them or says they share another model's rules,
+    so each has its own entry (its family's rules, no USD price) rather than being an alias of another model."""
+    p = model_profile("openai", model)
+    assert p.known and p.entry == model and p.entry != not_this
+    assert p.input_usd_per_mtok is None and p.sources["read_multiplier"] != ""

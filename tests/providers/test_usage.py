@@ -135,3 +135,27 @@ def test_usage_stats_per_session() -> None:
     assert stats.total.cost_usd is None and stats.total.cost.unit == "relative"
     with pytest.raises(ValueError, match="needs a ModelProfile"):
         UsageStats().add(Usage(uncached=1))
+
+
+def test_gemini_interactions_usage_is_read() -> None:
+    """provider-audit-2026-12.md 2.3 "Interactions API": "supports only implicit caching; hits in
+    usage.total_cached_tokens" [G-C]; ai.google.dev/gemini-api/docs/tokens lists total_input_tokens,
+    total_output_tokens, total_cached_tokens in "the usage in the interaction response" (review 14 item 3)."""
+    usage = {"total_input_tokens": 5000, "total_cached_tokens": 4096, "total_output_tokens": 40,
+             "total_thought_tokens": 12, "total_tokens": 5052}
+    assert normalize_usage({"usage": usage}) == Usage(cache_read=4096, uncached=904, output=40)
+    with pytest.raises(ValueError, match="usage reports 10 total_cached_tokens out of only 5 prompt tokens"):
+        normalize_usage({"total_input_tokens": 5, "total_cached_tokens": 10})
+
+
+def test_responses_12h_write_bucket_is_still_read_as_the_installed_sdk_defines_it() -> None:
+    """The installed openai SDK's types/responses/response_usage.py still defines ttl_12h_tokens and ttl_30m_tokens
+    (the request side accepts only "30m"): a reported 12h bucket is kept, not lost (review 14 item 3)."""
+    from openai.types.responses import response_usage
+
+    assert {"ttl_12h_tokens", "ttl_30m_tokens"} <= set(
+        response_usage.InputTokensDetailsCacheWriteTokensDetails.model_fields)
+    usage = {"input_tokens": 3000, "output_tokens": 5, "input_tokens_details": {
+        "cached_tokens": 0, "cache_write_tokens": 2048,
+        "cache_write_tokens_details": {"ttl_30m_tokens": 1024, "ttl_12h_tokens": 1024}}}
+    assert normalize_usage(usage, "openai") == Usage(cache_write_5m=1024, cache_write_1h=1024, uncached=952, output=5)

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from promptcache.cli import main
-from promptcache.providers import datafile
+from promptcache.providers import datafile, profiles
 from promptcache.providers.profiles import UnknownModelWarning, model_profile
 from promptcache.providers.userfile import ProvidersFileError, use_user_rules
 from promptcache.trace.records import TraceRecord, write_trace
@@ -44,7 +44,7 @@ def test_a_file_overrides_and_adds_models(tmp_path: Path) -> None:
     sonnet = model_profile("anthropic", "claude-sonnet-4-5")
     assert sonnet.input_usd_per_mtok == 2.4 and sonnet.sources["input_usd_per_mtok"] == "contract, read 2026-11-30"
     assert sonnet.output_usd_per_mtok == 15.0 and sonnet.min_cacheable_tokens == 1024  # the rest stays
-    assert sonnet.sources["min_cacheable_tokens"] == "anthropic_caching_doc, read 2026-12-02"
+    assert sonnet.sources["min_cacheable_tokens"] == "anthropic_caching_doc, dated 2026-08-21, read 2026-12-02"
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnknownModelWarning)
         added = model_profile("anthropic", "claude-internal-1")
@@ -132,6 +132,34 @@ def test_staleness_warning(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(record) == 1
 
 
+def test_staleness_counts_from_the_documents_date(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review 14 item 2: a value read on 2026-12-02 from a document of 2026-08-21 ([A-PC], the audit's Sources) is
+    103 days old on 2026-12-02: simulate warns about the model, naming the document's date."""
+    monkeypatch.setattr(datafile, "today", lambda: dt.date(2026, 12, 2))
+    monkeypatch.setattr(datafile, "_stale_warned", set())
+    assert datafile.stale_warning() is None  # the file itself was reviewed today
+    text = datafile.stale_models_warning({"claude-sonnet-4-5": dt.date(2026, 8, 21), "x": None})
+    assert text.startswith("the cache rules or prices used for claude-sonnet-4-5 (2026-08-21, 103 days ago) come "
+                           "from documents older than 90 days")
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+    trace = tmp_path / "t.jsonl"
+    write_trace(trace, [TraceRecord(0.0, "anthropic.messages", "s", body)])
+    result = run("simulate", trace)
+    assert result.exit_code == 0
+    assert ("warning: the cache rules or prices used for claude-sonnet-4-5 (2026-08-21, 103 days ago)"
+            in " ".join(result.stderr.split()))
+
+
+def test_the_assumed_note_names_values_not_python_reprs() -> None:
+    """Review 14 item 9: no mappingproxy repr, and only the TTLs the model offers (Bedrock Claude 3.7 Sonnet: 5m)."""
+    profiles.clear_cache()
+    note = profiles.model_profile(None, "us.anthropic.claude-3-7-sonnet-20250219-v1:0").assumed_note()
+    assert "mappingproxy" not in note and "1h" not in note
+    assert note.endswith("read_multiplier=0.1, write_multipliers=5m:1.25")
+    assert profiles.model_profile(None, "anthropic.claude-sonnet-4-5-20250929-v1:0").assumed_note().endswith(
+        "write_multipliers=5m:1.25 1h:2")
+
+
 def test_simulate_prints_the_staleness_and_assumed_values(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(datafile, "STALE_AFTER_DAYS", -1)  # any age is too old
     monkeypatch.setattr(datafile, "_stale_warned", set())
@@ -165,9 +193,66 @@ def test_providers_json_carries_sources_and_dates() -> None:
     document = json.loads(result.output)
     chat = next(m for m in document["models"] if m["model"] == "deepseek-chat")
     assert chat["retired"] == "2026-07-24" and chat["successor"] == "deepseek-flash"
-    assert chat["sources"]["retired"] == "deepseek_retirement, read 2026-12-02"
+    assert chat["sources"]["retired"] == "deepseek_retirement, dated 2026-04-24, read 2026-12-02"
     flash = next(m for m in document["models"] if m["model"] == "deepseek-flash")
     assert flash["read_multiplier"] == 0.02 and flash["assumed"] == ["min_cacheable_tokens"]
     assert flash["as_of"] == "2026-12-02" and document["reviewed"] == datafile.reviewed_on().isoformat()
     past = json.loads(run("providers", "--json", "--provider", "anthropic", "--as-of", "2026-04-01").output)
     assert next(m for m in past["models"] if m["model"] == "claude-sonnet-4-6")["min_cacheable_tokens"] == 2048
+
+
+def test_aliases_must_be_a_list_of_model_ids(tmp_path: Path) -> None:
+    """Review 14 item 10: `aliases = "claude-y"` was split into characters ("c", "l", ...), so every id starting
+    with "c" plus a snapshot-like suffix matched; it is a usage error now, and a list works."""
+    path = tmp_path / "rules.toml"
+    path.write_text('[[providers.anthropic.models]]\nid = "claude-x"\naliases = "claude-y"\nmin_cacheable_tokens = 512\n')
+    with pytest.raises(ProvidersFileError, match=r"aliases must be a list of model ids \(aliases = \[\"claude-y\"\]\), "
+                                                 r"not 'claude-y'"):
+        use_user_rules(path)
+    path.write_text('[[providers.anthropic.models]]\nid = "claude-x"\naliases = ["claude-y"]\n'
+                    'min_cacheable_tokens = 512\n')
+    try:
+        use_user_rules(path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UnknownModelWarning)
+            assert model_profile("anthropic", "claude-y").min_cacheable_tokens == 512
+    finally:
+        datafile.install_user_rules(None)
+        profiles.clear_cache()
+    path.write_text('[sources.sheet]\ntitle = "t"\nread = 2026-11-30\ndated = "last week"\n')
+    with pytest.raises(ProvidersFileError, match="dated .* must be a date"):
+        use_user_rules(path)
+
+
+def test_bedrock_sources_have_short_labels_and_secondary_marks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review 14 item 7: the Bedrock sources carry `cite` (the source cell is short labels, not raw keys over three
+    lines) and the third-party ones (Portkey copy, Strands, GitHub issues, LiteLLM PR #49, agent-toolkit) say
+    secondary (provider-audit-2026-12.md, Sources [B-*])."""
+    monkeypatch.setenv("COLUMNS", "80")
+    result = run("providers", "--provider", "bedrock")
+    assert result.exit_code == 0
+    assert "bedrock_user_guide = bedrock_user_guide" not in result.output
+    assert "B-UG = bedrock_user_guide, read 2026-12-02: Amazon Bedrock user guide" in result.output
+    for label, key in (("B-T", "bedrock_model_table"), ("B-S", "bedrock_strands"), ("B-1H", "bedrock_ttl_1h"),
+                       ("B-49", "bedrock_litellm_pr49")):
+        line = next(line for line in result.output.splitlines() if line.startswith(f"{label} = {key}, "))
+        assert "(secondary)" in line
+    rules = datafile.load_rules()["sources"]
+    assert {k for k, v in rules.items() if k.startswith("bedrock_") and v.get("secondary")} == {
+        "bedrock_model_table", "bedrock_strands", "bedrock_ttl_1h", "bedrock_litellm_pr49", "bedrock_lookback"}
+    assert all("cite" in v for k, v in rules.items() if k.startswith("bedrock_"))
+    table = result.output.split("Rules data reviewed")[0]
+    assert "bedrock_" not in table  # the source cells hold labels only
+
+
+def test_docs_name_every_simulated_provider(tmp_path: Path) -> None:
+    """Review 14 item 12: docs/providers.md said "the four that are simulated" and its error example left out
+    bedrock; the example is now the command's own message."""
+    doc = (Path(__file__).parents[2] / "docs" / "providers.md").read_text()
+    path = tmp_path / "rules.toml"
+    path.write_text("[providers.mistral]\nmin_cacheable_tokens = 1\n")
+    result = run("providers", "--providers", path)
+    assert result.exit_code == 2
+    message = result.stderr.strip().split(f"{path}: ", 1)[1]  # after the file name
+    assert f"error: rules.toml: {message}" in doc
+    assert f"the five that are simulated ({', '.join(datafile.PROVIDERS)})" in doc

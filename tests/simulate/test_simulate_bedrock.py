@@ -40,7 +40,16 @@ def test_bedrock_ids_resolve_to_bedrock_s_own_minimums_not_the_claude_api_s():
     assert model_profile(None, SONNET_37).min_cacheable_tokens == 1024
     assert model_profile(None, SONNET_46).min_cacheable_tokens == 2048
     assert model_profile("anthropic", "claude-sonnet-4-6").min_cacheable_tokens == 1024
-    assert model_profile(None, SONNET_46).sources["min_cacheable_tokens"] == "bedrock_litellm_pr49, read 2026-12-02"
+    assert model_profile(None, SONNET_46).sources["min_cacheable_tokens"] == "bedrock_litellm_pr49, dated 2026-04-29, read 2026-12-02"
+
+
+@pytest.mark.parametrize("region", ["", "us.", "eu.", "apac.", "global.", "jp.", "au.", "us-gov."])
+def test_every_bedrock_region_prefix_resolves_to_the_model_s_bedrock_entry(region):
+    """Review 14 item 4: the cross-region prefixes (jp., au., us-gov. ...) share one definition; each resolves to the
+    model's own Bedrock minimum (Sonnet 4.6 ~2,048, LiteLLM PR #49), not the bedrock provider fallback (4,096)."""
+    profile = model_profile(None, f"{region}anthropic.claude-sonnet-4-6")
+    assert (profile.provider, profile.known, profile.min_cacheable_tokens) == ("bedrock", True, 2048)
+    assert model_profile(None, f"{region}anthropic.claude-3-7-sonnet-20250219-v1:0").min_cacheable_tokens == 1024
 
 
 def test_a_converse_request_with_cache_points_writes_then_reads_at_bedrock_s_minimum():
@@ -67,6 +76,33 @@ def test_a_claude_api_field_in_a_converse_body_is_refused_with_a_message():
     assert BedrockSimulator().simulate(body, 0.0).error.startswith("system[0].cache_control is a Claude API field")
     assert BedrockSimulator().simulate(converse(SONNET_37, "q", max_tokens=10), 0.0).error.startswith(
         "max_tokens is a Claude API field; Bedrock Converse does not take it: use inferenceConfig.maxTokens")
+
+
+@pytest.mark.parametrize(("change", "refusal"), [
+    (lambda b: b["system"].__setitem__(1, {"cachePoint": {"type": "ephemeral"}}),
+     "system[1].cachePoint.type must be 'default', not 'ephemeral'"),
+    (lambda b: b["messages"][0]["content"][0].__setitem__("type", "text"),
+     "messages[0].content[0].type is a Claude API field; Bedrock Converse does not take it: a Converse block is an "
+     "object with exactly one member"),
+    (lambda b: b.__setitem__("anthropic_version", "bedrock-2023-05-31"),
+     "anthropic_version is a Claude API field; Bedrock Converse does not take it: it belongs to an InvokeModel body"),
+    (lambda b: b["messages"][0].__setitem__("content", "q"),
+     "messages[0].content is a string (the Claude API's shape); Bedrock Converse takes a list of content blocks"),
+    (lambda b: b.__setitem__("system", "You are terse."), "system is a string (the Claude API's shape)"),
+])
+def test_claude_shaped_converse_bodies_are_refused_with_what_converse_takes(change, refusal, tmp_path):
+    """Review 14 item 6. API reference CachePointBlock: type "default" is the only type; Converse ContentBlock /
+    SystemContentBlock are unions with one member (no "type"), messages[].content and system are lists of them; the
+    Converse API rejects unknown members such as anthropic_version (an InvokeModel body field). Each is refused
+    with a message, not simulated silently nor skipped as a malformed line."""
+    body = converse(SONNET_37, "q")
+    change(body)
+    result = BedrockSimulator().simulate(body, 0.0)
+    assert result.error is not None and result.error.startswith(refusal), result.error
+    path = tmp_path / "claude_shaped.jsonl"
+    path.write_text(json.dumps({"t": 0.0, "api": "bedrock.converse", "session": "s", "body": body}) + "\n")
+    run = CliRunner().invoke(main, ["simulate", str(path)])
+    assert run.exit_code == 0 and "malformed" not in run.output and "refused: request 0" in run.output
 
 
 def test_ttl_order_and_availability():
@@ -167,6 +203,11 @@ def test_invoke_model_bodies_in_claude_messages_format_get_bedrock_s_rules():
     legacy = simulate_records([TraceRecord(0.0, "anthropic.messages", "s",
                                            _invoke(SONNET_46, "a", cache_control={"type": "ephemeral"}))])
     assert legacy.requests[0].error.startswith("cache_control (top-level, automatic caching) is refused by Bedrock")
+    # the sources name Opus only: for Sonnet the refusal says it is assumed (review 14 item 1)
+    assert "(assumed for this model: the sources name Opus 4.6 and earlier only)" in legacy.requests[0].error
+    opus = simulate_records([TraceRecord(0.0, "anthropic.messages", "s", _invoke(
+        "us.anthropic.claude-opus-4-5-20251101-v1:0", "a", cache_control={"type": "ephemeral"}))])
+    assert opus.requests[0].error.startswith("cache_control (top-level") and "assumed" not in opus.requests[0].error
 
 
 def test_converse_bodies_convert_to_the_other_apis_through_their_claude_equivalent():

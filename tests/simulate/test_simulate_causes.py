@@ -61,3 +61,18 @@ def test_the_table_marks_unexpected_new_turns(traces_dir) -> None:
                                 env={"COLUMNS": "200"})
     assert result.exit_code == 0
     assert result.stdout.count("new_turn, unexpected") == 9 and "9 unexpected misses" in result.stdout
+
+
+def test_an_openai_classic_prompt_below_the_minimum_is_below_minimum_not_new_turn() -> None:
+    """Review 14 item 13: OpenAI guide [O-G]: caching applies from the model's minimum; gpt-5.5's is 2,048
+    (providers.toml, assumed). A 1,800-token conversation asked twice with a new question is never stored, so the
+    second request's miss is below_minimum (expected, nothing to fix), not new_turn at messages[1].content."""
+    def body(question: str) -> dict:
+        return {"model": "gpt-5.5", "messages": [{"role": "system", "content": words(1700)},
+                                                  {"role": "user", "content": question}]}
+    simulation = simulate_records([TraceRecord(float(t), "openai.chat", "s", body(q))
+                                   for t, q in enumerate(["Where is order 1042?", "And order 1043?"])])
+    first, second = simulation.requests
+    assert second.prompt_tokens < 2048 and second.usage.cache_read == 0
+    assert (first.miss_cause, second.miss_cause, second.expected) == ("first_request", "below_minimum", True)
+    assert "below the minimum cacheable prompt of 2,048 tokens for gpt-5.5" in second.divergence.detail

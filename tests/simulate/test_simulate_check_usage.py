@@ -86,7 +86,7 @@ def test_the_json_document_carries_the_check(tmp_path):
     run = CliRunner().invoke(main, ["simulate", path, "--check-usage", "--format", "json", "--usage-tolerance", "0"])
     check = json.loads(run.stdout)["usage_check"]
     assert check["tolerance_tokens"] == 0 and check["summary"]["exact"] == 1
-    assert check["requests"][0] == {"index": 0, "session": "s1", "verdict": "exact", "scale": 1.0,
+    assert check["requests"][0] == {"index": 0, "session": "s1", "verdict": "exact", "refusal": None, "scale": 1.0,
                                     "predicted_read": 0, "predicted_write": 1503, "recorded_read": 0,
                                     "recorded_write": 1503, "predicted_prompt": check["requests"][0]["predicted_prompt"],
                                     "recorded_prompt": 1515}
@@ -97,3 +97,32 @@ def test_usage_tolerance_without_check_usage_is_a_usage_error(tmp_path):
     run = CliRunner().invoke(main, ["simulate", path, "--usage-tolerance", "5"])
     assert run.exit_code == 2
     assert "--usage-tolerance needs --check-usage" in run.output
+
+
+def test_a_served_request_the_rules_refuse_is_a_disagreement(tmp_path):
+    """Review 14 item 1: recorded usage means the provider served the request; a simulator that refuses it is
+    wrong (a rule changed, or an assumed refusal is false), so it counts as disagreeing, not as 'not checked'.
+    Here: a 1h cachePoint on Claude 3.7 Sonnet, which Bedrock's 1h TTL does not cover ("Haiku/Sonnet/Opus 4.5 and
+    later", provider-audit-2026-12.md section 3, Bedrock row); the recorded usage shows a write."""
+    def converse(question: str, ttl: str) -> dict:
+        return {"modelId": "us.anthropic.claude-3-7-sonnet-20250219-v1:0",
+                "system": [{"text": words(1500)}, {"cachePoint": {"type": "default", "ttl": ttl}}],
+                "messages": [{"role": "user", "content": [{"text": question}]}]}
+    lines = [{"t": 0.0, "api": "bedrock.converse", "session": "s", "body": converse("a", "5m"),
+              "usage": {"inputTokens": 9, "outputTokens": 5, "cacheWriteInputTokens": 1501}},
+             {"t": 5.0, "api": "bedrock.converse", "session": "s", "body": converse("b", "1h"),
+              "usage": {"inputTokens": 9, "outputTokens": 5, "cacheWriteInputTokens": 2262}}]
+    path = _trace(tmp_path, lines)
+    calibration = check_usage(simulate_trace(path))
+    assert [c.verdict for c in calibration.checks] == ["within", "refused"]
+    assert calibration.unchecked == []
+    assert calibration.checks[1].refusal.startswith("system[1].cachePoint.ttl '1h' is not available")
+    assert calibration.summary() == ("predicted 1 of 2 requests within 1 block (128 tokens): 0 exact, 1 within, "
+                                     "1 disagreeing (1 served by the provider but refused by the rules)")
+    run = CliRunner().invoke(main, ["simulate", path, "--check-usage"], env={"COLUMNS": "80"})
+    assert run.exit_code == 0, run.output
+    assert "request 1: the provider served a request the rules refuse: system[1].cachePoint.ttl" in \
+        " ".join(run.stdout.split())
+    document = json.loads(CliRunner().invoke(main, ["simulate", path, "--check-usage", "--format", "json"]).stdout)
+    assert document["usage_check"]["summary"]["disagrees"] == 1
+    assert document["usage_check"]["requests"][1]["verdict"] == "refused"

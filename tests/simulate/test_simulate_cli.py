@@ -189,3 +189,19 @@ def test_ttl_miss_is_named_by_diff(tmp_path):
         warnings.simplefilter("ignore")
         doc = json.loads(run("diff", trace, "--at", 1, "--format", "json").stdout)
     assert (doc["cause"], doc["miss_cause"]) == ("ttl_expired", "ttl_expired")
+
+
+def test_the_retirement_warning_follows_as_of(tmp_path: Path):
+    """Review 14 item 5: deepseek-chat was retired on 2026-07-24 ([D-R], provider-audit-2026-12.md): simulated
+    --as-of 2026-07-01 it was still served, so no "retired" warning (the miss classifier's minimum lookup used to
+    resolve the model as of today and warn); without --as-of the warning stays, once."""
+    def body(question: str) -> dict:
+        return {"model": "deepseek-chat", "messages": [{"role": "system", "content": words(300)},
+                                                        {"role": "user", "content": question}]}
+    trace = tmp_path / "ds.jsonl"  # a new user turn: the miss classifier looks up the model's minimum
+    write_trace(trace, [TraceRecord(float(t), "openai.chat", "s", body(q)) for t, q in enumerate("ab")])
+    then = run("simulate", str(trace), "--as-of", "2026-07-01")
+    assert then.exit_code == 0, then.output
+    assert "retired" not in then.stderr
+    today = run("simulate", str(trace))
+    assert today.exit_code == 0 and today.stderr.count("was retired on 2026-07-24") == 1

@@ -12,8 +12,8 @@ search corpus).
 Levels (:class:`~promptcache.trace.shape.walk.Level`): ``STRUCTURE`` checks what rendering needs (lists of
 one-member objects of the kinds above, ``modelId``); ``API`` checks the ``cachePoint`` members; ``TRACE`` the
 known top-level keys in the reference's order. Claude API fields in a Converse body (``cache_control``,
-``max_tokens``, ``tools``...) are well-formed JSON the Bedrock API refuses: the simulator reports them as refused
-(:func:`claude_api_fields`), not as malformed input.
+``max_tokens``, ``tools``, ``anthropic_version``, ``type`` members, a string ``content``...) are well-formed JSON
+the Bedrock API refuses: the simulator reports them as refused (:func:`claude_api_fields`), not as malformed input.
 """
 
 from __future__ import annotations
@@ -42,13 +42,22 @@ CLAUDE_API_FIELDS = {
     "temperature": "use inferenceConfig.temperature",
     "top_p": "use inferenceConfig.topP",
     "metadata": "use requestMetadata",
+    "anthropic_version": "it belongs to an InvokeModel body in the Claude Messages format (record that request "
+                         "as anthropic.messages); a Converse request has no version field",
 }
 """Claude Messages API fields a Converse body does not take, with what to use instead (the Converse reference)."""
 
 
+BLOCK_TYPE = ("a Converse block is an object with exactly one member naming its kind ({\"text\": \"...\"}, "
+              "{\"image\": {...}}, {\"cachePoint\": {\"type\": \"default\"}}), without a \"type\" member")
+STRING_CONTENT = "Converse takes a list of content blocks ([{\"text\": \"...\"}]), not a string"
+
+
 def claude_api_fields(body: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """``(path, what to use instead)`` of each Claude Messages API field in a Converse body: top-level keys of
-    :data:`CLAUDE_API_FIELDS` and ``cache_control`` / ``type`` members inside system, message and tool blocks."""
+    """``(path, what to use instead)`` of each Claude Messages API shape in a Converse body, in body order: top-level
+    keys of :data:`CLAUDE_API_FIELDS` (``anthropic_version`` too), a message ``content`` or ``system`` given as a
+    string, and ``type`` / ``cache_control`` members inside system, message and tool blocks (the Converse
+    reference: blocks are one-member unions; unknown members are refused with a ValidationException)."""
     found = [(key, CLAUDE_API_FIELDS[key]) for key in body if key in CLAUDE_API_FIELDS]
     places = [("system", body.get("system"))]
     places += [(f"messages[{i}].content", m.get("content")) for i, m in enumerate(body.get("messages") or [])
@@ -57,7 +66,11 @@ def claude_api_fields(body: Mapping[str, Any]) -> list[tuple[str, str]]:
     if isinstance(tool_config, Mapping):
         places.append(("toolConfig.tools", tool_config.get("tools")))
     for where, blocks in places:
+        if isinstance(blocks, str):
+            found.append((where, STRING_CONTENT))
         for j, block in enumerate(blocks if isinstance(blocks, list) else []):
+            if isinstance(block, Mapping) and "type" in block:
+                found.append((f"{where}[{j}].type", BLOCK_TYPE))
             if isinstance(block, Mapping) and "cache_control" in block:
                 found.append((f"{where}[{j}].cache_control", CLAUDE_API_FIELDS["cache_control"]))
     return found
@@ -84,6 +97,10 @@ def _cache_point(w: Walk, value: Any, path: str) -> None:
 
 def _blocks(w: Walk, blocks: Any, kinds: tuple[str, ...], path: str, required: bool) -> None:
     if blocks is None and not required:
+        return
+    if isinstance(blocks, str) and blocks and not path.endswith("tools"):
+        # Claude Messages shape: well-formed, refused by the API (the simulator says so), not malformed input
+        w.need(False, Level.API, path, STRING_CONTENT)
         return
     shown = json_kind(blocks) if not isinstance(blocks, list) else "empty"
     if not w.need(isinstance(blocks, list) and (blocks or not required), Level.STRUCTURE, path,
