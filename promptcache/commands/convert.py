@@ -11,6 +11,7 @@ import click
 from rich.console import Console
 
 from promptcache.commands.options import STRICT_ADVICE, warn_then_exit_on_error
+from promptcache.commands.tables import stdout_console
 from promptcache.providers.apis import APIS
 from promptcache.trace.output_path import check_writable_file
 from promptcache.trace.records import SkippedLines, TraceFormatError, read_trace, write_trace
@@ -52,7 +53,7 @@ def convert(trace, target, output, strict):
     """
     from promptcache.convert.traces import convert_records
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    err = stdout_console(stderr=True)  # wrapped at a terminal's width, whole lines in a pipe
     if output is not None:
         try:
             check_writable_file(output)

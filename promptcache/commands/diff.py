@@ -11,9 +11,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from promptcache.providers.apis import APIS
-from promptcache.commands.tables import stdout_console
 from promptcache.commands.options import STRICT_ADVICE, warn_then_exit_on_error
+from promptcache.commands.tables import stdout_console
+from promptcache.providers.apis import APIS
 from promptcache.providers.profiles import PROVIDERS
 from promptcache.simulate.diff import DiffReport, char_diff, diff_files, diff_trace
 from promptcache.trace.records import TraceFormatError
@@ -105,7 +105,7 @@ def diff(paths, at, api, provider, model, output_format, strict):
     cause class. Exit codes: 0 done, 2 a usage error or unreadable input (a trace with no
     usable request included).
     """
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    err = stdout_console(stderr=True)  # wrapped at a terminal's width, whole lines in a pipe
     if not ((len(paths) == 1 and at is not None) or (len(paths) == 2 and at is None)):
         raise click.UsageError("give two request files (A.json B.json) or one trace with --at N")
     with warnings.catch_warnings(record=True) as caught:  # reported once each, as `simulate` does

@@ -111,7 +111,7 @@ def providers(only, as_of, show_all, as_json, rules_file):
 
     A value marked * is assumed: no source settles it.
     """
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    err = stdout_console(stderr=True)  # wrapped at a terminal's width, whole lines in a pipe
     try:
         origin = use_user_rules(rules_file)
     except ProvidersFileError as exc:

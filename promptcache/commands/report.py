@@ -17,6 +17,7 @@ from rich.console import Console
 
 from promptcache.commands.options import (AS_OF, STRICT_ADVICE, print_warnings,
                                          skipped_lines, warn_then_exit_on_error, writable_file)
+from promptcache.commands.tables import stdout_console
 from promptcache.providers.profiles import PROVIDERS
 from promptcache.trace.records import EmptyTraceError, TraceFormatError
 
@@ -107,7 +108,7 @@ def report(trace, output, backend, provider, model, as_of, unit, tokenizer, bloc
     Exit codes: 0 written, 2 a usage error, a trace with no usable request, an unusable backend or an
     unwritable file.
     """
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    err = stdout_console(stderr=True)  # wrapped at a terminal's width, whole lines in a pipe
     if backend is None:
         if block_size != 16 or tokenizer:
             raise click.UsageError("--block-size and --tokenizer need --backend (a simulation uses the provider's "

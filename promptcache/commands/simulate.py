@@ -198,7 +198,7 @@ def simulate(trace, provider, model, output_format, threshold, strict, as_of, ru
     Exit codes: 0 done, 1 hit rate below --min-hit-rate, 2 a usage error, a trace with
     no usable request, or (with --strict) a malformed trace line.
     """
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    err = stdout_console(stderr=True)  # wrapped at a terminal's width, whole lines in a pipe
     if usage_tolerance != BLOCK_TOKENS and not check_usage:
         raise click.UsageError("--usage-tolerance needs --check-usage (it sets how far a simulated read or write "
                                "may be off the recorded one)")

@@ -135,7 +135,7 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
     Exit codes: 0 done, 1 hit rate below --min-hit-rate, 2 a usage error, a trace with no usable
     request, an unusable backend, every request failed, or some failed while --min-hit-rate is set.
     """
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    err = stdout_console(stderr=True)  # wrapped at a terminal's width, whole lines in a pipe
     local = backend == "local"
     if local:  # a missing extra is named first, whatever the trace holds
         require_backend(ENGINE_MODULES, what="promptcache verify --backend local")
