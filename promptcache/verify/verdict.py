@@ -28,6 +28,11 @@ TEMPLATE_GAP = 0.25
 the app's change is called invisible to the server's template. A template that renders every layer reuses the
 same share as ChatML, give or take its framing (a few tokens)."""
 
+MIN_EVICTED_TOKENS = 16
+"""A shortfall below this many tokens (one default block) is not called an eviction: a per-token cache that
+keeps only the last sequence of a slot (llama.cpp) often misses a token or two that an older request shared;
+``hit / oracle`` still shows it."""
+
 GOOD_APP = "good: every miss is a first request, a new turn, another cache key or a chunked truncation"
 
 
@@ -50,8 +55,9 @@ class EngineCause:
 
 
 def eviction(cached: int, best: int) -> EngineCause | None:
-    """``evicted`` when the engine cached fewer than ``best`` (the oracle's) tokens, else None."""
-    if cached >= best:
+    """``evicted`` when the engine cached at least :data:`MIN_EVICTED_TOKENS` fewer than ``best`` (the oracle's)
+    tokens, else None."""
+    if best - cached < MIN_EVICTED_TOKENS:
         return None
     return EngineCause("evicted", f"the engine cached {cached:,} of the {best:,} tokens an ample cache would hold "
                                   "(evicted, or still held by another request)")
@@ -78,7 +84,7 @@ def template_drop(app: Any, reference: float, best: int, prompt: int, cached: in
     where = f"{app.layer} ({app.path})" if app.path else str(app.layer)
     seen = f"its own rendering reuses {shared:.0%} of the prompt and " if shared is not None else ""
     return EngineCause("template_drops_layer",
-                       f"the server's chat template does not render {where}: with that layer rendered, earlier "
+                       f"the server does not render {where} as sent (its chat template drops it, or it normalises it): with that layer rendered, earlier "
                        f"requests could lend {reference:.0%} of this prompt, yet {seen}it hit {cached:,} of "
                        f"{prompt:,} tokens", layer=app.layer)
 
@@ -115,9 +121,9 @@ def engine_verdict(requests: Sequence[Any], capacity_advice: str) -> str | None:
             parts.append(f"evicted on {count} of {total} ({capacity_advice})")
         elif cause == "template_drops_layer":
             layers = sorted({c.layer or "?" for c in causes if c.cause == cause})
-            parts.append(f"the server's chat template does not render {', '.join(layers)} on {count} of {total} "
-                         "(its hits cannot show the app's change there; providers render that layer, so the app "
-                         "verdict stands)")
+            parts.append(f"the server's chat template does not render {', '.join(layers)} as sent on {count} of "
+                         f"{total} (dropped or normalised: its hits cannot show the app's change there; providers "
+                         "render that layer as sent, so the app verdict stands)")
         else:
             first = next(c.detail for c in causes if c.cause == cause)
             parts.append(f"refused {count} of {total} requests (first: {first[:160]})")

@@ -34,8 +34,10 @@ nice -n 10 cmake -S "$src" -B "$OUT/cmake" -DCMAKE_BUILD_TYPE=Release \
     -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF \
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF \
     -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON -DBUILD_SHARED_LIBS=OFF \
-    -DGGML_NATIVE=ON -DGGML_OPENMP=OFF > "$OUT/configure.log"
-nice -n 10 cmake --build "$OUT/cmake" --target llama-server -j "${LLAMA_JOBS:-2}" > "$OUT/build.log"
+    -DGGML_NATIVE=ON -DGGML_OPENMP=OFF > "$OUT/configure.log" 2>&1 || { tail -40 "$OUT/configure.log"; exit 1; }
+# compiler output (thousands of warning lines) goes to build.log; its tail is shown on failure
+nice -n 10 cmake --build "$OUT/cmake" --target llama-server -j "${LLAMA_JOBS:-2}" > "$OUT/build.log" 2>&1 \
+    || { tail -60 "$OUT/build.log"; exit 1; }
 mkdir -p "$OUT/bin"
 cp "$OUT/cmake/bin/llama-server" "$BIN"
 echo "llama-server: built $BIN in $(( $(date +%s) - start ))s"

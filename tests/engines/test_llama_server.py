@@ -77,8 +77,13 @@ def test_the_server_tokenises_as_the_embedded_tokenizer(tmp_path, traces):
     assert ids == chatml_encoding().encode(text, disallowed_special=())
     assert backend.engine == "llama.cpp" and backend.block_size == 1
     assert backend.oracle_source == "the server's /apply-template + /tokenize"
-    for record, prompt in zip(records, served):
+    for path, record, prompt in zip(traces, records, served):
         chat = openai_body(record.api, record.body)
+        if path.name == "bad_agent_tool_shuffle.jsonl":
+            # llama-server re-serialises each tool ("type", then "function": name, description, parameters), so a
+            # tool's key order as sent does not reach the prompt: the same length, other tokens
+            assert prompt != encode_chatml(chat["messages"], chat.get("tools"))
+            continue
         assert prompt == encode_chatml(chat["messages"], chat.get("tools")), record.session
 
 
@@ -129,7 +134,7 @@ def test_a_template_that_drops_tools_is_reported_as_the_engines(tmp_path, traces
     assert result.exit_code == 0, result.output
     out = " ".join(result.stdout.split())
     assert "verdict: app: bad: tools_changed on" in out
-    assert "engine: the server's chat template does not render tools on" in out
+    assert "engine: the server's chat template does not render tools as sent on" in out
     ROWS.setdefault(trace.name, {})["chatml"] = out[out.index("verdict:"):].split(" worst requests")[0]
     write_table()
 
