@@ -96,7 +96,8 @@ def test_sequential_single_session_replays_hit_the_oracle(tmp_path, traces):
         summary = report.summary()
         assert summary["errors"] == 0 and summary["oracle"] == "exact", summary["failed"]
         assert summary["oracle_source"] == "the server's /apply-template + /tokenize" and summary["engine"] == "llama.cpp"
-        assert summary["hit_vs_oracle"] >= 0.95, (path.name, figures(report))
+        if summary["oracle_hit_rate"] >= 0.05:  # a ratio of near-zero figures (a few tokens) says nothing
+            assert summary["hit_vs_oracle"] >= 0.95, (path.name, figures(report))
         ROWS.setdefault(path.name, {})["single"] = f"{len(session)} req: {figures(report)}"
 
 
@@ -114,7 +115,7 @@ def test_interleaved_sessions_on_one_slot_keep_the_app_verdict_and_blame_the_eng
         assert summary["app_verdict"] == local_summary["app_verdict"], path.name
         sessions = len({r.session for r in records})
         evicted = [c for c in summary["engine_causes"] if c["cause"] == "evicted"]
-        if sessions == 1:
+        if sessions == 1 and summary["oracle_hit_rate"] >= 0.05:
             assert summary["hit_vs_oracle"] >= 0.95, (path.name, figures(served))
         if evicted:
             assert "engine: evicted on" in summary["verdict"] and "--parallel N" in summary["verdict"]
