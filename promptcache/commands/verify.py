@@ -109,8 +109,9 @@ def read_records(trace: Path, strict: bool, err: Console) -> tuple[list[TraceRec
 @click.option("--tokenizer", default=None, help="local: 'chatml' or a tokenizer directory [default: the model's].")
 @click.option("--max-tokens", type=click.IntRange(min=1), default=1, show_default=True,
               help="Output tokens per request (the recorded assistant turns stay as they are).")
-@click.option("--block-size", type=click.IntRange(min=1), default=16, show_default=True,
-              help="KV block size (local engine; for a URL, the server's, for the oracle's rounding: 1 for SGLang).")
+@click.option("--block-size", type=click.IntRange(min=1), default=None,
+              help="KV block size in tokens [local: 16; URL: read from the server, else its engine's default: "
+                   "1 for llama.cpp, 16 for vLLM], for the oracle's rounding.")
 @click.option("--kv-cache-mb", type=click.FloatRange(min=0, min_open=True), default=None,
               help="local: KV pool size in MiB [default: 1024].")
 @click.option("--num-blocks", type=click.IntRange(min=1), default=None, help="local: KV pool size in blocks.")
@@ -122,18 +123,24 @@ def read_records(trace: Path, strict: bool, err: Console) -> tuple[list[TraceRec
                    "percentage (80%); a bare number above 1 is refused.")
 @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--reset-cache", is_flag=True,
-              help="URL: empty the server's prefix cache first (promptcache serve, vLLM, SGLang), so hits "
-                   "come from this replay only.")
+              help="URL: empty the server's prefix cache first (promptcache serve, vLLM, SGLang; llama.cpp has "
+                   "no such route: restart it), so hits come from this replay only.")
 @click.option("--strict", is_flag=True, help="Fail on a malformed trace line instead of skipping it.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), callback=writable_file,
               help="Also write the replay as a self-contained HTML report to this file (see `promptcache report`).")
+# engines we did not write (issue 16): which one, and whether refused requests may pass
+@click.option("--engine", type=click.Choice(["promptcache", "vllm", "sglang", "llama.cpp"]), default=None,
+              help="URL: the server's engine [default: detected from its /v1/models and routes].")
+@click.option("--allow-failures", is_flag=True,
+              help="Exit 0 although some requests failed (they are still listed under 'failed').")
 def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb, num_blocks, eviction, api_key,
-           threshold, output_format, reset_cache, strict, html_path):
+           threshold, output_format, reset_cache, strict, html_path, engine, allow_failures):
     """Replay TRACE (JSON Lines of requests) in order on a prefix-caching backend and report, per
     request, the cached tokens, the best possible (oracle) and the first divergence of every miss.
 
     Exit codes: 0 done, 1 hit rate below --min-hit-rate, 2 a usage error, a trace with no usable
-    request, an unusable backend, every request failed, or some failed while --min-hit-rate is set.
+    request, an unusable backend, or failed requests (unless --allow-failures; always when every
+    request failed or --min-hit-rate is set).
     """
     err = stdout_console(stderr=True)  # wrapped at a terminal's width, whole lines in a pipe
     local = backend == "local"
@@ -144,7 +151,7 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
         check_model_options(model, tokenizer)  # before any weights are read: a bad path fails in a moment too
     with opening_backend(backend, err):
         engine = make_backend(backend, model=model, max_tokens=max_tokens, block_size=block_size, api_key=api_key,
-                              kv_cache_mb=kv_cache_mb, num_blocks=num_blocks, eviction=eviction, tokenizer=tokenizer)
+                              engine=engine, kv_cache_mb=kv_cache_mb, num_blocks=num_blocks, eviction=eviction, tokenizer=tokenizer)
     with warnings.catch_warnings(record=True) as caught, replay_progress(err) as progress:
         warnings.simplefilter("always")
         try:
@@ -160,7 +167,7 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
         from promptcache.report import from_verify
 
         save_report(from_verify(report, skipped=skipped), html_path, err)
-    code, problem = report.outcome(threshold)
+    code, problem = report.outcome(threshold, allow_failures)
     if output_format == "json":
         document = report.to_dict()
         if threshold is not None:  # passed: every request measured and the hit rate at least the threshold

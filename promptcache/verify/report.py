@@ -13,15 +13,17 @@ first divergence from the earlier request (any session) that shares the
 longest prefix, classified by the one miss-cause classifier
 (:mod:`promptcache.misses.guard`); its token offset is then recounted in the prompt ids
 the backend runs (:func:`in_prompt_tokens`), so it counts the same tokens as the
-table, whatever the model's tokenizer. When a backend caches less than the oracle the
-divergence gets the runtime cause ``evicted``.
+table, whatever the model's tokenizer. What the engine did (evicted a prefix, a chat template that
+does not render a layer, a refused request) is an **engine cause** on the request, kept apart
+from the classifier's app divergence (:mod:`promptcache.verify.verdict`).
 
 With an ample pool and sequential requests the local engine's hit tokens
 equal the oracle's exactly (``hit_vs_oracle == 1.0``).
 
-The verdict is ``good`` when every miss the classifier sees is benign
+The app verdict is ``good`` when every miss the classifier sees is benign
 (first request, new turn, another cache key, a repeat) and ``bad`` otherwise,
-naming the cause that cost the most tokens.
+naming the cause that cost the most tokens; the engine verdict lists the engine
+causes with what to do about them.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ from promptcache.misses.guard import classify_requests
 from promptcache.misses.prefix_index import common_prefix
 from promptcache.trace.requests import read_requests, usable_records
 from promptcache.trace.records import EmptyTraceError, SkippedLines, TraceRecord
+from promptcache.verify.verdict import (EngineCause, app_verdict, combined_verdict, engine_verdict, eviction,
+                                        refusal, template_drop)
 
 WORST = 5
 """Requests listed under "worst" in the summary."""
@@ -49,8 +53,9 @@ class RequestResult:
     """One replayed request. Token counts are tokens of the backend's tokenizer; ``ttft_s`` is seconds.
 
     ``index`` counts from 0 in trace order; ``divergence`` is the classifier's
-    verdict against the earlier requests; ``error`` is set (and the counts are
-    0) when the backend refused the request.
+    verdict against the earlier requests (the app's cause); ``engine_cause`` is
+    what the engine did (:mod:`promptcache.verify.verdict`); ``error`` is set
+    (and the counts are 0) when the backend refused the request.
     """
 
     index: int
@@ -63,6 +68,7 @@ class RequestResult:
     ttft_s: float | None
     divergence: Divergence | None = None
     error: str | None = None
+    engine_cause: EngineCause | None = None
 
     @property
     def missed_tokens(self) -> int:
@@ -77,7 +83,8 @@ class RequestResult:
 
 @dataclass
 class VerifyReport:
-    """The whole replay: per-request results, the backend's identity, notes."""
+    """The whole replay: per-request results, the backend's identity (``engine``: ``local``, ``promptcache``,
+    ``vllm``, ``sglang``, ``llama.cpp``; ``oracle_source``: where the oracle's token ids came from), notes."""
 
     trace: str
     backend: str
@@ -86,6 +93,9 @@ class VerifyReport:
     oracle_exact: bool
     requests: list[RequestResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    engine: str = "local"
+    oracle_source: str = "the engine's own chat template and tokenizer"
+    capacity_advice: str = "give the engine a larger KV pool"
 
     def totals(self) -> tuple[int, int, int]:
         """(prompt, cached, oracle) tokens summed over the requests."""
@@ -129,30 +139,29 @@ class VerifyReport:
         return ranked[:n]
 
     def verdict(self) -> tuple[bool, str]:
-        """``(good, text)``: good when no unexpected miss; else the costliest unexpected cause. Not good
-        when nothing was measured (every request failed)."""
+        """``(good, text)``: good when the app has no unexpected miss (engine causes do not make the app bad);
+        the text is the app verdict, followed by the engine verdict when the engine lost tokens
+        (:func:`~promptcache.verify.verdict.combined_verdict`). Not good when nothing was measured."""
         if self.requests and self.errors == len(self.requests):
             return False, f"n/a: every request failed ({self.requests[0].error})"
-        lost: Counter[str] = Counter()
-        for r in self.requests:
-            if r.divergence is not None and not r.divergence.expected:
-                lost[r.divergence.cause] += max(r.divergence.prompt_tokens - r.divergence.common_prefix_tokens, 1)
-        if not lost:
-            return True, "good: every miss is a first request, a new turn, another cache key or a chunked truncation"
-        cause, _ = lost.most_common(1)[0]
-        count = sum(1 for r in self.requests
-                    if r.divergence is not None and r.divergence.cause == cause and not r.divergence.expected)
-        return False, f"bad: {cause} on {count} of {len(self.requests)} requests"
+        app = app_verdict(self.requests)
+        return app[0], combined_verdict(app, engine_verdict(self.requests, self.capacity_advice))
 
-    def outcome(self, threshold: float | None = None) -> tuple[int, str | None]:
+    def outcome(self, threshold: float | None = None, allow_failures: bool = False) -> tuple[int, str | None]:
         """``(exit code, error line)`` of a replay gated by ``--min-hit-rate`` ``threshold`` (a fraction).
 
-        2: every request failed, or some failed or nothing was measured while a threshold is set (a gate
-        needs every request measured); 1: the hit rate is below the threshold; else ``(0, None)``.
+        2: every request failed; some failed (unless ``allow_failures``: the hit rate then counts only the
+        others), or some failed or nothing was measured while a threshold is set (a gate needs every request
+        measured); 1: the hit rate is below the threshold; else ``(0, None)``.
         """
         failed, total = self.errors, len(self.requests)
         if total and failed == total:
             return 2, f"every request failed ({self.requests[0].error}); nothing was measured"
+        if failed and not allow_failures and threshold is None:
+            first = next(r for r in self.requests if r.error is not None)
+            return 2, (f"{failed} of {total} requests failed (first: index {first.index}: {first.error[:200]}); "
+                       "the hit rate counts only the others: fix the server (see 'failed') or pass "
+                       "--allow-failures")
         if threshold is None:
             return 0, None
         if failed:
@@ -169,6 +178,7 @@ class VerifyReport:
         prompt, cached, oracle = self.totals()
         ttfts = [r.ttft_s for r in self.requests if r.ttft_s is not None]
         good, verdict = self.verdict()
+        app = app_verdict(self.requests) if self.requests and self.errors < len(self.requests) else (good, verdict)
         return {
             "requests": len(self.requests), "prompt_tokens": prompt, "cached_tokens": cached,
             "hit_rate": self.hit_rate, "oracle_tokens": oracle, "oracle_hit_rate": self.oracle_hit_rate,
@@ -176,8 +186,12 @@ class VerifyReport:
             "ttft_p50_s": statistics.median(ttfts) if ttfts else None,
             "errors": self.errors,
             "trace": self.trace, "backend": self.backend, "model": self.model, "block_size": self.block_size,
-            "oracle": "exact" if self.oracle_exact else "approximate",
-            "good": good, "verdict": verdict,
+            "oracle": "exact" if self.oracle_exact else "approximate", "oracle_source": self.oracle_source,
+            "engine": self.engine,
+            "good": good, "verdict": verdict, "app_verdict": app[1],
+            "engine_verdict": engine_verdict(self.requests, self.capacity_advice),
+            "engine_causes": [{"index": r.index, **r.engine_cause.to_dict()} for r in self.requests
+                              if r.engine_cause is not None],
             "worst": [{"index": r.index, "session": r.session, "missed_tokens": r.missed_tokens,
                        "cause": r.divergence.cause if r.divergence else None,
                        "expected": r.divergence.expected if r.divergence else None,
@@ -277,35 +291,83 @@ def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend:
 
     divergences = classify_requests(records, on_error=not_classified)
     oracle = PrefixTrieOracle(backend.block_size)
-    report = VerifyReport(name, backend.name, backend.model, backend.block_size, backend.oracle_exact)
+    report = VerifyReport(name, backend.name, backend.model, backend.block_size, backend.oracle_exact,
+                          engine=getattr(backend, "engine_name", "local"))
+    for attribute in ("oracle_source", "capacity_advice"):
+        if getattr(backend, attribute, None):
+            setattr(report, attribute, getattr(backend, attribute))
     report.notes.extend(unclassified)
-    if reset_cache and not backend.reset_cache():
-        report.notes.append(f"{backend.name} refused to reset its prefix cache; hits may include earlier requests")
+    reset_refused = None
+    if reset_cache:
+        done, reset_refused = _reset(backend)
+        if not done:
+            report.notes.append(f"{backend.name} did not reset its prefix cache ({reset_refused}); hits may "
+                                "include earlier requests")
     prompts: dict[int, list[int]] = {}  # the prompt ids of each request the backend ran
+    reference = ChatMLReference()  # what could be reused with every layer rendered (template_drops_layer)
     for index, (record, divergence) in enumerate(zip(records, divergences)):
         try:
             prompt = backend.prompt_ids(record.api, record.body)
             best = oracle.hit_tokens(prompt)
             replay = backend.run(record.api, record.body, prompt)
+            if backend.oracle_exact and replay.prompt_tokens != len(prompt):
+                raise ValueError(f"{backend.name} ran {replay.prompt_tokens:,} prompt tokens but its tokenisation "
+                                 f"gave {len(prompt):,} ({getattr(backend, 'oracle_source', 'the oracle')}): the "
+                                 "oracle cannot be trusted for this request")
         except Exception as exc:  # a refused request is reported, the rest still replayed
-            result = RequestResult(index, record.t, record.session, record.api, 0, 0, 0, None, divergence,
-                                   f"{type(exc).__name__}: {exc}")
+            error = f"{type(exc).__name__}: {exc}"
+            result = RequestResult(index, record.t, record.session, record.api, 0, 0, 0, None, divergence, error,
+                                   refusal(error))
         else:
             oracle.record(prompt, replay.output_token_ids or [])
-            divergence = in_prompt_tokens(divergence, prompt, prompts)
+            recounted = in_prompt_tokens(divergence, prompt, prompts)
             prompts[index] = prompt
-            if replay.cached_tokens < best and divergence is not None:
-                divergence = divergence.with_cause(
-                    "evicted", f"the backend cached {replay.cached_tokens:,} of the {best:,} tokens an ample "
-                               "cache would hold (evicted, or still being computed by another request)")
+            cause = eviction(replay.cached_tokens, best) or template_drop(
+                divergence, reference.share(record), best, len(prompt), replay.cached_tokens, backend.oracle_exact)
             result = RequestResult(index, record.t, record.session, record.api, replay.prompt_tokens,
-                                   replay.cached_tokens, best, replay.ttft_s, divergence)
+                                   replay.cached_tokens, best, replay.ttft_s, recounted, engine_cause=cause)
         report.requests.append(result)
         if progress is not None:
             progress(index + 1, len(records), result)
     report.oracle_exact = backend.oracle_exact
     report.notes.extend(getattr(backend, "notes", []))
     if any(r.cached_tokens > r.oracle_tokens for r in report.requests):
-        report.notes.append("the backend cached more than the oracle allows: its cache was warm before the replay "
-                            "(rerun with --reset-cache) or it shares blocks the trace did not compute")
+        why = "(rerun with --reset-cache)" if not reset_cache else f"({reset_refused})" if reset_refused else \
+            "(the reset was accepted, so another client's requests filled it)"
+        report.notes.append(f"the backend cached more than the oracle allows: its cache was warm before the replay "
+                            f"{why} or it shares blocks the trace did not compute")
+    report.oracle_source = getattr(backend, "oracle_source", report.oracle_source)
     return report
+
+
+class ChatMLReference:
+    """Prefix reuse under the classifier's ChatML rendering (every layer rendered), per token, request by request:
+    the yardstick :func:`~promptcache.verify.verdict.template_drop` holds the server's own reuse against."""
+
+    def __init__(self) -> None:
+        from local_backend.oracle import PrefixTrieOracle
+
+        self._oracle = PrefixTrieOracle(1)
+
+    def share(self, record: TraceRecord) -> float:
+        """The share (0..1) of ``record``'s ChatML prompt that earlier records' prompts could lend; then records
+        it. 0 when the body cannot be rendered."""
+        from promptcache.tokens.chatml import encode_chatml
+        from promptcache.verify.backends import openai_body
+
+        try:
+            chat = openai_body(record.api, record.body)
+            ids = encode_chatml(chat["messages"], chat.get("tools"))
+        except (ValueError, TypeError, KeyError):
+            return 0.0
+        share = self._oracle.hit_tokens(ids) / len(ids) if ids else 0.0
+        self._oracle.record(ids, [])
+        return share
+
+
+def _reset(backend: Any) -> tuple[bool, str | None]:
+    """``backend.reset_cache()`` as ``(done, why not)`` (a backend answering a bare bool is read as done / not)."""
+    answer = backend.reset_cache()
+    if isinstance(answer, tuple):
+        return answer
+    return bool(answer), None if answer else "refused"

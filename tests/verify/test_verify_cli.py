@@ -98,7 +98,7 @@ def test_an_unreachable_url_is_a_clear_exit_2(traces_dir):
         assert "start the server" in result.stderr and "Traceback" not in result.output
 
 
-def test_failed_requests_exit_2_when_nothing_was_measured_or_a_gate_is_set(run, traces_dir, tmp_path):
+def test_failed_requests_exit_2_unless_allowed(run, traces_dir, tmp_path):
     lines = [json.loads(line) for line in (traces_dir / TRACE).read_text().splitlines()[:2]]
     broken = [{**record, "body": {**record["body"], "tools": [{"name": "x"}]}} for record in lines]
     all_bad = tmp_path / "all_bad.jsonl"
@@ -109,6 +109,9 @@ def test_failed_requests_exit_2_when_nothing_was_measured_or_a_gate_is_set(run, 
     assert summary["hit_rate"] is None and summary["hit_vs_oracle"] is None and summary["errors"] == 2
     one_bad = tmp_path / "one_bad.jsonl"
     one_bad.write_text(json.dumps(lines[0]) + "\n" + json.dumps(broken[1]) + "\n")
-    assert run(str(one_bad), "--format", "json").exit_code == 0  # no gate: reported in 'failed'
+    failed = run(str(one_bad), "--format", "json")
+    assert failed.exit_code == 2 and "1 of 2 requests failed (first: index 1: ValueError: " in failed.stderr
+    assert "pass --allow-failures" in failed.stderr and json.loads(failed.stdout)["summary"]["failed"][0]["index"] == 1
+    assert run(str(one_bad), "--format", "json", "--allow-failures").exit_code == 0  # still listed in 'failed'
     gated = run(str(one_bad), "--format", "json", "--min-hit-rate", "0")
     assert gated.exit_code == 2 and "1 of 2 requests failed" in gated.stderr

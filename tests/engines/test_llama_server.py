@@ -1,0 +1,170 @@
+"""``promptcache verify --backend URL`` against a real llama.cpp ``llama-server`` serving the embedded model (GGUF).
+
+Each replay gets a fresh server (llama.cpp has no cache reset route). The per-trace figures (local engine and
+llama-server) are written to ``build/llama.cpp/engines_table.md``, which ``make test-engines`` prints.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from llama_support import running_server
+
+from promptcache.cli import main
+from promptcache.tokens.chatml import chatml_encoding, encode_chatml
+from promptcache.trace.records import read_trace
+from promptcache.verify.backends import HTTPBackend, LocalBackend, openai_body
+from promptcache.verify.report import verify_trace
+
+ONE_SLOT = ("--parallel", "1", "--ctx-size", "16384", "--cache-ram", "0")
+"""One slot, one sequence, no host-memory prompt cache: interleaved sessions evict each other."""
+TABLE = Path(__file__).resolve().parents[2] / "build" / "llama.cpp" / "engines_table.md"
+ROWS: dict[str, dict[str, str]] = {}
+
+
+@pytest.fixture(scope="module")
+def traces(traces_dir):
+    return sorted(traces_dir.glob("*.jsonl"))
+
+
+def replay(url: str, records, **options):
+    backend = HTTPBackend(url, **options)
+    try:
+        return verify_trace(records, backend), backend
+    finally:
+        backend.close()
+
+
+def local_engine():
+    """A tiny random model with the embedded model's vocabulary and ChatML tokenizer (same token ids, fast)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from local_backend import LocalEngine
+    from local_backend.embedded import EMBEDDED_CONTEXT, EMBEDDED_VOCAB
+    from local_backend.tokenizer import ChatMLTokenizer
+
+    config = LlamaConfig(vocab_size=EMBEDDED_VOCAB, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                         num_attention_heads=1, num_key_value_heads=1, max_position_embeddings=EMBEDDED_CONTEXT,
+                         tie_word_embeddings=True, bos_token_id=None, pad_token_id=None)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = LlamaForCausalLM(config).eval()
+    return LocalEngine(model, tokenizer=ChatMLTokenizer(), num_blocks=16_384)
+
+
+def figures(report) -> str:
+    s = report.summary()
+    ratio = "n/a" if s["hit_vs_oracle"] is None else f"{s['hit_vs_oracle']:.3f}"
+    return f"{s['hit_rate']:.1%} / {s['oracle_hit_rate']:.1%} / {ratio}"
+
+
+def test_the_server_tokenises_as_the_embedded_tokenizer(tmp_path, traces):
+    import httpx
+
+    text = "Hello, world!  It's 14:00:23 UTC; naïve café ✓ <b>bold</b>\n\n  indented\tx = f(1, 2)\n"
+    records = [read_trace(path)[0] for path in traces]
+    with running_server(*ONE_SLOT, log=tmp_path / "server.log") as url:
+        ids = httpx.post(f"{url}/tokenize", json={"content": text, "parse_special": False}).json()["tokens"]
+        backend = HTTPBackend(url)
+        try:
+            served = [backend.prompt_ids(r.api, r.body) for r in records]
+        finally:
+            backend.close()
+    assert ids == chatml_encoding().encode(text, disallowed_special=())
+    assert backend.engine == "llama.cpp" and backend.block_size == 1
+    assert backend.oracle_source == "the server's /apply-template + /tokenize"
+    for path, record, prompt in zip(traces, records, served):
+        chat = openai_body(record.api, record.body)
+        if path.name == "bad_agent_tool_shuffle.jsonl":
+            # llama-server re-serialises each tool ("type", then "function": name, description, parameters), so a
+            # tool's key order as sent does not reach the prompt: the same length, other tokens
+            assert prompt != encode_chatml(chat["messages"], chat.get("tools"))
+            continue
+        assert prompt == encode_chatml(chat["messages"], chat.get("tools")), record.session
+
+
+def test_sequential_single_session_replays_hit_the_oracle(tmp_path, traces):
+    for path in traces:
+        records = read_trace(path)
+        session = [r for r in records if r.session == records[0].session]
+        with running_server(*ONE_SLOT, log=tmp_path / f"{path.stem}.log") as url:
+            report, backend = replay(url, session)
+        summary = report.summary()
+        assert summary["errors"] == 0 and summary["oracle"] == "exact", summary["failed"]
+        assert summary["oracle_source"] == "the server's /apply-template + /tokenize" and summary["engine"] == "llama.cpp"
+        if summary["oracle_hit_rate"] >= 0.05:  # a ratio of near-zero figures (a few tokens) says nothing
+            assert summary["hit_vs_oracle"] >= 0.95, (path.name, figures(report))
+        ROWS.setdefault(path.name, {})["single"] = f"{len(session)} req: {figures(report)}"
+
+
+def test_interleaved_sessions_on_one_slot_keep_the_app_verdict_and_blame_the_engine(tmp_path, traces):
+    engine = local_engine()
+    for path in traces:
+        records = read_trace(path)
+        engine.reset_prefix_cache()
+        local = verify_trace(records, LocalBackend(engine))
+        with running_server(*ONE_SLOT, log=tmp_path / f"{path.stem}.log") as url:
+            served, _ = replay(url, records)
+        assert served.errors == 0, served.summary()["failed"]
+        local_summary, summary = local.summary(), served.summary()
+        assert summary["good"] == local_summary["good"], (path.name, summary["verdict"])
+        assert summary["app_verdict"] == local_summary["app_verdict"], path.name
+        sessions = len({r.session for r in records})
+        evicted = [c for c in summary["engine_causes"] if c["cause"] == "evicted"]
+        if sessions == 1 and summary["oracle_hit_rate"] >= 0.05:
+            assert summary["hit_vs_oracle"] >= 0.95, (path.name, figures(served))
+        if evicted:
+            assert "engine: evicted on" in summary["verdict"] and "--parallel N" in summary["verdict"]
+        ROWS.setdefault(path.name, {}).update(
+            sessions=str(sessions), local=f"{figures(local)}", local_verdict=local_summary["verdict"],
+            llama=figures(served), app=summary["app_verdict"], engine=summary["engine_verdict"] or "-")
+    # multi-session traces interleave: one slot cannot hold them all, and the engine verdict says so
+    multi = [p.name for p in traces if int(ROWS[p.name]["sessions"]) > 1]
+    assert any("evicted on" in ROWS[name]["engine"] for name in multi)
+    write_table()
+
+
+def test_a_template_that_drops_tools_is_reported_as_the_engines(tmp_path, traces_dir):
+    trace = traces_dir / "bad_agent_tool_shuffle.jsonl"
+    with running_server("--chat-template", "chatml", *ONE_SLOT, log=tmp_path / "server.log") as url:
+        result = CliRunner().invoke(main, ["verify", str(trace), "--backend", url], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.stdout.split())
+    assert "verdict: app: bad: tools_changed on" in out
+    assert "engine: the server's chat template does not render tools as sent on" in out
+    ROWS.setdefault(trace.name, {})["chatml"] = out[out.index("verdict:"):].split(" worst requests")[0]
+    write_table()
+
+
+def test_a_too_small_context_counts_failed_requests(tmp_path, traces_dir):
+    trace = traces_dir / "bad_summarize_each_turn.jsonl"  # 1,683-2,166 tokens a request
+    with running_server("--parallel", "1", "--ctx-size", "2048", log=tmp_path / "server.log") as url:
+        failed = CliRunner().invoke(main, ["verify", str(trace), "--backend", url, "--format", "json",
+                                           "--reset-cache"])
+        allowed = CliRunner().invoke(main, ["verify", str(trace), "--backend", url, "--allow-failures"],
+                                     env={"COLUMNS": "80"})
+    assert failed.exit_code == 2, failed.output
+    summary = json.loads(failed.stdout)["summary"]
+    count = summary["errors"]
+    assert 0 < count < 12 and f"{count} of 12 requests failed" in failed.stderr
+    assert "pass --allow-failures" in failed.stderr
+    assert f"refused {count} of 12 requests" in summary["verdict"]
+    assert any("restart the server" in note for note in summary["notes"])
+    assert allowed.exit_code == 0, allowed.output
+    ROWS.setdefault(trace.name, {})["small_ctx"] = failed.stderr.strip()
+
+
+def write_table() -> None:
+    TABLE.parent.mkdir(parents=True, exist_ok=True)
+    lines = ["| trace | sessions | local: hit / oracle / hit÷oracle | llama-server (1 slot) | app verdict | "
+             "engine verdict | single session on llama-server |", "|---|---:|---|---|---|---|---|"]
+    for name, row in sorted(ROWS.items()):
+        lines.append(f"| {name} | {row.get('sessions', '')} | {row.get('local', '')} | {row.get('llama', '')} | "
+                     f"{row.get('app', '')} | {row.get('engine', '')} | {row.get('single', '')} |")
+    extra = [f"- {name}: {key}: {row[key]}" for name, row in sorted(ROWS.items()) for key in ("chatml", "small_ctx")
+             if key in row]
+    TABLE.write_text("\n".join(lines + [""] + extra) + "\n")
