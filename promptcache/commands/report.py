@@ -19,6 +19,7 @@ from promptcache.commands.options import (AS_OF, STRICT_ADVICE, print_warnings,
                                          skipped_lines, warn_then_exit_on_error, writable_file)
 from promptcache.commands.tables import stdout_console
 from promptcache.providers.profiles import PROVIDERS
+from promptcache.providers.userfile import ProvidersFileError, use_user_rules
 from promptcache.trace.records import EmptyTraceError, TraceFormatError
 
 
@@ -97,7 +98,10 @@ def _replayed(trace: Path, strict: bool, backend: str, model, tokenizer, block_s
 @click.option("--block-size", type=click.IntRange(min=1), default=16, show_default=True,
               help="--backend: KV block size (the server's, for a URL).")
 @click.option("--strict", is_flag=True, help="Fail on a malformed trace line instead of skipping it.")
-def report(trace, output, backend, provider, model, as_of, unit, tokenizer, block_size, strict):
+@click.option("--providers", "rules_file", type=click.Path(dir_okay=False, path_type=str),
+              help="Simulation: a rules file that overrides or adds models, as for simulate [default: "
+                   "[tool.promptcache.providers] in pyproject.toml, if any].")
+def report(trace, output, backend, provider, model, as_of, unit, tokenizer, block_size, strict, rules_file):
     """Write an HTML report of TRACE's prompt-cache behaviour: per request a bar of cached / written /
     uncached prompt tokens with the oracle's best, the session and the miss cause; click a request for
     its first divergence. At the top: the hit rate, the cost with and without caching, the top causes.
@@ -113,10 +117,16 @@ def report(trace, output, backend, provider, model, as_of, unit, tokenizer, bloc
         if block_size != 16 or tokenizer:
             raise click.UsageError("--block-size and --tokenizer need --backend (a simulation uses the provider's "
                                    "rules)")
+        try:
+            use_user_rules(rules_file)
+        except ProvidersFileError as exc:
+            err.print(f"error: {exc}", markup=False)
+            sys.exit(2)
         data = _simulated(trace, strict, provider, model, as_of, unit, err)
     else:
-        if provider or as_of or unit:
-            raise click.UsageError("--provider, --as-of and --unit are for a simulation; drop them with --backend")
+        if provider or as_of or unit or rules_file:
+            raise click.UsageError("--provider, --as-of, --unit and --providers are for a simulation; drop them "
+                                   "with --backend")
         data = _replayed(trace, strict, backend, model, tokenizer, block_size, err)
     for note in data.notes:
         err.print(f"note: {note}", markup=False)

@@ -148,3 +148,17 @@ def test_a_trace_with_skipped_lines_is_reported_incomplete(shared_dir, tmp_path)
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert '<body class="incomplete"' in page
     assert "broken.jsonl:2: not JSON (Expecting value at char 0); line skipped</li>" in page
+
+
+def test_report_takes_a_providers_rules_file_as_simulate_does(shared_dir, tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[providers.anthropic.models]]\nid = "claude-sonnet-4-5"\ninput_usd_per_mtok = 1.5\n',
+                     encoding="utf-8")
+    trace = str(shared_dir / "traces" / "good_support_chat.jsonl")
+    pages = []
+    for extra in ([], ["--providers", str(rules)]):
+        out = tmp_path / f"r{len(pages)}.html"
+        assert CliRunner().invoke(main, ["report", trace, "-o", str(out), *extra]).exit_code == 0
+        pages.append(out.read_text(encoding="utf-8"))
+    costs = [re.search(r'class="value">\$([0-9.]+)', page).group(1) for page in pages]
+    assert costs == ["0.0494", "0.0247"]  # half the list price of claude-sonnet-4-5 ($3 -> $1.5 per Mtok)
