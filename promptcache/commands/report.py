@@ -53,7 +53,7 @@ def _simulated(trace: Path, strict: bool, provider, model, as_of, unit, err: Con
     return from_simulation(simulation, str(trace), skipped=skipped_lines(caught))
 
 
-def _replayed(trace: Path, strict: bool, backend: str, model, tokenizer, block_size: int, err: Console):
+def _replayed(trace: Path, strict: bool, backend: str, model, tokenizer, block_size: int, api_key, err: Console):
     from promptcache.commands.backend import ENGINE_MODULES, check_model_options, opening_backend, require_backend
     from promptcache.report import from_verify
     from promptcache.commands.verify import read_records
@@ -68,7 +68,7 @@ def _replayed(trace: Path, strict: bool, backend: str, model, tokenizer, block_s
     from promptcache.verify.report import verify_trace
 
     with opening_backend(backend, err):
-        engine = make_backend(backend, model=model, max_tokens=1, block_size=block_size, api_key=None,
+        engine = make_backend(backend, model=model, max_tokens=1, block_size=block_size, api_key=api_key,
                               kv_cache_mb=None, num_blocks=None, eviction="lru", tokenizer=tokenizer)
     with warnings.catch_warnings(record=True) as caught, err.status(f"replaying {len(records)} requests"):
         warnings.simplefilter("always")
@@ -98,10 +98,12 @@ def _replayed(trace: Path, strict: bool, backend: str, model, tokenizer, block_s
 @click.option("--block-size", type=click.IntRange(min=1), default=16, show_default=True,
               help="--backend: KV block size (the server's, for a URL).")
 @click.option("--strict", is_flag=True, help="Fail on a malformed trace line instead of skipping it.")
+@click.option("--api-key", envvar="OPENAI_API_KEY", show_envvar=True, default=None,
+              help="--backend URL: the bearer token of a server started with --api-key.")
 @click.option("--providers", "rules_file", type=click.Path(dir_okay=False, path_type=str),
               help="Simulation: a rules file that overrides or adds models, as for simulate [default: "
                    "[tool.promptcache.providers] in pyproject.toml, if any].")
-def report(trace, output, backend, provider, model, as_of, unit, tokenizer, block_size, strict, rules_file):
+def report(trace, output, backend, provider, model, as_of, unit, tokenizer, block_size, strict, api_key, rules_file):
     """Write an HTML report of TRACE's prompt-cache behaviour: per request a bar of cached / written /
     uncached prompt tokens with the oracle's best, the session and the miss cause; click a request for
     its first divergence. At the top: the hit rate, the cost with and without caching, the top causes.
@@ -127,7 +129,7 @@ def report(trace, output, backend, provider, model, as_of, unit, tokenizer, bloc
         if provider or as_of or unit or rules_file:
             raise click.UsageError("--provider, --as-of, --unit and --providers are for a simulation; drop them "
                                    "with --backend")
-        data = _replayed(trace, strict, backend, model, tokenizer, block_size, err)
+        data = _replayed(trace, strict, backend, model, tokenizer, block_size, api_key, err)
     for note in data.notes:
         err.print(f"note: {note}", markup=False)
     save_report(data, output or Path(trace.stem + ".html"), err)
