@@ -152,7 +152,7 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
     with opening_backend(backend, err):
         engine = make_backend(backend, model=model, max_tokens=max_tokens, block_size=block_size, api_key=api_key,
                               engine=engine, kv_cache_mb=kv_cache_mb, num_blocks=num_blocks, eviction=eviction, tokenizer=tokenizer)
-    with warnings.catch_warnings(record=True) as caught, replay_progress(err) as progress:
+    with warnings.catch_warnings(record=True) as caught, replay_progress(err, len(records)) as progress:
         warnings.simplefilter("always")
         try:
             report = verify_trace(records, engine, reset_cache=reset_cache, progress=progress, name=str(trace))
@@ -183,10 +183,10 @@ def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb
 
 
 @contextmanager
-def replay_progress(err: Console) -> Iterator[Callable[[int, int, RequestResult], None]]:
-    """A transient progress bar on ``err`` when it is a terminal (requests done / total, ETA); yields the
+def replay_progress(err: Console, total: int | None = None) -> Iterator[Callable[[int, int, RequestResult], None]]:
+    """A transient progress bar on ``err`` when it is a terminal (requests done / ``total``, ETA); yields the
     ``progress`` callback of :func:`verify_trace`."""
-    with progress_bar(err, "replaying", unit="requests") as update:
+    with progress_bar(err, "replaying", total, unit="requests") as update:
         def progress(done: int, total: int, result: RequestResult) -> None:
             update(done, total, f"{result.session}: {result.cached_tokens:,}/{result.prompt_tokens:,} cached")
         yield progress
