@@ -11,7 +11,7 @@ import dataclasses
 
 from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
-from promptcache.lint.rule import FlowRule, Invalid
+from promptcache.lint.rule import FlowRule, Invalid, Valid
 
 _CLAUDE = 'import anthropic\nclient = anthropic.Anthropic()\n'
 _OPENAI = 'from openai import OpenAI\nclient = OpenAI()\n'
@@ -53,7 +53,12 @@ class VolatileInSystemPrompt(FlowRule):
     ## When it does not fire
     The value goes into the final user message, a tracing header, a log line
     or a retry delay, or into an Anthropic system block after the request's last
-    ``cache_control`` breakpoint (when the module marks no message); ``time.strftime`` is given an explicit time; the module
+    ``cache_control`` breakpoint (only when nothing can mark a later place: no
+    ``cache_control=`` on the request, which is automatic caching, no marker
+    elsewhere in the module, and no history built by a helper it cannot see
+    into); an id or timestamp keyword of a class or a context manager whose
+    object is not rendered whole (``RunContext(run_id=...)`` handed on; but
+    ``asdict(ctx)`` or ``SystemPrompt(...).render()`` may render it); ``time.strftime`` is given an explicit time; the module
     has no LLM call and no prompt-named constant that an LLM file imports.
     """
 
@@ -116,6 +121,15 @@ class VolatileInSystemPrompt(FlowRule):
         # A prompt builder returning (text, length): the text is still the prompt.
         Invalid(_CLAUDE + "from datetime import datetime\ndef build_system_prompt(user_id):\n    text = f'You help {user_id} at {datetime.now()}'\n    return text, len(text)\n", line=6),
         Invalid(_CLAUDE + "from datetime import datetime\ndef ask(q):\n    return client.messages.create(model='m', system=f'Now: {datetime.now()}', messages=[])\n", line=5),
+        # Issue 11 review: automatic caching (`cache_control=` on the request) and a marker an imported helper
+        # adds to the history put the system blocks before a breakpoint.
+        Invalid(_CLAUDE + f"from datetime import datetime\nRULES = open('rules.md').read()\ndef ask(q, history):\n    return client.messages.create(model='m', cache_control={{'type': 'ephemeral'}}, system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'Now: {{datetime.now()}}'}}], messages=history + [q])\n", line=6),
+        Invalid(_CLAUDE + f"from datetime import datetime\nfrom .cache import mark_last\nRULES = open('rules.md').read()\ndef ask(q, history):\n    history = mark_last(history)\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'Now: {{datetime.now()}}'}}], messages=history + [q])\n", line=8),
+        # Issue 11 review: a timestamp keyword is metadata only while the object is not rendered whole
+        # (`asdict`, `.render()`), and only for a class or a context manager (a function may render it).
+        Invalid(_OPENAI + "from dataclasses import asdict\nfrom datetime import datetime\nfrom .ctx import PromptContext\nTEMPLATE = 'Current time: {now}. Locale: {locale}.'\ndef ask(history, q):\n    ctx = PromptContext(locale='en', now=datetime.now())\n    system = TEMPLATE.format(**asdict(ctx))\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, *history, q])\n", line=10),
+        Invalid(_CLAUDE + "from datetime import datetime\nfrom .prompts import SystemPrompt\ndef ask(history, q):\n    sp = SystemPrompt(base='You are helpful.', timestamp=datetime.now().isoformat())\n    return client.messages.create(model='m', system=sp.render(), messages=history + [q])\n", line=7),
+        Invalid(_OPENAI + "from datetime import datetime\nfrom .prompts import prompt_registry\ndef ask(history, q):\n    p = prompt_registry.render(name='support-system', now=datetime.now())\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': p.text}, *history, q])\n", line=7),
         # int() / round() drop ordering taint only: the number is still the clock.
         Invalid(_CLAUDE + "import time\ndef ask(q):\n    return client.messages.create(model='m', system=f'Epoch {int(time.time())}', messages=[])\n", line=5),
         Invalid(_CLAUDE + "import time\ndef ask(q):\n    return client.messages.create(model='m', system='Seed: %d' % round(time.time()), messages=[])\n", line=5),
@@ -165,11 +179,16 @@ class PerRequestDataInSystemPrompt(FlowRule):
     script's command-line arguments parsed at module level, a value the script's
     ``main()`` reads once outside any loop, an object built from source constants
     only), when all its callers are visible: a private or nested function, or any
-    function of a script (``if __name__ == "__main__":``) or of a pytest module;
-    a parameter typed as a number, a flag, a class or a ``Literal`` (a task
-    setting); the ``messages`` / ``tools`` a converter is given; a parameter's
-    prompt field with text added (``data.instructions + " Be brief."``: a prompt
-    passed through).
+    function of a script (``if __name__ == "__main__":``) or of a pytest module
+    (by file name: ``test_*.py``, ``*_test.py``, ``conftest.py``); a parameter
+    whose only value in the module is its literal default (no call passes it);
+    a parameter typed as a class (``type[...]``: code); the ``messages`` /
+    ``tools`` a converter is given as a whole (a value picked from one message,
+    such as a language detected from ``messages[-1]``, is reported); a
+    parameter's prompt field written back into the same field with text added
+    (``ModelInputData(instructions=data.instructions + " Be brief.")``: a prompt
+    passed through). A number or a ``Literal`` annotation does not make a
+    parameter a setting: a customer number or a plan tier is per-user data.
     """
 
     code = "PC102"
@@ -197,19 +216,20 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + f"RULES = open('rules.md').read()\ndef ask(user, q):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'You talk to {{user.name}}.'}}], messages=[q])\n",
         # Issue 11 (openai-agents-python): a task definition built from constants only (scenario steps) is the same
         # in every process, and a pytest module's functions are called only by it.
-        _OPENAI + "from .types import Step\nTOOL = 'echo'\ndef run_step(step, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Always call {step.tool_name}.'}, {'role': 'user', 'content': q}])\ndef test_steps():\n    steps = [Step(tool_name=TOOL), Step(tool_name='note')]\n    run_step(steps[0], 'hi')\n    run_step(steps[1], 'hi')\n",
+        Valid(_OPENAI + "from .types import Step\nTOOL = 'echo'\ndef run_step(step, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Always call {step.tool_name}.'}, {'role': 'user', 'content': q}])\ndef test_steps():\n    steps = [Step(tool_name=TOOL), Step(tool_name='note')]\n    run_step(steps[0], 'hi')\n    run_step(steps[1], 'hi')\n", path="tests/test_hitl_session_scenario.py"),
         # Issue 11 (OpenHands): a system message built once per conversation object in `__init__`; a converter that
         # re-maps the system message it is given and describes the agent's tools.
         _OPENAI + "class FakeUser:\n    def __init__(self, issue, hints):\n        self.history = [{'role': 'system', 'content': f'You reported: {issue}\\nHints: {hints}'}]\n    def reply(self, q):\n        self.history.append({'role': 'user', 'content': q})\n        return client.chat.completions.create(model='m', messages=self.history)\n",
         _OPENAI + "def convert(messages, tools):\n    suffix = 'Tools:\\n' + describe(tools)\n    out = []\n    for m in messages:\n        content = m['content']\n        if m['role'] == 'system':\n            content += suffix\n            out.append({'role': 'system', 'content': content})\n        else:\n            out.append(m)\n    return client.chat.completions.create(model='m', messages=out)\n",
-        # Issue 11 (pydantic-evals): parameters typed as a class, a count or a literal choice are task settings.
+        # Issue 11 (pydantic-evals): parameters typed as a class are code; a count whose only value in the module is
+        # its default is a setting.
         _CLAUDE + "from typing import Sequence\ndef generate(*, dataset_type: type[Dataset], evaluators: Sequence[type[Evaluator]] = (), n_examples: int = 3):\n    schema = dataset_type.schema_with(evaluators)\n    return client.messages.create(model='m', system=f'Follow this schema:\\n{schema}\\nInclude {n_examples} cases.', messages=[])\n",
         # Issue 11 (aider): the `locale` module and Babel's `Locale` class are code; the host's locale is per process.
         _CLAUDE + "import locale\ntry:\n    from babel import Locale\nexcept ImportError:\n    Locale = None\ndef ask(q):\n    lang = Locale.parse(locale.getlocale()[0]).get_display_name('en') if Locale else 'English'\n    return client.messages.create(model='m', system=f'Reply in {lang}.', messages=[q])\n",
         # Issue 11 (openai-agents-python): a value a script's entry point reads once (`input()` in `main()`, outside
         # any loop) is per process; a parameter's prompt field plus constant text is a prompt passed through.
         _OPENAI + "import asyncio\nasync def run(path):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Answer about the repo at {path}.'}, {'role': 'user', 'content': 'Who commits most?'}])\nasync def main():\n    path = input('Repository: ')\n    await run(path)\nif __name__ == '__main__':\n    asyncio.run(main())\n",
-        _CLAUDE + "def filter_input(data, q):\n    return client.messages.create(model='m', system=(data.instructions or '') + ' Reply briefly.', messages=[q])\n",
+        "from agents import Agent, ModelInputData\ndef filter_input(data):\n    return ModelInputData(input=data.model_data.input, instructions=(data.model_data.instructions or '') + ' Reply briefly.')\n",
         # Issue 11, from real code (openai-agents-python examples): per-process values, not per-request data.
         _CLAUDE + "import argparse\ndef main(repo):\n    return client.messages.create(model='m', system=f'You inspect {repo}.', messages=[])\nif __name__ == '__main__':\n    args = argparse.ArgumentParser().parse_args()\n    main(args.repo)\n",
         _CLAUDE + "SECRET = 'EXAMPLE_SECRET'\ndef _agent(secret_name, q):\n    return client.messages.create(model='m', system=f'Never print ${secret_name}.', messages=[q])\ndef a(q):\n    return _agent(SECRET, q)\ndef b(q):\n    return _agent(secret_name=SECRET, q=q)\n",
@@ -224,6 +244,14 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + "reading_level = 'grade 8'\ndef ask(q):\n    return client.messages.create(model='m', system=f'Write at {reading_level}.', messages=[])\n",
     ]
     INVALID = [
+        # Issue 11 review: the exclusions above are data flow, not names. A language detected from the newest
+        # message of the `messages` parameter; a per-user number or plan choice however it is annotated; a
+        # per-user `.instructions` read into another slot; a library module with a `def test_*` health check.
+        Invalid(_OPENAI + "from langdetect import detect\ndef respond(messages):\n    lang = detect(messages[-1]['content'])\n    system = {'role': 'system', 'content': f'You are helpful. Always reply in {lang}.'}\n    return client.chat.completions.create(model='m', messages=[system, *messages])\n", line=6),
+        Invalid(_CLAUDE + "def ask(q: str, customer_number: int):\n    return client.messages.create(model='m', system=f'You help customer #{customer_number}. Be polite.', messages=[{'role': 'user', 'content': q}])\n", line=4),
+        Invalid(_CLAUDE + "from typing import Literal\ndef ask(q: str, history: list, tier: Literal['free', 'pro'], balance: float):\n    return client.messages.create(model='m', system=f'The user is on the {tier} plan with balance {balance:.2f} USD.', messages=history + [q])\n", line=5),
+        Invalid(_CLAUDE + "BASE = 'You are the ACME assistant.'\ndef chat(profile, history, q):\n    system = BASE + \"\\n\\nThe user's own instructions:\\n\" + profile.instructions\n    return client.messages.create(model='m', system=system, messages=history + [q])\n", line=6),
+        Invalid(_CLAUDE + "def answer(account_tier, q):\n    return client.messages.create(model='m', system=f'You help a {account_tier}-tier customer.', messages=[{'role': 'user', 'content': q}])\ndef test_connection():\n    return answer('free', 'ping')\n", line=4, path="support/answers.py"),
         # A value read from the clock is not a source constant.
         Invalid(_CLAUDE + "from datetime import datetime\ndef _run(started, q):\n    return client.messages.create(model='m', system=f'Session started {started}.', messages=[q])\ndef ask(q):\n    return _run(datetime.now().isoformat(), q)\n", line=5),
         # A text parameter beside them is still the request's.

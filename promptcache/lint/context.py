@@ -47,7 +47,7 @@ class FileContext:
     @cached_property
     def flow(self) -> FlowAnalysis:
         """The data-flow answers, built on first use (only files whose rules ask pay for them)."""
-        return FlowAnalysis(self.module, self.index, self.facts, self.config, self.prompt_module)
+        return FlowAnalysis(self.module, self.index, self.facts, self.config, self.prompt_module, self.path)
 
     def add(self, rule: LintRule, node: cst.CSTNode, message: str | SourcedMessage, fix: NodeFix | None) -> None:
         self.reports.append(Report(type(rule), node, message, fix))

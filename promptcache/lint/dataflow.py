@@ -112,15 +112,17 @@ class Flow:
 class FlowAnalysis:
     """Per-file data-flow answers, computed lazily and cached."""
 
-    def __init__(self, module: cst.Module, index: ModuleIndex, facts: TreeFacts, config: LintConfig, prompt_module: bool = False):
+    def __init__(self, module: cst.Module, index: ModuleIndex, facts: TreeFacts, config: LintConfig, prompt_module: bool = False,
+                 path: str = ""):
         self.module = module
+        self.path = path
         self.index = index
         self.facts = facts
         self.config = config
         self.prompt_module = prompt_module
         self.prompt_name = re.compile(config.prompt_name_regex)
         self.sinks = SinkFinder(index, config.extra_sinks)
-        self.taint = TaintEngine(index, self.sinks, re.compile(config.volatile_name_regex), frozenset(config.extra_volatile_sources))
+        self.taint = TaintEngine(index, self.sinks, re.compile(config.volatile_name_regex), frozenset(config.extra_volatile_sources), facts.parent)
 
     # -- module facts --------------------------------------------------------
     @cached_property
@@ -131,7 +133,7 @@ class FlowAnalysis:
     @cached_property
     def call_sites(self) -> CallSites:
         """The module's calls of its own functions, by callee (built on first use)."""
-        return CallSites(self.index, self.module, self.facts)
+        return CallSites(self.index, self.module, self.facts, self.path)
 
     @cached_property
     def builder_calls(self) -> list[tuple[cst.Call, Scope, str]]:
@@ -330,9 +332,12 @@ class FlowAnalysis:
 
         Not: a parameter every call binds to one fixed value (per process: :mod:`promptcache.lint.call_sites`);
         the parameters of ``__init__`` (set once per object: a conversation's system message built when the
-        conversation starts, OpenHands); the conversation or the tool list passed in (``messages``, ``tools``:
-        a converter re-maps the system message it is given and describes the agent's tools, OpenHands'
-        ``convert_fncall_messages_to_non_fncall_messages``; a summary or a tool set per call are other rules').
+        conversation starts, OpenHands); a parameter whose only value in the module is its literal default
+        (no call passes it: ``n_examples: int = 3``, pydantic-evals); the conversation or the tool list passed
+        in as a whole (``messages``, ``tools``: a converter re-maps the system message it is given and
+        describes the agent's tools, OpenHands' ``convert_fncall_messages_to_non_fncall_messages``; a summary
+        or a tool set per call are other rules'), but not a value picked from one of its messages by position
+        (``detect(messages[-1]["content"])``: a locale detected from the newest message, issue 11 review).
         """
         if slot.holder is None or slot.holder.name == "__init__":
             return set()
@@ -341,8 +346,9 @@ class FlowAnalysis:
             (s.func_id, s.index)
             for s in self.taint.of(slot.expr, slot.scope)
             if s.kind == S.PARAM and s.templated and s.func_id == id(slot.holder)
-            and not _conversation_or_tools(params[s.index] if s.index < len(params) else s.detail)
+            and not (_conversation_or_tools(params[s.index] if s.index < len(params) else s.detail) and not s.picked)
             and not self.call_sites.fixed_everywhere(slot.holder, s.index)
+            and not self.call_sites.default_only(slot.holder, s.index)
         }
 
     @cached_property

@@ -13,6 +13,8 @@ packages and reads this registry).
 
 from __future__ import annotations
 
+import dataclasses
+
 import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
@@ -32,9 +34,10 @@ _REGISTRY: dict[str, type[LintRule]] = {}
 
 @dataclass(frozen=True)
 class Valid:
-    """A snippet on which the rule must report nothing."""
+    """A snippet on which the rule must report nothing; ``path`` is the file name it is linted as."""
 
     code: str
+    path: str = "case.py"
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,7 @@ class Invalid:
 
     code: str
     line: int | None = None
+    path: str = "case.py"
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,7 @@ class LintRule:
         for item in items:
             if isinstance(item, str):
                 item = kind(item)
-            out.append(type(item)(textwrap.dedent(item.code).lstrip("\n"), *([item.line] if isinstance(item, Invalid) else [])))
+            out.append(dataclasses.replace(item, code=textwrap.dedent(item.code).lstrip("\n")))
         return out
 
 
