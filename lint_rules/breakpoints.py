@@ -71,12 +71,35 @@ def _anthropic(sink) -> bool:
     return sink.api == "litellm" and isinstance(model, cst.SimpleString) and "claude" in model.value.lower()
 
 
-def _per_request(flow, block: M.Block) -> bool:
+def _per_request(flow, block: M.Block, params_only: bool = False) -> bool:
+    """True when ``block`` differs between requests: a volatile or identity value (unless ``params_only``), or
+    a parameter of the function holding it that its calls do not bind to one fixed value (PC102's judgement,
+    :meth:`promptcache.lint.call_sites.CallSites.fixed_everywhere`)."""
     if block.node is None:
         return False
     holder = flow.holder_of(block.scope)
     for s in flow.taint.of(block.node, block.scope):
-        if s.kind in (S.VOLATILE, S.IDENTITY) or (s.kind == S.PARAM and holder is not None and s.func_id == id(holder)):
+        if s.kind in (S.VOLATILE, S.IDENTITY) and not params_only:
+            return True
+        if s.kind == S.PARAM and holder is not None and s.func_id == id(holder) and not flow.call_sites.fixed_everywhere(holder, s.index):
+            return True
+    return False
+
+
+def _document(flow, blocks: list, first: M.Block) -> bool:
+    """True when the marked ``first`` block is a parameter only (no clock, no identity) and a later block
+    carries another per-request parameter (the question): a document or manual marked once and questioned
+    several times, Anthropic's document-caching pattern; its entry is read by the next question about it."""
+    i = blocks.index(first)
+    later = [b for b in blocks[i + 1:] if not b.marked]
+    if not later or _per_request(flow, first) != _per_request(flow, first, params_only=True):
+        return False
+    mine = {(s.func_id, s.index) for s in flow.taint.of(first.node, first.scope) if s.kind == S.PARAM}
+    for b in later:
+        if b.node is None or not _per_request(flow, b, params_only=True):
+            continue
+        theirs = {(s.func_id, s.index) for s in flow.taint.of(b.node, b.scope) if s.kind == S.PARAM}
+        if theirs - mine:
             return True
     return False
 
@@ -112,7 +135,11 @@ class BreakpointOnVolatileBlock(LintRule):
     ```
 
     ## When it does not fire
-    A marker on the last stable block; a marker on the newest message of a
+    A marker on a document or manual passed in, with the question in a later
+    unmarked block (``[{document, cache_control}, {question}]``: Anthropic's
+    document-caching pattern, each further question about the same document
+    reads the entry); a parameter every call binds to one fixed value (as
+    for PC102); a marker on the last stable block; a marker on the newest message of a
     conversation that is sent again next turn (``[*history, new]``, or a
     history list: the next request reads it back, Anthropic's incremental
     caching); automatic caching (top-level ``cache_control=``); a first
@@ -143,7 +170,7 @@ class BreakpointOnVolatileBlock(LintRule):
             before = lay.blocks[:i]
             if any(b.part == "messages" and b.node is None for b in before):
                 continue
-            if not before or not _per_request(flow, first):
+            if not before or not _per_request(flow, first) or _document(flow, lay.blocks, first):
                 continue
             if all(b.node is not None and _per_request(flow, b) for b in before):
                 continue
@@ -155,6 +182,9 @@ class BreakpointOnVolatileBlock(LintRule):
         _CLAUDE + f"DOCS = 'Reference.'\ndef ask(history, q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, system=DOCS,\n        messages=[*history, {{'role': 'user', 'content': [{{'type': 'text', 'text': q, {_MARK}}}]}}])\n",
         # Automatic caching.
         _CLAUDE + "DOCS = 'Reference.'\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, system=DOCS, cache_control={'type': 'ephemeral'},\n        messages=[{'role': 'user', 'content': q}])\n",
+        # Issue 11 review: a document (or manual) marked once and questioned several times; the question follows it.
+        _CLAUDE + f"def ask_about(document, question):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, system='You answer questions about the document.',\n        messages=[{{'role': 'user', 'content': [{{'type': 'text', 'text': document, {_MARK}}}, {{'type': 'text', 'text': question}}]}}])\n",
+        _CLAUDE + f"def ask_about(manual_text, question):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9,\n        system=[{{'type': 'text', 'text': 'You answer questions about the manual.'}}, {{'type': 'text', 'text': manual_text, {_MARK}}}],\n        messages=[{{'role': 'user', 'content': question}}])\n",
         # The stable prefix is marked first; the marker on the question is only a second write.
         _CLAUDE + f"DOCS = 'Reference.'\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, system=[{{'type': 'text', 'text': DOCS, {_MARK}}}],\n        messages=[{{'role': 'user', 'content': [{{'type': 'text', 'text': q, {_MARK}}}]}}])\n",
     ]

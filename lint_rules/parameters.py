@@ -14,7 +14,7 @@ import libcst as cst
 
 from promptcache.lint.finding import Severity
 from promptcache.lint.index import Scope
-from promptcache.lint.param_churn import ABSENT, OptionChurnRule, in_loop, persistent, resolve, value_key
+from promptcache.lint.param_churn import ABSENT, OptionChurnRule, in_loop, persistent, resolve, together, value_key
 from promptcache.lint.rule import Invalid
 from promptcache.lint.sinks import Sink
 from promptcache.lint.walk import descendants
@@ -55,7 +55,10 @@ class ModelSwitchOnSharedHistory(OptionChurnRule):
     ## When it does not fire
     One model per conversation (a constant, or one value chosen before the
     conversation loop); calls over different lists (a one-off summary request
-    built as a new literal list); a call in an ``except`` handler (a fallback
+    built as a new literal list); two calls that both run on every turn, each
+    over its own list (a cheap model titles ``history + [ask]``, the main
+    model answers over ``history``: each model sees every turn and keeps its
+    own cache warm); a call in an ``except`` handler (a fallback
     on error); two branches of one ``if`` over a history that lives only for
     the call; values that are not known statically (two different names are
     not assumed to hold different models).
@@ -68,6 +71,10 @@ class ModelSwitchOnSharedHistory(OptionChurnRule):
     message = ("model switch on a shared history" + _TAIL + "a provider's cache belongs to one model, so this call "
                "re-reads the whole history at the full input price; keep one model per conversation")
 
+    def skip_pair(self, pair) -> bool:
+        """A consistent two-model pattern (:func:`promptcache.lint.param_churn.together`): not a switch."""
+        return together(self.flow, pair)
+
     VALID = [
         _CLAUDE + "MODEL = 'claude-sonnet-4-5'\ndef turn(history, q):\n    history.append({'role': 'user', 'content': q})\n    r = client.messages.create(model=MODEL, max_tokens=9, messages=history)\n    r2 = client.messages.create(model=MODEL, max_tokens=9, messages=history)\n",
         # A summary of the history goes to a cheap model as a new one-message request: not the same list.
@@ -78,6 +85,9 @@ class ModelSwitchOnSharedHistory(OptionChurnRule):
         _CLAUDE + "def ask(history):\n    try:\n        return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, messages=history)\n    except anthropic.APIStatusError:\n        return client.messages.create(model='claude-haiku-4-5', max_tokens=9, messages=history)\n",
         # A per-process choice of provider (a self attribute), not a per-call one.
         _CLAUDE + "class Bot:\n    def ask(self, history, q):\n        history.append({'role': 'user', 'content': q})\n        if self.fast:\n            return client.messages.create(model='claude-haiku-4-5', max_tokens=9, messages=history)\n        else:\n            return client.messages.create(model='claude-opus-4-1', max_tokens=9, messages=history)\n",
+        # Issue 11 review: each turn a cheap model titles `history + [ask]` and the main model answers over `history`:
+        # both run every turn, each keeps its own cache warm.
+        _CLAUDE + "def turn(history, q):\n    history.append({'role': 'user', 'content': q})\n    title = client.messages.create(model='claude-haiku-4-5', max_tokens=20, messages=history + [{'role': 'user', 'content': 'Give this chat a title.'}])\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=512, messages=history)\n",
         # Fresh history per call, one branch runs: one model per conversation.
         _CLAUDE + "def ask(q, hard):\n    messages = [{'role': 'user', 'content': q}]\n    if hard:\n        return client.messages.create(model='claude-opus-4-1', max_tokens=9, messages=messages)\n    else:\n        return client.messages.create(model='claude-haiku-4-5', max_tokens=9, messages=messages)\n",
     ]

@@ -146,6 +146,26 @@ def shared_pairs(flow: FlowAnalysis) -> list[Pair]:
     return out
 
 
+def together(flow: FlowAnalysis, pair: Pair) -> bool:
+    """True when the two calls of ``pair`` send different lists (``history + [title_request]`` and
+    ``history``) and both run on every pass (no ``if`` or ``try`` holds one but not the other): each call then
+    sees every turn's prefix, so each keeps its own cache warm (a consistent two-model pattern)."""
+    texts = {flow.code(e) for s in (pair.earlier, pair.later) for _, e in s.conversation()[:1]}
+    if len(texts) < 2:
+        return False
+    guards = (cst.If, cst.IfExp, cst.Try, cst.ExceptHandler, cst.While, cst.For)
+
+    def held(node: cst.CSTNode) -> set[int]:
+        out = set()
+        for anc in flow.facts.ancestors(node):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+                break
+            if isinstance(anc, guards):
+                out.add(id(anc))
+        return out
+    return held(pair.earlier.call) == held(pair.later.call)
+
+
 def _literal(flow: FlowAnalysis, node: cst.BaseExpression):
     try:
         return ast.literal_eval(flow.code(node).strip())
@@ -260,6 +280,10 @@ class OptionChurnRule(LintRule):
             return self.default_name[kw]
         return None if found == ABSENT else found
 
+    def skip_pair(self, pair: Pair) -> bool:
+        """True for a pair this rule does not judge (none by default)."""
+        return False
+
     def single_site(self, sink: Sink, kw: str) -> list[str]:
         """The values one call site takes on different calls (:func:`varying`)."""
         return varying(self.flow, sink, sink.kw(kw), lambda e, s: self.key(kw, e, s))
@@ -270,6 +294,8 @@ class OptionChurnRule(LintRule):
         flow = self.flow
         reported: set[int] = set()
         for pair in shared_pairs(flow):
+            if self.skip_pair(pair):
+                continue
             for kw in self.keywords:
                 a = self.key(kw, pair.earlier.kw(kw), pair.earlier.scope)
                 b = self.key(kw, pair.later.kw(kw), pair.later.scope)
@@ -292,4 +318,4 @@ class OptionChurnRule(LintRule):
                     break
 
 
-__all__ = ["ABSENT", "OptionChurnRule", "Pair", "in_loop", "keyword_node", "persistent", "shared_pairs", "shown", "value_key", "varying"]
+__all__ = ["ABSENT", "OptionChurnRule", "Pair", "in_loop", "keyword_node", "persistent", "shared_pairs", "shown", "together", "value_key", "varying"]

@@ -283,8 +283,9 @@ class TaintEngine(FieldSensitivity):
         base = self.of(e.value, scope)
         if self.index.qualified(e.value, scope) == "os.environ":
             return frozenset({source(S.ENV, "os.environ", e)})
-        if len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index) and _position(e.slice[0].slice.value):
-            base = frozenset(dataclasses.replace(s, picked=True) if s.kind == S.PARAM else s for s in base)
+        if len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index) and _position(e.slice[0].slice.value) and isinstance(e.value, cst.Name):
+            # `messages[-1]`: one element of a parameter list itself (not `content[-1]` of a message mapped in a loop)
+            base = frozenset(dataclasses.replace(s, picked=True) if s.kind == S.PARAM and s.detail == e.value.value else s for s in base)
         if len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index):
             key = key_text(e.slice[0].slice.value)
             if key:
