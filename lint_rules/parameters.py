@@ -24,6 +24,12 @@ _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
 _TAIL = ": {kw}= is {here} here but {there} {how} over the same history `{history}`; "
 
 
+def _anthropic(sink) -> bool:
+    """A call of Anthropic's API (or a Claude model through LiteLLM)."""
+    model = sink.kw("model")
+    return sink.api == "anthropic" or sink.api == "litellm" and isinstance(model, cst.SimpleString) and "claude" in model.value.lower()
+
+
 class ModelSwitchOnSharedHistory(OptionChurnRule):
     """
     ## What it does
@@ -110,8 +116,11 @@ class ToolChoiceChurn(OptionChurnRule):
     ## Why is this bad?
     Anthropic hashes ``tool_choice`` into the message blocks: changing it
     invalidates every cached message, so the call after the change re-reads
-    the whole conversation at the full price (tools and system stay cached).
-    OpenAI renders a forced tool choice into the prompt too.
+    the whole conversation at the full price (tools and system stay cached;
+    provider-cache-rules.md, "Invalidation levels"). OpenAI's caching guide
+    does not list ``tool_choice`` among the settings that change the cached
+    prefix (provider audit 2026-12, [O-G]): on OpenAI the finding says the
+    cost is assumed, not documented.
 
     ## Example
     ```python
@@ -139,6 +148,13 @@ class ToolChoiceChurn(OptionChurnRule):
     default_name = {"tool_choice": "auto"}
     message = ("tool_choice changes over a shared history" + _TAIL + "a different tool_choice invalidates every "
                "cached message block; keep one tool_choice per conversation")
+    openai_message = ("tool_choice changes over a shared history" + _TAIL + "Anthropic invalidates the cached message "
+                      "blocks on this change; OpenAI's caching guide does not list tool_choice among the settings that "
+                      "change the prefix, so a cost here is assumed; keep one tool_choice per conversation")
+
+    def message_for(self, sink) -> str:
+        """The Anthropic claim is documented; the OpenAI one is not (provider audit 2026-12)."""
+        return self.message if _anthropic(sink) else self.openai_message
 
     VALID = [
         _CLAUDE + "TOOL_CHOICE = {'type': 'auto'}\ndef loop(messages, tools):\n    while True:\n        r = client.messages.create(model='m', max_tokens=9, tools=tools, tool_choice=TOOL_CHOICE, messages=messages)\n        if r.stop_reason != 'tool_use':\n            return r\n        messages.append({'role': 'assistant', 'content': r.content})\n",
@@ -168,8 +184,12 @@ class ThinkingOrEffortChurn(OptionChurnRule):
     Anthropic hashes the thinking settings into the message blocks: turning
     thinking on for hard questions and off for the rest makes consecutive
     turns of one conversation miss the cached messages and re-read the whole
-    history. Changing the reasoning settings between turns has the same
-    effect on providers that key the cache on them.
+    history (provider-cache-rules.md, "Invalidation levels"). OpenAI's
+    caching guide (GPT-5.6 era) lists ``reasoning.effort`` and
+    ``text.verbosity`` among the settings that change the cached prefix
+    (provider audit 2026-12, [O-G]); a probe in that audit still read the
+    cached prefix after a change, so how much an OpenAI call re-reads is not
+    settled, and the finding says so.
 
     ## Example
     ```python
@@ -195,6 +215,13 @@ class ThinkingOrEffortChurn(OptionChurnRule):
     default_name = {"thinking": "disabled"}
     message = ("thinking / effort setting changes over a shared history" + _TAIL + "changing it invalidates the "
                "cached message blocks; keep one setting per conversation")
+    openai_message = ("reasoning setting changes over a shared history" + _TAIL + "OpenAI's caching guide lists "
+                      "reasoning effort and verbosity among the settings that change the cached prefix (how much is "
+                      "re-read is not settled); keep one setting per conversation")
+
+    def message_for(self, sink) -> str:
+        """Anthropic's invalidation is documented; OpenAI's is listed but not measured (provider audit 2026-12)."""
+        return self.message if _anthropic(sink) else self.openai_message
 
     VALID = [
         _CLAUDE + "THINKING = {'type': 'enabled', 'budget_tokens': 3000}\ndef turn(history, q):\n    history.append({'role': 'user', 'content': q})\n    r = client.messages.create(model='m', max_tokens=9, thinking=THINKING, messages=history)\n    r2 = client.messages.create(model='m', max_tokens=9, thinking=THINKING, messages=history)\n",
@@ -342,7 +369,8 @@ class PerCallToolSet(OptionChurnRule):
 
     VALID = [
         _CLAUDE + "from .tools import TOOLS\ndef loop(messages):\n    while True:\n        r = client.messages.create(model='m', max_tokens=9, tools=TOOLS, messages=messages)\n        if r.stop_reason != 'tool_use':\n            return r\n        messages.append({'role': 'assistant', 'content': r.content})\n",
-        # A filter on fixed data, computed once.
+        # A filter on fixed data, rebuilt on each pass of the loop: the same list every time (the filter reads only
+        # the module constant ALL, not anything the loop changes).
         _CLAUDE + "from .tools import ALL\ndef loop(messages):\n    for _ in range(5):\n        tools = [t for t in ALL if t['enabled']]\n        r = client.messages.create(model='m', max_tokens=9, tools=tools, messages=messages)\n        messages.append({'role': 'assistant', 'content': r.content})\n",
         # Tools chosen once per conversation, before the loop.
         _OPENAI + "from .tools import ALL\ndef agent(task, allowed):\n    tools = [t for t in ALL if t['function']['name'] in allowed]\n    messages = [{'role': 'user', 'content': task}]\n    for _ in range(5):\n        r = client.chat.completions.create(model='m', messages=messages, tools=tools)\n        messages.append(r.choices[0].message)\n",

@@ -18,6 +18,11 @@ _OPENAI = 'from openai import OpenAI\nclient = OpenAI()\n'
 _CC = '"cache_control": {"type": "ephemeral"}'
 
 
+def _daily(issue) -> bool:
+    """Every volatile source of ``issue`` is a clock read formatted as a date (it changes once a day)."""
+    return bool(issue.sources) and all(s.daily for s in issue.sources if s.kind == S.VOLATILE)
+
+
 class VolatileInSystemPrompt(FlowRule):
     """
     ## What it does
@@ -40,6 +45,12 @@ class VolatileInSystemPrompt(FlowRule):
         messages=[{"role": "user", "content": question}],
     )
     ```
+
+    A clock read only as a date (``date.today()``, ``strftime("%Y-%m-%d")``,
+    ``{now:%Y-%m-%d}``) changes the prefix once a day instead: the first
+    request of each day writes a new cache entry and the rest of the day
+    reads it. That finding says "as a date ... once a day" and is a
+    **warning**, not an error.
 
     ## Use instead
     ```python
@@ -84,9 +95,13 @@ class VolatileInSystemPrompt(FlowRule):
     def issue_message(self, issue):
         """A clock read only as a date says that it changes once a day, not on every request (issue 11)."""
         message = super().issue_message(issue)
-        if issue.sources and all(s.daily for s in issue.sources if s.kind == S.VOLATILE) and hasattr(message, "template"):
+        if _daily(issue) and hasattr(message, "template"):
             return dataclasses.replace(message, template=self.daily_message)
         return message
+
+    def issue_severity(self, issue):
+        """A clock read only as a date costs one cache write a day: a warning, not an error (issue 11)."""
+        return Severity.WARNING if _daily(issue) else None
 
     VALID = [
         # Issue 11: a system block after the last cache breakpoint of the request is never cached.
@@ -98,8 +113,9 @@ class VolatileInSystemPrompt(FlowRule):
         _CLAUDE + "from datetime import datetime\nfrom .types import Params\nasync def build(system, messages):\n    return Params(instructions=system, input=messages, sent=datetime.now())\nasync def ask(messages):\n    params = await build('Be brief.', messages)\n    return client.messages.create(model='m', system=params.instructions, messages=params.input)\n",
         _CLAUDE + "import uuid\ndef ask(agent, q):\n    with agent.session(run_id=uuid.uuid4().hex) as s:\n        return client.messages.create(model='m', system=s.instructions, messages=[q])\n",
         _CLAUDE + "from datetime import datetime\ndef _map_user_prompt(part):\n    return {'role': 'user', 'content': f'{datetime.now():%H:%M} {part.content}'}\n",
-        # The README's own SDK snippet: per-request facts go into the turn through `context=`.
-        "import anthropic, promptcache\nfrom promptcache import Conversation, PromptBuilder\nBASE = PromptBuilder().system(RULES).tools(TOOLS)\nchat = Conversation(budget_tokens=20_000)\nprompt = BASE.history(chat).user(question, context={'customer': name, 'today': today}).build()\n",
+        # The README's own SDK snippet, as a module defines it: per-request facts (today's date) go into the newest
+        # user turn through `.user(..., context=)`, not into a prefix layer.
+        "import anthropic, promptcache\nfrom datetime import date\nfrom promptcache import Conversation, PromptBuilder\nRULES = open('rules.md').read()\nBASE = PromptBuilder().system(RULES)\nchat = Conversation(budget_tokens=20_000)\nname, question = input('Name: '), input('Question: ')\ntoday = date.today().isoformat()\nprompt = BASE.history(chat).user(question, context={'customer': name, 'today': today}).build()\n",
         # Issue 11, from real code (pydantic-ai): a clock passed as a sibling keyword (`timestamp=`) of an object
         # is not in its `.instructions`; a filesystem helper is not a system-prompt builder.
         "from pydantic_ai import messages as _m\ndef merge(messages):\n    clean = []\n    for message in messages:\n        last = clean[-1] if clean else None\n        if last:\n            clean[-1] = _m.ModelRequest(parts=last.parts, instructions=last.instructions or message.instructions, timestamp=message.timestamp)\n        else:\n            clean.append(message)\n    return clean\n",
@@ -138,6 +154,8 @@ class VolatileInSystemPrompt(FlowRule):
         Invalid(_OPENAI + "import uuid\nclass Chat:\n    def __init__(self):\n        self.sid = uuid.uuid4().hex\n        self.messages = [{'role': 'system', 'content': f'Session {self.sid}'}]\n    def ask(self):\n        return client.chat.completions.create(model='m', messages=self.messages)\n", line=7),
         Invalid("import time\nfrom langchain_core.messages import SystemMessage\nsystem = SystemMessage(content=f\"Received {time.strftime('%H:%M')}\")\n", line=3),
         Invalid("import anthropic\nfrom datetime import date\nSYSTEM_PROMPT = 'Today is ' + str(date.today())\n", line=3),
+        # The same builder with the date in its system layer: a prefix slot.
+        Invalid("from datetime import date\nfrom promptcache import PromptBuilder\ntoday = date.today().isoformat()\nprompt = PromptBuilder().system('Be brief.', f'Today is {today}.').user('hi').build()\n", line=4),
     ]
 
 

@@ -280,6 +280,10 @@ class OptionChurnRule(LintRule):
             return self.default_name[kw]
         return None if found == ABSENT else found
 
+    def message_for(self, sink: Sink) -> str:
+        """The message template for a finding at ``sink`` (a rule whose cost differs by provider overrides it)."""
+        return self.message
+
     def skip_pair(self, pair: Pair) -> bool:
         """True for a pair this rule does not judge (none by default)."""
         return False
@@ -302,7 +306,7 @@ class OptionChurnRule(LintRule):
                 if a is not None and b is not None and a != b:
                     at = keyword_node(pair.later, kw)
                     reported.add(id(pair.later.call))
-                    self.report(at, self.message.format(kw=kw, history=pair.history, here=shown(b), there=shown(a),
+                    self.report(at, self.message_for(pair.later).format(kw=kw, history=pair.history, here=shown(b), there=shown(a),
                                                         how="in an earlier call"))
                     break
         for sink in flow.sinks.all():
@@ -312,7 +316,7 @@ class OptionChurnRule(LintRule):
                 values = self.single_site(sink, kw)
                 if values:
                     history = _history_name(flow, sink)
-                    self.report(keyword_node(sink, kw), self.message.format(
+                    self.report(keyword_node(sink, kw), self.message_for(sink).format(
                         kw=kw, history=history, here=shown(values[-1]), there=shown(values[0]),
                         how="on other calls"))
                     break

@@ -92,14 +92,15 @@ class LintRule:
         """The file's shared data-flow answers."""
         return self.context.flow
 
-    def report(self, node: cst.CSTNode, message: str | SourcedMessage | None = None, fix: NodeFix | None = None) -> None:
-        """Report a finding of this rule at ``node``.
+    def report(self, node: cst.CSTNode, message: str | SourcedMessage | None = None, fix: NodeFix | None = None,
+               severity: Severity | None = None) -> None:
+        """Report a finding of this rule at ``node`` (at ``severity`` when given, else the rule's).
 
         A :class:`~promptcache.lint.source_refs.SourcedMessage` names sources
         on other lines: the engine renders it once lines are known, and a
         ``# noqa: <code>`` on a source's line silences that source.
         """
-        self.context.add(self, node, message or self.message, fix)
+        self.context.add(self, node, message or self.message, fix, severity)
 
     @classmethod
     def documentation(cls) -> str:
@@ -163,7 +164,7 @@ class FlowRule(LintRule):
         if not self.flow.is_llm_file:
             return
         for issue in self.issues():
-            self.report(issue.node, self.issue_message(issue), self.issue_fix(issue))
+            self.report(issue.node, self.issue_message(issue), self.issue_fix(issue), self.issue_severity(issue))
 
     def issue(self, flow, node: cst.CSTNode | None = None, detail: str | None = None, sources: tuple = (), origin=None):
         """An issue of this rule for ``flow`` (at ``flow.node`` unless ``node`` is given)."""
@@ -171,6 +172,10 @@ class FlowRule(LintRule):
 
         return Issue(self.code, node if node is not None else flow.node, detail if detail is not None else "", flow.slot,
                      sources, origin=origin)
+
+    def issue_severity(self, issue) -> Severity | None:
+        """The severity of one issue when it differs from the rule's (None: the rule's)."""
+        return None
 
     def issue_fix(self, issue) -> NodeFix | None:
         """The fix of one issue of this rule (None: the rule offers none)."""
