@@ -119,7 +119,7 @@ class CallSites:
             b = bindings[0]
             if found.kind == "module":
                 return b.kind in ("assign", "def", "class", "import")
-            if found.kind != "function" or b.kind != "assign" or self._in_loop(b.node):
+            if found.kind != "function" or b.kind != "assign" or self.facts.loop_of(b.node, cross_functions=True) is not None:
                 return False
             return self.constant(b.value, found, depth + 1)
         if isinstance(e, cst.Attribute):
@@ -138,9 +138,6 @@ class CallSites:
         if isinstance(e, (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation)):
             return all(self.constant(n, scope, depth + 1) for n in _names(e))
         return False
-
-    def _in_loop(self, node: cst.CSTNode) -> bool:
-        return any(isinstance(a, (cst.For, cst.While)) for a in self.facts.ancestors(node))
 
     def _entry_point(self, func: Scope) -> bool:
         """A top-level function no function of the module calls (``main``, run by ``asyncio.run(main())``)."""
