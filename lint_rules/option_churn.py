@@ -18,12 +18,6 @@ from promptcache.lint.sinks import Sink
 TAIL = ": {kw}= is {here} here but {there} {how} over the same history `{history}`; "
 
 
-def anthropic_call(sink) -> bool:
-    """A call of Anthropic's API (or a Claude model through LiteLLM)."""
-    model = sink.kw("model")
-    return sink.api == "anthropic" or sink.api == "litellm" and isinstance(model, cst.SimpleString) and "claude" in model.value.lower()
-
-
 def shown(key: str) -> str:
     """A key as the message shows it."""
     return "not passed" if key == ABSENT else key
@@ -87,4 +81,4 @@ class OptionChurnRule(LintRule):
                     break
 
 
-__all__ = ["TAIL", "OptionChurnRule", "anthropic_call", "shown"]
+__all__ = ["TAIL", "OptionChurnRule", "shown"]

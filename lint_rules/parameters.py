@@ -16,10 +16,10 @@ import libcst as cst
 from promptcache.lint.finding import Severity
 from promptcache.lint.param_churn import together
 from promptcache.lint.rule import Invalid
+from promptcache.lint.sinks import anthropic_request as _anthropic
 
 from lint_rules.option_churn import TAIL as _TAIL
 from lint_rules.option_churn import OptionChurnRule
-from lint_rules.option_churn import anthropic_call as _anthropic
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
