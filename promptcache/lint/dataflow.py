@@ -25,7 +25,6 @@ reached through :attr:`turns`, :attr:`summaries` and :attr:`text`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import cached_property
 
 import libcst as cst
@@ -34,6 +33,7 @@ from promptcache.lint import slots
 from promptcache.lint import sources as S
 from promptcache.lint.breakpoints import message_blocks_before_last_breakpoint, system_blocks_after_last_breakpoint
 from promptcache.lint.config import LintConfig
+from promptcache.lint.flow_facts import Flow, Issue, dedupe, identity
 from promptcache.lint.index import ModuleIndex, Scope
 from promptcache.lint.call_sites import CallSites
 from promptcache.lint.prompt_text import PromptText
@@ -48,65 +48,6 @@ SYSTEM_KINDS = frozenset({S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON, S.SUMMARY, S.
 TOOL_KINDS = frozenset({S.VOLATILE, S.IDENTITY, S.ENV, S.SHUFFLED, S.UNSORTED_JSON, S.UNORDERED, S.FS_ORDER, S.MCP, S.MCP_CALL})
 _USER_TURN_NAME = re.compile(r"(?i)user_?(prompt|message|input|query)")
 CONTENT_KINDS = frozenset({S.VOLATILE, S.IDENTITY, S.ENV, S.UNSORTED_JSON})
-
-
-@dataclass(eq=False)
-class Issue:
-    """A finding a rule made of a :class:`Flow`: rule ``code`` at ``node``; ``detail`` names the first source.
-
-    ``sources`` are all the sources the message names (every volatile or
-    identity source that reaches the slot through ``node``), ``()`` for rules
-    whose message names one origin. ``more_slots`` are the other slots the
-    same ``node`` reaches with the same code (one constant read by two
-    ``tools=``), reported once, at ``node``: a fix must cover them all.
-    """
-
-    code: str
-    node: cst.CSTNode
-    detail: str
-    slot: Slot
-    sources: tuple[Source, ...] = ()
-    more_slots: list[Slot] = field(default_factory=list)
-    origin: cst.CSTNode | None = None  # where the first source starts (the listing call of PC302), when known
-
-
-@dataclass(eq=False)
-class Flow:
-    """A fact of the data flow: the ``sources`` that reach ``slot`` enter it at ``node``.
-
-    ``area`` says which part of the request the slot is: ``"system"`` (the
-    system prompt and prompt-named text), ``"tools"`` (``tools=`` and tool
-    tables), ``"tool_content"`` (text inside a tool definition),
-    ``"messages"`` (a message before the last in a conversation literal),
-    ``"cached_block"`` (an Anthropic message block at or before the last
-    cache breakpoint) or ``"cache_key"`` (``prompt_cache_key=``).
-    ``per_request`` holds the ``(func_id, index)`` of parameters of the slot's
-    function that callers do not bind to one fixed value (system slots only).
-    """
-
-    slot: Slot
-    node: cst.CSTNode
-    sources: frozenset[Source]
-    area: str
-    per_request: frozenset[tuple[int, int]] = frozenset()
-    after_last_breakpoint: bool = False  # an Anthropic system block past the request's last cache_control
-
-    @cached_property
-    def by_kind(self) -> dict[str, list[Source]]:
-        """The sources by kind, each list in a stable order."""
-        return _by_kind(self.sources)
-
-    def has(self, *kinds: str) -> bool:
-        """True when a source of any of ``kinds`` is on the path."""
-        return any(k in self.by_kind for k in kinds)
-
-    def of(self, *kinds: str) -> tuple[Source, ...]:
-        """The sources of ``kinds``, kind by kind (the order messages name them in)."""
-        return tuple(s for kind in kinds for s in self.by_kind.get(kind, ()))
-
-    def per_request_params(self) -> tuple[Source, ...]:
-        """The parameter sources that differ between calls (see ``per_request``)."""
-        return tuple(s for s in self.by_kind.get(S.PARAM, ()) if (s.func_id, s.index) in self.per_request)
 
 
 class FlowAnalysis:
@@ -239,8 +180,8 @@ class FlowAnalysis:
             if isinstance(e, cst.FormattedString) and self.taint.date_spec(self.facts.parent.get(sub)):
                 sub_sites = [(node, as_daily(sub_t, True)) for node, sub_t in sub_sites]  # `{now:%Y-%m-%d}`
             found += sub_sites
-        covered = {_identity(s) for _, sub_t in found for s in sub_t}
-        rest = frozenset(s for s in t if _identity(s) not in covered)
+        covered = {identity(s) for _, sub_t in found for s in sub_t}
+        rest = frozenset(s for s in t if identity(s) not in covered)
         return found + [(expr, rest)] if rest else found
 
     def follow(self, e: cst.BaseExpression, scope: Scope):
@@ -402,30 +343,6 @@ _CONVERSATION_PARAM = re.compile(r"(?i)^_?(messages|history|chat_history|convers
 def _conversation_or_tools(name: str) -> bool:
     """A parameter that holds the conversation or the tool list, by its whole name."""
     return bool(_CONVERSATION_PARAM.search(name))
-
-
-def _identity(s: Source) -> tuple:
-    return (s.kind, s.detail, s.origin_id, s.func_id, s.index)
-
-
-def _by_kind(t: frozenset[Source]) -> dict[str, list[Source]]:
-    out: dict[str, list[Source]] = {}
-    for s in sorted(t, key=lambda s: (s.kind, s.detail, s.origin_id)):
-        out.setdefault(s.kind, []).append(s)
-    return out
-
-
-def dedupe(issues: list[Issue]) -> list[Issue]:
-    """One issue per (code, node), the first; the slots of the others go to its ``more_slots``."""
-    seen: dict[tuple[str, int], Issue] = {}
-    for issue in issues:
-        key = (issue.code, id(issue.node))
-        first = seen.get(key)
-        if first is None:
-            seen[key] = issue
-        elif issue.slot is not first.slot and issue.slot not in first.more_slots:
-            first.more_slots.append(issue.slot)
-    return list(seen.values())
 
 
 __all__ = ["Flow", "FlowAnalysis", "Issue", "Slot", "dedupe"]

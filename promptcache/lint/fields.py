@@ -22,7 +22,7 @@ from promptcache.lint.rendering import managed
 from promptcache.lint.value_syntax import constructor_call
 
 if TYPE_CHECKING:  # pragma: no cover
-    from promptcache.lint.taint import Source
+    from promptcache.lint.sources import Source
 
 EMPTY: frozenset = frozenset()
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -27,44 +26,11 @@ from promptcache.lint.index import Binding, ModuleIndex, Scope
 from promptcache.lint.expressions import argument, has_text, is_dict_view, is_literal, key_text
 from promptcache.lint.fields import FieldSensitivity, flat_items
 from promptcache.lint.sinks import SinkFinder
+from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
 from promptcache.lint.rendering import rendered_whole, same_field
 from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, constructor_call, date_format, imports_code, literal_key
 
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
-
-
-@dataclass(frozen=True)
-class Source:
-    """One origin of taint.
-
-    ``detail`` names it for messages (``datetime.datetime.now()``, ``user``);
-    ``origin`` is the node where it starts (reported for shuffles and
-    ``json.dumps``); ``func_id``/``index`` identify a parameter.
-    """
-
-    kind: str
-    detail: str
-    origin_id: int = 0
-    func_id: int = 0
-    index: int = -1
-    templated: bool = False
-    picked: bool = False  # one element picked from a parameter by position (`messages[-1]`): not the whole list
-    daily: bool = False  # a clock read formatted as a date (`date.today()`, `strftime("%Y-%m-%d")`): changes once a day
-    origin: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
-
-
-EMPTY: frozenset[Source] = frozenset()
-
-
-def source(kind: str, detail: str, origin: cst.CSTNode | None = None) -> Source:
-    return Source(kind, detail, origin_id=id(origin) if origin is not None else 0, origin=origin)
-
-
-def templated(taint: frozenset[Source]) -> frozenset[Source]:
-    """Mark parameter sources as interpolated into static text."""
-    if not any(s.kind == S.PARAM and not s.templated for s in taint):
-        return taint
-    return frozenset(dataclasses.replace(s, templated=True) if s.kind == S.PARAM else s for s in taint)
 
 
 class TaintEngine(FieldSensitivity):
@@ -428,13 +394,6 @@ class TaintEngine(FieldSensitivity):
                 t = self.of(arg, scope)
                 out |= templated(t) if s.templated else t
         return frozenset(out)
-
-
-def as_daily(t: frozenset[Source], daily: bool) -> frozenset[Source]:
-    """``t`` with its volatile sources marked as changing once a day (when ``daily``)."""
-    if not daily or not any(s.kind == S.VOLATILE and not s.daily for s in t):
-        return t
-    return frozenset(dataclasses.replace(s, daily=True) if s.kind == S.VOLATILE else s for s in t)
 
 
 def _position(e: cst.BaseExpression) -> bool:
