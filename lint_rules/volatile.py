@@ -270,6 +270,9 @@ class PerRequestDataInSystemPrompt(FlowRule):
         Invalid(_CLAUDE + "from typing import Literal\ndef ask(q: str, history: list, tier: Literal['free', 'pro'], balance: float):\n    return client.messages.create(model='m', system=f'The user is on the {tier} plan with balance {balance:.2f} USD.', messages=history + [q])\n", line=5),
         Invalid(_CLAUDE + "BASE = 'You are the ACME assistant.'\ndef chat(profile, history, q):\n    system = BASE + \"\\n\\nThe user's own instructions:\\n\" + profile.instructions\n    return client.messages.create(model='m', system=system, messages=history + [q])\n", line=6),
         Invalid(_CLAUDE + "def answer(account_tier, q):\n    return client.messages.create(model='m', system=f'You help a {account_tier}-tier customer.', messages=[{'role': 'user', 'content': q}])\ndef test_connection():\n    return answer('free', 'ping')\n", line=4, path="support/answers.py"),
+        # Issue 11 review: an object built for one request (`Tutor(...).ask(q)`): its `__init__` parameters are the
+        # request's, not the object's.
+        Invalid(_CLAUDE + "class Tutor:\n    def __init__(self, topic, student_notes):\n        self.system = f'You tutor {topic}. Notes: {student_notes}'\n    def ask(self, q):\n        return client.messages.create(model='m', system=self.system, messages=[{'role': 'user', 'content': q}])\ndef handle(req):\n    return Tutor(req.topic, req.notes).ask(req.q)\n", line=7),
         # A value read from the clock is not a source constant.
         Invalid(_CLAUDE + "from datetime import datetime\ndef _run(started, q):\n    return client.messages.create(model='m', system=f'Session started {started}.', messages=[q])\ndef ask(q):\n    return _run(datetime.now().isoformat(), q)\n", line=5),
         # A text parameter beside them is still the request's.

@@ -273,17 +273,23 @@ class FlowAnalysis:
 
         Not: a parameter every call binds to one fixed value (per process: :mod:`promptcache.lint.call_sites`);
         the parameters of ``__init__`` (set once per object: a conversation's system message built when the
-        conversation starts, OpenHands); a parameter whose only value in the module is its literal default
+        conversation starts, OpenHands), unless the module builds an object for one call
+        (:meth:`_init_per_call`); a parameter whose only value in the module is its literal default
         (no call passes it: ``n_examples: int = 3``, pydantic-evals); the conversation or the tool list passed
         in as a whole (``messages``, ``tools``: a converter re-maps the system message it is given and
         describes the agent's tools, OpenHands' ``convert_fncall_messages_to_non_fncall_messages``; a summary
         or a tool set per call are other rules'), but not a value picked from one of its messages by position
         (``detect(messages[-1]["content"])``: a locale detected from the newest message, issue 11 review).
         """
-        if slot.holder is None or slot.holder.name == "__init__":
+        if slot.holder is None:
+            return set()
+        init = self._init_per_call(slot.holder)
+        if slot.holder.name == "__init__" and init is None:
             return set()
         params = slot.holder.params
-        return {
+        per_object = {(s.func_id, s.index) for s in self.taint.of(slot.expr, slot.scope)
+                      if init is not None and s.kind == S.PARAM and s.templated and s.func_id == id(init)}
+        return per_object | {
             (s.func_id, s.index)
             for s in self.taint.of(slot.expr, slot.scope)
             if s.kind == S.PARAM and s.templated and s.func_id == id(slot.holder)
@@ -291,6 +297,21 @@ class FlowAnalysis:
             and not self.call_sites.fixed_everywhere(slot.holder, s.index)
             and not self.call_sites.default_only(slot.holder, s.index)
         }
+
+    def _init_per_call(self, holder: Scope) -> Scope | None:
+        """The ``__init__`` of ``holder``'s class when the module builds its objects for one call each
+        (``Tutor(req.topic, req.notes).ask(req.q)``: a method called on the object just built), else None: its
+        parameters are then per request, not per object (issue 11 review)."""
+        cls = holder.cls
+        init = cls.methods.get("__init__") if cls is not None else None
+        if init is None:
+            return None
+        for call, _ in self.index.calls:
+            if isinstance(call.func, cst.Name) and call.func.value == cls.name:
+                parent = self.facts.parent.get(call)
+                if isinstance(parent, cst.Attribute) and isinstance(self.facts.parent.get(parent), cst.Call):
+                    return init
+        return None
 
     @cached_property
     def cache_key_flows(self) -> list[Flow]:
