@@ -137,6 +137,9 @@ class VolatileInSystemPrompt(FlowRule):
         # A prompt builder returning (text, length): the text is still the prompt.
         Invalid(_CLAUDE + "from datetime import datetime\ndef build_system_prompt(user_id):\n    text = f'You help {user_id} at {datetime.now()}'\n    return text, len(text)\n", line=6),
         Invalid(_CLAUDE + "from datetime import datetime\ndef ask(q):\n    return client.messages.create(model='m', system=f'Now: {datetime.now()}', messages=[])\n", line=5),
+        # Issue 11 review: a prompt-named builder is the user's turn by what it returns (a user-role message, VALID
+        # above), not by a `user_prompt` in its name.
+        Invalid(_CLAUDE + "from datetime import datetime\ndef build_system_prompt_for_user_message(q):\n    return f'You are helpful. Time: {datetime.now()}'\n", line=5),
         # Issue 11 review: automatic caching (`cache_control=` on the request) and a marker an imported helper
         # adds to the history put the system blocks before a breakpoint.
         Invalid(_CLAUDE + f"from datetime import datetime\nRULES = open('rules.md').read()\ndef ask(q, history):\n    return client.messages.create(model='m', cache_control={{'type': 'ephemeral'}}, system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'Now: {{datetime.now()}}'}}], messages=history + [q])\n", line=6),

@@ -46,7 +46,6 @@ from promptcache.lint.walk import TreeFacts
 
 SYSTEM_KINDS = frozenset({S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON, S.SUMMARY, S.IDENTITY, S.PARAM})
 TOOL_KINDS = frozenset({S.VOLATILE, S.IDENTITY, S.ENV, S.SHUFFLED, S.UNSORTED_JSON, S.UNORDERED, S.FS_ORDER, S.MCP, S.MCP_CALL})
-_USER_TURN_NAME = re.compile(r"(?i)user_?(prompt|message|input|query)")
 CONTENT_KINDS = frozenset({S.VOLATILE, S.IDENTITY, S.ENV, S.UNSORTED_JSON})
 
 
@@ -113,9 +112,9 @@ class FlowAnalysis:
         return slots.tool_slots(self)
 
     def is_prompt_name(self, name: str) -> bool:
-        """A name for a system prompt (the configured regex), not for the user's turn (``_map_user_prompt``,
-        ``user_prompt``: the newest message is where per-request data belongs; issue 11)."""
-        return bool(self.prompt_name.search(name)) and not _USER_TURN_NAME.search(name)
+        """A name for a prompt (the configured regex); what the value is decides whether it is a prefix slot
+        (a user-role message is not: :func:`promptcache.lint.slots.system_slots`)."""
+        return bool(self.prompt_name.search(name))
 
     @cached_property
     def _root_values(self) -> set[int]:

@@ -156,6 +156,13 @@ def _built_prompt(flow: FlowAnalysis, value: cst.BaseExpression | None, scope: S
     return value is not None and builder_root(flow.index, value, scope) is not None
 
 
+def _user_turn(value: cst.BaseExpression | None) -> bool:
+    """``{"role": "user", ...}``: a prompt-named builder that returns the user's message builds the newest turn,
+    where per-request data belongs (pydantic-ai's ``_map_user_prompt``; issue 11), whatever its name says."""
+    role = dict_value(value, "role") if isinstance(value, cst.Dict) else None
+    return isinstance(role, cst.SimpleString) and role.value[1:-1] == "user"
+
+
 def system_slots(flow: FlowAnalysis) -> list[Slot]:
     """System-prompt slots, prompt-named constants and prompt-builder returns, in source order."""
     c = _Collector(flow)
@@ -182,7 +189,7 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
                         c.add("system", arg.value, scope, f"{arg.keyword.value}=")
         framework_slots(flow, c.add, _agent_call)  # pydantic-ai decorators, callable instructions, Gemini
         module_scope = next(sc for sc in flow.index.scopes if sc.kind == "module")
-        c.named(flow.is_prompt_name, lambda value: None if _built_prompt(flow, value, module_scope) else "constant")
+        c.named(flow.is_prompt_name, lambda value: None if _built_prompt(flow, value, module_scope) or _user_turn(value) else "constant")
     for call, scope, method in flow.builder_calls:
         if method != "tools":
             for arg in call.args:
