@@ -11,11 +11,16 @@ import dataclasses
 
 from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
-from promptcache.lint.rule import FlowRule, Invalid
+from promptcache.lint.rule import FlowRule, Invalid, Valid
 
 _CLAUDE = 'import anthropic\nclient = anthropic.Anthropic()\n'
 _OPENAI = 'from openai import OpenAI\nclient = OpenAI()\n'
 _CC = '"cache_control": {"type": "ephemeral"}'
+
+
+def _daily(issue) -> bool:
+    """Every volatile source of ``issue`` is a clock read formatted as a date (it changes once a day)."""
+    return bool(issue.sources) and all(s.daily for s in issue.sources if s.kind == S.VOLATILE)
 
 
 class VolatileInSystemPrompt(FlowRule):
@@ -41,6 +46,12 @@ class VolatileInSystemPrompt(FlowRule):
     )
     ```
 
+    A clock read only as a date (``date.today()``, ``strftime("%Y-%m-%d")``,
+    ``{now:%Y-%m-%d}``) changes the prefix once a day instead: the first
+    request of each day writes a new cache entry and the rest of the day
+    reads it. That finding says "as a date ... once a day" and is a
+    **warning**, not an error.
+
     ## Use instead
     ```python
     client.messages.create(
@@ -53,7 +64,12 @@ class VolatileInSystemPrompt(FlowRule):
     ## When it does not fire
     The value goes into the final user message, a tracing header, a log line
     or a retry delay, or into an Anthropic system block after the request's last
-    ``cache_control`` breakpoint (when the module marks no message); ``time.strftime`` is given an explicit time; the module
+    ``cache_control`` breakpoint (only when nothing can mark a later place: no
+    ``cache_control=`` on the request, which is automatic caching, no marker
+    elsewhere in the module, and no history built by a helper it cannot see
+    into); an id or timestamp keyword of a class or a context manager whose
+    object is not rendered whole (``RunContext(run_id=...)`` handed on; but
+    ``asdict(ctx)`` or ``SystemPrompt(...).render()`` may render it); ``time.strftime`` is given an explicit time; the module
     has no LLM call and no prompt-named constant that an LLM file imports.
     """
 
@@ -79,9 +95,13 @@ class VolatileInSystemPrompt(FlowRule):
     def issue_message(self, issue):
         """A clock read only as a date says that it changes once a day, not on every request (issue 11)."""
         message = super().issue_message(issue)
-        if issue.sources and all(s.daily for s in issue.sources if s.kind == S.VOLATILE) and hasattr(message, "template"):
+        if _daily(issue) and hasattr(message, "template"):
             return dataclasses.replace(message, template=self.daily_message)
         return message
+
+    def issue_severity(self, issue):
+        """A clock read only as a date costs one cache write a day: a warning, not an error (issue 11)."""
+        return Severity.WARNING if _daily(issue) else None
 
     VALID = [
         # Issue 11: a system block after the last cache breakpoint of the request is never cached.
@@ -93,8 +113,9 @@ class VolatileInSystemPrompt(FlowRule):
         _CLAUDE + "from datetime import datetime\nfrom .types import Params\nasync def build(system, messages):\n    return Params(instructions=system, input=messages, sent=datetime.now())\nasync def ask(messages):\n    params = await build('Be brief.', messages)\n    return client.messages.create(model='m', system=params.instructions, messages=params.input)\n",
         _CLAUDE + "import uuid\ndef ask(agent, q):\n    with agent.session(run_id=uuid.uuid4().hex) as s:\n        return client.messages.create(model='m', system=s.instructions, messages=[q])\n",
         _CLAUDE + "from datetime import datetime\ndef _map_user_prompt(part):\n    return {'role': 'user', 'content': f'{datetime.now():%H:%M} {part.content}'}\n",
-        # The README's own SDK snippet: per-request facts go into the turn through `context=`.
-        "import anthropic, promptcache\nfrom promptcache import Conversation, PromptBuilder\nBASE = PromptBuilder().system(RULES).tools(TOOLS)\nchat = Conversation(budget_tokens=20_000)\nprompt = BASE.history(chat).user(question, context={'customer': name, 'today': today}).build()\n",
+        # The README's own SDK snippet, as a module defines it: per-request facts (today's date) go into the newest
+        # user turn through `.user(..., context=)`, not into a prefix layer.
+        "import anthropic, promptcache\nfrom datetime import date\nfrom promptcache import Conversation, PromptBuilder\nRULES = open('rules.md').read()\nBASE = PromptBuilder().system(RULES)\nchat = Conversation(budget_tokens=20_000)\nname, question = input('Name: '), input('Question: ')\ntoday = date.today().isoformat()\nprompt = BASE.history(chat).user(question, context={'customer': name, 'today': today}).build()\n",
         # Issue 11, from real code (pydantic-ai): a clock passed as a sibling keyword (`timestamp=`) of an object
         # is not in its `.instructions`; a filesystem helper is not a system-prompt builder.
         "from pydantic_ai import messages as _m\ndef merge(messages):\n    clean = []\n    for message in messages:\n        last = clean[-1] if clean else None\n        if last:\n            clean[-1] = _m.ModelRequest(parts=last.parts, instructions=last.instructions or message.instructions, timestamp=message.timestamp)\n        else:\n            clean.append(message)\n    return clean\n",
@@ -116,6 +137,18 @@ class VolatileInSystemPrompt(FlowRule):
         # A prompt builder returning (text, length): the text is still the prompt.
         Invalid(_CLAUDE + "from datetime import datetime\ndef build_system_prompt(user_id):\n    text = f'You help {user_id} at {datetime.now()}'\n    return text, len(text)\n", line=6),
         Invalid(_CLAUDE + "from datetime import datetime\ndef ask(q):\n    return client.messages.create(model='m', system=f'Now: {datetime.now()}', messages=[])\n", line=5),
+        # Issue 11 review: a prompt-named builder is the user's turn by what it returns (a user-role message, VALID
+        # above), not by a `user_prompt` in its name.
+        Invalid(_CLAUDE + "from datetime import datetime\ndef build_system_prompt_for_user_message(q):\n    return f'You are helpful. Time: {datetime.now()}'\n", line=5),
+        # Issue 11 review: automatic caching (`cache_control=` on the request) and a marker an imported helper
+        # adds to the history put the system blocks before a breakpoint.
+        Invalid(_CLAUDE + f"from datetime import datetime\nRULES = open('rules.md').read()\ndef ask(q, history):\n    return client.messages.create(model='m', cache_control={{'type': 'ephemeral'}}, system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'Now: {{datetime.now()}}'}}], messages=history + [q])\n", line=6),
+        Invalid(_CLAUDE + f"from datetime import datetime\nfrom .cache import mark_last\nRULES = open('rules.md').read()\ndef ask(q, history):\n    history = mark_last(history)\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'Now: {{datetime.now()}}'}}], messages=history + [q])\n", line=8),
+        # Issue 11 review: a timestamp keyword is metadata only while the object is not rendered whole
+        # (`asdict`, `.render()`), and only for a class or a context manager (a function may render it).
+        Invalid(_OPENAI + "from dataclasses import asdict\nfrom datetime import datetime\nfrom .ctx import PromptContext\nTEMPLATE = 'Current time: {now}. Locale: {locale}.'\ndef ask(history, q):\n    ctx = PromptContext(locale='en', now=datetime.now())\n    system = TEMPLATE.format(**asdict(ctx))\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, *history, q])\n", line=10),
+        Invalid(_CLAUDE + "from datetime import datetime\nfrom .prompts import SystemPrompt\ndef ask(history, q):\n    sp = SystemPrompt(base='You are helpful.', timestamp=datetime.now().isoformat())\n    return client.messages.create(model='m', system=sp.render(), messages=history + [q])\n", line=7),
+        Invalid(_OPENAI + "from datetime import datetime\nfrom .prompts import prompt_registry\ndef ask(history, q):\n    p = prompt_registry.render(name='support-system', now=datetime.now())\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': p.text}, *history, q])\n", line=7),
         # int() / round() drop ordering taint only: the number is still the clock.
         Invalid(_CLAUDE + "import time\ndef ask(q):\n    return client.messages.create(model='m', system=f'Epoch {int(time.time())}', messages=[])\n", line=5),
         Invalid(_CLAUDE + "import time\ndef ask(q):\n    return client.messages.create(model='m', system='Seed: %d' % round(time.time()), messages=[])\n", line=5),
@@ -124,6 +157,8 @@ class VolatileInSystemPrompt(FlowRule):
         Invalid(_OPENAI + "import uuid\nclass Chat:\n    def __init__(self):\n        self.sid = uuid.uuid4().hex\n        self.messages = [{'role': 'system', 'content': f'Session {self.sid}'}]\n    def ask(self):\n        return client.chat.completions.create(model='m', messages=self.messages)\n", line=7),
         Invalid("import time\nfrom langchain_core.messages import SystemMessage\nsystem = SystemMessage(content=f\"Received {time.strftime('%H:%M')}\")\n", line=3),
         Invalid("import anthropic\nfrom datetime import date\nSYSTEM_PROMPT = 'Today is ' + str(date.today())\n", line=3),
+        # The same builder with the date in its system layer: a prefix slot.
+        Invalid("from datetime import date\nfrom promptcache import PromptBuilder\ntoday = date.today().isoformat()\nprompt = PromptBuilder().system('Be brief.', f'Today is {today}.').user('hi').build()\n", line=4),
     ]
 
 
@@ -165,11 +200,16 @@ class PerRequestDataInSystemPrompt(FlowRule):
     script's command-line arguments parsed at module level, a value the script's
     ``main()`` reads once outside any loop, an object built from source constants
     only), when all its callers are visible: a private or nested function, or any
-    function of a script (``if __name__ == "__main__":``) or of a pytest module;
-    a parameter typed as a number, a flag, a class or a ``Literal`` (a task
-    setting); the ``messages`` / ``tools`` a converter is given; a parameter's
-    prompt field with text added (``data.instructions + " Be brief."``: a prompt
-    passed through).
+    function of a script (``if __name__ == "__main__":``) or of a pytest module
+    (by file name: ``test_*.py``, ``*_test.py``, ``conftest.py``); a parameter
+    whose only value in the module is its literal default (no call passes it);
+    a parameter typed as a class (``type[...]``: code); the ``messages`` /
+    ``tools`` a converter is given as a whole (a value picked from one message,
+    such as a language detected from ``messages[-1]``, is reported); a
+    parameter's prompt field written back into the same field with text added
+    (``ModelInputData(instructions=data.instructions + " Be brief.")``: a prompt
+    passed through). A number or a ``Literal`` annotation does not make a
+    parameter a setting: a customer number or a plan tier is per-user data.
     """
 
     code = "PC102"
@@ -197,19 +237,20 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + f"RULES = open('rules.md').read()\ndef ask(user, q):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'You talk to {{user.name}}.'}}], messages=[q])\n",
         # Issue 11 (openai-agents-python): a task definition built from constants only (scenario steps) is the same
         # in every process, and a pytest module's functions are called only by it.
-        _OPENAI + "from .types import Step\nTOOL = 'echo'\ndef run_step(step, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Always call {step.tool_name}.'}, {'role': 'user', 'content': q}])\ndef test_steps():\n    steps = [Step(tool_name=TOOL), Step(tool_name='note')]\n    run_step(steps[0], 'hi')\n    run_step(steps[1], 'hi')\n",
+        Valid(_OPENAI + "from .types import Step\nTOOL = 'echo'\ndef run_step(step, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Always call {step.tool_name}.'}, {'role': 'user', 'content': q}])\ndef test_steps():\n    steps = [Step(tool_name=TOOL), Step(tool_name='note')]\n    run_step(steps[0], 'hi')\n    run_step(steps[1], 'hi')\n", path="tests/test_hitl_session_scenario.py"),
         # Issue 11 (OpenHands): a system message built once per conversation object in `__init__`; a converter that
         # re-maps the system message it is given and describes the agent's tools.
         _OPENAI + "class FakeUser:\n    def __init__(self, issue, hints):\n        self.history = [{'role': 'system', 'content': f'You reported: {issue}\\nHints: {hints}'}]\n    def reply(self, q):\n        self.history.append({'role': 'user', 'content': q})\n        return client.chat.completions.create(model='m', messages=self.history)\n",
         _OPENAI + "def convert(messages, tools):\n    suffix = 'Tools:\\n' + describe(tools)\n    out = []\n    for m in messages:\n        content = m['content']\n        if m['role'] == 'system':\n            content += suffix\n            out.append({'role': 'system', 'content': content})\n        else:\n            out.append(m)\n    return client.chat.completions.create(model='m', messages=out)\n",
-        # Issue 11 (pydantic-evals): parameters typed as a class, a count or a literal choice are task settings.
+        # Issue 11 (pydantic-evals): parameters typed as a class are code; a count whose only value in the module is
+        # its default is a setting.
         _CLAUDE + "from typing import Sequence\ndef generate(*, dataset_type: type[Dataset], evaluators: Sequence[type[Evaluator]] = (), n_examples: int = 3):\n    schema = dataset_type.schema_with(evaluators)\n    return client.messages.create(model='m', system=f'Follow this schema:\\n{schema}\\nInclude {n_examples} cases.', messages=[])\n",
         # Issue 11 (aider): the `locale` module and Babel's `Locale` class are code; the host's locale is per process.
         _CLAUDE + "import locale\ntry:\n    from babel import Locale\nexcept ImportError:\n    Locale = None\ndef ask(q):\n    lang = Locale.parse(locale.getlocale()[0]).get_display_name('en') if Locale else 'English'\n    return client.messages.create(model='m', system=f'Reply in {lang}.', messages=[q])\n",
         # Issue 11 (openai-agents-python): a value a script's entry point reads once (`input()` in `main()`, outside
         # any loop) is per process; a parameter's prompt field plus constant text is a prompt passed through.
         _OPENAI + "import asyncio\nasync def run(path):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Answer about the repo at {path}.'}, {'role': 'user', 'content': 'Who commits most?'}])\nasync def main():\n    path = input('Repository: ')\n    await run(path)\nif __name__ == '__main__':\n    asyncio.run(main())\n",
-        _CLAUDE + "def filter_input(data, q):\n    return client.messages.create(model='m', system=(data.instructions or '') + ' Reply briefly.', messages=[q])\n",
+        "from agents import Agent, ModelInputData\ndef filter_input(data):\n    return ModelInputData(input=data.model_data.input, instructions=(data.model_data.instructions or '') + ' Reply briefly.')\n",
         # Issue 11, from real code (openai-agents-python examples): per-process values, not per-request data.
         _CLAUDE + "import argparse\ndef main(repo):\n    return client.messages.create(model='m', system=f'You inspect {repo}.', messages=[])\nif __name__ == '__main__':\n    args = argparse.ArgumentParser().parse_args()\n    main(args.repo)\n",
         _CLAUDE + "SECRET = 'EXAMPLE_SECRET'\ndef _agent(secret_name, q):\n    return client.messages.create(model='m', system=f'Never print ${secret_name}.', messages=[q])\ndef a(q):\n    return _agent(SECRET, q)\ndef b(q):\n    return _agent(secret_name=SECRET, q=q)\n",
@@ -224,6 +265,17 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + "reading_level = 'grade 8'\ndef ask(q):\n    return client.messages.create(model='m', system=f'Write at {reading_level}.', messages=[])\n",
     ]
     INVALID = [
+        # Issue 11 review: the exclusions above are data flow, not names. A language detected from the newest
+        # message of the `messages` parameter; a per-user number or plan choice however it is annotated; a
+        # per-user `.instructions` read into another slot; a library module with a `def test_*` health check.
+        Invalid(_OPENAI + "from langdetect import detect\ndef respond(messages):\n    lang = detect(messages[-1]['content'])\n    system = {'role': 'system', 'content': f'You are helpful. Always reply in {lang}.'}\n    return client.chat.completions.create(model='m', messages=[system, *messages])\n", line=6),
+        Invalid(_CLAUDE + "def ask(q: str, customer_number: int):\n    return client.messages.create(model='m', system=f'You help customer #{customer_number}. Be polite.', messages=[{'role': 'user', 'content': q}])\n", line=4),
+        Invalid(_CLAUDE + "from typing import Literal\ndef ask(q: str, history: list, tier: Literal['free', 'pro'], balance: float):\n    return client.messages.create(model='m', system=f'The user is on the {tier} plan with balance {balance:.2f} USD.', messages=history + [q])\n", line=5),
+        Invalid(_CLAUDE + "BASE = 'You are the ACME assistant.'\ndef chat(profile, history, q):\n    system = BASE + \"\\n\\nThe user's own instructions:\\n\" + profile.instructions\n    return client.messages.create(model='m', system=system, messages=history + [q])\n", line=6),
+        Invalid(_CLAUDE + "def answer(account_tier, q):\n    return client.messages.create(model='m', system=f'You help a {account_tier}-tier customer.', messages=[{'role': 'user', 'content': q}])\ndef test_connection():\n    return answer('free', 'ping')\n", line=4, path="support/answers.py"),
+        # Issue 11 review: an object built for one request (`Tutor(...).ask(q)`): its `__init__` parameters are the
+        # request's, not the object's.
+        Invalid(_CLAUDE + "class Tutor:\n    def __init__(self, topic, student_notes):\n        self.system = f'You tutor {topic}. Notes: {student_notes}'\n    def ask(self, q):\n        return client.messages.create(model='m', system=self.system, messages=[{'role': 'user', 'content': q}])\ndef handle(req):\n    return Tutor(req.topic, req.notes).ask(req.q)\n", line=7),
         # A value read from the clock is not a source constant.
         Invalid(_CLAUDE + "from datetime import datetime\ndef _run(started, q):\n    return client.messages.create(model='m', system=f'Session started {started}.', messages=[q])\ndef ask(q):\n    return _run(datetime.now().isoformat(), q)\n", line=5),
         # A text parameter beside them is still the request's.
@@ -241,193 +293,4 @@ class PerRequestDataInSystemPrompt(FlowRule):
         Invalid(_CLAUDE + "def ask(user, q):\n    return client.messages.create(model='m', system=f'Talking to {user.email}', messages=[])\n", line=4),
         Invalid(_OPENAI + "def ask(doc, q):\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'system', 'content': f'Answer from this document:\\n{doc}'}, {'role': 'user', 'content': q}])\n", line=5),
         Invalid(_CLAUDE + "BASE = 'Answer tax questions.'\ndef build(country):\n    return BASE + ' Country: ' + country\ndef ask(country, q):\n    return client.messages.create(model='m', system=build(country), messages=[])\n", line=7),
-    ]
-
-
-class VolatileBeforeCacheBreakpoint(FlowRule):
-    """
-    ## What it does
-    In an Anthropic request with ``cache_control`` markers, finds a volatile or
-    identity value in a message block at or before the last breakpoint (the
-    cache order is tools, then system, then messages).
-
-    ## Why is this bad?
-    Anthropic caches the prefix up to each ``cache_control`` block. If an
-    account number or a timestamp sits before the block that carries the
-    marker, that cached prefix only ever matches for the same value: the large
-    cached document behind it is written again for every account.
-
-    ## Example
-    ```python
-    content=[
-        {"type": "text", "text": f"Account {account.account_id}"},
-        {"type": "text", "text": CONTRACT, "cache_control": {"type": "ephemeral"}},
-        {"type": "text", "text": question},
-    ]
-    ```
-
-    ## Use instead
-    ```python
-    content=[
-        {"type": "text", "text": CONTRACT, "cache_control": {"type": "ephemeral"}},
-        {"type": "text", "text": f"Account {account.account_id}\\n\\n{question}"},
-    ]
-    ```
-
-    ## When it does not fire
-    The request has no ``cache_control``; the value comes after the last
-    marker; the value is in the system prompt or tools (PC101, PC102 and PC104
-    report those).
-    """
-
-    code = "PC103"
-    name = "volatile-before-cache-breakpoint"
-    severity = Severity.ERROR
-    message = (
-        "{sources} {be} in a block at or before the last cache_control breakpoint: Anthropic caches the prefix "
-        "up to each breakpoint, so it only hits for the same {value}; move the {value} after the last breakpoint"
-    )
-
-    one_per_node = True
-    innermost_only = False
-
-    def flows(self) -> list:
-        return self.flow.breakpoint_flows
-
-    def findings(self, flow) -> list:
-        detail = (flow.of(S.VOLATILE) or flow.of(S.IDENTITY))[0].detail
-        return [self.issue(flow, detail=detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
-
-    VALID = [
-        _CLAUDE + f"DOC = open('d.md').read()\ndef ask(acct, q):\n    return client.messages.create(model='m', messages=[{{'role': 'user', 'content': [\n        {{'type': 'text', 'text': DOC, {_CC}}},\n        {{'type': 'text', 'text': f'{{acct.account_id}} {{q}}'}}]}}])\n",
-        _CLAUDE + "from datetime import date\ndef ask(acct, q):\n    return client.messages.create(model='m', messages=[{'role': 'user', 'content': f'{date.today()} {q}'}])\n",
-        _CLAUDE + f"def ask(q):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': 'Rules', {_CC}}}], messages=[{{'role': 'user', 'content': q}}])\n",
-    ]
-    INVALID = [
-        Invalid(_CLAUDE + f"DOC = open('d.md').read()\ndef ask(acct, q):\n    return client.messages.create(model='m', messages=[{{'role': 'user', 'content': [\n        {{'type': 'text', 'text': f'Account {{acct.account_id}}'}},\n        {{'type': 'text', 'text': DOC, {_CC}}}]}}])\n", line=6),
-        Invalid(_CLAUDE + f"import time\ndef ask(q):\n    return client.messages.create(model='m', messages=[\n        {{'role': 'user', 'content': f'Asked at {{time.time()}}'}},\n        {{'role': 'assistant', 'content': 'ok'}},\n        {{'role': 'user', 'content': [{{'type': 'text', 'text': q, {_CC}}}]}}])\n", line=6),
-        Invalid(_CLAUDE + f"def ask(user, q):\n    blocks = [{{'type': 'text', 'text': user.email}}, {{'type': 'text', 'text': 'Policy', {_CC}}}]\n    return client.messages.create(model='m', messages=[{{'role': 'user', 'content': blocks}}])\n", line=4),
-    ]
-
-
-class VolatileInToolDefinition(FlowRule):
-    """
-    ## What it does
-    Finds a volatile, per-user or per-deployment (environment variable) value
-    inside an element of ``tools=``: a description, an ``enum`` of the user's
-    projects, a default built from the clock.
-
-    ## Why is this bad?
-    Tools are rendered first, before the system prompt and the messages. A
-    tool schema that differs between calls changes the very start of the
-    prefix, so the whole request is a cache miss, system prompt included.
-
-    ## Example
-    ```python
-    {"name": "create_issue", "parameters": {"properties": {
-        "project": {"type": "string", "enum": user.project_keys}}}}
-    ```
-
-    ## Use instead
-    ```python
-    {"name": "create_issue", "parameters": {"properties": {
-        "project": {"type": "string", "description": "A project key from the user message."}}}}
-    ```
-    and list the user's projects in the final user message (validate them in
-    the tool handler).
-
-    ## When it does not fire
-    Tool definitions made of literals and module constants; values used only
-    when the tool runs; environment variables and other per-process values
-    (one deployment sends the same tools on every request, and each process
-    warms its own cache once); functions and classes given as tools, whatever
-    their name (``tools=[lookup_account]`` is code, not an account).
-    """
-
-    code = "PC104"
-    name = "volatile-in-tool-definition"
-    severity = Severity.ERROR
-    message = (
-        "{sources} {be} inside a tool definition: tools render first, so a tool schema that differs between "
-        "calls invalidates the whole cached prefix; keep tools static and pass the {value} in the user message"
-    )
-
-    def findings(self, flow) -> list:
-        """A volatile or identity source on a value inside ``tools=`` (an environment value is per process)."""
-        if flow.area not in ("tools", "tool_content") or not flow.has(S.VOLATILE, S.IDENTITY):
-            return []
-        return [self.issue(flow, detail=flow.of(S.VOLATILE, S.IDENTITY)[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
-
-    VALID = [
-        _OPENAI + "TOOLS = [{'type': 'function', 'function': {'name': 'f', 'parameters': {}}}]\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=TOOLS)\n",
-        _OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'description': 'Search.'}}\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'{user.email} {q}'}], tools=[tool])\n",
-        _CLAUDE + "TOOLS = [{'name': 'now', 'description': 'Current time.', 'input_schema': {'type': 'object'}}]\ndef ask(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[{'role': 'user', 'content': q}])\n",
-        # Issue 11, from real code: per-process values and code are not per-request data.
-        _CLAUDE + "import os\nTOOLS = [{'name': 'deploy', 'description': 'Deploy to ' + os.environ['REGION']}]\ndef ask(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n",
-        "import os\nfrom agents import Agent, HostedMCPTool\nAUTH = os.environ['CALENDAR_TOKEN']\nagent = Agent(name='a', instructions='Help.', tools=[HostedMCPTool(tool_config={'type': 'mcp', 'authorization': AUTH})])\n",
-        "from agents import Agent, Runner, function_tool\nasync def run(question):\n    @function_tool\n    def lookup_account(account_id: str) -> str:\n        return account_id\n    agent = Agent(name='s', instructions='Help.', tools=[lookup_account])\n    return await Runner.run(agent, question)\n",
-    ]
-    INVALID = [
-        Invalid(_OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'parameters': {\n        'properties': {'p': {'enum': user.project_keys}}}}}\n    return client.chat.completions.create(model='m', messages=[], tools=[tool])\n", line=5),
-        Invalid(_CLAUDE + "from datetime import date\ndef ask(q):\n    tools = [{'name': 'book', 'description': f'Book a room. Today is {date.today()}.'}]\n    return client.messages.create(model='m', tools=tools, messages=[])\n", line=5),
-        Invalid("from promptcache import PromptBuilder\ndef base(user):\n    return PromptBuilder().tools([{'name': 'f', 'description': f'Files of {user.email}'}])\n", line=3),
-    ]
-
-
-class VolatilePromptCacheKey(FlowRule):
-    """
-    ## What it does
-    Finds an OpenAI ``prompt_cache_key=`` built from a volatile value: a uuid,
-    a request id, a timestamp.
-
-    ## Why is this bad?
-    OpenAI routes requests with the same prompt prefix and the same
-    ``prompt_cache_key`` to the same cache. A key that is new on every request
-    scatters identical prefixes across machines that have never cached them,
-    so the long shared instructions are never read from cache.
-
-    ## Example
-    ```python
-    client.responses.create(model="gpt-4.1-mini", instructions=DOCS, input=q,
-                            prompt_cache_key=f"cli-help-{request_id}")
-    ```
-
-    ## Use instead
-    ```python
-    client.responses.create(model="gpt-4.1-mini", instructions=DOCS, input=q,
-                            prompt_cache_key="cli-help-v2")
-    ```
-
-    ## When it does not fire
-    A fixed per-feature key, or a per-user key (a stable user id is a good
-    routing key); the request id sent only in a header.
-    """
-
-    code = "PC105"
-    name = "volatile-prompt-cache-key"
-    severity = Severity.WARNING
-    message = (
-        "prompt_cache_key is built from {sources}: OpenAI routes cache lookups by this key, so a per-request key "
-        "never meets a warm cache; use a stable per-feature or per-user key"
-    )
-
-    one_per_node = False
-    innermost_only = False
-
-    def flows(self) -> list:
-        return self.flow.cache_key_flows
-
-    def findings(self, flow) -> list:
-        volatile = flow.of(S.VOLATILE)
-        return [self.issue(flow, detail=volatile[0].detail, sources=volatile)]
-
-    VALID = [
-        _OPENAI + "def ask(q):\n    return client.responses.create(model='m', input=q, prompt_cache_key='docs-v2')\n",
-        _OPENAI + "def ask(user_id, q):\n    return client.responses.create(model='m', input=q, prompt_cache_key=f'docs-{user_id}')\n",
-        _OPENAI + "def ask(request_id, q):\n    return client.responses.create(model='m', input=q, extra_headers={'X-Request-Id': request_id})\n",
-    ]
-    INVALID = [
-        Invalid(_OPENAI + "def ask(request_id, q):\n    return client.responses.create(model='m', input=q, prompt_cache_key=f'docs-{request_id}')\n", line=4),
-        Invalid(_OPENAI + "import uuid\ndef ask(q):\n    return client.responses.create(model='m', input=q, prompt_cache_key=str(uuid.uuid4()))\n", line=5),
-        Invalid(_OPENAI + "import time\ndef ask(q):\n    key = f'k{time.time_ns()}'\n    return client.chat.completions.create(model='m', messages=[], prompt_cache_key=key)\n", line=6),
     ]

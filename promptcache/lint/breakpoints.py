@@ -91,12 +91,15 @@ def system_blocks_after_last_breakpoint(flow: FlowAnalysis, sink: Sink) -> set[i
     """``id`` of the ``system=`` blocks after the last ``cache_control`` of ``sink``'s request.
 
     Anthropic caches nothing past the last breakpoint, so what changes there costs no cache entry. Only
-    when the module marks no other place: every ``"cache_control"`` string of the module is inside this
-    call's ``tools=`` / ``system=`` list literals (a marker added to a message at run time would put the
-    system blocks before it).
+    when nothing can mark a later place, and when unsure the answer is "none": not with a top-level
+    ``cache_control=`` (automatic caching puts a breakpoint after the messages); not when any
+    ``"cache_control"`` string of the module is outside this call's ``tools=`` / ``system=`` list literals (a
+    marker added to a message at run time would put the system blocks before it); not when the messages are
+    built by a call the module cannot see into (``history = mark_last(history)``: an imported helper may mark
+    them; issue 11 review).
     """
     found = _literal_list(flow, sink.kw("system"), sink.scope)
-    if found is None:
+    if found is None or sink.kw("cache_control") is not None or _opaque_messages(flow, sink):
         return set()
     blocks = [el.value for el in found[0].elements]
     marked = [i for i, b in enumerate(blocks) if has_cache_control(b)]
@@ -107,6 +110,30 @@ def system_blocks_after_last_breakpoint(flow: FlowAnalysis, sink: Sink) -> set[i
     if any(id(n) not in inside for n in _strings(flow.module)):
         return set()
     return {id(b) for b in blocks[marked[-1] + 1:]}
+
+
+_COPIES = frozenset({"list", "tuple", "copy.copy", "copy.deepcopy"})
+
+
+def _opaque_messages(flow: FlowAnalysis, sink: Sink) -> bool:
+    """True when ``messages=`` (or a local name it reads, through its bindings) is built by a call other than
+    a copy: a helper this module does not define may add a ``cache_control`` marker."""
+    pending = [(sink.kw("messages"), sink.scope)]
+    seen: set[int] = set()
+    while pending:
+        expr, scope = pending.pop()
+        if expr is None or id(expr) in seen or len(seen) > 50:
+            continue
+        seen.add(id(expr))
+        for call in descendants(expr, cst.Call):
+            name = flow.index.qualified(call.func, scope) or ""
+            if name not in _COPIES and not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "copy"):
+                return True
+        for n in descendants(expr, cst.Name):
+            found, bindings = flow.index.lookup(n.value, scope)
+            if found is not None and found.kind == "function":
+                pending += [(b.value, b.scope) for b in bindings if b.kind in ("assign", "walrus", "aug", "mutate")]
+    return False
 
 
 def _strings(node: cst.CSTNode) -> list[cst.SimpleString]:

@@ -24,26 +24,26 @@ from promptcache.lint.index import ModuleIndex, Scope
 from promptcache.lint.walk import TreeFacts
 
 
-def is_script(module: cst.Module) -> bool:
+def is_script(module: cst.Module, path: str = "") -> bool:
     """True when the module has an ``if __name__ == "__main__":`` block at its top level, or is a pytest module
-    (top-level ``test_*`` functions): nothing imports it, so every call of its functions is in it."""
+    by its file name (``test_*.py``, ``*_test.py``, ``conftest.py``): nothing imports it, so every call of its
+    functions is in it. A ``def test_*`` in a library module does not make it one (issue 11 review)."""
     for statement in module.body:
         if isinstance(statement, cst.If) and isinstance(statement.test, cst.Comparison):
             test = statement.test
             if isinstance(test.left, cst.Name) and test.left.value == "__name__":
                 return True
-        if isinstance(statement, cst.FunctionDef) and statement.name.value.startswith("test_"):
-            return True
-    return False
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name == "conftest.py" or name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
 class CallSites:
     """One module's calls of its own functions, grouped by callee once (a file's data flow asks per parameter)."""
 
-    def __init__(self, index: ModuleIndex, module: cst.Module, facts: TreeFacts):
+    def __init__(self, index: ModuleIndex, module: cst.Module, facts: TreeFacts, path: str = ""):
         self.index = index
         self.facts = facts
-        self.script = is_script(module)
+        self.script = is_script(module, path)
         self.calls: dict[int, list[tuple[cst.Call, Scope]]] = {}
         for call, scope in index.calls:
             callee = index.function_named(call.func, scope)
@@ -64,6 +64,24 @@ class CallSites:
             if value is None or not self._fixed(value, scope):
                 return False
         return bool(calls)
+
+    def default_only(self, func: Scope, position: int) -> bool:
+        """True when parameter ``position`` of ``func`` has a literal default and no call in the module passes
+        it: the only value the module shows is a constant (``n_examples: int = 3``)."""
+        node = func.node
+        if not isinstance(node, cst.FunctionDef) or position >= len(func.params):
+            return False
+        name = func.params[position]
+        params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+        param = next((p for p in params if p.name.value == name), None)
+        if param is None or param.default is None or not _fixed(self.index, param.default, func):
+            return False
+        offset = 1 if func.self_name is not None else 0
+        for call, _ in self.calls.get(id(func), []):
+            bound_position = position - (offset if isinstance(call.func, cst.Attribute) else 0)
+            if argument(call, bound_position, name) is not None or any(a.star for a in call.args):
+                return False
+        return True
 
     def _fixed(self, e: cst.BaseExpression, scope: Scope) -> bool:
         """A fixed value (:func:`_fixed`), a value built from constants only (:meth:`constant`), or in a script,
@@ -101,7 +119,7 @@ class CallSites:
             b = bindings[0]
             if found.kind == "module":
                 return b.kind in ("assign", "def", "class", "import")
-            if found.kind != "function" or b.kind != "assign" or self._in_loop(b.node):
+            if found.kind != "function" or b.kind != "assign" or self.facts.loop_of(b.node, cross_functions=True) is not None:
                 return False
             return self.constant(b.value, found, depth + 1)
         if isinstance(e, cst.Attribute):
@@ -120,9 +138,6 @@ class CallSites:
         if isinstance(e, (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation)):
             return all(self.constant(n, scope, depth + 1) for n in _names(e))
         return False
-
-    def _in_loop(self, node: cst.CSTNode) -> bool:
-        return any(isinstance(a, (cst.For, cst.While)) for a in self.facts.ancestors(node))
 
     def _entry_point(self, func: Scope) -> bool:
         """A top-level function no function of the module calls (``main``, run by ``asyncio.run(main())``)."""

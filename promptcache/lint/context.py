@@ -9,6 +9,7 @@ import libcst as cst
 
 from promptcache.lint.config import LintConfig
 from promptcache.lint.dataflow import FlowAnalysis
+from promptcache.lint.finding import Severity
 from promptcache.lint.index import ModuleIndex
 from promptcache.lint.rule import LintRule, NodeFix
 from promptcache.lint.source_refs import SourcedMessage
@@ -20,12 +21,14 @@ class Report:
     """A finding before positions are known: the rule, the node, the message and an optional fix.
 
     A :class:`SourcedMessage` is rendered by the engine once the lines of its sources are known.
+    ``severity`` is this finding's when it differs from the rule's (None: the rule's; PC101's daily case).
     """
 
     rule: type[LintRule]
     node: cst.CSTNode
     message: str | SourcedMessage
     fix: NodeFix | None
+    severity: Severity | None = None
 
 
 @dataclass(eq=False)
@@ -47,7 +50,8 @@ class FileContext:
     @cached_property
     def flow(self) -> FlowAnalysis:
         """The data-flow answers, built on first use (only files whose rules ask pay for them)."""
-        return FlowAnalysis(self.module, self.index, self.facts, self.config, self.prompt_module)
+        return FlowAnalysis(self.module, self.index, self.facts, self.config, self.prompt_module, self.path)
 
-    def add(self, rule: LintRule, node: cst.CSTNode, message: str | SourcedMessage, fix: NodeFix | None) -> None:
-        self.reports.append(Report(type(rule), node, message, fix))
+    def add(self, rule: LintRule, node: cst.CSTNode, message: str | SourcedMessage, fix: NodeFix | None,
+            severity: Severity | None = None) -> None:
+        self.reports.append(Report(type(rule), node, message, fix, severity))

@@ -25,7 +25,6 @@ reached through :attr:`turns`, :attr:`summaries` and :attr:`text`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import cached_property
 
 import libcst as cst
@@ -34,6 +33,7 @@ from promptcache.lint import slots
 from promptcache.lint import sources as S
 from promptcache.lint.breakpoints import message_blocks_before_last_breakpoint, system_blocks_after_last_breakpoint
 from promptcache.lint.config import LintConfig
+from promptcache.lint.flow_facts import Flow, Issue, dedupe, identity
 from promptcache.lint.index import ModuleIndex, Scope
 from promptcache.lint.call_sites import CallSites
 from promptcache.lint.prompt_text import PromptText
@@ -46,81 +46,23 @@ from promptcache.lint.walk import TreeFacts
 
 SYSTEM_KINDS = frozenset({S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON, S.SUMMARY, S.IDENTITY, S.PARAM})
 TOOL_KINDS = frozenset({S.VOLATILE, S.IDENTITY, S.ENV, S.SHUFFLED, S.UNSORTED_JSON, S.UNORDERED, S.FS_ORDER, S.MCP, S.MCP_CALL})
-_USER_TURN_NAME = re.compile(r"(?i)user_?(prompt|message|input|query)")
 CONTENT_KINDS = frozenset({S.VOLATILE, S.IDENTITY, S.ENV, S.UNSORTED_JSON})
-
-
-@dataclass(eq=False)
-class Issue:
-    """A finding a rule made of a :class:`Flow`: rule ``code`` at ``node``; ``detail`` names the first source.
-
-    ``sources`` are all the sources the message names (every volatile or
-    identity source that reaches the slot through ``node``), ``()`` for rules
-    whose message names one origin. ``more_slots`` are the other slots the
-    same ``node`` reaches with the same code (one constant read by two
-    ``tools=``), reported once, at ``node``: a fix must cover them all.
-    """
-
-    code: str
-    node: cst.CSTNode
-    detail: str
-    slot: Slot
-    sources: tuple[Source, ...] = ()
-    more_slots: list[Slot] = field(default_factory=list)
-    origin: cst.CSTNode | None = None  # where the first source starts (the listing call of PC302), when known
-
-
-@dataclass(eq=False)
-class Flow:
-    """A fact of the data flow: the ``sources`` that reach ``slot`` enter it at ``node``.
-
-    ``area`` says which part of the request the slot is: ``"system"`` (the
-    system prompt and prompt-named text), ``"tools"`` (``tools=`` and tool
-    tables), ``"tool_content"`` (text inside a tool definition),
-    ``"messages"`` (a message before the last in a conversation literal),
-    ``"cached_block"`` (an Anthropic message block at or before the last
-    cache breakpoint) or ``"cache_key"`` (``prompt_cache_key=``).
-    ``per_request`` holds the ``(func_id, index)`` of parameters of the slot's
-    function that callers do not bind to one fixed value (system slots only).
-    """
-
-    slot: Slot
-    node: cst.CSTNode
-    sources: frozenset[Source]
-    area: str
-    per_request: frozenset[tuple[int, int]] = frozenset()
-    after_last_breakpoint: bool = False  # an Anthropic system block past the request's last cache_control
-
-    @cached_property
-    def by_kind(self) -> dict[str, list[Source]]:
-        """The sources by kind, each list in a stable order."""
-        return _by_kind(self.sources)
-
-    def has(self, *kinds: str) -> bool:
-        """True when a source of any of ``kinds`` is on the path."""
-        return any(k in self.by_kind for k in kinds)
-
-    def of(self, *kinds: str) -> tuple[Source, ...]:
-        """The sources of ``kinds``, kind by kind (the order messages name them in)."""
-        return tuple(s for kind in kinds for s in self.by_kind.get(kind, ()))
-
-    def per_request_params(self) -> tuple[Source, ...]:
-        """The parameter sources that differ between calls (see ``per_request``)."""
-        return tuple(s for s in self.by_kind.get(S.PARAM, ()) if (s.func_id, s.index) in self.per_request)
 
 
 class FlowAnalysis:
     """Per-file data-flow answers, computed lazily and cached."""
 
-    def __init__(self, module: cst.Module, index: ModuleIndex, facts: TreeFacts, config: LintConfig, prompt_module: bool = False):
+    def __init__(self, module: cst.Module, index: ModuleIndex, facts: TreeFacts, config: LintConfig, prompt_module: bool = False,
+                 path: str = ""):
         self.module = module
+        self.path = path
         self.index = index
         self.facts = facts
         self.config = config
         self.prompt_module = prompt_module
         self.prompt_name = re.compile(config.prompt_name_regex)
         self.sinks = SinkFinder(index, config.extra_sinks)
-        self.taint = TaintEngine(index, self.sinks, re.compile(config.volatile_name_regex), frozenset(config.extra_volatile_sources))
+        self.taint = TaintEngine(index, self.sinks, re.compile(config.volatile_name_regex), frozenset(config.extra_volatile_sources), facts.parent)
 
     # -- module facts --------------------------------------------------------
     @cached_property
@@ -131,7 +73,7 @@ class FlowAnalysis:
     @cached_property
     def call_sites(self) -> CallSites:
         """The module's calls of its own functions, by callee (built on first use)."""
-        return CallSites(self.index, self.module, self.facts)
+        return CallSites(self.index, self.module, self.facts, self.path)
 
     @cached_property
     def builder_calls(self) -> list[tuple[cst.Call, Scope, str]]:
@@ -170,9 +112,9 @@ class FlowAnalysis:
         return slots.tool_slots(self)
 
     def is_prompt_name(self, name: str) -> bool:
-        """A name for a system prompt (the configured regex), not for the user's turn (``_map_user_prompt``,
-        ``user_prompt``: the newest message is where per-request data belongs; issue 11)."""
-        return bool(self.prompt_name.search(name)) and not _USER_TURN_NAME.search(name)
+        """A name for a prompt (the configured regex); what the value is decides whether it is a prefix slot
+        (a user-role message is not: :func:`promptcache.lint.slots.system_slots`)."""
+        return bool(self.prompt_name.search(name))
 
     @cached_property
     def _root_values(self) -> set[int]:
@@ -237,8 +179,8 @@ class FlowAnalysis:
             if isinstance(e, cst.FormattedString) and self.taint.date_spec(self.facts.parent.get(sub)):
                 sub_sites = [(node, as_daily(sub_t, True)) for node, sub_t in sub_sites]  # `{now:%Y-%m-%d}`
             found += sub_sites
-        covered = {_identity(s) for _, sub_t in found for s in sub_t}
-        rest = frozenset(s for s in t if _identity(s) not in covered)
+        covered = {identity(s) for _, sub_t in found for s in sub_t}
+        rest = frozenset(s for s in t if identity(s) not in covered)
         return found + [(expr, rest)] if rest else found
 
     def follow(self, e: cst.BaseExpression, scope: Scope):
@@ -330,20 +272,45 @@ class FlowAnalysis:
 
         Not: a parameter every call binds to one fixed value (per process: :mod:`promptcache.lint.call_sites`);
         the parameters of ``__init__`` (set once per object: a conversation's system message built when the
-        conversation starts, OpenHands); the conversation or the tool list passed in (``messages``, ``tools``:
-        a converter re-maps the system message it is given and describes the agent's tools, OpenHands'
-        ``convert_fncall_messages_to_non_fncall_messages``; a summary or a tool set per call are other rules').
+        conversation starts, OpenHands), unless the module builds an object for one call
+        (:meth:`_init_per_call`); a parameter whose only value in the module is its literal default
+        (no call passes it: ``n_examples: int = 3``, pydantic-evals); the conversation or the tool list passed
+        in as a whole (``messages``, ``tools``: a converter re-maps the system message it is given and
+        describes the agent's tools, OpenHands' ``convert_fncall_messages_to_non_fncall_messages``; a summary
+        or a tool set per call are other rules'), but not a value picked from one of its messages by position
+        (``detect(messages[-1]["content"])``: a locale detected from the newest message, issue 11 review).
         """
-        if slot.holder is None or slot.holder.name == "__init__":
+        if slot.holder is None:
+            return set()
+        init = self._init_per_call(slot.holder)
+        if slot.holder.name == "__init__" and init is None:
             return set()
         params = slot.holder.params
-        return {
+        per_object = {(s.func_id, s.index) for s in self.taint.of(slot.expr, slot.scope)
+                      if init is not None and s.kind == S.PARAM and s.templated and s.func_id == id(init)}
+        return per_object | {
             (s.func_id, s.index)
             for s in self.taint.of(slot.expr, slot.scope)
             if s.kind == S.PARAM and s.templated and s.func_id == id(slot.holder)
-            and not _conversation_or_tools(params[s.index] if s.index < len(params) else s.detail)
+            and not (_conversation_or_tools(params[s.index] if s.index < len(params) else s.detail) and not s.picked)
             and not self.call_sites.fixed_everywhere(slot.holder, s.index)
+            and not self.call_sites.default_only(slot.holder, s.index)
         }
+
+    def _init_per_call(self, holder: Scope) -> Scope | None:
+        """The ``__init__`` of ``holder``'s class when the module builds its objects for one call each
+        (``Tutor(req.topic, req.notes).ask(req.q)``: a method called on the object just built), else None: its
+        parameters are then per request, not per object (issue 11 review)."""
+        cls = holder.cls
+        init = cls.methods.get("__init__") if cls is not None else None
+        if init is None:
+            return None
+        for call, _ in self.index.calls:
+            if isinstance(call.func, cst.Name) and call.func.value == cls.name:
+                parent = self.facts.parent.get(call)
+                if isinstance(parent, cst.Attribute) and isinstance(self.facts.parent.get(parent), cst.Call):
+                    return init
+        return None
 
     @cached_property
     def cache_key_flows(self) -> list[Flow]:
@@ -396,30 +363,6 @@ _CONVERSATION_PARAM = re.compile(r"(?i)^_?(messages|history|chat_history|convers
 def _conversation_or_tools(name: str) -> bool:
     """A parameter that holds the conversation or the tool list, by its whole name."""
     return bool(_CONVERSATION_PARAM.search(name))
-
-
-def _identity(s: Source) -> tuple:
-    return (s.kind, s.detail, s.origin_id, s.func_id, s.index)
-
-
-def _by_kind(t: frozenset[Source]) -> dict[str, list[Source]]:
-    out: dict[str, list[Source]] = {}
-    for s in sorted(t, key=lambda s: (s.kind, s.detail, s.origin_id)):
-        out.setdefault(s.kind, []).append(s)
-    return out
-
-
-def dedupe(issues: list[Issue]) -> list[Issue]:
-    """One issue per (code, node), the first; the slots of the others go to its ``more_slots``."""
-    seen: dict[tuple[str, int], Issue] = {}
-    for issue in issues:
-        key = (issue.code, id(issue.node))
-        first = seen.get(key)
-        if first is None:
-            seen[key] = issue
-        elif issue.slot is not first.slot and issue.slot not in first.more_slots:
-            first.more_slots.append(issue.slot)
-    return list(seen.values())
 
 
 __all__ = ["Flow", "FlowAnalysis", "Issue", "Slot", "dedupe"]

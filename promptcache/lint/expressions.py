@@ -8,6 +8,7 @@ which argument of a call binds a given parameter. Nothing here follows names.
 
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
@@ -41,6 +42,14 @@ def key_text(node: cst.BaseExpression) -> str | None:
 
 
 _LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Imaginary)
+
+
+def evaluated(text: str, missing=None):
+    """The Python value of a literal's source ``text`` (``ast.literal_eval``), or ``missing`` when it is not one."""
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return missing
 
 
 def is_literal(node: cst.BaseExpression | None) -> bool:

@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.index import Scope
+from promptcache.lint.rendering import managed
+from promptcache.lint.value_syntax import constructor_call
 
 if TYPE_CHECKING:  # pragma: no cover
-    from promptcache.lint.taint import Source
+    from promptcache.lint.sources import Source
 
 EMPTY: frozenset = frozenset()
 
@@ -90,9 +92,10 @@ class FieldSensitivity:
                 return self.bind_params(callee, e, scope, inner)
             whole = self.of(e, scope)
             meta = [a.value for a in e.args if a.keyword is not None and self.volatile_name.search(a.keyword.value)]
-            if not mine and meta:
-                # a field the call does not name: not an id or timestamp passed beside it as a keyword
-                # (`async with session(run_id=rid) as r: r.instructions`, pydantic-ai; issue 11)
+            if not mine and meta and (constructor_call(e.func) or managed(e, self.parents)):
+                # a field the call does not name: not an id or timestamp passed beside it as a keyword to a class
+                # or a context manager (`async with session(run_id=rid) as r: r.instructions`, pydantic-ai;
+                # issue 11); a function such as `registry.render(now=...)` may put every keyword in the text
                 rest = self.union((a.value for a in e.args if a.value not in meta), scope)
                 if isinstance(e.func, cst.Attribute):
                     rest |= self.of(e.func.value, scope)

@@ -19,7 +19,7 @@ from promptcache.lint import suppression
 from promptcache.lint.config import LintConfig
 from promptcache.lint.context import FileContext, Report
 from promptcache.lint.errors import unparsable
-from promptcache.lint.finding import Finding, Fix
+from promptcache.lint.finding import Finding, Fix, Severity
 from promptcache.lint.fixes import merge, resolve
 from promptcache.lint.index import Indexer
 from promptcache.lint.positions import node_ranges, source_lines
@@ -150,6 +150,7 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
     # the sources of all of them, and its fix covers the edits of all of them (promptcache.lint.fixes).
     kept: dict[tuple[str, int], tuple[Report, tuple, list[SourceRef]]] = {}
     fixes: dict[tuple[str, int], list[Fix | None]] = {}
+    severities: dict[tuple[str, int], Severity] = {}
     for report in context.reports:
         r = ranges.get(report.node)
         if r is None:
@@ -163,11 +164,15 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
         sources = report.message.sources if isinstance(report.message, SourcedMessage) else ()
         key = (code, r[0])
         fixes.setdefault(key, []).append(resolve(report.fix, ranges))
+        severity = report.severity or report.rule.severity
         if key in kept:
             merged = kept[key][2]
             merged += [ref for ref in sources if ref not in merged]
+            if severity.rank > severities[key].rank:
+                severities[key] = severity  # merged reports: the most severe of them
         else:
             kept[key] = (report, r, list(sources))
+            severities[key] = severity
     findings = []
     for (code, line), (report, r, sources) in kept.items():
         message = _message(report.message, sources, code, line, ranges, noqa, used)
@@ -178,7 +183,7 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
             Finding(
                 code=code,
                 name=rule.name,
-                severity=rule.severity,
+                severity=severities[(code, line)],
                 path=path,
                 line=line,
                 column=r[1] + 1,

@@ -17,13 +17,13 @@ block for sizing.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from promptcache.lint.breakpoints import has_cache_control
+from promptcache.lint.expressions import evaluated
 from promptcache.lint.index import Scope
 from promptcache.lint.slots import dict_value
 from promptcache.lint.walk import descendants
@@ -65,29 +65,18 @@ class Layout:
         return [b for b in self.blocks if b.marked]
 
 
-def _literal(flow: FlowAnalysis, node: cst.CSTNode):
-    try:
-        return ast.literal_eval(flow.code(node).strip())
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-
-
 def static_text(flow: FlowAnalysis, expr: cst.BaseExpression | None, scope: Scope, call: cst.Call) -> tuple[str | None, bool]:
     """``(text, inline)``: the literal string ``expr`` is (or a name bound once, at module level, to one),
     and whether it is written inside ``call``; ``(None, False)`` when not known."""
     if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
-        value = _literal(flow, expr)
-        return (value, _inside(flow, expr, call)) if isinstance(value, str) else (None, False)
+        value = evaluated(flow.code(expr))
+        return (value, flow.facts.within(expr, call)) if isinstance(value, str) else (None, False)
     if isinstance(expr, cst.Name):
         found, bindings = flow.index.lookup(expr.value, scope)
         if found is not None and found.kind == "module" and len(bindings) == 1 and bindings[0].kind == "assign":
             text, _ = static_text(flow, bindings[0].value, found, call)
             return text, False
     return None, False
-
-
-def _inside(flow: FlowAnalysis, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
-    return node is outer or any(anc is outer for anc in flow.facts.ancestors(node))
 
 
 def _list(flow: FlowAnalysis, expr: cst.BaseExpression | None, scope: Scope):
@@ -104,9 +93,9 @@ def _list(flow: FlowAnalysis, expr: cst.BaseExpression | None, scope: Scope):
 def _block(flow: FlowAnalysis, part: str, node: cst.BaseExpression, scope: Scope, call: cst.Call) -> Block:
     if isinstance(node, cst.Dict):
         if part == "tools":
-            value = _literal(flow, node)
+            value = evaluated(flow.code(node))
             text = repr(value) if isinstance(value, dict) else None
-            return Block(part, node, scope, has_cache_control(node), text, text is not None and _inside(flow, node, call))
+            return Block(part, node, scope, has_cache_control(node), text, text is not None and flow.facts.within(node, call))
         text, inline = static_text(flow, dict_value(node, "text"), scope, call)
         return Block(part, node, scope, has_cache_control(node), text, inline)
     text, inline = static_text(flow, node, scope, call)
@@ -181,12 +170,12 @@ def bound(flow: FlowAnalysis, iterable: cst.BaseExpression) -> int | None:
         return len(iterable.elements)
     if isinstance(iterable, cst.Subscript) and len(iterable.slice) == 1 and isinstance(iterable.slice[0].slice, cst.Slice):
         s = iterable.slice[0].slice
-        lower = _literal(flow, s.lower) if s.lower is not None else None
+        lower = evaluated(flow.code(s.lower)) if s.lower is not None else None
         if s.upper is None and s.step is None and isinstance(lower, int) and lower < 0:
             return -lower
     if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value in ("range", "enumerate", "reversed"):
         if iterable.args and iterable.func.value == "range" and len(iterable.args) == 1:
-            value = _literal(flow, iterable.args[0].value)
+            value = evaluated(flow.code(iterable.args[0].value))
             return value if isinstance(value, int) else None
         if iterable.args and iterable.func.value != "range":
             return bound(flow, iterable.args[0].value)

@@ -26,15 +26,14 @@ Facts this module gives the rules (each rule decides what is its finding):
 
 from __future__ import annotations
 
-import ast
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint.expressions import evaluated
 from promptcache.lint.index import Scope
-from promptcache.lint.rule import LintRule
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -62,7 +61,7 @@ def _refs(flow: FlowAnalysis, sink: Sink) -> set:
     return out
 
 
-def _history_name(flow: FlowAnalysis, sink: Sink) -> str:
+def history_name(flow: FlowAnalysis, sink: Sink) -> str:
     conv = sink.conversation()
     return flow.code(conv[0][1]) if conv else "the history"
 
@@ -75,16 +74,6 @@ def in_handler(flow: FlowAnalysis, node: cst.CSTNode) -> bool:
         if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
             return False
     return False
-
-
-def in_loop(flow: FlowAnalysis, node: cst.CSTNode) -> cst.CSTNode | None:
-    """The innermost ``for`` / ``while`` of its own function holding ``node``, or None."""
-    for anc in flow.facts.ancestors(node):
-        if isinstance(anc, (cst.For, cst.While)):
-            return anc
-        if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
-            return None
-    return None
 
 
 def persistent(flow: FlowAnalysis, sink: Sink) -> bool:
@@ -138,19 +127,32 @@ def shared_pairs(flow: FlowAnalysis) -> list[Pair]:
                     continue  # another provider is another cache anyway (a per-deployment choice)
                 branch = _branching(flow, earlier.call, later.call)
                 if branch is not None and not (
-                        (persistent(flow, later) or in_loop(flow, later.call) or in_loop(flow, earlier.call))
+                        (persistent(flow, later) or flow.facts.loop_of(later.call) or flow.facts.loop_of(earlier.call))
                         and _per_call_names(flow, branch.test, later.scope, None)):
                     continue  # one branch runs per conversation, or the choice is per process (self.x, a constant)
-                out.append(Pair(earlier, later, _history_name(flow, later)))
+                out.append(Pair(earlier, later, history_name(flow, later)))
                 break
     return out
 
 
-def _literal(flow: FlowAnalysis, node: cst.BaseExpression):
-    try:
-        return ast.literal_eval(flow.code(node).strip())
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return ABSENT
+def together(flow: FlowAnalysis, pair: Pair) -> bool:
+    """True when the two calls of ``pair`` send different lists (``history + [title_request]`` and
+    ``history``) and both run on every pass (no ``if`` or ``try`` holds one but not the other): each call then
+    sees every turn's prefix, so each keeps its own cache warm (a consistent two-model pattern)."""
+    texts = {flow.code(e) for s in (pair.earlier, pair.later) for _, e in s.conversation()[:1]}
+    if len(texts) < 2:
+        return False
+    guards = (cst.If, cst.IfExp, cst.Try, cst.ExceptHandler, cst.While, cst.For)
+
+    def held(node: cst.CSTNode) -> set[int]:
+        out = set()
+        for anc in flow.facts.ancestors(node):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+                break
+            if isinstance(anc, guards):
+                out.add(id(anc))
+        return out
+    return held(pair.earlier.call) == held(pair.later.call)
 
 
 def resolve(flow: FlowAnalysis, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> tuple[cst.BaseExpression, Scope] | None:
@@ -165,7 +167,7 @@ def resolve(flow: FlowAnalysis, expr: cst.BaseExpression, scope: Scope, depth: i
         if not bindings:
             return None
     else:
-        return (expr, scope) if isinstance(expr, _LITERALS) and _literal(flow, expr) is not ABSENT else None
+        return (expr, scope) if isinstance(expr, _LITERALS) and evaluated(flow.code(expr), ABSENT) is not ABSENT else None
     if len(bindings) != 1 or bindings[0].kind != "assign":
         return None
     return resolve(flow, bindings[0].value, bindings[0].scope, depth + 1)
@@ -179,7 +181,7 @@ def value_key(flow: FlowAnalysis, expr: cst.BaseExpression | None, scope: Scope)
     found = resolve(flow, expr, scope)
     if found is None:
         return None
-    return json.dumps(_literal(flow, found[0]), sort_keys=True, default=repr)
+    return json.dumps(evaluated(flow.code(found[0]), ABSENT), sort_keys=True, default=repr)
 
 
 def _per_call_names(flow: FlowAnalysis, test: cst.CSTNode, scope: Scope, loop: cst.CSTNode | None) -> bool:
@@ -190,13 +192,9 @@ def _per_call_names(flow: FlowAnalysis, test: cst.CSTNode, scope: Scope, loop: c
         found, bindings = flow.index.lookup(n.value, scope)
         if found is None or found.kind != "function" or found is not holder or n.value == holder.self_name:
             continue  # `self.fast`: set once per object, not per call
-        if loop is None or any(_inside(flow, b.node, loop) for b in bindings):
+        if loop is None or any(flow.facts.within(b.node, loop) for b in bindings):
             return True
     return False
-
-
-def _inside(flow: FlowAnalysis, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
-    return node is outer or any(anc is outer for anc in flow.facts.ancestors(node))
 
 
 def varying(flow: FlowAnalysis, sink: Sink, expr: cst.BaseExpression | None, key=None) -> list[str]:
@@ -206,7 +204,7 @@ def varying(flow: FlowAnalysis, sink: Sink, expr: cst.BaseExpression | None, key
     ``key(expr, scope)`` gives the comparable value (default :func:`value_key`)."""
     if expr is None:
         return []
-    loop = in_loop(flow, sink.call)
+    loop = flow.facts.loop_of(sink.call)
     if loop is None and not persistent(flow, sink):
         return []
     scope = sink.scope
@@ -218,7 +216,7 @@ def varying(flow: FlowAnalysis, sink: Sink, expr: cst.BaseExpression | None, key
         if len(bindings) == 1:
             expr, scope = bindings[0].value, bindings[0].scope
         else:
-            if loop is not None and not any(_inside(flow, b.node, loop) for b in bindings):
+            if loop is not None and not any(flow.facts.within(b.node, loop) for b in bindings):
                 return []
             candidates = [(b.value, b.scope) for b in bindings]
     if isinstance(expr, cst.IfExp):
@@ -239,57 +237,4 @@ def keyword_node(sink: Sink, name: str) -> cst.CSTNode:
     return value if value is not None else sink.call
 
 
-def shown(key: str) -> str:
-    """A key as the message shows it."""
-    return "not passed" if key == ABSENT else key
-
-
-class OptionChurnRule(LintRule):
-    """Shared driver of PC306 / PC501-PC503: one option (of ``keywords``) of two calls over one history, or of
-    one call on different calls, differs. ``key(kw, expr, scope)`` gives the comparable value (None: unknown)."""
-
-    keywords: tuple[str, ...] = ()
-    #: keyword -> the value keys that mean what leaving the keyword out means (the provider default).
-    defaults: dict[str, tuple[str, ...]] = {}
-    default_name: dict[str, str] = {}
-    message = ""
-
-    def key(self, kw: str, expr: cst.BaseExpression | None, scope: Scope) -> str | None:
-        found = value_key(self.flow, expr, scope)
-        if kw in self.defaults and (found == ABSENT or found in self.defaults[kw]):
-            return self.default_name[kw]
-        return None if found == ABSENT else found
-
-    def single_site(self, sink: Sink, kw: str) -> list[str]:
-        """The values one call site takes on different calls (:func:`varying`)."""
-        return varying(self.flow, sink, sink.kw(kw), lambda e, s: self.key(kw, e, s))
-
-    def leave_Module(self, node: cst.Module) -> None:
-        if not self.flow.is_llm_file:
-            return
-        flow = self.flow
-        reported: set[int] = set()
-        for pair in shared_pairs(flow):
-            for kw in self.keywords:
-                a = self.key(kw, pair.earlier.kw(kw), pair.earlier.scope)
-                b = self.key(kw, pair.later.kw(kw), pair.later.scope)
-                if a is not None and b is not None and a != b:
-                    at = keyword_node(pair.later, kw)
-                    reported.add(id(pair.later.call))
-                    self.report(at, self.message.format(kw=kw, history=pair.history, here=shown(b), there=shown(a),
-                                                        how="in an earlier call"))
-                    break
-        for sink in flow.sinks.all():
-            if not sink.is_request or id(sink.call) in reported:
-                continue
-            for kw in self.keywords:
-                values = self.single_site(sink, kw)
-                if values:
-                    history = _history_name(flow, sink)
-                    self.report(keyword_node(sink, kw), self.message.format(
-                        kw=kw, history=history, here=shown(values[-1]), there=shown(values[0]),
-                        how="on other calls"))
-                    break
-
-
-__all__ = ["ABSENT", "OptionChurnRule", "Pair", "in_loop", "keyword_node", "persistent", "shared_pairs", "shown", "value_key", "varying"]
+__all__ = ["ABSENT", "Pair", "history_name", "keyword_node", "persistent", "shared_pairs", "together", "value_key", "varying"]

@@ -13,6 +13,8 @@ packages and reads this registry).
 
 from __future__ import annotations
 
+import dataclasses
+
 import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
@@ -32,9 +34,10 @@ _REGISTRY: dict[str, type[LintRule]] = {}
 
 @dataclass(frozen=True)
 class Valid:
-    """A snippet on which the rule must report nothing."""
+    """A snippet on which the rule must report nothing; ``path`` is the file name it is linted as."""
 
     code: str
+    path: str = "case.py"
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,7 @@ class Invalid:
 
     code: str
     line: int | None = None
+    path: str = "case.py"
 
 
 @dataclass(frozen=True)
@@ -88,14 +92,15 @@ class LintRule:
         """The file's shared data-flow answers."""
         return self.context.flow
 
-    def report(self, node: cst.CSTNode, message: str | SourcedMessage | None = None, fix: NodeFix | None = None) -> None:
-        """Report a finding of this rule at ``node``.
+    def report(self, node: cst.CSTNode, message: str | SourcedMessage | None = None, fix: NodeFix | None = None,
+               severity: Severity | None = None) -> None:
+        """Report a finding of this rule at ``node`` (at ``severity`` when given, else the rule's).
 
         A :class:`~promptcache.lint.source_refs.SourcedMessage` names sources
         on other lines: the engine renders it once lines are known, and a
         ``# noqa: <code>`` on a source's line silences that source.
         """
-        self.context.add(self, node, message or self.message, fix)
+        self.context.add(self, node, message or self.message, fix, severity)
 
     @classmethod
     def documentation(cls) -> str:
@@ -118,7 +123,7 @@ class LintRule:
         for item in items:
             if isinstance(item, str):
                 item = kind(item)
-            out.append(type(item)(textwrap.dedent(item.code).lstrip("\n"), *([item.line] if isinstance(item, Invalid) else [])))
+            out.append(dataclasses.replace(item, code=textwrap.dedent(item.code).lstrip("\n")))
         return out
 
 
@@ -159,7 +164,7 @@ class FlowRule(LintRule):
         if not self.flow.is_llm_file:
             return
         for issue in self.issues():
-            self.report(issue.node, self.issue_message(issue), self.issue_fix(issue))
+            self.report(issue.node, self.issue_message(issue), self.issue_fix(issue), self.issue_severity(issue))
 
     def issue(self, flow, node: cst.CSTNode | None = None, detail: str | None = None, sources: tuple = (), origin=None):
         """An issue of this rule for ``flow`` (at ``flow.node`` unless ``node`` is given)."""
@@ -167,6 +172,10 @@ class FlowRule(LintRule):
 
         return Issue(self.code, node if node is not None else flow.node, detail if detail is not None else "", flow.slot,
                      sources, origin=origin)
+
+    def issue_severity(self, issue) -> Severity | None:
+        """The severity of one issue when it differs from the rule's (None: the rule's)."""
+        return None
 
     def issue_fix(self, issue) -> NodeFix | None:
         """The fix of one issue of this rule (None: the rule offers none)."""

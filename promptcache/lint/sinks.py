@@ -150,3 +150,9 @@ class SinkFinder:
             else:
                 stack.extend(iter_children(n))
         return out
+
+
+def anthropic_request(sink: Sink) -> bool:
+    """A call of Anthropic's API, or of a Claude model (a literal ``model=``) through LiteLLM."""
+    model = sink.kw("model")
+    return sink.api == "anthropic" or sink.api == "litellm" and isinstance(model, cst.SimpleString) and "claude" in model.value.lower()

@@ -147,6 +147,22 @@ def _agent_call(call: cst.Call) -> bool:
     return any(_AGENT_CALLEE.search(p) for p in parts[:2])
 
 
+def _built_prompt(flow: FlowAnalysis, value: cst.BaseExpression | None, scope: Scope) -> bool:
+    """``prompt = BASE.history(chat).user(q, context={...}).build()``: a prompt made by promptcache's builder.
+    Its prefix layers are slots of their own (``.system()``, ``.tools()``, ...: :func:`builder_method`);
+    ``.user()`` and its ``context=`` are the newest user turn, where per-request data belongs (the README)."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "build":
+        value = value.func.value
+    return value is not None and builder_root(flow.index, value, scope) is not None
+
+
+def _user_turn(value: cst.BaseExpression | None) -> bool:
+    """``{"role": "user", ...}``: a prompt-named builder that returns the user's message builds the newest turn,
+    where per-request data belongs (pydantic-ai's ``_map_user_prompt``; issue 11), whatever its name says."""
+    role = dict_value(value, "role") if isinstance(value, cst.Dict) else None
+    return isinstance(role, cst.SimpleString) and role.value[1:-1] == "user"
+
+
 def system_slots(flow: FlowAnalysis) -> list[Slot]:
     """System-prompt slots, prompt-named constants and prompt-builder returns, in source order."""
     c = _Collector(flow)
@@ -172,7 +188,8 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
                     if arg.keyword is not None and arg.keyword.value in _AGENT_KEYWORDS:
                         c.add("system", arg.value, scope, f"{arg.keyword.value}=")
         framework_slots(flow, c.add, _agent_call)  # pydantic-ai decorators, callable instructions, Gemini
-        c.named(flow.is_prompt_name, lambda value: "constant")
+        module_scope = next(sc for sc in flow.index.scopes if sc.kind == "module")
+        c.named(flow.is_prompt_name, lambda value: None if _built_prompt(flow, value, module_scope) or _user_turn(value) else "constant")
     for call, scope, method in flow.builder_calls:
         if method != "tools":
             for arg in call.args:

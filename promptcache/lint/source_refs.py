@@ -29,7 +29,7 @@ from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
-    from promptcache.lint.taint import Source
+    from promptcache.lint.sources import Source
 
 #: At most this many sources are named in one message; the rest are counted ("and 2 more").
 CAP = 3

@@ -21,7 +21,11 @@ Kinds of source:
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from dataclasses import dataclass, field
+
+import libcst as cst
 
 VOLATILE = "volatile"
 IDENTITY = "identity"
@@ -233,3 +237,44 @@ def history_word(name: str) -> bool:
 def asks_to_summarise(text: str) -> bool:
     """True when prompt text asks the model to summarise a conversation."""
     return bool(_SUMMARISE_TEXT_RE.search(text)) and bool(_CONVERSATION_RE.search(text))
+
+
+@dataclass(frozen=True)
+class Source:
+    """One origin of taint.
+
+    ``detail`` names it for messages (``datetime.datetime.now()``, ``user``);
+    ``origin`` is the node where it starts (reported for shuffles and
+    ``json.dumps``); ``func_id``/``index`` identify a parameter.
+    """
+
+    kind: str
+    detail: str
+    origin_id: int = 0
+    func_id: int = 0
+    index: int = -1
+    templated: bool = False
+    picked: bool = False  # one element picked from a parameter by position (`messages[-1]`): not the whole list
+    daily: bool = False  # a clock read formatted as a date (`date.today()`, `strftime("%Y-%m-%d")`): changes once a day
+    origin: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
+
+
+EMPTY: frozenset[Source] = frozenset()
+
+
+def source(kind: str, detail: str, origin: cst.CSTNode | None = None) -> Source:
+    return Source(kind, detail, origin_id=id(origin) if origin is not None else 0, origin=origin)
+
+
+def templated(taint: frozenset[Source]) -> frozenset[Source]:
+    """Mark parameter sources as interpolated into static text."""
+    if not any(s.kind == PARAM and not s.templated for s in taint):
+        return taint
+    return frozenset(dataclasses.replace(s, templated=True) if s.kind == PARAM else s for s in taint)
+
+
+def as_daily(t: frozenset[Source], daily: bool) -> frozenset[Source]:
+    """``t`` with its volatile sources marked as changing once a day (when ``daily``)."""
+    if not daily or not any(s.kind == VOLATILE and not s.daily for s in t):
+        return t
+    return frozenset(dataclasses.replace(s, daily=True) if s.kind == VOLATILE else s for s in t)

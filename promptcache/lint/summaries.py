@@ -17,7 +17,7 @@ import libcst as cst
 from promptcache.lint import sources as S
 from promptcache.lint.index import Scope
 from promptcache.lint.sinks import attribute_path
-from promptcache.lint.turns import in_loop, int_value, is_system_dict
+from promptcache.lint.turns import int_value, is_system_dict
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,7 +51,7 @@ class Summaries:
             if sink is not None and self.flow.sinks.asks_to_summarise(call, scope):
                 holder = self.flow.holder_of(scope)
                 others = [s for s in self.flow.sinks.all() if s is not sink and self.flow.holder_of(s.scope) is holder]
-                if holder is not None and not others and not in_loop(self.turns, call) and not self._is_turn(holder):
+                if holder is not None and not others and not self.turns.facts.loop_of(call) is not None and not self._is_turn(holder):
                     helpers.add(id(holder))
                 else:
                     summarising.append(call)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -27,49 +26,20 @@ from promptcache.lint.index import Binding, ModuleIndex, Scope
 from promptcache.lint.expressions import argument, has_text, is_dict_view, is_literal, key_text
 from promptcache.lint.fields import FieldSensitivity, flat_items
 from promptcache.lint.sinks import SinkFinder
-from promptcache.lint.value_syntax import PROMPT_FIELD, constructor_call, date_format, imports_code, literal_key, setting_annotation
+from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
+from promptcache.lint.rendering import rendered_whole, same_field
+from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, constructor_call, date_format, imports_code, literal_key
 
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
-
-
-@dataclass(frozen=True)
-class Source:
-    """One origin of taint.
-
-    ``detail`` names it for messages (``datetime.datetime.now()``, ``user``);
-    ``origin`` is the node where it starts (reported for shuffles and
-    ``json.dumps``); ``func_id``/``index`` identify a parameter.
-    """
-
-    kind: str
-    detail: str
-    origin_id: int = 0
-    func_id: int = 0
-    index: int = -1
-    templated: bool = False
-    daily: bool = False  # a clock read formatted as a date (`date.today()`, `strftime("%Y-%m-%d")`): changes once a day
-    origin: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
-
-
-EMPTY: frozenset[Source] = frozenset()
-
-
-def source(kind: str, detail: str, origin: cst.CSTNode | None = None) -> Source:
-    return Source(kind, detail, origin_id=id(origin) if origin is not None else 0, origin=origin)
-
-
-def templated(taint: frozenset[Source]) -> frozenset[Source]:
-    """Mark parameter sources as interpolated into static text."""
-    if not any(s.kind == S.PARAM and not s.templated for s in taint):
-        return taint
-    return frozenset(dataclasses.replace(s, templated=True) if s.kind == S.PARAM else s for s in taint)
 
 
 class TaintEngine(FieldSensitivity):
     """Computes taint for expressions of one module (memoised per node and scope)."""
 
-    def __init__(self, index: ModuleIndex, sinks: SinkFinder, volatile_name: re.Pattern, extra_volatile: frozenset[str]):
+    def __init__(self, index: ModuleIndex, sinks: SinkFinder, volatile_name: re.Pattern, extra_volatile: frozenset[str],
+                 parents: dict | None = None):
         self.index = index
+        self.parents = parents  # the walk's parent map: where a value goes next (promptcache.lint.rendering)
         self.sinks = sinks
         self.volatile_name = volatile_name
         self.extra_volatile = extra_volatile
@@ -245,7 +215,7 @@ class TaintEngine(FieldSensitivity):
             t = self.of(b.value, b.scope)
             return templated(t) if b.op == "AddAssign" else t
         if kind == "param":
-            if b.scope.self_name == name or setting_annotation(b.node):
+            if b.scope.self_name == name or class_annotation(b.node):
                 return EMPTY
             return frozenset({Source(S.PARAM, name, func_id=id(b.scope), index=b.index)})
         if kind == "shuffle":
@@ -269,9 +239,9 @@ class TaintEngine(FieldSensitivity):
         if any(s.kind == S.SUMMARY for s in named):
             return named
         t = (self.of(e.value, scope) & self._field(e.value, attr, scope)) | named
-        if PROMPT_FIELD.search(attr):
-            # `data.instructions + " Reply briefly."`: a parameter's prompt field is a prompt passed through, the
-            # same bytes for every call that passes the same prompt (openai-agents-python; issue 11)
+        if PROMPT_FIELD.search(attr) and same_field(e, attr, self.parents):
+            # `ModelInputData(instructions=data.instructions + " Reply briefly.")`: a parameter's prompt field
+            # written back into the same field is the prompt passed through (openai-agents-python; issue 11)
             t = frozenset(s for s in t if s.kind != S.PARAM)
         return t
 
@@ -279,6 +249,9 @@ class TaintEngine(FieldSensitivity):
         base = self.of(e.value, scope)
         if self.index.qualified(e.value, scope) == "os.environ":
             return frozenset({source(S.ENV, "os.environ", e)})
+        if len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index) and _position(e.slice[0].slice.value) and isinstance(e.value, cst.Name):
+            # `messages[-1]`: one element of a parameter list itself (not `content[-1]` of a message mapped in a loop)
+            base = frozenset(dataclasses.replace(s, picked=True) if s.kind == S.PARAM and s.detail == e.value.value else s for s in base)
         if len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index):
             key = key_text(e.slice[0].slice.value)
             if key:
@@ -329,9 +302,10 @@ class TaintEngine(FieldSensitivity):
             return frozenset({source(S.SUMMARY, f"{last}()", e)})
         if (sink := self.sinks.sink_at(e, scope)) is not None and sink.is_request:
             return frozenset({source(S.SUMMARY, "a summarising LLM call", e)}) if self.sinks.asks_to_summarise(e, scope) else EMPTY
-        if constructor_call(func):
-            # `Part(content=text, timestamp=now())`: an id or timestamp keyword of a class is the object's
-            # metadata, not its text (pydantic-ai messages, RunContext(run_id=...); issue 11)
+        if constructor_call(func) and not rendered_whole(e, self.parents, lambda f: self.index.qualified(f, scope)):
+            # `Part(content=text, timestamp=now())`: an id or timestamp keyword of a class whose object is not
+            # rendered whole is the object's metadata, not its text (pydantic-ai messages, RunContext(run_id=...);
+            # issue 11); `asdict(ctx)`, `SystemPrompt(...).render()` may render it
             args = [a.value for a in e.args if a.keyword is None or not self.volatile_name.search(a.keyword.value)]
         if method is not None:
             base = func.value
@@ -422,11 +396,11 @@ class TaintEngine(FieldSensitivity):
         return frozenset(out)
 
 
-def as_daily(t: frozenset[Source], daily: bool) -> frozenset[Source]:
-    """``t`` with its volatile sources marked as changing once a day (when ``daily``)."""
-    if not daily or not any(s.kind == S.VOLATILE and not s.daily for s in t):
-        return t
-    return frozenset(dataclasses.replace(s, daily=True) if s.kind == S.VOLATILE else s for s in t)
+def _position(e: cst.BaseExpression) -> bool:
+    """An integer index (``-1``, ``0``): one element by position."""
+    if isinstance(e, cst.UnaryOperation):
+        e = e.expression
+    return isinstance(e, cst.Integer)
 
 
 def _per_request_origin(b: Binding) -> bool:

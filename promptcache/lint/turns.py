@@ -128,7 +128,7 @@ class Turns:
             if isinstance(anc, cst.FunctionDef):
                 func = self.index.scope_of_node.get(anc)
                 sinks = [s for s in self.flow.sinks.all() if self.flow.holder_of(s.scope) is func]
-                return bool(sinks) and not all(in_loop(self, s.call) for s in sinks)
+                return bool(sinks) and not all(self.facts.loop_of(s.call) is not None for s in sinks)
         return False
 
     def is_size_guard(self, test: cst.CSTNode) -> bool:
@@ -240,16 +240,6 @@ class Turns:
                         out.append((store.node, self.flow.code(target)))
                         break
         return out
-
-
-def in_loop(turns: Turns, node: cst.CSTNode) -> bool:
-    """True when ``node`` is inside a loop of its own function."""
-    for anc in turns.facts.ancestors(node):
-        if isinstance(anc, (cst.For, cst.While)):
-            return True
-        if isinstance(anc, cst.FunctionDef):
-            return False
-    return False
 
 
 def _ends_in_exit(body: cst.BaseSuite) -> bool:

@@ -34,26 +34,27 @@ def date_format(fmt: cst.BaseExpression | None) -> bool:
 # `data.instructions`, `config.system_prompt`: the prompt field of an object passed in.
 PROMPT_FIELD = re.compile(r"(?i)^_?(system_?prompt|instructions|system_?message|system)$")
 
-_SETTING_TYPES = frozenset({"int", "float", "bool", "type", "Type", "Literal"})
+_CLASS_TYPES = frozenset({"type", "Type"})
 _SEQUENCES = frozenset({"Sequence", "list", "List", "tuple", "Tuple", "Iterable", "set", "frozenset", "Collection"})
 
 
-def setting_annotation(param: cst.CSTNode) -> bool:
-    """A parameter annotated as a number, a flag, a class or a literal choice (``n_examples: int = 3``,
-    ``dataset_type: type[Dataset]``, ``Sequence[type[Evaluator]]``): a setting of the task, not per-request text
-    (pydantic-evals' ``generate_dataset``; issue 11)."""
+def class_annotation(param: cst.CSTNode) -> bool:
+    """A parameter annotated as a class (``dataset_type: type[Dataset]``, ``Sequence[type[Evaluator]]``): its
+    value is code, whose rendering (a schema) the code fixes, not per-request text (pydantic-evals'
+    ``generate_dataset``; issue 11). A number or a literal choice (``customer_number: int``,
+    ``tier: Literal[...]``) is data like any other: only its call sites say it is fixed (issue 11 review)."""
     ann = param.annotation.annotation if isinstance(param, cst.Param) and param.annotation is not None else None
     return ann is not None and _setting_type(ann)
 
 
 def _setting_type(ann: cst.BaseExpression) -> bool:
     if isinstance(ann, cst.Name):
-        return ann.value in _SETTING_TYPES
+        return ann.value in _CLASS_TYPES
     if isinstance(ann, cst.Attribute):
-        return ann.attr.value in _SETTING_TYPES
+        return ann.attr.value in _CLASS_TYPES
     if isinstance(ann, cst.Subscript):
         head = ann.value.attr.value if isinstance(ann.value, cst.Attribute) else ann.value.value if isinstance(ann.value, cst.Name) else ""
-        if head in ("type", "Type", "Literal"):
+        if head in _CLASS_TYPES:
             return True
         if head in _SEQUENCES and len(ann.slice) == 1 and isinstance(ann.slice[0].slice, cst.Index):
             return _setting_type(ann.slice[0].slice.value)
@@ -88,4 +89,4 @@ def constructor_call(func: cst.BaseExpression) -> bool:
     return name[:1].isupper() and not name.isupper()
 
 
-__all__ = ["PROMPT_FIELD", "constructor_call", "date_format", "imports_code", "literal_key", "setting_annotation"]
+__all__ = ["PROMPT_FIELD", "constructor_call", "date_format", "imports_code", "literal_key", "class_annotation"]

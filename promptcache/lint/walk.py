@@ -104,6 +104,20 @@ class TreeFacts:
             yield parent
             parent = self.parent.get(parent)
 
+    def within(self, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
+        """True when ``node`` is ``outer`` or inside it."""
+        return node is outer or any(anc is outer for anc in self.ancestors(node))
+
+    def loop_of(self, node: cst.CSTNode, cross_functions: bool = False) -> cst.CSTNode | None:
+        """The innermost ``for`` / ``while`` holding ``node``, in its own function unless ``cross_functions``;
+        None when there is none."""
+        for anc in self.ancestors(node):
+            if isinstance(anc, (cst.For, cst.While)):
+                return anc
+            if not cross_functions and isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+                return None
+        return None
+
 
 def _dispatch_table(visitors: Sequence[object]):
     cache: dict[type, tuple[tuple, tuple]] = {}

@@ -193,3 +193,36 @@ def test_sarif_uris_come_from_the_project_urls_in_pyproject(mixed, run_cli):
     from promptcache.lint.reporters import sarif
 
     assert "github.com" not in inspect.getsource(sarif)  # one source: the metadata pyproject.toml declares
+
+
+DAILY_AND_NOW = """\
+import anthropic
+from datetime import date, datetime
+client = anthropic.Anthropic()
+
+def ask(q):
+    return client.messages.create(model="m", max_tokens=9, system=f"Today is {date.today()}.", messages=[q])
+
+def ask_now(q):
+    return client.messages.create(model="m", max_tokens=9, system=f"Now: {datetime.now()}", messages=[q])
+"""
+
+
+def test_a_daily_clock_is_a_warning_in_every_format(write_tree, run_cli):
+    """PC101 on a date (once a day) is a warning, on a per-request clock an error (issue 11): per finding, in
+    the JSON, SARIF and GitHub outputs, and the exit code follows the most severe one."""
+    root = write_tree({"daily.py": DAILY_AND_NOW})
+    code, out, _ = run_cli("lint", root, "--output-format", "json")
+    assert [(f["code"], f["line"], f["severity"]) for f in json.loads(out)] == [("PC101", 6, "warning"), ("PC101", 9, "error")]
+    assert code == 1
+    _, out, _ = run_cli("lint", root, "--output-format", "sarif")
+    log = json.loads(out)
+    jsonschema.Draft4Validator(SCHEMA).validate(log)
+    assert [(r["ruleId"], r["level"]) for r in log["runs"][0]["results"]] == [("PC101", "warning"), ("PC101", "error")]
+    _, out, _ = run_cli("lint", root, "--output-format", "github")
+    assert [line.split(" ", 1)[0] for line in out.strip().splitlines()] == ["::warning", "::error"]
+    code, _, _ = run_cli("lint", root, "--fail-on", "error", "--output-format", "json")
+    assert code == 1
+    only_daily = write_tree({"daily/only.py": DAILY_AND_NOW.split("\ndef ask_now")[0]}) / "daily"
+    code, out, _ = run_cli("lint", only_daily, "--fail-on", "error", "--output-format", "json")
+    assert code == 0 and [f["severity"] for f in json.loads(out)] == ["warning"]

@@ -31,17 +31,17 @@ def _with(rule) -> list | None:
 
 @pytest.mark.parametrize(("rule", "case"), list(_cases("valid")))
 def test_valid_case_reports_nothing(rule, case):
-    findings = [f for f in lint_text(case.code, _with(rule)) if f.code == rule.code]
+    findings = [f for f in lint_text(case.code, _with(rule), path=case.path) if f.code == rule.code]
     assert findings == [], f"{rule.code} fired on a VALID case:\n{case.code}"
 
 
 @pytest.mark.parametrize(("rule", "case"), list(_cases("invalid")))
 def test_invalid_case_reports(rule, case):
     if rule.code == "PC901":
-        findings = lint_text(case.code, [])
+        findings = lint_text(case.code, [], path=case.path)
         assert [f.code for f in findings] == ["PC901"]
         return
-    findings = [f for f in lint_text(case.code, _with(rule)) if f.code == rule.code]
+    findings = [f for f in lint_text(case.code, _with(rule), path=case.path) if f.code == rule.code]
     assert findings, f"{rule.code} did not fire on an INVALID case:\n{case.code}"
     if case.line is not None:
         assert case.line in [f.line for f in findings], f"{rule.code} fired on lines {[f.line for f in findings]}, expected {case.line}"

@@ -7,13 +7,8 @@ import json
 
 from lint_support import lint_text
 
-from lint_rules.volatile import (
-    PerRequestDataInSystemPrompt,
-    VolatileBeforeCacheBreakpoint,
-    VolatileInSystemPrompt,
-    VolatileInToolDefinition,
-    VolatilePromptCacheKey,
-)
+from lint_rules.volatile import PerRequestDataInSystemPrompt, VolatileInSystemPrompt
+from lint_rules.volatile_blocks import VolatileBeforeCacheBreakpoint, VolatileInToolDefinition, VolatilePromptCacheKey
 from promptcache.lint.source_refs import SourcedMessage, SourceRef, join_capped
 
 # The report of issue 2: the value is built on line 16 and sent on line 20.

@@ -1,0 +1,208 @@
+"""PC103-PC105: volatile or per-user values in the other cached places: an Anthropic message block at or before
+the last cache breakpoint, a tool definition, and ``prompt_cache_key=``.
+
+The system prompt's rules (PC101, PC102) are in :mod:`lint_rules.volatile`; the facts come from
+:class:`promptcache.lint.dataflow.FlowAnalysis`.
+"""
+
+from __future__ import annotations
+
+from promptcache.lint import sources as S
+from promptcache.lint.finding import Severity
+from promptcache.lint.rule import FlowRule, Invalid
+
+_CLAUDE = 'import anthropic\nclient = anthropic.Anthropic()\n'
+_OPENAI = 'from openai import OpenAI\nclient = OpenAI()\n'
+_CC = '"cache_control": {"type": "ephemeral"}'
+
+
+class VolatileBeforeCacheBreakpoint(FlowRule):
+    """
+    ## What it does
+    In an Anthropic request with ``cache_control`` markers, finds a volatile or
+    identity value in a message block at or before the last breakpoint (the
+    cache order is tools, then system, then messages).
+
+    ## Why is this bad?
+    Anthropic caches the prefix up to each ``cache_control`` block. If an
+    account number or a timestamp sits before the block that carries the
+    marker, that cached prefix only ever matches for the same value: the large
+    cached document behind it is written again for every account.
+
+    ## Example
+    ```python
+    content=[
+        {"type": "text", "text": f"Account {account.account_id}"},
+        {"type": "text", "text": CONTRACT, "cache_control": {"type": "ephemeral"}},
+        {"type": "text", "text": question},
+    ]
+    ```
+
+    ## Use instead
+    ```python
+    content=[
+        {"type": "text", "text": CONTRACT, "cache_control": {"type": "ephemeral"}},
+        {"type": "text", "text": f"Account {account.account_id}\\n\\n{question}"},
+    ]
+    ```
+
+    ## When it does not fire
+    The request has no ``cache_control``; the value comes after the last
+    marker; the value is in the system prompt or tools (PC101, PC102 and PC104
+    report those).
+    """
+
+    code = "PC103"
+    name = "volatile-before-cache-breakpoint"
+    severity = Severity.ERROR
+    message = (
+        "{sources} {be} in a block at or before the last cache_control breakpoint: Anthropic caches the prefix "
+        "up to each breakpoint, so it only hits for the same {value}; move the {value} after the last breakpoint"
+    )
+
+    one_per_node = True
+    innermost_only = False
+
+    def flows(self) -> list:
+        return self.flow.breakpoint_flows
+
+    def findings(self, flow) -> list:
+        detail = (flow.of(S.VOLATILE) or flow.of(S.IDENTITY))[0].detail
+        return [self.issue(flow, detail=detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
+
+    VALID = [
+        _CLAUDE + f"DOC = open('d.md').read()\ndef ask(acct, q):\n    return client.messages.create(model='m', messages=[{{'role': 'user', 'content': [\n        {{'type': 'text', 'text': DOC, {_CC}}},\n        {{'type': 'text', 'text': f'{{acct.account_id}} {{q}}'}}]}}])\n",
+        _CLAUDE + "from datetime import date\ndef ask(acct, q):\n    return client.messages.create(model='m', messages=[{'role': 'user', 'content': f'{date.today()} {q}'}])\n",
+        _CLAUDE + f"def ask(q):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': 'Rules', {_CC}}}], messages=[{{'role': 'user', 'content': q}}])\n",
+    ]
+    INVALID = [
+        Invalid(_CLAUDE + f"DOC = open('d.md').read()\ndef ask(acct, q):\n    return client.messages.create(model='m', messages=[{{'role': 'user', 'content': [\n        {{'type': 'text', 'text': f'Account {{acct.account_id}}'}},\n        {{'type': 'text', 'text': DOC, {_CC}}}]}}])\n", line=6),
+        Invalid(_CLAUDE + f"import time\ndef ask(q):\n    return client.messages.create(model='m', messages=[\n        {{'role': 'user', 'content': f'Asked at {{time.time()}}'}},\n        {{'role': 'assistant', 'content': 'ok'}},\n        {{'role': 'user', 'content': [{{'type': 'text', 'text': q, {_CC}}}]}}])\n", line=6),
+        Invalid(_CLAUDE + f"def ask(user, q):\n    blocks = [{{'type': 'text', 'text': user.email}}, {{'type': 'text', 'text': 'Policy', {_CC}}}]\n    return client.messages.create(model='m', messages=[{{'role': 'user', 'content': blocks}}])\n", line=4),
+    ]
+
+
+class VolatileInToolDefinition(FlowRule):
+    """
+    ## What it does
+    Finds a volatile, per-user or per-deployment (environment variable) value
+    inside an element of ``tools=``: a description, an ``enum`` of the user's
+    projects, a default built from the clock.
+
+    ## Why is this bad?
+    Tools are rendered first, before the system prompt and the messages. A
+    tool schema that differs between calls changes the very start of the
+    prefix, so the whole request is a cache miss, system prompt included.
+
+    ## Example
+    ```python
+    {"name": "create_issue", "parameters": {"properties": {
+        "project": {"type": "string", "enum": user.project_keys}}}}
+    ```
+
+    ## Use instead
+    ```python
+    {"name": "create_issue", "parameters": {"properties": {
+        "project": {"type": "string", "description": "A project key from the user message."}}}}
+    ```
+    and list the user's projects in the final user message (validate them in
+    the tool handler).
+
+    ## When it does not fire
+    Tool definitions made of literals and module constants; values used only
+    when the tool runs; environment variables and other per-process values
+    (one deployment sends the same tools on every request, and each process
+    warms its own cache once); functions and classes given as tools, whatever
+    their name (``tools=[lookup_account]`` is code, not an account).
+    """
+
+    code = "PC104"
+    name = "volatile-in-tool-definition"
+    severity = Severity.ERROR
+    message = (
+        "{sources} {be} inside a tool definition: tools render first, so a tool schema that differs between "
+        "calls invalidates the whole cached prefix; keep tools static and pass the {value} in the user message"
+    )
+
+    def findings(self, flow) -> list:
+        """A volatile or identity source on a value inside ``tools=`` (an environment value is per process)."""
+        if flow.area not in ("tools", "tool_content") or not flow.has(S.VOLATILE, S.IDENTITY):
+            return []
+        return [self.issue(flow, detail=flow.of(S.VOLATILE, S.IDENTITY)[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
+
+    VALID = [
+        _OPENAI + "TOOLS = [{'type': 'function', 'function': {'name': 'f', 'parameters': {}}}]\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=TOOLS)\n",
+        _OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'description': 'Search.'}}\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'{user.email} {q}'}], tools=[tool])\n",
+        _CLAUDE + "TOOLS = [{'name': 'now', 'description': 'Current time.', 'input_schema': {'type': 'object'}}]\ndef ask(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[{'role': 'user', 'content': q}])\n",
+        # Issue 11, from real code: per-process values and code are not per-request data.
+        _CLAUDE + "import os\nTOOLS = [{'name': 'deploy', 'description': 'Deploy to ' + os.environ['REGION']}]\ndef ask(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n",
+        "import os\nfrom agents import Agent, HostedMCPTool\nAUTH = os.environ['CALENDAR_TOKEN']\nagent = Agent(name='a', instructions='Help.', tools=[HostedMCPTool(tool_config={'type': 'mcp', 'authorization': AUTH})])\n",
+        "from agents import Agent, Runner, function_tool\nasync def run(question):\n    @function_tool\n    def lookup_account(account_id: str) -> str:\n        return account_id\n    agent = Agent(name='s', instructions='Help.', tools=[lookup_account])\n    return await Runner.run(agent, question)\n",
+    ]
+    INVALID = [
+        Invalid(_OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'parameters': {\n        'properties': {'p': {'enum': user.project_keys}}}}}\n    return client.chat.completions.create(model='m', messages=[], tools=[tool])\n", line=5),
+        Invalid(_CLAUDE + "from datetime import date\ndef ask(q):\n    tools = [{'name': 'book', 'description': f'Book a room. Today is {date.today()}.'}]\n    return client.messages.create(model='m', tools=tools, messages=[])\n", line=5),
+        Invalid("from promptcache import PromptBuilder\ndef base(user):\n    return PromptBuilder().tools([{'name': 'f', 'description': f'Files of {user.email}'}])\n", line=3),
+    ]
+
+
+class VolatilePromptCacheKey(FlowRule):
+    """
+    ## What it does
+    Finds an OpenAI ``prompt_cache_key=`` built from a volatile value: a uuid,
+    a request id, a timestamp.
+
+    ## Why is this bad?
+    OpenAI routes requests with the same prompt prefix and the same
+    ``prompt_cache_key`` to the same cache. A key that is new on every request
+    scatters identical prefixes across machines that have never cached them,
+    so the long shared instructions are never read from cache.
+
+    ## Example
+    ```python
+    client.responses.create(model="gpt-4.1-mini", instructions=DOCS, input=q,
+                            prompt_cache_key=f"cli-help-{request_id}")
+    ```
+
+    ## Use instead
+    ```python
+    client.responses.create(model="gpt-4.1-mini", instructions=DOCS, input=q,
+                            prompt_cache_key="cli-help-v2")
+    ```
+
+    ## When it does not fire
+    A fixed per-feature key, or a per-user key (a stable user id is a good
+    routing key); the request id sent only in a header.
+    """
+
+    code = "PC105"
+    name = "volatile-prompt-cache-key"
+    severity = Severity.WARNING
+    message = (
+        "prompt_cache_key is built from {sources}: OpenAI routes cache lookups by this key, so a per-request key "
+        "never meets a warm cache; use a stable per-feature or per-user key"
+    )
+
+    one_per_node = False
+    innermost_only = False
+
+    def flows(self) -> list:
+        return self.flow.cache_key_flows
+
+    def findings(self, flow) -> list:
+        volatile = flow.of(S.VOLATILE)
+        return [self.issue(flow, detail=volatile[0].detail, sources=volatile)]
+
+    VALID = [
+        _OPENAI + "def ask(q):\n    return client.responses.create(model='m', input=q, prompt_cache_key='docs-v2')\n",
+        _OPENAI + "def ask(user_id, q):\n    return client.responses.create(model='m', input=q, prompt_cache_key=f'docs-{user_id}')\n",
+        _OPENAI + "def ask(request_id, q):\n    return client.responses.create(model='m', input=q, extra_headers={'X-Request-Id': request_id})\n",
+    ]
+    INVALID = [
+        Invalid(_OPENAI + "def ask(request_id, q):\n    return client.responses.create(model='m', input=q, prompt_cache_key=f'docs-{request_id}')\n", line=4),
+        Invalid(_OPENAI + "import uuid\ndef ask(q):\n    return client.responses.create(model='m', input=q, prompt_cache_key=str(uuid.uuid4()))\n", line=5),
+        Invalid(_OPENAI + "import time\ndef ask(q):\n    key = f'k{time.time_ns()}'\n    return client.chat.completions.create(model='m', messages=[], prompt_cache_key=key)\n", line=6),
+    ]
+
+
+__all__ = ["VolatileBeforeCacheBreakpoint", "VolatileInToolDefinition", "VolatilePromptCacheKey"]
