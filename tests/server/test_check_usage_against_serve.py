@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import anthropic
 import openai
@@ -13,6 +14,11 @@ from server_support import unique_system
 
 import promptcache
 from promptcache.cli import main
+
+VISIBLE_AFTER_S = 1.2
+"""Requests are spaced this far apart: the simulator makes a written entry readable 1 s after the request that
+wrote it (``entry_visible_after_seconds``, assumed in providers.toml) while serve's is readable at once, so
+requests recorded closer together would disagree by design, not by a rule change."""
 
 
 def _check(trace) -> tuple[dict, str]:
@@ -32,6 +38,7 @@ def test_check_usage_on_an_anthropic_trace_recorded_against_serve(server, tmp_pa
                               trace=trace, session="app")
     system = [{"type": "text", "text": unique_system(900), "cache_control": {"type": "ephemeral"}}]
     for question in ("Where is order 1042?", "And order 1043?", "And order 1044?"):
+        time.sleep(VISIBLE_AFTER_S)
         client.messages.create(model="claude-sonnet-4-6", max_tokens=2, system=system,
                                messages=[{"role": "user", "content": question}])
     check, text = _check(trace)
@@ -47,6 +54,7 @@ def test_check_usage_on_an_openai_trace_recorded_against_serve(server, tmp_path)
                               trace=trace, session="app")
     system = unique_system(900)
     for question in ("Where is order 1042?", "And order 1043?"):
+        time.sleep(VISIBLE_AFTER_S)
         client.chat.completions.create(model="gpt-4.1-mini", max_tokens=2, messages=[
             {"role": "system", "content": system}, {"role": "user", "content": question}])
     check, text = _check(trace)
