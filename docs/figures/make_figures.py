@@ -190,7 +190,7 @@ def hit_rate_per_request() -> None:
         rates = [100 * r.usage.hit_rate for r in simulation.requests]
         total = simulation.summary()["hit_rate"]
         ax.bar([i + offset for i in range(len(rates))], rates, width, color=colour,
-               label=f"{name}: {total:.1%} of prompt tokens read")
+               label=f"{name}: {total:.1%} read")
         ax.plot([i + offset for i, r in enumerate(rates) if r < 1], [0.8] * sum(r < 1 for r in rates), "_",
                 color=colour, markersize=9, markeredgewidth=2.5)  # 0% stays visible
     ax.set_xticks(range(len(rates)))

@@ -48,6 +48,11 @@ def open_report(browser, traces_dir: Path, tmp_path: Path, name: str):
     return page, errors
 
 
+def requests_in(traces_dir: Path, name: str) -> int:
+    """The trace's request lines, counted from the file (one bar each)."""
+    return sum(1 for line in (traces_dir / name).read_text(encoding="utf-8").splitlines() if line.strip())
+
+
 def screenshot(page, tmp_path: Path, name: str) -> Path:
     path = tmp_path / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
@@ -61,7 +66,7 @@ def screenshot(page, tmp_path: Path, name: str) -> Path:
 
 def test_bad_trace_renders_and_a_click_shows_the_divergence(browser, traces_dir, tmp_path):
     page, errors = open_report(browser, traces_dir, tmp_path, "bad_timestamp_system.jsonl")
-    assert page.locator("svg.bar").count() == page.locator(".request").count() == 17
+    assert page.locator("svg.bar").count() == page.locator(".request").count() == requests_in(traces_dir, "bad_timestamp_system.jsonl") == 17
     assert page.locator(".request.unexpected").count() == 16
     assert page.locator("body.bad .verdict").inner_text().startswith("\u2718 bad: volatile_value on 16 of 17 requests")
     assert page.locator(".kpi .value").first.inner_text() == "0.0%"
@@ -80,7 +85,7 @@ def test_bad_trace_renders_and_a_click_shows_the_divergence(browser, traces_dir,
 
 def test_good_trace_is_green_and_a_hit_has_no_fix(browser, traces_dir, tmp_path):
     page, errors = open_report(browser, traces_dir, tmp_path, "good_support_chat.jsonl")
-    assert page.locator("svg.bar").count() == 17
+    assert page.locator("svg.bar").count() == requests_in(traces_dir, "good_support_chat.jsonl") == 17
     assert page.locator(".request.unexpected").count() == 0
     assert page.locator("body.good .verdict").is_visible()
     assert page.locator(".kpi .value").first.inner_text() == "91.4%"
