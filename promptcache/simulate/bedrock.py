@@ -133,14 +133,7 @@ class BedrockSimulator(AnthropicSimulator):
             if "cachePoint" in str(exc):
                 return RequestResult(Usage(), 0, profile, error=str(exc))
             raise MalformedBody(f"cannot be rendered: {exc}") from exc
-        try:
-            render = render_prompt(self.prompt_body(converted, profile), ANTHROPIC_MESSAGES, model=model)
-        except ValueError as exc:
-            raise MalformedBody(f"cannot be rendered: {exc}") from exc
-        try:
-            return self._simulate(render, profile, float(t))
-        except RequestRefused as refused:
-            return RequestResult(Usage(), len(render), profile, error=str(refused), render=render)
+        return self._claude_body(converted, profile, model, t)
 
     def simulate_invoke(self, body: Mapping[str, Any], t: float) -> RequestResult:
         """Simulate one InvokeModel request whose body is a Claude Messages body (``anthropic_version`` is
@@ -160,6 +153,14 @@ class BedrockSimulator(AnthropicSimulator):
                 f"cache_control (top-level, automatic caching) is refused by Bedrock's legacy Claude integration "
                 f"for {model}{assumed}: put cache_control on the blocks to cache instead"))
         check_body(ANTHROPIC_MESSAGES, body, model_given=True)
+        return self._claude_body(body, profile, model, t)
+
+    def _claude_body(self, body: Mapping[str, Any], profile: Any, model: str, t: float) -> RequestResult:
+        """A Claude Messages body under ``profile``: rendered, then simulated (a refusal is the result's error).
+
+        Raises:
+            MalformedBody: the body cannot be rendered.
+        """
         try:
             render = render_prompt(self.prompt_body(body, profile), ANTHROPIC_MESSAGES, model=model)
         except ValueError as exc:
