@@ -24,7 +24,7 @@ import libcst as cst
 from promptcache.lint import sources as S
 from promptcache.lint.index import Binding, ModuleIndex, Scope
 from promptcache.lint.iteration_order import filling_loops, set_annotation
-from promptcache.lint.expressions import argument, has_text, is_dict_view, is_literal, key_text
+from promptcache.lint.expressions import argument, has_text, is_dict_view, is_literal, key_text, variadic_arguments
 from promptcache.lint.fields import FieldSensitivity, flat_items
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
@@ -397,10 +397,10 @@ class TaintEngine(FieldSensitivity):
             if s.kind != S.PARAM or s.func_id != id(callee):
                 out.add(s)
                 continue
-            arg = argument(call, s.index - offset, callee.params[s.index] if s.index < len(callee.params) else "")
-            if arg is not None:
-                t = self.of(arg, scope)
-                out |= templated(t) if s.templated else t
+            name = callee.params[s.index] if s.index < len(callee.params) else ""
+            arg = argument(call, s.index - offset, name)
+            t = self.of(arg, scope) if arg is not None else self.union(variadic_arguments(call, callee.node, name, offset), scope)
+            out |= templated(t) if s.templated else t
         return frozenset(out)
 
 
