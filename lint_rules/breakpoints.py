@@ -156,8 +156,10 @@ class TooManyBreakpoints(LintRule):
     bound). Also finds a marker set on a message dict that belongs to a kept
     history (``self.messages``, a parameter the function appends to), directly
     or through a shallow copy (``list(h)``, ``h.copy()``, ``h[:]``,
-    ``[*h]``): the dicts are shared, so the marker stays in the history and
-    each turn adds one more.
+    ``[*h]``) or messages rebuilt around the stored content lists
+    (``[{"role": m["role"], "content": m["content"]} for m in h]``): the
+    dicts are shared, so the marker stays in the history and each turn adds
+    one more.
 
     ## Why is this bad?
     Anthropic allows at most 4 breakpoints per request and answers more with
@@ -209,9 +211,9 @@ class TooManyBreakpoints(LintRule):
                                                            fix="keep at most 4 (the last block of tools, system, and the history)"))
         if not anthropic and not flow.index.imports_llm:
             return
-        for stmt, written, kept in M.leaked_markers(flow):
+        for stmt, written, kept, shared in M.leaked_markers(flow):
             what = (f"cache_control is set on a message of `{kept}`" if written == kept else
-                    f"cache_control is set on a message of `{written}`, a shallow copy of `{kept}` (the dicts are shared)")
+                    f"cache_control is set on a message of `{written}`, a shallow copy of `{kept}` ({shared})")
             self.report(stmt, self.message.format(
                 what=what + ", so the marker stays in the stored history and every turn adds one",
                 fix="copy.deepcopy the history before marking it, or remove old markers"))
@@ -224,10 +226,14 @@ class TooManyBreakpoints(LintRule):
         _CLAUDE + "import copy\nclass Chat:\n    def ask(self):\n        msgs = copy.deepcopy(self.history)\n        msgs[-1]['content'][-1]['cache_control'] = {'type': 'ephemeral'}\n        return client.messages.create(model='m', max_tokens=9, messages=msgs)\n",
         # A marker under a condition in the loop.
         _CLAUDE + f"def ask(history):\n    msgs = []\n    for i, m in enumerate(history):\n        if i == len(history) - 1:\n            msgs.append({{'role': m['role'], 'content': [{{'type': 'text', 'text': m['content'], {_MARK}}}]}})\n        else:\n            msgs.append(m)\n    return client.messages.create(model='m', max_tokens=9, messages=msgs)\n",
+        # Issue 11 review: messages rebuilt with copies of their content blocks; the marker goes on a copy.
+        _CLAUDE + "class Chat:\n    def __init__(self):\n        self.history = []\n    def ask(self, q):\n        self.history.append({'role': 'user', 'content': [{'type': 'text', 'text': q}]})\n        msgs = [{'role': m['role'], 'content': [dict(b) for b in m['content']]} for m in self.history]\n        msgs[-1]['content'][-1]['cache_control'] = {'type': 'ephemeral'}\n        r = client.messages.create(model='m', max_tokens=9, messages=msgs)\n        self.history.append({'role': 'assistant', 'content': r.content})\n        return r\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + f"def ask(history):\n    msgs = []\n    for m in history:\n        msgs.append({{'role': m['role'], 'content': [{{'type': 'text', 'text': m['content'], {_MARK}}}]}})\n    return client.messages.create(model='m', max_tokens=9, messages=msgs)\n", line=7),
         Invalid(_CLAUDE + "class Chat:\n    def ask(self):\n        msgs = list(self.history)\n        msgs[-1]['content'][-1]['cache_control'] = {'type': 'ephemeral'}\n        return client.messages.create(model='m', max_tokens=9, messages=msgs)\n", line=6),
         Invalid(_CLAUDE + "".join(f"P{i} = 'p{i}'\n" for i in range(5)) + "def ask(q):\n    return client.messages.create(model='m', max_tokens=9, messages=[{'role': 'user', 'content': q}],\n        system=[" + ", ".join(f"{{'type': 'text', 'text': P{i}, {_MARK}}}" for i in range(5)) + "])\n", line=9),
         Invalid(_CLAUDE + "def turn(history, q):\n    history.append({'role': 'user', 'content': [{'type': 'text', 'text': q}]})\n    history[-1]['content'][-1]['cache_control'] = {'type': 'ephemeral'}\n    return client.messages.create(model='m', max_tokens=9, messages=history)\n", line=5),
+        # Issue 11 review (snips3/w_mark_last_copy.py): new message dicts around the stored content lists.
+        Invalid(_CLAUDE + "class Chat:\n    def __init__(self):\n        self.history = []\n    def ask(self, q):\n        self.history.append({'role': 'user', 'content': [{'type': 'text', 'text': q}]})\n        msgs = [{'role': m['role'], 'content': m['content']} for m in self.history]\n        msgs[-1]['content'][-1]['cache_control'] = {'type': 'ephemeral'}\n        r = client.messages.create(model='m', max_tokens=9, messages=msgs)\n        self.history.append({'role': 'assistant', 'content': r.content})\n        return r\n", line=9),
     ]

@@ -36,7 +36,8 @@ class PerTurnSummarization(_SiteRule):
     ## What it does
     Finds conversation summarisation on every turn: a call to a
     ``summarize``/``compress``/``condense``/``compact`` function over the
-    history, or an LLM call asking to summarise the chat, on the per-turn path
+    history (or such a method that reassigns the history attribute:
+    ``self.condense()`` setting ``self.messages``), or an LLM call asking to summarise the chat, on the per-turn path
     (a loop body or a request handler) with no size guard; and LangChain's
     ``ConversationSummaryMemory`` / ``ConversationSummaryBufferMemory`` (and
     LlamaIndex's ``ChatSummaryMemoryBuffer``).
@@ -90,6 +91,8 @@ class PerTurnSummarization(_SiteRule):
         _OPENAI + "def summarise_article(text):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'Summarize this article: {text}'}])\n",
         _OPENAI + "MAX_TOKENS = 5000\ndef turn(history):\n    if tokens(history) < MAX_TOKENS:\n        return client.chat.completions.create(model='m', messages=history)\n    history = summarize_history(history)\n",
         # A route that shows a summary without replacing the history: the conversation is unchanged.
+        # Issue 11 review: a condensing method called only past a size threshold.
+        _OPENAI + "class Memory:\n    def __init__(self):\n        self.messages = []\n    def condense(self):\n        text = '\\n'.join(m['content'] for m in self.messages)\n        r = client.chat.completions.create(model='mini', messages=[{'role': 'user', 'content': 'Condense: ' + text}])\n        self.messages = [{'role': 'assistant', 'content': r.choices[0].message.content}]\n    def turn(self, user_text):\n        self.messages.append({'role': 'user', 'content': user_text})\n        if len(self.messages) > 40:\n            self.condense()\n        return client.chat.completions.create(model='m', messages=self.messages)\n",
         _OPENAI + "from fastapi import FastAPI\napp = FastAPI()\nSESSIONS = {}\n@app.get('/summary/{sid}')\ndef summary(sid):\n    messages = SESSIONS[sid]\n    recap = client.chat.completions.create(model='m', messages=messages + [{'role': 'user', 'content': 'Summarize our conversation so far.'}])\n    return {'summary': recap.choices[0].message.content}\n",
     ]
     INVALID = [
@@ -100,6 +103,8 @@ class PerTurnSummarization(_SiteRule):
         Invalid(_CLAUDE + "def turn(chat, text):\n    reply = client.messages.create(model='m', messages=chat)\n    digest = client.messages.create(model='m', messages=[{'role': 'user', 'content': 'Summarize this chat: ' + str(chat)}])\n    return reply\n", line=5),
         # A local summarising helper called every turn (the message names it).
         Invalid(_CLAUDE + "def recap_chat(history):\n    return client.messages.create(model='m', messages=history + [{'role': 'user', 'content': 'Summarize our conversation.'}])\ndef turn(history, text):\n    history[:] = [{'role': 'user', 'content': recap_chat(history)}]\n    return client.messages.create(model='m', messages=history)\n", line=6),
+        # Issue 11 review (snips/d2_condense.py): a method that rewrites `self.messages`, called every turn.
+        Invalid(_OPENAI + "class Memory:\n    def __init__(self):\n        self.messages = []\n    def condense(self):\n        text = '\\n'.join(m['content'] for m in self.messages)\n        r = client.chat.completions.create(model='mini', messages=[{'role': 'user', 'content': 'Condense: ' + text}])\n        self.messages = [{'role': 'assistant', 'content': r.choices[0].message.content}]\n    def turn(self, user_text):\n        self.messages.append({'role': 'user', 'content': user_text})\n        self.condense()\n        return client.chat.completions.create(model='m', messages=self.messages)\n", line=12),
         # A request handler whose summarising call replaces the stored history.
         Invalid(_OPENAI + "from fastapi import FastAPI\napp = FastAPI()\nSESSIONS = {}\n@app.post('/chat/{sid}')\ndef chat(sid, text):\n    messages = SESSIONS.setdefault(sid, [])\n    messages.append({'role': 'user', 'content': text})\n    recap = client.chat.completions.create(model='m', messages=messages + [{'role': 'user', 'content': 'Summarize our conversation so far.'}])\n    SESSIONS[sid] = [{'role': 'user', 'content': recap.choices[0].message.content}]\n    return recap\n", line=10),
     ]

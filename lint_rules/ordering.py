@@ -26,7 +26,9 @@ class ToolsFromUnorderedCollection(FlowRule):
     ## What it does
     Finds ``tools=`` built from a set-family source (``set(...)``, a set
     literal or comprehension, ``frozenset``, ``|``/``&``/``-`` of sets,
-    ``asyncio.as_completed``) without ``sorted()``.
+    a parameter annotated ``set[...]``, ``asyncio.as_completed``) without
+    ``sorted()``, whether a comprehension or a ``for`` loop appending to the
+    list iterates it.
 
     ## Why is this bad?
     String hashing is randomised per process (``PYTHONHASHSEED``), so a set of
@@ -138,6 +140,9 @@ class ToolsFromUnorderedCollection(FlowRule):
         _CLAUDE + "TOOLS = [{'name': 'a'}, {'name': 'b'}]\ndef run(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n",
         # PromptBuilder sorts tools by name (its default tool_order) and writes canonical JSON.
         "from promptcache import PromptBuilder\nfrom .specs import SPECS\ndef base(extra):\n    return PromptBuilder().tools([SPECS[n] for n in {'a', 'b'} | set(extra)])\n",
+        # Issue 11 review: a loop over the sorted set fills the list in a fixed order.
+        _OPENAI + "class Agent:\n    def __init__(self, tools):\n        self.tool_names = set(t['function']['name'] for t in tools)\n        self.by_name = {t['function']['name']: t for t in tools}\n    def step(self, messages):\n        tools = []\n        for name in sorted(self.tool_names):\n            tools.append(self.by_name[name])\n        return client.chat.completions.create(model='m', messages=messages, tools=tools)\n",
+        _OPENAI + "def ask(messages, enabled: set[str], tool_specs: dict):\n    return client.chat.completions.create(model='m', messages=messages, tools=[tool_specs[n] for n in sorted(enabled)])\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "from .specs import SPECS\ndef run(q, extra):\n    names = {'a', 'b'} | set(extra)\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n", line=6),
@@ -147,6 +152,10 @@ class ToolsFromUnorderedCollection(FlowRule):
         Invalid(_OPENAI + "REGISTRY = {'a': {'type': 'function'}, 'b': {'type': 'function'}}\ndef ask(q, allowed):\n    names = REGISTRY.keys() & allowed\n    return client.chat.completions.create(model='m', messages=[], tools=[REGISTRY[n] for n in names])\n", line=6),
         Invalid("from promptcache import PromptBuilder\nfrom .specs import SPECS\ndef base(extra):\n    return PromptBuilder(tool_order='registered').tools([SPECS[n] for n in set(extra)])\n", line=4),
         Invalid(_OPENAI + "REGISTRY = {'a': {'type': 'function'}, 'b': {'type': 'function'}}\ndef ask(q, disabled):\n    names = REGISTRY.keys() - disabled\n    return client.chat.completions.create(model='m', messages=[], tools=[REGISTRY[n] for n in names])\n", line=6),
+        # Issue 11 review (snips/c2_tools_set_loop.py): a `for` loop over a set fills the tool list in hash order.
+        Invalid(_OPENAI + "class Agent:\n    def __init__(self, tools):\n        self.tool_names = set(t['function']['name'] for t in tools)\n        self.by_name = {t['function']['name']: t for t in tools}\n    def step(self, messages):\n        tools = []\n        for name in self.tool_names:\n            tools.append(self.by_name[name])\n        return client.chat.completions.create(model='m', messages=messages, tools=tools)\n", line=11),
+        # A parameter typed as a set, iterated into the tool list.
+        Invalid(_OPENAI + "def ask(messages, enabled: set[str], tool_specs: dict):\n    return client.chat.completions.create(model='m', messages=messages, tools=[tool_specs[n] for n in enabled])\n", line=4),
     ]
 
 

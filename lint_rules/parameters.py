@@ -224,11 +224,15 @@ class ThinkingOrEffortChurn(OptionChurnRule):
         _CLAUDE + "def turn(history, q):\n    r = client.messages.create(model='m', max_tokens=9, thinking={'type': 'disabled'}, messages=history)\n    history.append({'role': 'assistant', 'content': r.content})\n    return client.messages.create(model='m', max_tokens=9, messages=history)\n",
         # One effort per conversation, chosen before the loop.
         _OPENAI + "def solve(task, hard):\n    effort = 'high' if hard else 'low'\n    messages = [{'role': 'user', 'content': task}]\n    for _ in range(5):\n        r = client.chat.completions.create(model='o3', messages=messages, reasoning_effort=effort)\n        messages.append(r.choices[0].message)\n",
+        # Issue 11 review: a nested conditional on a module setting is one value for every call.
+        _OPENAI + "DEEP = True\ndef turn(history, q):\n    history.append({'role': 'user', 'content': q})\n    return client.responses.create(model='gpt-5', input=history, reasoning={'effort': 'high' if DEEP else 'low'})\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "def tutor(history, q, hard):\n    history.append({'role': 'user', 'content': q})\n    if hard:\n        r = client.messages.create(model='m', max_tokens=9, thinking={'type': 'enabled', 'budget_tokens': 4000}, messages=history)\n    else:\n        r = client.messages.create(model='m', max_tokens=9, thinking={'type': 'disabled'}, messages=history)\n", line=8),
         Invalid(_OPENAI + "def turn(history, q):\n    history.append({'role': 'user', 'content': q})\n    return client.chat.completions.create(model='o3', messages=history, reasoning_effort='high' if len(q) > 200 else 'low')\n", line=5),
         Invalid(_OPENAI + "def turn(history):\n    r = client.responses.create(model='gpt-5', input=history, reasoning={'effort': 'low'})\n    history.append(r.output)\n    return client.responses.create(model='gpt-5', input=history, reasoning={'effort': 'high'})\n", line=6),
+        # Issue 11 review (snips3/v_effort.py): the conditional nested in the reasoning dict.
+        Invalid(_OPENAI + "def turn(history, q):\n    history.append({'role': 'user', 'content': q})\n    return client.responses.create(model='gpt-5', input=history, reasoning={'effort': 'high' if 'prove' in q else 'low'})\n", line=5),
     ]
 
 

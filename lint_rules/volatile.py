@@ -124,6 +124,8 @@ class VolatileInSystemPrompt(FlowRule):
         _CLAUDE + "import time\ndef ask(q):\n    t0 = time.time()\n    r = client.messages.create(model='m', system='Be brief.', messages=[{'role': 'user', 'content': q}])\n    print(time.time() - t0)\n    return r\n",
         _OPENAI + "from datetime import datetime\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'system', 'content': 'Be brief.'},\n        {'role': 'user', 'content': f'{datetime.now():%Y-%m-%d} {q}'}])\n",
         "import time\nSYSTEM_PROMPT = f'Started {time.time()}'\n",
+        # Issue 11 review: a local `render(template, **values)` whose keyword is a constant.
+        _OPENAI + "from datetime import datetime\nPRODUCT = 'Acme CRM'\ndef render(template, **values):\n    return template.format(**values)\ndef ask(history, q):\n    system = render('You are helpful. Product: {product}', product=PRODUCT)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, *history, {'role': 'user', 'content': q}])\n",
         # A seeded generator is deterministic: the same greeting in every process.
         _CLAUDE + "import random\nGREETINGS = ['Hi', 'Hello']\ndef ask(q):\n    return client.messages.create(model='m', system=random.Random(7).choice(GREETINGS) + '. Help.', messages=[])\n",
     ]
@@ -149,6 +151,8 @@ class VolatileInSystemPrompt(FlowRule):
         Invalid(_OPENAI + "from dataclasses import asdict\nfrom datetime import datetime\nfrom .ctx import PromptContext\nTEMPLATE = 'Current time: {now}. Locale: {locale}.'\ndef ask(history, q):\n    ctx = PromptContext(locale='en', now=datetime.now())\n    system = TEMPLATE.format(**asdict(ctx))\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, *history, q])\n", line=10),
         Invalid(_CLAUDE + "from datetime import datetime\nfrom .prompts import SystemPrompt\ndef ask(history, q):\n    sp = SystemPrompt(base='You are helpful.', timestamp=datetime.now().isoformat())\n    return client.messages.create(model='m', system=sp.render(), messages=history + [q])\n", line=7),
         Invalid(_OPENAI + "from datetime import datetime\nfrom .prompts import prompt_registry\ndef ask(history, q):\n    p = prompt_registry.render(name='support-system', now=datetime.now())\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': p.text}, *history, q])\n", line=7),
+        # Issue 11 review (snips/k_ts_kw.py): a timestamp keyword packed into a local render's `**values`.
+        Invalid(_OPENAI + "from datetime import datetime\nPRODUCT = 'Acme CRM'\ndef render(template, **values):\n    return template.format(**values)\ndef ask(history, q):\n    system = render('You are helpful. Time: {now}', now=datetime.now())\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, *history, {'role': 'user', 'content': q}])\n", line=9),
         # int() / round() drop ordering taint only: the number is still the clock.
         Invalid(_CLAUDE + "import time\ndef ask(q):\n    return client.messages.create(model='m', system=f'Epoch {int(time.time())}', messages=[])\n", line=5),
         Invalid(_CLAUDE + "import time\ndef ask(q):\n    return client.messages.create(model='m', system='Seed: %d' % round(time.time()), messages=[])\n", line=5),

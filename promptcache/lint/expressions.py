@@ -77,3 +77,20 @@ def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression 
             return arg.value
         positional += 1
     return None
+
+
+def variadic_arguments(call: cst.Call, func: cst.CSTNode, name: str, offset: int = 0) -> list[cst.BaseExpression]:
+    """The argument expressions a call packs into ``func``'s ``*args`` / ``**kwargs`` parameter ``name``: the
+    positional arguments past the named ones, or the keywords no named parameter takes (``**mapping`` spreads
+    too); ``offset`` counts a bound ``self``. Empty when ``name`` is neither."""
+    if not isinstance(func, cst.FunctionDef):
+        return []
+    p = func.params
+    named = [*p.posonly_params, *p.params]
+    if isinstance(p.star_kwarg, cst.Param) and p.star_kwarg.name.value == name:
+        taken = {q.name.value for q in [*named, *p.kwonly_params]}
+        return [a.value for a in call.args if a.keyword is not None and a.keyword.value not in taken or a.star == "**"]
+    if isinstance(p.star_arg, cst.Param) and p.star_arg.name.value == name:
+        extra = [a.value for a in call.args if a.keyword is None and a.star != "**"]
+        return extra[max(len(named) - offset, 0):]
+    return []

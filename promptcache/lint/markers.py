@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.breakpoints import has_cache_control
-from promptcache.lint.expressions import evaluated
+from promptcache.lint.expressions import evaluated, key_text
 from promptcache.lint.index import Scope
 from promptcache.lint.slots import dict_value
 from promptcache.lint.walk import descendants
@@ -270,6 +270,34 @@ def _shallow_copy_of(flow: FlowAnalysis, value: cst.BaseExpression, scope: Scope
     return None
 
 
+def _field_written(target: cst.BaseExpression) -> str | None:
+    """The message key a marker write passes through: ``"content"`` in ``msgs[-1]["content"][-1]``."""
+    chain = []
+    while isinstance(target, cst.Subscript):
+        chain.append(target)
+        target = target.value
+    if len(chain) < 2 or not isinstance(chain[-2].slice[0].slice, cst.Index):
+        return None
+    return key_text(chain[-2].slice[0].slice.value)
+
+
+def _shared_field_copy(value: cst.BaseExpression, key: str | None) -> cst.BaseExpression | None:
+    """``X`` when ``value`` rebuilds each message of ``X`` with ``key`` taken over from the original
+    (``[{"role": m["role"], "content": m["content"]} for m in X]``): the new dicts share that list, so a marker
+    written into it lands in ``X`` too (issue 11 review, snips3/w_mark_last_copy.py)."""
+    if not (key and isinstance(value, cst.ListComp) and isinstance(value.elt, cst.Dict)
+            and isinstance(value.for_in.target, cst.Name) and value.for_in.inner_for_in is None):
+        return None
+    item = value.for_in.target.value
+    for el in value.elt.elements:
+        if isinstance(el, cst.DictElement) and key_text(el.key) == key:
+            v = el.value
+            if (isinstance(v, cst.Subscript) and isinstance(v.value, cst.Name) and v.value.value == item
+                    and isinstance(v.slice[0].slice, cst.Index) and key_text(v.slice[0].slice.value) == key):
+                return value.for_in.iter
+    return None
+
+
 def _kept(flow: FlowAnalysis, expr: cst.BaseExpression, scope: Scope, appended: bool = False) -> bool:
     """A list that outlives the call: a ``self`` attribute or a parameter of the function (with ``appended``,
     one the function appends to: the caller keeps the conversation)."""
@@ -302,10 +330,11 @@ def removes_markers(flow: FlowAnalysis) -> bool:
     return False
 
 
-def leaked_markers(flow: FlowAnalysis) -> list[tuple[cst.CSTNode, str, str]]:
-    """``(statement, written list, kept list)`` for each ``x[...]["cache_control"] = ...`` whose dict belongs to
-    a kept history (a ``self`` attribute or a parameter), directly or through a shallow copy that nothing is
-    appended to: the marker stays in the stored history and the next turn adds another."""
+def leaked_markers(flow: FlowAnalysis) -> list[tuple[cst.CSTNode, str, str, str]]:
+    """``(statement, written list, kept list, what the copy shares)`` for each ``x[...]["cache_control"] = ...``
+    whose dict belongs to a kept history (a ``self`` attribute or a parameter), directly or through a shallow copy
+    that nothing is appended to (or messages rebuilt around the original content lists): the marker stays in the
+    stored history and the next turn adds another."""
     if removes_markers(flow):
         return []
     out = []
@@ -318,16 +347,19 @@ def leaked_markers(flow: FlowAnalysis) -> list[tuple[cst.CSTNode, str, str]]:
         if root is None:
             continue
         if _kept(flow, root, store.scope, appended=True):
-            out.append((store.node, flow.code(root), flow.code(root)))
+            out.append((store.node, flow.code(root), flow.code(root), ""))
             continue
         if isinstance(root, cst.Name):
             found, bindings = flow.index.lookup(root.value, store.scope)
             assigns = [b for b in bindings if b.kind != "mutate" or b.op not in ("setitem", "update")]
             if found is None or found.kind != "function" or len(assigns) != 1 or assigns[0].kind != "assign":
                 continue  # rebound, or a new message appended to the copy (the marker may go on it)
-            source = _shallow_copy_of(flow, assigns[0].value, assigns[0].scope)
+            source, shared = _shallow_copy_of(flow, assigns[0].value, assigns[0].scope), "the dicts are shared"
+            if source is None:
+                field = _field_written(t.value)
+                source, shared = _shared_field_copy(assigns[0].value, field), f"each message's `{field}` is shared"
             if source is not None and _kept(flow, source, assigns[0].scope):
-                out.append((store.node, flow.code(root), flow.code(source)))
+                out.append((store.node, flow.code(root), flow.code(source), shared))
     return out
 
 

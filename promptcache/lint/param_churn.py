@@ -223,12 +223,26 @@ def varying(flow: FlowAnalysis, sink: Sink, expr: cst.BaseExpression | None, key
         if not _per_call_names(flow, expr.test, scope, loop):
             return []
         candidates = [(expr.body, scope), (expr.orelse, scope)]
+    elif isinstance(expr, cst.Dict) and not candidates:
+        candidates = _nested_branches(flow, expr, scope, loop)
     key = key or (lambda e, s: value_key(flow, e, s))
     keys = [key(e, s) for e, s in candidates]
     if not keys or any(k is None for k in keys):
         return []
     distinct = list(dict.fromkeys(keys))
     return distinct if len(distinct) > 1 else []
+
+
+def _nested_branches(flow: FlowAnalysis, expr: cst.Dict, scope: Scope, loop) -> list[tuple[cst.BaseExpression, Scope]]:
+    """The two versions of a dict whose one conditional value reads per-call data
+    (``reasoning={"effort": "high" if hard else "low"}``; issue 11 review, snips3/v_effort.py): the dict with the
+    conditional replaced by each branch. Empty for none or several such conditionals (not enumerated)."""
+    tests = [e for el in expr.elements if isinstance(el, cst.DictElement)
+             for e in descendants(el.value, cst.IfExp) if _per_call_names(flow, e.test, scope, loop)]
+    if len(tests) != 1:
+        return []
+    cond = tests[0]
+    return [(expr.deep_replace(cond, cond.body), scope), (expr.deep_replace(cond, cond.orelse), scope)]
 
 
 def keyword_node(sink: Sink, name: str) -> cst.CSTNode:

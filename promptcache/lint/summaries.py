@@ -69,10 +69,20 @@ class Summaries:
                 candidate = True
                 detail = f"{last}() (an LLM call asking for a summary)"
             elif not candidate and last and S.summarise_callee(last) and self.flow.sinks.sink_at(call, scope) is None:
-                candidate = S.history_word(last) or any(self.turns.list_refs(a.value, scope) & self.turns.history_refs for a in call.args)
+                candidate = (S.history_word(last) or any(self.turns.list_refs(a.value, scope) & self.turns.history_refs for a in call.args)
+                             or (callee is not None and self._rebinds_history(callee)))
             if candidate and self.turns.per_turn(call) and not self.turns.guarded(call, scope) and not self._inside_summariser(scope):
                 out.append((call, detail))
         return out
+
+    def _rebinds_history(self, func: Scope) -> bool:
+        """True when method ``func`` assigns a new list to an attribute sent as the conversation
+        (``self.messages = [...]`` in ``condense()``; issue 11 review, snips/d2_condense.py)."""
+        cls = func.cls
+        if cls is None or func.kind != "function":
+            return False
+        return any(("a", id(cls), attr) in self.turns.history_refs and b.kind == "assign" and b.scope is func
+                   for attr, bindings in cls.attrs.items() for b in bindings)
 
     def _inside_summariser(self, scope: Scope) -> bool:
         """A call inside a summarising function (``summarize_messages()`` looping over chunks): the summariser's

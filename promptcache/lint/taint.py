@@ -23,7 +23,8 @@ import libcst as cst
 
 from promptcache.lint import sources as S
 from promptcache.lint.index import Binding, ModuleIndex, Scope
-from promptcache.lint.expressions import argument, has_text, is_dict_view, is_literal, key_text
+from promptcache.lint.iteration_order import filling_loops, set_annotation
+from promptcache.lint.expressions import argument, has_text, is_dict_view, is_literal, key_text, variadic_arguments
 from promptcache.lint.fields import FieldSensitivity, flat_items
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
@@ -209,7 +210,11 @@ class TaintEngine(FieldSensitivity):
         kind = b.kind
         if kind in ("assign", "walrus") and b.element >= 0:
             return self.element_of(b.value, b.element, b.scope)
-        if kind in ("assign", "walrus", "with", "for", "mutate"):
+        if kind == "mutate":
+            loops = filling_loops(b, self.parents)
+            order = {s for loop in loops for s in self.of(loop.iter, b.scope) if s.kind in S.ORDER_KINDS}
+            return self.of(b.value, b.scope) | order
+        if kind in ("assign", "walrus", "with", "for"):
             return self.of(b.value, b.scope)
         if kind == "aug":
             t = self.of(b.value, b.scope)
@@ -217,6 +222,9 @@ class TaintEngine(FieldSensitivity):
         if kind == "param":
             if b.scope.self_name == name or class_annotation(b.node):
                 return EMPTY
+            if set_annotation(b.node):
+                return frozenset({Source(S.PARAM, name, func_id=id(b.scope), index=b.index),
+                                  source(S.UNORDERED, f"`{name}: set`", b.node)})
             return frozenset({Source(S.PARAM, name, func_id=id(b.scope), index=b.index)})
         if kind == "shuffle":
             return frozenset({source(S.SHUFFLED, "random.shuffle()", b.value)})
@@ -389,10 +397,10 @@ class TaintEngine(FieldSensitivity):
             if s.kind != S.PARAM or s.func_id != id(callee):
                 out.add(s)
                 continue
-            arg = argument(call, s.index - offset, callee.params[s.index] if s.index < len(callee.params) else "")
-            if arg is not None:
-                t = self.of(arg, scope)
-                out |= templated(t) if s.templated else t
+            name = callee.params[s.index] if s.index < len(callee.params) else ""
+            arg = argument(call, s.index - offset, name)
+            t = self.of(arg, scope) if arg is not None else self.union(variadic_arguments(call, callee.node, name, offset), scope)
+            out |= templated(t) if s.templated else t
         return frozenset(out)
 
 

@@ -1,0 +1,41 @@
+"""Order carried by iteration: a loop's order reaching the list it fills, and a parameter typed as a set.
+
+``for name in names: tools.append(SPECS[name])`` fills ``tools`` in the order ``names`` iterates, as
+``[SPECS[n] for n in names]`` does; a parameter annotated ``set[str]`` / ``frozenset`` / ``AbstractSet``
+iterates in hash order (issue 11 review, section 5).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from promptcache.lint.index import Binding
+from promptcache.lint.walk import descendants
+
+_SET_TYPES = frozenset({"set", "frozenset", "Set", "FrozenSet", "AbstractSet", "MutableSet"})
+
+
+def filling_loops(b: Binding, parents: dict) -> list[cst.For]:
+    """The ``for`` loops around a ``mutate`` binding (``xs.append(v)``) whose target ``v`` reads, innermost first,
+    up to the binding's function: the loops whose iteration order becomes the list's order."""
+    if b.kind != "mutate" or b.value is None:
+        return []
+    read = {n.value for n in descendants(b.value, cst.Name)}
+    out: list[cst.For] = []
+    node = parents.get(b.node)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+        if isinstance(node, cst.For):
+            if {n.value for n in descendants(node.target, cst.Name)} & read:
+                out.append(node)
+        node = parents.get(node)
+    return out
+
+
+def set_annotation(param: cst.CSTNode) -> bool:
+    """A parameter annotated as a set (``enabled: set[str]``, ``typing.AbstractSet[str]``, ``frozenset``)."""
+    ann = param.annotation.annotation if isinstance(param, cst.Param) and param.annotation is not None else None
+    if isinstance(ann, cst.Subscript):
+        ann = ann.value
+    if isinstance(ann, cst.Attribute):
+        return ann.attr.value in _SET_TYPES
+    return isinstance(ann, cst.Name) and ann.value in _SET_TYPES
