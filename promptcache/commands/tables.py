@@ -52,6 +52,7 @@ class Column:
     text: bool = False
 
     def title(self, short: bool) -> str:
+        """The header to print: the short one (when given) for a narrow terminal, else the full one."""
         return (self.short or self.header) if short else self.header
 
 
