@@ -15,7 +15,6 @@ import libcst as cst
 from promptcache.lint import markers as M
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import Invalid, LintRule
-from promptcache.lint.sinks import anthropic_request as _anthropic
 from promptcache.lint.walk import descendants
 from promptcache.providers import UnknownModelWarning, known_models, model_profile
 
@@ -117,9 +116,7 @@ class LargePrefixUncached(LintRule):
 
     def leave_Module(self, node: cst.Module) -> None:
         flow = self.flow
-        if not flow.is_llm_file:
-            return
-        sinks = [s for s in flow.sinks.all() if _anthropic(s) and flow.holder_of(s.scope) is not None]
+        sinks = [s for s in M.anthropic_requests(flow) if flow.holder_of(s.scope) is not None]
         if not sinks or _mentions_cache_control(flow.module):
             return
         for sink in sinks:
@@ -191,11 +188,7 @@ class BreakpointBelowMinimum(LintRule):
 
     def leave_Module(self, node: cst.Module) -> None:
         flow = self.flow
-        if not flow.is_llm_file:
-            return
-        for sink in flow.sinks.all():
-            if not _anthropic(sink):
-                continue
+        for sink in M.anthropic_requests(flow):
             fixed, unbounded, lay = M.count(flow, sink)
             marked = lay.marked
             if lay.top_level or lay.opaque or unbounded or not marked or fixed != len(marked):

@@ -15,7 +15,6 @@ from promptcache.lint import sources as S
 from promptcache.lint import markers as M
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import Invalid, LintRule
-from promptcache.lint.sinks import anthropic_request as _anthropic
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _MARK = "'cache_control': {'type': 'ephemeral'}"
@@ -107,11 +106,7 @@ class BreakpointOnVolatileBlock(LintRule):
 
     def leave_Module(self, node: cst.Module) -> None:
         flow = self.flow
-        if not flow.is_llm_file:
-            return
-        for sink in flow.sinks.all():
-            if not _anthropic(sink):
-                continue
+        for sink in M.anthropic_requests(flow):
             lay = M.layout(flow, sink)
             marked = lay.marked
             if lay.top_level or lay.opaque or not marked:
@@ -196,11 +191,8 @@ class TooManyBreakpoints(LintRule):
         flow = self.flow
         if not flow.is_llm_file:
             return
-        anthropic = False
-        for sink in flow.sinks.all():
-            if not _anthropic(sink):
-                continue
-            anthropic = True
+        requests = M.anthropic_requests(flow)
+        for sink in requests:
             fixed, unbounded, _ = M.count(flow, sink)
             if unbounded:
                 what = (f"a cache_control marker is added for every element of a list in a loop"
@@ -209,7 +201,7 @@ class TooManyBreakpoints(LintRule):
             elif fixed > 4:
                 self.report(sink.call, self.message.format(what=f"{fixed} cache_control markers in one request",
                                                            fix="keep at most 4 (the last block of tools, system, and the history)"))
-        if not anthropic and not flow.index.imports_llm:
+        if not requests and not flow.index.imports_llm:
             return
         for stmt, written, kept, shared in M.leaked_markers(flow):
             what = (f"cache_control is set on a message of `{kept}`" if written == kept else

@@ -25,6 +25,7 @@ import libcst as cst
 from promptcache.lint.breakpoints import has_cache_control
 from promptcache.lint.expressions import evaluated, key_text
 from promptcache.lint.index import Scope
+from promptcache.lint.sinks import anthropic_request
 from promptcache.lint.slots import dict_value
 from promptcache.lint.walk import descendants
 
@@ -100,6 +101,11 @@ def _block(flow: FlowAnalysis, part: str, node: cst.BaseExpression, scope: Scope
         return Block(part, node, scope, has_cache_control(node), text, inline)
     text, inline = static_text(flow, node, scope, call)
     return Block(part, node, scope, False, text, inline)
+
+
+def anthropic_requests(flow: FlowAnalysis) -> list[Sink]:
+    """The Anthropic Messages calls of the file (none when it is not an LLM file): where markers matter."""
+    return [sink for sink in flow.sinks.all() if anthropic_request(sink)] if flow.is_llm_file else []
 
 
 def layout(flow: FlowAnalysis, sink: Sink) -> Layout:
