@@ -264,6 +264,9 @@ class TaintEngine(CallTaint, FieldSensitivity):
             base = frozenset(dataclasses.replace(s, picked=True) if s.kind == S.PARAM and s.detail == e.value.value else s for s in base)
         if len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index):
             key = key_text(e.slice[0].slice.value)
+            entry = self.entry(e.value, e.slice[0].slice.value, scope)
+            if entry is not None:
+                base = entry  # `self.state["rules"]`: that entry's values, not `state["now"]` beside it
             if key:
                 named = self.names(key, origin=e)
                 if any(s.kind == S.SUMMARY for s in named):
