@@ -10,7 +10,8 @@ repeat it byte for byte up to the new messages. These change it instead:
   filtered alias ``[m for m in h if ...]``, whose elements are ``h``'s own;
 - a store into a field of the records a sent list is rendered from
   (``for step in self.steps[:-2]: step.observations = None`` where the
-  messages are built from ``step.observations``);
+  messages are built from ``step.observations``), and of a smolagents
+  agent's memory steps (``for s in agent.memory.steps: s.observations_images = None``);
 - ``h.remove(x)`` on the per-turn path, and ``h.insert(i, x)`` at the head of
   a history that lives across turns (``self.history``, a module list).
 
@@ -58,7 +59,7 @@ def edits(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
                 if b.kind != "for":
                     continue
                 refs = turns.list_refs(iterated(b.value), b.scope)
-                if refs & turns.history_refs or refs & rendered.get(key or "", set()):
+                if refs & turns.history_refs or refs & rendered.get(key or "", set()) or _agent_memory(turns, iterated(b.value)):
                     out.append((store.node, flow.code(target)))
                     break
     for call, scope in index.calls:
@@ -116,6 +117,16 @@ def _fields_read(value: cst.CSTNode, name: str) -> set[str]:
             if key:
                 fields.add(key)
     return fields
+
+
+def _agent_memory(turns: Turns, iterable: cst.BaseExpression | None) -> bool:
+    """``agent.memory.steps`` in a module that imports smolagents: the agent renders every memory step into the
+    messages of each model call (smolagents ``AgentMemory``, ``ActionStep.to_messages``), so a field cleared on
+    older steps (``step.observations_images = None``, its vision browser example) changes sent messages."""
+    if isinstance(iterable, cst.Subscript):
+        iterable = iterable.value  # `agent.memory.steps[:-2]`
+    return (isinstance(iterable, cst.Attribute) and iterable.attr.value == "steps" and isinstance(iterable.value, cst.Attribute)
+            and iterable.value.attr.value == "memory" and any(m.split(".")[0] == "smolagents" for m in turns.index.imports))
 
 
 def _head(position: cst.BaseExpression, history: cst.BaseExpression, flow) -> bool:
