@@ -65,7 +65,9 @@ class PerTurnSummarization(_SiteRule):
     The call sits under an ``if`` (or ``while``) that compares ``len(...)``, a
     token count or a ``max_*``/``*limit*``/``*threshold*``/``*budget*`` name,
     after such an early return, or in a helper that starts with such a guard;
-    summarising a document rather than the conversation; a request handler
+    summarising a document rather than the conversation; a summariser's own
+    loop over the pieces of one conversation (``for chunk in chunks:`` with a
+    call on ``chunk`` and not on the stored history); a request handler
     that summarises the conversation for display without storing the summary
     in place of the history. (A summarising LLM call alone in a function makes
     it a helper, reported where it is called per turn; in a request handler
@@ -106,6 +108,9 @@ class PerTurnSummarization(_SiteRule):
         # Issue 11 review (snips/d2_condense.py): a method that rewrites `self.messages`, called every turn.
         Invalid(_OPENAI + "class Memory:\n    def __init__(self):\n        self.messages = []\n    def condense(self):\n        text = '\\n'.join(m['content'] for m in self.messages)\n        r = client.chat.completions.create(model='mini', messages=[{'role': 'user', 'content': 'Condense: ' + text}])\n        self.messages = [{'role': 'assistant', 'content': r.choices[0].message.content}]\n    def turn(self, user_text):\n        self.messages.append({'role': 'user', 'content': user_text})\n        self.condense()\n        return client.chat.completions.create(model='m', messages=self.messages)\n", line=12),
         # A request handler whose summarising call replaces the stored history.
+        # Issue 11: a loop over incoming messages that asks for a summary of the whole stored history each time
+        # (the loop item is in the request, but so is the history: not a summariser mapping over chunks).
+        Invalid(_OPENAI + "def serve(history, inbox):\n    for text in inbox:\n        history.append({'role': 'user', 'content': text})\n        recap = client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'Summarize this conversation: {history} {text}'}])\n        history[:] = [{'role': 'assistant', 'content': recap.choices[0].message.content}]\n        client.chat.completions.create(model='m', messages=history)\n", line=6),
         Invalid(_OPENAI + "from fastapi import FastAPI\napp = FastAPI()\nSESSIONS = {}\n@app.post('/chat/{sid}')\ndef chat(sid, text):\n    messages = SESSIONS.setdefault(sid, [])\n    messages.append({'role': 'user', 'content': text})\n    recap = client.chat.completions.create(model='m', messages=messages + [{'role': 'user', 'content': 'Summarize our conversation so far.'}])\n    SESSIONS[sid] = [{'role': 'user', 'content': recap.choices[0].message.content}]\n    return recap\n", line=10),
     ]
 
