@@ -331,6 +331,9 @@ class InPlaceHistoryEdit(_SiteRule):
         _OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.messages = []\n    def step(self, q, output):\n        self.messages.append({"role": "tool", "content": output if len(output) < BUDGET else "<omitted>"})\n        self.messages.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.messages)\n',
         # Issue 11 Build 2: a one-time insert (`if not self.history`) and a bookkeeping flag the messages do not render.
         _OPENAI + 'SYSTEM = {"role": "system", "content": "Plan."}\nclass Agent:\n    def __init__(self):\n        self.history = []\n        self.steps = []\n    def to_messages(self):\n        messages = []\n        for step in self.steps:\n            messages.append({"role": "user", "content": step.observations})\n        return messages\n    def turn(self, q):\n        if not self.history:\n            self.history.insert(0, SYSTEM)\n        for step in self.steps:\n            step.seen = True\n        self.history.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.history + self.to_messages())\n',
+        # smolagents' GAIA runner (run_gaia.py): after the run, a field that to_messages() never renders is cleared
+        # for logging (`model_input_messages`, a record of what the step was sent).
+        "from smolagents import CodeAgent\ndef run(agent, question):\n    result = agent.run(question)\n    for memory_step in agent.memory.steps:\n        memory_step.model_input_messages = None\n    return result\n",
         # The newest memory step gets its screenshot (not yet sent); older steps are only read.
         "from smolagents import CodeAgent\ndef save_screenshot(memory_step, agent):\n    seen = [s.step_number for s in agent.memory.steps]\n    memory_step.observations_images = [take_screenshot()]\n    return seen\n",
     ]

@@ -59,7 +59,8 @@ def edits(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
                 if b.kind != "for":
                     continue
                 refs = turns.list_refs(iterated(b.value), b.scope)
-                if refs & turns.history_refs or refs & rendered.get(key or "", set()) or _agent_memory(turns, iterated(b.value)):
+                if refs & turns.history_refs or refs & rendered.get(key or "", set()) or (
+                        key in SMOLAGENTS_RENDERED and _agent_memory(turns, iterated(b.value))):
                     out.append((store.node, flow.code(target)))
                     break
     for call, scope in index.calls:
@@ -117,6 +118,13 @@ def _fields_read(value: cst.CSTNode, name: str) -> set[str]:
             if key:
                 fields.add(key)
     return fields
+
+
+# The memory-step fields smolagents renders into the messages of every model call (`to_messages` of ActionStep,
+# PlanningStep, TaskStep, SystemPromptStep in smolagents/memory.py, 1.27.0.dev0, read 2026-12); not
+# `model_input_messages`, `timing`, `token_usage` (a record of the step, never sent).
+SMOLAGENTS_RENDERED = frozenset({"model_output", "tool_calls", "observations", "observations_images", "error", "plan",
+                                 "task", "task_images", "system_prompt"})
 
 
 def _agent_memory(turns: Turns, iterable: cst.BaseExpression | None) -> bool:
