@@ -70,7 +70,9 @@ class VolatileInSystemPrompt(FlowRule):
     elsewhere in the module, and no history built by a helper it cannot see
     into); an id or timestamp keyword of a class or a context manager whose
     object is not rendered whole (``RunContext(run_id=...)`` handed on; but
-    ``asdict(ctx)`` or ``SystemPrompt(...).render()`` may render it); ``time.strftime`` is given an explicit time; the module
+    ``asdict(ctx)`` or ``SystemPrompt(...).render()`` may render it); a clock written to another entry of a
+    state dict than the one the prompt reads (``state["last_seen"] = now()`` beside ``state["rules"]``);
+    ``time.strftime`` is given an explicit time; the module
     has no LLM call and no prompt-named constant that an LLM file imports.
     """
 
@@ -141,6 +143,8 @@ class VolatileInSystemPrompt(FlowRule):
         _B2 + 'def build_system():\n    return RULES + "\\nAnswer briefly."\ndef stamp(q):\n    return f"[{datetime.now():%H:%M}] {q}"\ndef ask(history, q):\n    return client.messages.create(model="m", system=build_system(), messages=history + [{"role": "user", "content": stamp(q)}])\n',
         # Issue 11 Build 2, a dict entry holding session state kept out of the prefix:
         _B2 + 'class Session:\n    def __init__(self):\n        self.state = {"rules": RULES}\n    def turn(self, history, q):\n        self.state["last_seen"] = datetime.now().isoformat()\n        return client.messages.create(model="m", system=self.state["rules"], messages=history + [q])\n',
+        # ... and read with `.get(key, default)`:
+        _B2 + 'class Session:\n    def __init__(self):\n        self.state = {"rules": RULES}\n    def turn(self, history, q):\n        self.state["last_seen"] = datetime.now().isoformat()\n        return client.messages.create(model="m", system=self.state.get("rules", RULES), messages=history + [q])\n',
         # Issue 11 Build 2, an object attribute holding session state kept out of the prefix:
         _B2 + 'class Agent:\n    def __init__(self):\n        self.system = RULES + "\\nAnswer briefly."\n        self.clock = None\n    def turn(self, history, q):\n        self.clock = datetime.now().strftime("%H:%M:%S")\n        user = {"role": "user", "content": f"[{self.clock}] {q}"}\n        return client.messages.create(model="m", system=self.system, messages=history + [user])\n',
         # Issue 11 Build 2, a method of the same class kept out of the prefix:

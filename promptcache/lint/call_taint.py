@@ -22,7 +22,7 @@ from promptcache.lint.value_syntax import constructor_call, date_format, literal
 
 class CallTaint:
     """Methods of :class:`~promptcache.lint.taint.TaintEngine` (``of``, ``union``, ``names``, ``index``,
-    ``sinks``, ``parents``, ``_static`` come from it)."""
+    ``sinks``, ``parents``, ``_static`` come from it, ``entry`` from :mod:`promptcache.lint.fields`)."""
 
     _returns: dict[int, frozenset[Source]]
 
@@ -82,6 +82,9 @@ class CallTaint:
             if method in ("format", "format_map") and self._static(base, scope):
                 return templated(t)
             if method == "get" and args:
+                entry = self.entry(base, args[0], scope)
+                if entry is not None:  # `self.state.get("rules", RULES)`: that entry (or the default) only
+                    t = entry | self.union(args[1:], scope)
                 key = key_text(args[0])
                 if key:
                     t |= self.names(key, origin=e)
