@@ -272,8 +272,9 @@ class InPlaceHistoryEdit(_SiteRule):
     history (also through a filter ``[m for m in h if ...]``, as when every
     tool result is re-truncated to ``budget // len(tool_msgs)``); a loop that
     clears a field of the records the messages are rendered from
-    (``step.observations = None``); ``h.remove(old)``; and ``h.insert(0, ...)``
-    into a history kept across turns (``self.history``).
+    (``step.observations = None``); and ``h.remove(old)`` or ``h.insert(0, ...)``
+    on a history kept across turns (``self.history``, a module-level list;
+    for ``remove`` also the caller's list passed in).
 
     ## Why is this bad?
     The provider cached the conversation as it was sent. Editing an earlier
@@ -331,6 +332,8 @@ class InPlaceHistoryEdit(_SiteRule):
         _OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.messages = []\n    def step(self, q, output):\n        self.messages.append({"role": "tool", "content": output if len(output) < BUDGET else "<omitted>"})\n        self.messages.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.messages)\n',
         # Issue 11 Build 2: a one-time insert (`if not self.history`) and a bookkeeping flag the messages do not render.
         _OPENAI + 'SYSTEM = {"role": "system", "content": "Plan."}\nclass Agent:\n    def __init__(self):\n        self.history = []\n        self.steps = []\n    def to_messages(self):\n        messages = []\n        for step in self.steps:\n            messages.append({"role": "user", "content": step.observations})\n        return messages\n    def turn(self, q):\n        if not self.history:\n            self.history.insert(0, SYSTEM)\n        for step in self.steps:\n            step.seen = True\n        self.history.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.history + self.to_messages())\n',
+        # A removal from the list built for this request (the stored history is unchanged).
+        _OPENAI + 'SYSTEM = {"role": "system", "content": "Plan."}\ndef ask(history, q):\n    messages = [SYSTEM, *history, {"role": "user", "content": q}]\n    if not q.strip():\n        messages.remove(messages[-1])\n    return client.chat.completions.create(model="m", messages=messages)\n',
         # smolagents' GAIA runner (run_gaia.py): after the run, a field that to_messages() never renders is cleared
         # for logging (`model_input_messages`, a record of what the step was sent).
         "from smolagents import CodeAgent\ndef run(agent, question):\n    result = agent.run(question)\n    for memory_step in agent.memory.steps:\n        memory_step.model_input_messages = None\n    return result\n",

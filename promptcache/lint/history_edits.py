@@ -12,14 +12,15 @@ repeat it byte for byte up to the new messages. These change it instead:
   (``for step in self.steps[:-2]: step.observations = None`` where the
   messages are built from ``step.observations``), and of a smolagents
   agent's memory steps (``for s in agent.memory.steps: s.observations_images = None``);
-- ``h.remove(x)`` on the per-turn path, and ``h.insert(i, x)`` at the head of
-  a history that lives across turns (``self.history``, a module list).
+- ``h.remove(x)`` on the per-turn path on a history that lives across turns
+  (``self.history``, a module list, the caller's list passed in), and
+  ``h.insert(i, x)`` at the head of a ``self`` or module-level history.
 
 Not: the newest message (``h[-1]``, not yet sent), ``cache_control`` markers,
 re-setting the constant system message at index 0 (the same bytes each turn),
 an insert or removal under a size guard or a test of the same list (a one-time
 set-up: ``if not self.history: self.history.insert(0, SYSTEM)``), an insert
-into a list built fresh for each request.
+or a removal in a list built fresh for each request.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ def edits(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
         if not isinstance(func, cst.Attribute) or not turns.is_history(func.value, scope) or not turns.per_turn(call):
             continue
         method = func.attr.value
-        if method == "remove" and call.args and not _set_up(turns, call, func.value):
+        if method == "remove" and call.args and _lives_across_turns(turns, func.value, scope, params=True) and \
+                not _set_up(turns, call, func.value):
             out.append((call, f"{flow.code(func)}(...)"))
         elif method == "insert" and len(call.args) == 2 and _head(call.args[0].value, func.value, flow) and \
                 _lives_across_turns(turns, func.value, scope) and not _set_up(turns, call, func.value):
@@ -142,15 +144,18 @@ def _head(position: cst.BaseExpression, history: cst.BaseExpression, flow) -> bo
     return constant_index(position) is not None and constant_index(position) >= 0
 
 
-def _lives_across_turns(turns: Turns, history: cst.BaseExpression, scope: Scope) -> bool:
-    """``self.attr``, or a list bound at module level: it keeps what was inserted into it for the next turn."""
+def _lives_across_turns(turns: Turns, history: cst.BaseExpression, scope: Scope, params: bool = False) -> bool:
+    """``self.attr``, or a list bound at module level (with ``params``, also a parameter: the caller's list): it
+    keeps the change for the next turn. Not a list the function builds for this request."""
     ref = turns.ref_of(history, scope)
     if ref is None:
         return False
     if ref[0] == "a":
         return True
-    found, _ = turns.index.lookup(history.value, scope) if isinstance(history, cst.Name) else (None, [])
-    return found is not None and found.kind == "module"
+    found, bindings = turns.index.lookup(history.value, scope) if isinstance(history, cst.Name) else (None, [])
+    if found is not None and found.kind == "module":
+        return True
+    return params and any(b.kind == "param" for b in bindings) and not any(b.kind in ("assign", "walrus") for b in bindings)
 
 
 def _set_up(turns: Turns, node: cst.CSTNode, history: cst.BaseExpression) -> bool:
