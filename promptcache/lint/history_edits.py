@@ -72,7 +72,7 @@ def edits(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
         if method == "remove" and call.args and _lives_across_turns(turns, func.value, scope, params=True) and \
                 not _set_up(turns, call, func.value):
             out.append((call, f"{flow.code(func)}(...)"))
-        elif method == "insert" and len(call.args) == 2 and _head(call.args[0].value, func.value, flow) and \
+        elif method == "insert" and len(call.args) == 2 and _head(call.args[0].value) and \
                 _lives_across_turns(turns, func.value, scope) and not _set_up(turns, call, func.value):
             out.append((call, f"{flow.code(func)}({flow.code(call.args[0].value)}, ...)"))
     return out
@@ -139,9 +139,10 @@ def _agent_memory(turns: Turns, iterable: cst.BaseExpression | None) -> bool:
             and iterable.value.attr.value == "memory" and any(m.split(".")[0] == "smolagents" for m in turns.index.imports))
 
 
-def _head(position: cst.BaseExpression, history: cst.BaseExpression, flow) -> bool:
+def _head(position: cst.BaseExpression) -> bool:
     """An insert position before the end: a constant (``0``, ``1``), not ``len(h)``."""
-    return constant_index(position) is not None and constant_index(position) >= 0
+    index = constant_index(position)
+    return index is not None and index >= 0
 
 
 def _lives_across_turns(turns: Turns, history: cst.BaseExpression, scope: Scope, params: bool = False) -> bool:
