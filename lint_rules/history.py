@@ -65,7 +65,9 @@ class PerTurnSummarization(_SiteRule):
     The call sits under an ``if`` (or ``while``) that compares ``len(...)``, a
     token count or a ``max_*``/``*limit*``/``*threshold*``/``*budget*`` name,
     after such an early return, or in a helper that starts with such a guard;
-    summarising a document rather than the conversation; a request handler
+    summarising a document rather than the conversation; a summariser's own
+    loop over the pieces of one conversation (``for chunk in chunks:`` with a
+    call on ``chunk`` and not on the stored history); a request handler
     that summarises the conversation for display without storing the summary
     in place of the history. (A summarising LLM call alone in a function makes
     it a helper, reported where it is called per turn; in a request handler
@@ -106,6 +108,9 @@ class PerTurnSummarization(_SiteRule):
         # Issue 11 review (snips/d2_condense.py): a method that rewrites `self.messages`, called every turn.
         Invalid(_OPENAI + "class Memory:\n    def __init__(self):\n        self.messages = []\n    def condense(self):\n        text = '\\n'.join(m['content'] for m in self.messages)\n        r = client.chat.completions.create(model='mini', messages=[{'role': 'user', 'content': 'Condense: ' + text}])\n        self.messages = [{'role': 'assistant', 'content': r.choices[0].message.content}]\n    def turn(self, user_text):\n        self.messages.append({'role': 'user', 'content': user_text})\n        self.condense()\n        return client.chat.completions.create(model='m', messages=self.messages)\n", line=12),
         # A request handler whose summarising call replaces the stored history.
+        # Issue 11: a loop over incoming messages that asks for a summary of the whole stored history each time
+        # (the loop item is in the request, but so is the history: not a summariser mapping over chunks).
+        Invalid(_OPENAI + "def serve(history, inbox):\n    for text in inbox:\n        history.append({'role': 'user', 'content': text})\n        recap = client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'Summarize this conversation: {history} {text}'}])\n        history[:] = [{'role': 'assistant', 'content': recap.choices[0].message.content}]\n        client.chat.completions.create(model='m', messages=history)\n", line=6),
         Invalid(_OPENAI + "from fastapi import FastAPI\napp = FastAPI()\nSESSIONS = {}\n@app.post('/chat/{sid}')\ndef chat(sid, text):\n    messages = SESSIONS.setdefault(sid, [])\n    messages.append({'role': 'user', 'content': text})\n    recap = client.chat.completions.create(model='m', messages=messages + [{'role': 'user', 'content': 'Summarize our conversation so far.'}])\n    SESSIONS[sid] = [{'role': 'user', 'content': recap.choices[0].message.content}]\n    return recap\n", line=10),
     ]
 
@@ -186,7 +191,8 @@ class SlidingWindowTrim(_SiteRule):
     Finds history trimmed from the front on the per-turn path without a size
     guard: rebinding to ``h[-N:]`` / ``h[k:]``, ``h.pop(0)``, ``del h[0]``,
     a ``deque(maxlen=...)`` holding the conversation, or sending
-    ``messages=h[-N:]``. promptcache's own ``PromptBuilder().history(h)`` sends
+    ``messages=h[-N:]``, also when a function or method of the module returns
+    the window that is sent (a condenser keeping ``head + events[-N:]``). promptcache's own ``PromptBuilder().history(h)`` sends
     the conversation like ``messages=`` does, so ``.history(h[-N:])`` and a
     ``Conversation(h[-N:])`` built per turn count too.
 
@@ -234,6 +240,10 @@ class SlidingWindowTrim(_SiteRule):
         _SDK + "chat = Conversation(budget_tokens=20_000)\ndef turn(text):\n    chat.append({'role': 'user', 'content': text})\n    return PromptBuilder().system('Rules.').history(chat).build()\n",
         # .history() of something that is not a PromptBuilder (a shell's line history) is not a sink.
         _SDK + "class Shell:\n    def show(self, lines):\n        return self.console.history(lines[-6:])\n",
+        # Issue 11 Build 2: a window under a size guard.
+        _OPENAI + 'BUDGET = 20000\n\ndef step(events, keep_first=1):\n    messages = events\n    if len(events) > 60:\n        messages = events[:keep_first] + events[-20:]\n    return client.chat.completions.create(model="m", messages=messages)\n',
+        # Issue 11 Build 2: a condenser that returns early below its limit.
+        _OPENAI + 'class Condenser:\n    def __init__(self, keep_first=1, max_events=40):\n        self.keep_first = keep_first\n        self.max_events = max_events\n    def condense(self, events):\n        if len(events) <= self.max_events:\n            return events\n        return events[: self.keep_first] + events[-(self.max_events // 2) :]\ndef step(events):\n    messages = Condenser().condense(events)\n    return client.chat.completions.create(model="m", messages=messages)\n',
     ]
     INVALID = [
         Invalid(_OPENAI + "def loop(history):\n    while True:\n        history = history[-12:]\n        client.chat.completions.create(model='m', messages=history)\n", line=5),
@@ -246,15 +256,25 @@ class SlidingWindowTrim(_SiteRule):
         Invalid(_SDK + "def turn(history, text):\n    window = Conversation(history[-8:])\n    return PromptBuilder().history(window).user(text).build()\n", line=3),
         Invalid("from promptcache.builder import PromptBuilder\ndef turn(builder: PromptBuilder, history, text):\n    history.pop(0)\n    return builder.history(conversation=history).user(text).build()\n", line=3),
         Invalid("from promptcache.prompt.builder import PromptBuilder\ndef turn(builder: PromptBuilder, history, text):\n    history.pop(0)\n    return builder.history(conversation=history).user(text).build()\n", line=3),
+        # Issue 11 Build 2: `head + events[-N:]` sent each turn.
+        Invalid(_OPENAI + 'BUDGET = 20000\n\ndef step(events, keep_first=1):\n    head = events[:keep_first]\n    messages = head + events[-20:]\n    return client.chat.completions.create(model="m", messages=messages)\n', line=7),
+        # Issue 11 Build 2: a condenser method keeping `head + events[-N:]`.
+        Invalid(_OPENAI + 'BUDGET = 20000\n\nclass Condenser:\n    def __init__(self, keep_first=1, max_events=20):\n        self.keep_first = keep_first\n        self.max_events = max_events\n    def condense(self, events):\n        head = events[: self.keep_first]\n        return head + events[-self.max_events :]\ndef step(events):\n    messages = Condenser().condense(events)\n    return client.chat.completions.create(model="m", messages=messages)\n', line=11),
     ]
 
 
 class InPlaceHistoryEdit(_SiteRule):
     """
     ## What it does
-    Finds a store into a history message that was already sent:
-    ``h[i]["content"] = ...`` with ``i`` not the last index, or a loop that
-    rewrites ``m["content"]`` for messages of the history.
+    Finds a change to a history message that was already sent, on every turn:
+    a store ``h[i]["content"] = ...`` or ``h[1] = {...}`` with ``i`` not the
+    last index; a loop that rewrites ``m["content"]`` for messages of the
+    history (also through a filter ``[m for m in h if ...]``, as when every
+    tool result is re-truncated to ``budget // len(tool_msgs)``); a loop that
+    clears a field of the records the messages are rendered from
+    (``step.observations = None``); and ``h.remove(old)`` or ``h.insert(0, ...)``
+    on a history kept across turns (``self.history``, a module-level list;
+    for ``remove`` also the caller's list passed in).
 
     ## Why is this bad?
     The provider cached the conversation as it was sent. Editing an earlier
@@ -275,14 +295,19 @@ class InPlaceHistoryEdit(_SiteRule):
     ## When it does not fire
     Edits of the last message (``h[-1]``, not yet sent), of lists that never
     reach ``messages=`` / ``input=`` / ``PromptBuilder.history()``, and of
-    ``cache_control`` markers.
+    ``cache_control`` markers; re-setting a constant system message at index
+    0 (the same bytes each turn); a normalised *copy* of the messages (the
+    same bytes on every request); a field of the records that the messages do
+    not render; an insert or a removal under a size guard or an ``if`` that
+    tests the same list (a one-time set-up), and an insert into a list built
+    fresh for each request.
     """
 
     code = "PC204"
     name = "in-place-history-edit"
     severity = Severity.WARNING
     message = (
-        "`{detail}` rewrites a message that was already sent: the next request diverges from the cached "
+        "`{detail}` changes a message that was already sent: the next request diverges from the cached "
         "prefix at that message; keep sent messages unchanged and append instead"
     )
 
@@ -293,10 +318,48 @@ class InPlaceHistoryEdit(_SiteRule):
         _OPENAI + "def step(messages, extra):\n    messages[-1]['content'] += extra\n    return client.chat.completions.create(model='m', messages=messages)\n",
         _OPENAI + "def step(messages, rows):\n    for row in rows:\n        row['content'] = ''\n    return client.chat.completions.create(model='m', messages=messages)\n",
         _CLAUDE + "def step(messages):\n    messages[-1]['content'][-1]['cache_control'] = {'type': 'ephemeral'}\n    return client.messages.create(model='m', messages=messages)\n",
+        # Issue 11 Build 2: a tool result truncated once, before it is appended.
+        _OPENAI + 'BUDGET = 20000\n\ndef turn(messages, q, output):\n    messages.append({"role": "tool", "content": output[:BUDGET]})\n    messages.append({"role": "user", "content": q})\n    return client.chat.completions.create(model="m", messages=messages)\n',
+        # Issue 11 Build 2: the constant system message re-set at index 0 (same bytes).
+        _OPENAI + 'BUDGET = 20000\n\nSYSTEM_PROMPT = "Plan trips."\nclass Agent:\n    def __init__(self):\n        self.messages = [{"role": "system", "content": SYSTEM_PROMPT}]\n    def turn(self, q):\n        self.messages[0] = {"role": "system", "content": SYSTEM_PROMPT}\n        self.messages.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.messages)\n',
+        # Issue 11 Build 2: an insert into a list built fresh for the request.
+        _OPENAI + 'BUDGET = 20000\n\nSYSTEM = {"role": "system", "content": "Plan."}\nclass Agent:\n    def __init__(self):\n        self.history = []\n    def turn(self, q):\n        self.history.append({"role": "user", "content": q})\n        messages = list(self.history)\n        messages.insert(0, SYSTEM)\n        return client.chat.completions.create(model="m", messages=messages)\n',
+        # Issue 11 Build 2: a normalised copy (the same bytes on every request).
+        _OPENAI + 'BUDGET = 20000\n\ndef clean(messages):\n    return [{**m, "content": m["content"].strip()} if isinstance(m["content"], str) else m for m in messages]\ndef turn(messages, q):\n    messages.append({"role": "user", "content": q})\n    return client.chat.completions.create(model="m", messages=clean(messages))\n',
+        # Issue 11 Build 2: `.remove` on a list that is not sent.
+        _OPENAI + 'BUDGET = 20000\n\ndef turn(messages, q, pending):\n    pending.remove(q)\n    messages.append({"role": "user", "content": q})\n    return client.chat.completions.create(model="m", messages=messages)\n',
+        # Issue 11 Build 2: a placeholder chosen before the message is appended.
+        _OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.messages = []\n    def step(self, q, output):\n        self.messages.append({"role": "tool", "content": output if len(output) < BUDGET else "<omitted>"})\n        self.messages.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.messages)\n',
+        # Issue 11 Build 2: a one-time insert (`if not self.history`) and a bookkeeping flag the messages do not render.
+        _OPENAI + 'SYSTEM = {"role": "system", "content": "Plan."}\nclass Agent:\n    def __init__(self):\n        self.history = []\n        self.steps = []\n    def to_messages(self):\n        messages = []\n        for step in self.steps:\n            messages.append({"role": "user", "content": step.observations})\n        return messages\n    def turn(self, q):\n        if not self.history:\n            self.history.insert(0, SYSTEM)\n        for step in self.steps:\n            step.seen = True\n        self.history.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.history + self.to_messages())\n',
+        # A removal from the list built for this request (the stored history is unchanged).
+        _OPENAI + 'SYSTEM = {"role": "system", "content": "Plan."}\ndef ask(history, q):\n    messages = [SYSTEM, *history, {"role": "user", "content": q}]\n    if not q.strip():\n        messages.remove(messages[-1])\n    return client.chat.completions.create(model="m", messages=messages)\n',
+        # smolagents' GAIA runner (run_gaia.py): after the run, a field that to_messages() never renders is cleared
+        # for logging (`model_input_messages`, a record of what the step was sent).
+        "from smolagents import CodeAgent\ndef run(agent, question):\n    result = agent.run(question)\n    for memory_step in agent.memory.steps:\n        memory_step.model_input_messages = None\n    return result\n",
+        # The newest memory step gets its screenshot (not yet sent); older steps are only read.
+        "from smolagents import CodeAgent\ndef save_screenshot(memory_step, agent):\n    seen = [s.step_number for s in agent.memory.steps]\n    memory_step.observations_images = [take_screenshot()]\n    return seen\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "def step(messages):\n    for m in messages:\n        m['content'] = '[removed]'\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),
         Invalid(_OPENAI + "def step(messages, note):\n    messages[1]['content'] = note\n    return client.chat.completions.create(model='m', messages=messages)\n", line=4),
         Invalid(_SDK + "def step(history, note):\n    history[1]['content'] = note\n    return PromptBuilder().history(history).build()\n", line=3),
         Invalid(_CLAUDE + "class Agent:\n    def turn(self):\n        for i, m in enumerate(self.messages):\n            m['content'] = m['content'][:100]\n        return client.messages.create(model='m', messages=self.messages)\n", line=6),
+        # Issue 11 Build 2: every tool result re-truncated to a budget shared by their count.
+        Invalid(_OPENAI + 'BUDGET = 20000\n\ndef turn(messages, q):\n    messages.append({"role": "user", "content": q})\n    tool_msgs = [m for m in messages if m["role"] == "tool"]\n    if tool_msgs:\n        per = BUDGET // len(tool_msgs)\n        for t in tool_msgs:\n            t["content"] = t["content"][:per]\n    return client.chat.completions.create(model="m", messages=messages)\n', line=11),
+        # Issue 11 Build 2: a fixed message index replaced with current state.
+        Invalid(_OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.messages = [{"role": "system", "content": "Plan."}, {"role": "system", "content": ""}]\n    def turn(self, q):\n        self.messages[1] = {"role": "system", "content": self.render_state()}\n        self.messages.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.messages)\n', line=9),
+        # Issue 11 Build 2: a message inserted at the head of a stored history each turn.
+        Invalid(_OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.history = []\n    def turn(self, q, notes):\n        self.history.insert(0, {"role": "user", "content": f"Notes: {notes}"})\n        self.history.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.history)\n', line=9),
+        # Issue 11 Build 2: string contents normalised in place.
+        Invalid(_OPENAI + 'BUDGET = 20000\n\ndef turn(messages, q):\n    for m in messages:\n        if isinstance(m["content"], str):\n            m["content"] = m["content"].strip()\n    messages.append({"role": "user", "content": q})\n    return client.chat.completions.create(model="m", messages=messages)\n', line=8),
+        # Issue 11 Build 2: `messages.remove(old)` on the sent list.
+        Invalid(_OPENAI + 'BUDGET = 20000\n\ndef turn(messages, q):\n    for old in list(messages):\n        if old["role"] == "tool" and old.get("stale"):\n            messages.remove(old)\n    messages.append({"role": "user", "content": q})\n    return client.chat.completions.create(model="m", messages=messages)\n', line=8),
+        # Issue 11 Build 2: a field of earlier steps cleared, the messages rendered from it.
+        Invalid(_OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.steps = []\n    def to_messages(self):\n        messages = []\n        for step in self.steps:\n            messages.append({"role": "user", "content": step.observations})\n        return messages\n    def run(self, task):\n        while True:\n            for step in self.steps[:-2]:\n                step.observations = None\n            reply = client.chat.completions.create(model="m", messages=self.to_messages())\n            self.steps.append(reply)\n', line=16),
+        # Issue 11 Build 2: older tool outputs replaced with "<omitted>".
+        Invalid(_OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.messages = []\n    def step(self, q):\n        for old in self.messages[:-1]:\n            if old["role"] == "tool":\n                old["content"] = "<omitted>"\n        self.messages.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.messages)\n', line=11),
+        # Issue 11 review (smolagents' vision browser example): screenshots cleared from older memory steps on
+        # every step; the agent renders every memory step into the next model call's messages.
+        Invalid("from smolagents import CodeAgent\ndef save_screenshot(memory_step, agent):\n    for previous in agent.memory.steps:\n        if previous.step_number <= memory_step.step_number - 2:\n            previous.observations_images = None\n    memory_step.observations_images = [take_screenshot()]\n", line=5),
     ]

@@ -132,7 +132,9 @@ class ToolsFromUnorderedCollection(FlowRule):
 
     VALID = [
         # Issue 11 (pydantic-ai): a function named after the MCP call maps its result into message parts.
-        _OPENAI + "from .parts import CallPart, ReturnPart\ndef _map_mcp_list_tools(item):\n    return (CallPart(name=item.server_label), ReturnPart(content={'tools': {t.name for t in item.tools}}))\n",
+        # A tool-named function whose calls in the module put its result into message parts, not into tools=
+        # (pydantic-ai maps an MCP list_tools *output item*; issue 11): a data-flow reason, not its name.
+        _OPENAI + "from .parts import CallPart, ReturnPart\ndef _map_mcp_list_tools(item):\n    return (CallPart(name=item.server_label), ReturnPart(content={'tools': {t.name for t in item.tools}}))\ndef map_output(items):\n    parts = []\n    for item in items:\n        call_part, return_part = _map_mcp_list_tools(item)\n        parts += [call_part, return_part]\n    return parts\n",
         # Issue 11, from real code (pydantic-ai): one element of `return tools, betas` is a set, not the tools.
         _CLAUDE + "SEARCH = {'name': 'search'}\ndef prepare_tools():\n    betas = set()\n    tools = [SEARCH]\n    betas.add('files-api')\n    return tools, betas\ndef ask(messages):\n    tools, betas = prepare_tools()\n    return client.beta.messages.create(model='m', messages=messages, tools=tools, betas=sorted(betas))\n",
         _OPENAI + "from .specs import SPECS\nBASE = {'a', 'b'}\ndef run(q):\n    names = sorted(BASE | {'c'})\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n",
@@ -154,6 +156,9 @@ class ToolsFromUnorderedCollection(FlowRule):
         Invalid(_OPENAI + "REGISTRY = {'a': {'type': 'function'}, 'b': {'type': 'function'}}\ndef ask(q, disabled):\n    names = REGISTRY.keys() - disabled\n    return client.chat.completions.create(model='m', messages=[], tools=[REGISTRY[n] for n in names])\n", line=6),
         # Issue 11 review (snips/c2_tools_set_loop.py): a `for` loop over a set fills the tool list in hash order.
         Invalid(_OPENAI + "class Agent:\n    def __init__(self, tools):\n        self.tool_names = set(t['function']['name'] for t in tools)\n        self.by_name = {t['function']['name']: t for t in tools}\n    def step(self, messages):\n        tools = []\n        for name in self.tool_names:\n            tools.append(self.by_name[name])\n        return client.chat.completions.create(model='m', messages=messages, tools=tools)\n", line=11),
+        # Issue 11: a tool-named builder whose result the module sends as tools= (through a name) is a tool builder,
+        # whatever its name says (`list_tools`); reported once, where the set is, not again at tools=.
+        Invalid(_OPENAI + "from .specs import SPECS\ndef list_tools(enabled):\n    return [SPECS[n] for n in {'search', 'fetch'} | set(enabled)]\ndef ask(messages, enabled):\n    tools = list_tools(enabled)\n    return client.chat.completions.create(model='m', messages=messages, tools=tools)\n", line=5),
         # A parameter typed as a set, iterated into the tool list.
         Invalid(_OPENAI + "def ask(messages, enabled: set[str], tool_specs: dict):\n    return client.chat.completions.create(model='m', messages=messages, tools=[tool_specs[n] for n in enabled])\n", line=4),
     ]

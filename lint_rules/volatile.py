@@ -16,6 +16,7 @@ from promptcache.lint.rule import FlowRule, Invalid, Valid
 _CLAUDE = 'import anthropic\nclient = anthropic.Anthropic()\n'
 _OPENAI = 'from openai import OpenAI\nclient = OpenAI()\n'
 _CC = '"cache_control": {"type": "ephemeral"}'
+_B2 = 'import anthropic\nfrom datetime import datetime\nclient = anthropic.Anthropic()\nRULES = "You are a support agent."\n'
 
 
 def _daily(issue) -> bool:
@@ -69,7 +70,9 @@ class VolatileInSystemPrompt(FlowRule):
     elsewhere in the module, and no history built by a helper it cannot see
     into); an id or timestamp keyword of a class or a context manager whose
     object is not rendered whole (``RunContext(run_id=...)`` handed on; but
-    ``asdict(ctx)`` or ``SystemPrompt(...).render()`` may render it); ``time.strftime`` is given an explicit time; the module
+    ``asdict(ctx)`` or ``SystemPrompt(...).render()`` may render it); a clock written to another entry of a
+    state dict than the one the prompt reads (``state["last_seen"] = now()`` beside ``state["rules"]``);
+    ``time.strftime`` is given an explicit time; the module
     has no LLM call and no prompt-named constant that an LLM file imports.
     """
 
@@ -128,6 +131,24 @@ class VolatileInSystemPrompt(FlowRule):
         _OPENAI + "from datetime import datetime\nPRODUCT = 'Acme CRM'\ndef render(template, **values):\n    return template.format(**values)\ndef ask(history, q):\n    system = render('You are helpful. Product: {product}', product=PRODUCT)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, *history, {'role': 'user', 'content': q}])\n",
         # A seeded generator is deterministic: the same greeting in every process.
         _CLAUDE + "import random\nGREETINGS = ['Hi', 'Hello']\ndef ask(q):\n    return client.messages.create(model='m', system=random.Random(7).choice(GREETINGS) + '. Help.', messages=[])\n",
+        # Issue 11 Build 2, `system += ...` kept out of the prefix:
+        _B2 + 'def ask(history, q):\n    system = RULES\n    system += "\\nAnswer briefly."\n    q = q + f" (sent {datetime.now()})"\n    return client.messages.create(model="m", system=system, messages=history + [{"role": "user", "content": q}])\n',
+        # Issue 11 Build 2, `parts.append(...)` then `"\n".join(parts)` kept out of the prefix:
+        _B2 + 'def ask(history, q, now=None):\n    parts = [RULES]\n    parts.append("Answer briefly.")\n    stamp = f"Current time: {datetime.now():%H:%M}"\n    return client.messages.create(model="m", system="\\n".join(parts), messages=history + [{"role": "user", "content": stamp + q}])\n',
+        # Issue 11 Build 2, `list.extend` then join kept out of the prefix:
+        _B2 + 'STYLE = ["Be brief.", "Cite sources."]\ndef ask(history, q):\n    lines = [RULES]\n    lines.extend(STYLE)\n    system = "\\n".join(lines)\n    return client.messages.create(model="m", system=system, messages=history + [q])\n',
+        # Issue 11 Build 2, `str.join` over a generator kept out of the prefix:
+        _B2 + 'POLICIES = {"refunds": "30 days", "shipping": "2 days"}\ndef ask(history, q):\n    system = RULES + "\\n" + "\\n".join(f"{k}: {v}" for k, v in POLICIES.items())\n    return client.messages.create(model="m", system=system, messages=history + [q])\n',
+        # Issue 11 Build 2, a helper function that returns text kept out of the prefix:
+        _B2 + 'def build_system():\n    return RULES + "\\nAnswer briefly."\ndef stamp(q):\n    return f"[{datetime.now():%H:%M}] {q}"\ndef ask(history, q):\n    return client.messages.create(model="m", system=build_system(), messages=history + [{"role": "user", "content": stamp(q)}])\n',
+        # Issue 11 Build 2, a dict entry holding session state kept out of the prefix:
+        _B2 + 'class Session:\n    def __init__(self):\n        self.state = {"rules": RULES}\n    def turn(self, history, q):\n        self.state["last_seen"] = datetime.now().isoformat()\n        return client.messages.create(model="m", system=self.state["rules"], messages=history + [q])\n',
+        # ... and read with `.get(key, default)`:
+        _B2 + 'class Session:\n    def __init__(self):\n        self.state = {"rules": RULES}\n    def turn(self, history, q):\n        self.state["last_seen"] = datetime.now().isoformat()\n        return client.messages.create(model="m", system=self.state.get("rules", RULES), messages=history + [q])\n',
+        # Issue 11 Build 2, an object attribute holding session state kept out of the prefix:
+        _B2 + 'class Agent:\n    def __init__(self):\n        self.system = RULES + "\\nAnswer briefly."\n        self.clock = None\n    def turn(self, history, q):\n        self.clock = datetime.now().strftime("%H:%M:%S")\n        user = {"role": "user", "content": f"[{self.clock}] {q}"}\n        return client.messages.create(model="m", system=self.system, messages=history + [user])\n',
+        # Issue 11 Build 2, a method of the same class kept out of the prefix:
+        _B2 + 'class Agent:\n    def _system(self):\n        return RULES + "\\nBe brief."\n    def _user(self, q):\n        return {"role": "user", "content": f"{datetime.now().isoformat()} {q}"}\n    def turn(self, history, q):\n        return client.messages.create(model="m", system=self._system(), messages=history + [self._user(q)])\n',
     ]
     INVALID = [
         # A breakpoint added to the newest message at run time puts the system blocks before it.
@@ -163,6 +184,22 @@ class VolatileInSystemPrompt(FlowRule):
         Invalid("import anthropic\nfrom datetime import date\nSYSTEM_PROMPT = 'Today is ' + str(date.today())\n", line=3),
         # The same builder with the date in its system layer: a prefix slot.
         Invalid("from datetime import date\nfrom promptcache import PromptBuilder\ntoday = date.today().isoformat()\nprompt = PromptBuilder().system('Be brief.', f'Today is {today}.').user('hi').build()\n", line=4),
+        # Issue 11 Build 2, `system += ...`:
+        Invalid(_B2 + 'def ask(history, q):\n    system = RULES\n    system += f"\\nCurrent time: {datetime.now()}"\n    return client.messages.create(model="m", system=system, messages=history + [q])\n', line=8),
+        # Issue 11 Build 2, `parts.append(...)` then `"\n".join(parts)`:
+        Invalid(_B2 + 'def ask(history, q):\n    parts = [RULES]\n    parts.append(f"Current time: {datetime.now():%H:%M}")\n    return client.messages.create(model="m", system="\\n".join(parts), messages=history + [q])\n', line=8),
+        # Issue 11 Build 2, `list.extend` then join:
+        Invalid(_B2 + 'def ask(history, q):\n    lines = [RULES]\n    lines.extend(["Be brief.", f"Now: {datetime.now()}"])\n    system = "\\n".join(lines)\n    return client.messages.create(model="m", system=system, messages=history + [q])\n', line=9),
+        # Issue 11 Build 2, `str.join` over a generator:
+        Invalid(_B2 + 'def ask(history, q, user):\n    facts = {"time": datetime.now().isoformat(), "plan": "pro"}\n    system = RULES + "\\n" + "\\n".join(f"{k}: {v}" for k, v in facts.items())\n    return client.messages.create(model="m", system=system, messages=history + [q])\n', line=8),
+        # Issue 11 Build 2, a helper function that returns text:
+        Invalid(_B2 + 'def build_system():\n    header = f"Today is {datetime.now():%A %H:%M}."\n    return RULES + "\\n" + header\ndef ask(history, q):\n    return client.messages.create(model="m", system=build_system(), messages=history + [q])\n', line=7),
+        # Issue 11 Build 2, a dict entry holding session state:
+        Invalid(_B2 + 'class Session:\n    def __init__(self):\n        self.state = {"rules": RULES}\n    def turn(self, history, q):\n        self.state["now"] = datetime.now().isoformat()\n        system = f"{self.state[\'rules\']}\\nNow: {self.state[\'now\']}"\n        return client.messages.create(model="m", system=system, messages=history + [q])\n', line=11),
+        # Issue 11 Build 2, an object attribute holding session state:
+        Invalid(_B2 + 'class Agent:\n    def __init__(self):\n        self.clock = None\n    def _refresh(self):\n        self.clock = datetime.now().strftime("%H:%M:%S")\n    def turn(self, history, q):\n        self._refresh()\n        system = f"{RULES}\\nLocal time {self.clock}"\n        return client.messages.create(model="m", system=system, messages=history + [q])\n', line=13),
+        # Issue 11 Build 2, a method of the same class:
+        Invalid(_B2 + 'class Agent:\n    def _system(self):\n        return f"{RULES}\\nNow: {datetime.now().isoformat()}"\n    def turn(self, history, q):\n        return client.messages.create(model="m", system=self._system(), messages=history + [q])\n', line=7),
     ]
 
 

@@ -168,6 +168,8 @@ class FlowAnalysis:
             followed = self.follow(e, scope)
             if followed == []:
                 return []
+            if followed and all(isinstance(v, cst.Call) and self._is_builder_call(v, s) for v, s, _ in followed):
+                return [site for v, s, _ in followed for site in self.sites(v, s, kinds, depth + 1)]
             if followed is not None:
                 parts = [(v, s, kinds if not mutated else kinds - S.ORDER_KINDS - {S.MCP_CALL}) for v, s, mutated in followed]
         elif isinstance(e, cst.Call) and self._is_builder_call(e, scope):
@@ -190,7 +192,8 @@ class FlowAnalysis:
         constant, reported at its own definition. Otherwise the
         ``(value, scope, mutated)`` triples of its bindings, when all of them build a
         container literal in place (``d = {...}``, ``msgs = [...]`` plus appends;
-        ``mutated`` is True for an append, whose order is not the container's).
+        ``mutated`` is True for an append, whose order is not the container's), or
+        all of them call a prompt or tool builder of the module (``tools = build_tools(x)``).
         """
         if isinstance(e, cst.Name):
             found_scope, bindings = self.index.lookup(e.value, scope)
@@ -211,6 +214,11 @@ class FlowAnalysis:
         containers = (cst.List, cst.Tuple, cst.Dict, cst.Set)
         if valued and all(b.kind in ("assign", "walrus") and isinstance(b.value, containers) for b in valued):
             return [(b.value, b.scope, b.kind == "mutate") for b in bindings]
+        if valued and len(valued) == len(bindings) and all(
+                b.kind in ("assign", "walrus") and isinstance(b.value, cst.Call) and self._is_builder_call(b.value, b.scope) for b in valued):
+            # `tools = build_tools(enabled)`: the builder is reported at its own definition; only what the call
+            # passes in is reported here (one problem, one report; issue 11)
+            return [(b.value, b.scope, False) for b in valued]
         return None
 
     def _is_builder_call(self, call: cst.Call, scope: Scope) -> bool:

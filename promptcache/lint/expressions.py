@@ -94,3 +94,22 @@ def variadic_arguments(call: cst.Call, func: cst.CSTNode, name: str, offset: int
         extra = [a.value for a in call.args if a.keyword is None and a.star != "**"]
         return extra[max(len(named) - offset, 0):]
     return []
+
+
+def int_value(node: cst.BaseExpression) -> int | None:
+    """The value of an integer literal (``3``, ``-1``), or None."""
+    if isinstance(node, cst.Integer):
+        return int(node.value, 0)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
+        return -int(node.expression.value, 0)
+    return None
+
+
+def is_system_dict(node: cst.BaseExpression) -> bool:
+    """A ``{"role": "system" | "developer", ...}`` message literal."""
+    if not isinstance(node, cst.Dict):
+        return False
+    for el in node.elements:
+        if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and el.key.value[1:-1] == "role":
+            return isinstance(el.value, cst.SimpleString) and el.value.value[1:-1] in ("system", "developer")
+    return False

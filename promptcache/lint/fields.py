@@ -6,7 +6,9 @@ Two shapes that real LLM-app code uses all the time, where whole-value taint rep
 - unpacking: ``tools, betas = prepare()`` with ``return tools, betas``: ``tools`` gets the sources of
   the first element only, not of the ``betas`` set beside it;
 - objects built with keyword arguments: ``Request(instructions=x, timestamp=now()).instructions`` gets
-  ``x``'s sources, not the clock's.
+  ``x``'s sources, not the clock's;
+- dict entries holding session state: ``self.state["rules"]`` gets the values written under ``"rules"``
+  (in a dict literal, ``state["rules"] = ...``, ``state.update({...})``), not ``state["now"]`` beside it.
 
 Both only ever narrow the whole value's sources: a shape they do not know answers with all of them.
 """
@@ -77,6 +79,39 @@ class FieldSensitivity:
         self._fields_memo[key] = found
         return found
 
+    def entry(self, e: cst.BaseExpression, key: cst.BaseExpression, scope: Scope) -> frozenset[Source] | None:
+        """The sources of entry ``key`` (a string literal) of the dict that the name or ``self.attr`` ``e``
+        holds, when every binding of it says what it writes under which key: a dict literal, ``d["k"] = v``,
+        ``d.update({...})``. A computed key or ``**spread`` counts for every key; any other binding (a call,
+        a parameter, a loop) answers None (the whole value's sources apply)."""
+        wanted = _string_key(key)
+        if wanted is None or not isinstance(e, (cst.Name, cst.Attribute)):
+            return None
+        if isinstance(e, cst.Name):
+            bindings = self.index.lookup(e.value, scope)[1]
+        elif isinstance(e.value, cst.Name) and (cls := self.index.class_of_receiver(e.value, scope)) is not None:
+            bindings = cls.attrs.get(e.attr.value, [])
+        else:
+            return None
+        if not bindings:
+            return None
+        out: set = set()
+        for b in bindings:
+            literal = b.value if b.kind in ("assign", "walrus") and b.element == -1 else \
+                b.value if b.kind == "mutate" and b.op == "extend" and isinstance(b.node, cst.Call) else None
+            if isinstance(literal, cst.Dict):
+                for el in literal.elements:
+                    k = _string_key(el.key) if isinstance(el, cst.DictElement) else None
+                    if k is None or k == wanted:
+                        out |= self.of(el.value, b.scope) | (self.of(el.key, b.scope) if isinstance(el, cst.DictElement) and k is None else EMPTY)
+            elif b.kind == "mutate" and b.op == "setitem":
+                into, k = _written_key(b.node, e)
+                if not into or k is None or k == wanted:
+                    out |= self.of(b.value, b.scope)
+            else:
+                return None
+        return frozenset(out)
+
     def _field_of(self, e: cst.CSTNode, attr: str, scope: Scope) -> frozenset[Source]:
         if isinstance(e, cst.Await):  # `params = await self._build_params(...)`
             return self._field(e.expression, attr, scope)
@@ -115,6 +150,27 @@ class FieldSensitivity:
         if isinstance(e, cst.BooleanOperation):
             return self._field(e.left, attr, scope) | self._field(e.right, attr, scope)
         return self.of(e, scope)
+
+
+def _string_key(e: cst.BaseExpression | None) -> str | None:
+    """The text of a plain string literal key (``"rules"``), else None."""
+    if isinstance(e, cst.SimpleString):
+        return e.evaluated_value if isinstance(e.evaluated_value, str) else None
+    return None
+
+
+def _written_key(stmt: cst.CSTNode, container: cst.BaseExpression) -> tuple[bool, str | None]:
+    """For a ``container[k]... = v`` statement: whether it writes into ``container`` through one of its entries,
+    and that entry's key when it is a string literal (``(True, None)``: a computed key)."""
+    targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else \
+        [stmt.target] if isinstance(stmt, (cst.AugAssign, cst.AnnAssign)) else []
+    for t in targets:
+        while isinstance(t, cst.Subscript) and isinstance(t.value, cst.Subscript):
+            t = t.value
+        if isinstance(t, cst.Subscript) and t.value.deep_equals(container):
+            index = t.slice[0].slice if len(t.slice) == 1 else None
+            return True, _string_key(index.value) if isinstance(index, cst.Index) else None
+    return False, None
 
 
 def _constructs(ret: cst.BaseExpression, attr: str) -> bool:

@@ -49,6 +49,7 @@ LLM_PACKAGES: frozenset[str] = frozenset(
         "dspy",
         "haystack",
         "mcp",
+        "smolagents",
     }
 )
 

@@ -29,6 +29,7 @@ import libcst as cst
 
 from promptcache.lint.framework_slots import framework_slots
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
+from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
@@ -212,6 +213,31 @@ def _returned(ret: cst.BaseExpression, pattern) -> list[cst.BaseExpression]:
     return named or [ret]  # no element is named like the result: the whole tuple, as before
 
 
+def _feeds_tools(flow: FlowAnalysis, func: Scope, sent: list[cst.BaseExpression]) -> bool:
+    """Whether a tool-named builder's result can be a tool list: the module never calls it (used elsewhere, its
+    name is all there is), or a call of it is returned, or is, or is bound to a name that is, in a ``tools=``
+    expression. Not: ``call_part, return_part = _map_mcp_list_tools(item)`` with the parts put into messages
+    (pydantic-ai: it maps an MCP ``list_tools`` *output item*; issue 11)."""
+    calls = [call for call, scope in flow.index.calls if flow.index.function_named(call.func, scope) is func]
+    if not calls:
+        return True
+    in_tools = {id(n) for e in sent for n in descendants(e, cst.Call)}
+    names_in_tools = {n.value for e in sent for n in descendants(e, cst.Name)}
+    for call in calls:
+        if id(call) in in_tools:
+            return True
+        node = flow.facts.parent.get(call)
+        while node is not None and not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            if isinstance(node, cst.Return):
+                return True
+            if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                if any(n.value in names_in_tools for t in targets for n in descendants(t, cst.Name)):
+                    return True
+            node = flow.facts.parent.get(node)
+    return False
+
+
 def tool_slots(flow: FlowAnalysis) -> list[Slot]:
     """``tools=`` of sinks and agent constructors, ``.bind_tools(x)``, tool-named constants and builders."""
     c = _Collector(flow)
@@ -230,7 +256,10 @@ def tool_slots(flow: FlowAnalysis) -> list[Slot]:
                 return "tools"
             return "tool_table" if isinstance(value, _TOOL_TABLES) else None
 
-        c.named(lambda name: bool(_TOOL_NAME.search(name)) and "list_tools" not in name.lower(), kind_of)
+        c.named(lambda name: bool(_TOOL_NAME.search(name)), kind_of)
+        sent = [sl.expr for sl in c.slots if sl.sink is not None or sl.label == "tools="]
+        c.slots = [sl for sl in c.slots if sl.kind not in ("tools", "tool_table") or not sl.label.endswith("()")
+                   or sl.scope.kind != "function" or _feeds_tools(flow, sl.scope, sent)]
     for call, scope, method in flow.builder_calls:
         if method == "tools" and call.args:
             # The builder sorts tools by name (unless tool_order="registered") and writes canonical JSON:

@@ -71,7 +71,7 @@ class Summaries:
             elif not candidate and last and S.summarise_callee(last) and self.flow.sinks.sink_at(call, scope) is None:
                 candidate = (S.history_word(last) or any(self.turns.list_refs(a.value, scope) & self.turns.history_refs for a in call.args)
                              or (callee is not None and self._rebinds_history(callee)))
-            if candidate and self.turns.per_turn(call) and not self.turns.guarded(call, scope) and not self._inside_summariser(scope):
+            if candidate and self.turns.per_turn(call) and not self.turns.guarded(call, scope) and not self._per_item(call, scope):
                 out.append((call, detail))
         return out
 
@@ -84,11 +84,26 @@ class Summaries:
         return any(("a", id(cls), attr) in self.turns.history_refs and b.kind == "assign" and b.scope is func
                    for attr, bindings in cls.attrs.items() for b in bindings)
 
-    def _inside_summariser(self, scope: Scope) -> bool:
-        """A call inside a summarising function (``summarize_messages()`` looping over chunks): the summariser's
-        own steps, reported where the summariser itself is called per turn (crewAI; issue 11)."""
-        func = self.flow.holder_of(scope)
-        return func is not None and S.summarise_callee(func.name)
+    def _per_item(self, call: cst.Call, scope: Scope) -> bool:
+        """A call that summarises the item of the loop around it, not the history: ``for chunk in chunks:
+        text = fmt(chunk); llm(... text)`` maps over the pieces of one conversation (a summariser's own steps,
+        crewAI's ``summarize_messages``; issue 11), reported where the summariser is called per turn. A loop over
+        turns summarises the stored history, which outlives the iteration; so: an argument reads a name bound
+        from the loop target in the loop's body, and none is a history list."""
+        loop = self.turns.facts.loop_of(call)
+        if not isinstance(loop, cst.For):
+            return False
+        targets = {n.value for n in descendants(loop.target, cst.Name)}
+        derived = set(targets)
+        for stmt in descendants(loop.body, (cst.Assign, cst.AnnAssign)):
+            value = stmt.value
+            if value is not None and any(n.value in derived for n in descendants(value, cst.Name)):
+                for t in ([x.target for x in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]):
+                    derived |= {n.value for n in descendants(t, cst.Name)}
+        names = {n.value for a in call.args for n in descendants(a.value, cst.Name)}
+        history = any(self.turns.list_refs(a.value, scope) & self.turns.history_refs for a in call.args) or any(
+            self.turns.is_history(n, scope) for a in call.args for n in descendants(a.value, (cst.Name, cst.Attribute)))
+        return bool(names & derived) and not history
 
     def _is_turn(self, func: Scope) -> bool:
         """Whether a function holding a summarising LLM call is a turn that rewrites the history: a

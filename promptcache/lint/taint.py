@@ -5,9 +5,10 @@
 lint-rules.md: assignment, augmented assignment, unpacking, walrus, f-strings,
 ``%``, ``.format``, ``+``, ``str()``, ``join``, ``textwrap.dedent``,
 list/dict literals, subscripts, ``.append/.extend/.insert``, ``await``,
-conditional expressions, ``self.attr`` by class, and function returns through
-per-function summaries (a summary is the taint of a function's returns with
-its parameters left symbolic; a call substitutes its arguments).
+conditional expressions, ``self.attr`` by class; calls (sources, sanitisers and
+function returns through per-function summaries) are :mod:`promptcache.lint.call_taint`'s,
+the part of a value a source reaches (tuple elements, fields, dict entries)
+:mod:`promptcache.lint.fields`'.
 
 It is flow-insensitive: a name carries the union of all its bindings.
 Parameters become per-request data only once they are interpolated into a
@@ -24,17 +25,18 @@ import libcst as cst
 from promptcache.lint import sources as S
 from promptcache.lint.index import Binding, ModuleIndex, Scope
 from promptcache.lint.iteration_order import filling_loops, set_annotation
-from promptcache.lint.expressions import argument, has_text, is_dict_view, is_literal, key_text, variadic_arguments
-from promptcache.lint.fields import FieldSensitivity, flat_items
+from promptcache.lint.call_taint import CallTaint
+from promptcache.lint.expressions import has_text, is_dict_view, is_literal, key_text
+from promptcache.lint.fields import FieldSensitivity
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
-from promptcache.lint.rendering import rendered_whole, same_field
-from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, constructor_call, date_format, imports_code, literal_key
+from promptcache.lint.rendering import same_field
+from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, date_format, imports_code
 
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
 
 
-class TaintEngine(FieldSensitivity):
+class TaintEngine(CallTaint, FieldSensitivity):
     """Computes taint for expressions of one module (memoised per node and scope)."""
 
     def __init__(self, index: ModuleIndex, sinks: SinkFinder, volatile_name: re.Pattern, extra_volatile: frozenset[str],
@@ -262,146 +264,15 @@ class TaintEngine(FieldSensitivity):
             base = frozenset(dataclasses.replace(s, picked=True) if s.kind == S.PARAM and s.detail == e.value.value else s for s in base)
         if len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index):
             key = key_text(e.slice[0].slice.value)
+            entry = self.entry(e.value, e.slice[0].slice.value, scope)
+            if entry is not None:
+                base = entry  # `self.state["rules"]`: that entry's values, not `state["now"]` beside it
             if key:
                 named = self.names(key, origin=e)
                 if any(s.kind == S.SUMMARY for s in named):
                     return named
                 return base | named
         return base
-
-    # -- calls -----------------------------------------------------------------
-    def _call(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
-        func = e.func
-        qualified = self.index.qualified(func, scope)
-        method = func.attr.value if isinstance(func, cst.Attribute) else None
-        args = [a.value for a in e.args]
-        if qualified is not None and S.seeded_generator(qualified):
-            return self.union(args, scope) if args else frozenset({source(S.VOLATILE, f"{qualified}() without a seed", e)})
-        if qualified is not None:
-            if S.volatile_call(qualified, len(e.args)) or qualified in self.extra_volatile:
-                daily = qualified in S.DATE_CALLS or qualified == "time.strftime" and date_format(args[0] if args else None)
-                return as_daily(frozenset({source(S.VOLATILE, f"{qualified}()", e)}), daily)
-            if S.shuffle_call(qualified):
-                return frozenset({source(S.SHUFFLED, f"{qualified}()", e)})
-            if S.env_call(qualified):
-                return frozenset({source(S.ENV, f"{qualified}()", e)})
-            if S.opaque_call(qualified):
-                return EMPTY
-            if S.value_call(qualified):
-                return frozenset(s for s in self.union(args, scope) if s.kind not in S.ORDERING_KINDS)
-            if qualified == "sorted":
-                first = self.of(args[0], scope) if args else EMPTY
-                return frozenset(s for s in first if s.kind not in S.ORDER_KINDS)
-            if S.unordered_call(qualified):
-                return self.union(args, scope) | {source(S.UNORDERED, f"{qualified}()", e)}
-            if S.fs_order_call(qualified, None):
-                return self.union(args, scope) | {source(S.FS_ORDER, f"{qualified}()", e)}
-            if qualified == "json.dumps":
-                return self._json_dumps(e, scope)
-        if method == "list_tools":
-            return frozenset({source(S.MCP, "list_tools()", e), source(S.MCP_CALL, "list_tools()", e)})
-        if S.fs_order_call(None, method):
-            return self.of(func.value, scope) | {source(S.FS_ORDER, f".{method}()", e)}
-        callee = self.index.function_named(func, scope)
-        if callee is not None:
-            return self._apply_summary(callee, e, scope)
-        last = method or (func.value if isinstance(func, cst.Name) else "")
-        if last and S.summarise_callee(last):
-            return frozenset({source(S.SUMMARY, f"{last}()", e)})
-        if (sink := self.sinks.sink_at(e, scope)) is not None and sink.is_request:
-            return frozenset({source(S.SUMMARY, "a summarising LLM call", e)}) if self.sinks.asks_to_summarise(e, scope) else EMPTY
-        if constructor_call(func) and not rendered_whole(e, self.parents, lambda f: self.index.qualified(f, scope)):
-            # `Part(content=text, timestamp=now())`: an id or timestamp keyword of a class whose object is not
-            # rendered whole is the object's metadata, not its text (pydantic-ai messages, RunContext(run_id=...);
-            # issue 11); `asdict(ctx)`, `SystemPrompt(...).render()` may render it
-            args = [a.value for a in e.args if a.keyword is None or not self.volatile_name.search(a.keyword.value)]
-        if method is not None:
-            base = func.value
-            t = self.of(base, scope) | self.union(args, scope)
-            if method == "strftime" and date_format(args[0] if args else None) or method == "date" and not args:
-                return as_daily(t, True)
-            if method == "join" and (has_text(base) or self._has_static_element(args, scope)):
-                return templated(t)
-            if method in ("format", "format_map") and self._static(base, scope):
-                return templated(t)
-            if method == "get" and args:
-                key = key_text(args[0])
-                if key:
-                    t |= self.names(key, origin=e)
-            return t
-        return self.union(args, scope)
-
-    def _has_static_element(self, args: list, scope: Scope) -> bool:
-        if not args or not isinstance(args[0], (cst.List, cst.Tuple)):
-            return False
-        return any(self._static(el.value, scope) for el in args[0].elements if isinstance(el, cst.Element))
-
-    def _json_dumps(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
-        t = self.union((a.value for a in e.args), scope)
-        sort_keys = next((a for a in e.args if a.keyword is not None and a.keyword.value == "sort_keys"), None)
-        sorted_ok = sort_keys is not None and not (isinstance(sort_keys.value, cst.Name) and sort_keys.value.value == "False")
-        positional = [a.value for a in e.args if a.keyword is None and not a.star]
-        if not sorted_ok and positional and self.runtime_mapping(positional[0], scope):
-            return t | {source(S.UNSORTED_JSON, "json.dumps() without sort_keys=True", e)}
-        return t
-
-    def runtime_mapping(self, e: cst.BaseExpression, scope: Scope, depth: int = 0) -> bool:
-        """True when ``e`` is a mapping built at run time (comprehension, ``dict()``, filled in code).
-
-        A dict literal made only of literals is not: its key order is the source order.
-        """
-        if depth > 4:
-            return False
-        if isinstance(e, cst.DictComp):
-            return True
-        if isinstance(e, cst.Dict):
-            for el in e.elements:
-                if not isinstance(el, cst.DictElement) or not isinstance(el.key, (cst.SimpleString, cst.Integer)):
-                    return True
-                if self.runtime_mapping(el.value, scope, depth + 1):
-                    return True
-            return False
-        if isinstance(e, cst.Call):
-            q = self.index.qualified(e.func, scope) or ""
-            return q in ("dict", "collections.OrderedDict", "collections.defaultdict", "collections.Counter")
-        if isinstance(e, cst.Name):
-            _, bindings = self.index.lookup(e.value, scope)
-            if any(b.kind in ("assign", "walrus") and isinstance(b.value, (cst.List, cst.ListComp, cst.Tuple)) for b in bindings):
-                return False  # a list extended in code: its elements keep program order, and it has no keys (OpenHands)
-            for b in bindings:
-                if b.kind == "mutate" and b.op == "extend" or b.kind == "mutate" and b.op == "setitem" and not literal_key(b.node):
-                    return True
-                if b.kind in ("assign", "walrus") and self.runtime_mapping(b.value, b.scope, depth + 1):
-                    return True
-        return False
-
-    def returns_of(self, callee: Scope) -> frozenset[Source]:
-        """The summary of a module-local function: taint of its returns, parameters symbolic."""
-        key = id(callee)
-        found = self._returns.get(key)
-        if found is None:
-            self._returns[key] = EMPTY  # recursion guard
-            found = self.union(callee.returns, callee)
-            self._returns[key] = found
-        return found
-
-    def _apply_summary(self, callee: Scope, call: cst.Call, scope: Scope, element: int = -1) -> frozenset[Source]:
-        summary = self.returns_of(callee) if element < 0 else self.union((flat_items(r)[element] for r in callee.returns), callee)
-        return self.bind_params(callee, call, scope, summary)
-
-    def bind_params(self, callee: Scope, call: cst.Call, scope: Scope, summary: frozenset[Source]) -> frozenset[Source]:
-        """``summary`` (sources in ``callee``) as seen at ``call``: its parameters replaced by the arguments' sources."""
-        offset = 1 if callee.self_name is not None and isinstance(call.func, cst.Attribute) else 0
-        out: set[Source] = set()
-        for s in summary:
-            if s.kind != S.PARAM or s.func_id != id(callee):
-                out.add(s)
-                continue
-            name = callee.params[s.index] if s.index < len(callee.params) else ""
-            arg = argument(call, s.index - offset, name)
-            t = self.of(arg, scope) if arg is not None else self.union(variadic_arguments(call, callee.node, name, offset), scope)
-            out |= templated(t) if s.templated else t
-        return frozenset(out)
 
 
 def _position(e: cst.BaseExpression) -> bool:

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint import history_edits
+from promptcache.lint.expressions import int_value, is_system_dict
 from promptcache.lint.index import Binding, Scope
 from promptcache.lint.sdk_builder import conversation_messages
 from promptcache.lint.walk import descendants
@@ -78,7 +80,7 @@ class Turns:
             if ref is not None:
                 out.add(ref)
                 for b in self.bindings_of(expr, scope):
-                    if b.kind in ("assign", "walrus") and isinstance(b.value, (cst.BinaryOperation, cst.List, cst.Tuple, cst.Call, cst.Subscript, cst.Name, cst.Attribute)):
+                    if b.kind in ("assign", "walrus") and isinstance(b.value, (cst.BinaryOperation, cst.List, cst.Tuple, cst.Call, cst.Subscript, cst.Name, cst.Attribute, cst.ListComp)):
                         out |= self.list_refs(b.value, b.scope, seen)
         elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
             out |= self.list_refs(expr.left, scope, seen) | self.list_refs(expr.right, scope, seen)
@@ -86,6 +88,11 @@ class Turns:
             for el in expr.elements:
                 if isinstance(el, cst.StarredElement):
                     out |= self.list_refs(el.value, scope, seen)
+        elif isinstance(expr, (cst.ListComp, cst.GeneratorExp)) and _alias(expr):
+            out |= self.list_refs(expr.for_in.iter, scope, seen)  # `[m for m in h if ...]`: h's own messages
+        elif isinstance(expr, cst.Call) and (callee := self.callee(expr, scope)) is not None:
+            for ret in callee.returns:  # `messages = self.to_messages()`, `Condenser().condense(events)`
+                out |= self.list_refs(ret, callee, seen)
         elif isinstance(expr, cst.Call) and expr.args:
             name = self.index.qualified(expr.func, scope)
             wrapped = conversation_messages(self.index, expr, scope)
@@ -99,6 +106,14 @@ class Turns:
         elif isinstance(expr, cst.IfExp):
             out |= self.list_refs(expr.body, scope, seen) | self.list_refs(expr.orelse, scope, seen)
         return out
+
+    def callee(self, call: cst.Call, scope: Scope) -> Scope | None:
+        """The module-local function or method a call runs: ``f()``, ``self.m()``, ``Cls(...).m()``."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and isinstance(func.value.func, cst.Name):
+            cls = self.index.class_of_receiver(func.value.func, scope)
+            return cls.methods.get(func.attr.value) if cls is not None else None
+        return self.index.function_named(func, scope)
 
     @cached_property
     def history_refs(self) -> set[Ref]:
@@ -190,9 +205,28 @@ class Turns:
                     out.append((node, "del " + self.flow.code(t)))
         for sink in self.flow.sinks.all():
             for _, expr in sink.conversation():
-                for sub in descendants(expr, cst.Subscript):
-                    if _sliding(sub) and self.list_refs(sub.value, sink.scope) & self.history_refs and not self.guarded(sub):
-                        out.append((sub, self.flow.code(sub)))
+                for sent, scope in [(expr, sink.scope), *self._returns_sent(expr, sink.scope, set())]:
+                    for sub in descendants(sent, cst.Subscript):
+                        if _sliding(sub) and self.list_refs(sub.value, scope) & self.history_refs and not self.guarded(sub):
+                            out.append((sub, self.flow.code(sub)))
+        return list({id(node): (node, detail) for node, detail in out}.values())
+
+    def _returns_sent(self, expr: cst.BaseExpression, scope: Scope, seen: set) -> list[tuple[cst.BaseExpression, Scope]]:
+        """The returns of the module's functions whose value ``expr`` sends: ``messages = Condenser().condense(events)``
+        sends ``head + events[-self.max_events:]`` from ``condense``. Through names bound to such calls."""
+        out = []
+        for node in descendants(expr, (cst.Call, cst.Name)):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, cst.Name):
+                for b in self.index.lookup(node.value, scope)[1]:
+                    if b.kind in ("assign", "walrus") and isinstance(b.value, (cst.Call, cst.Await)):
+                        out += self._returns_sent(b.value, b.scope, seen)
+            elif (callee := self.callee(node, scope)) is not None:
+                for ret in callee.returns:
+                    out.append((ret, callee))
+                    out += self._returns_sent(ret, callee, seen)
         return out
 
     def _trim_bindings(self, ref: Ref, bindings: list[Binding]) -> list[tuple[cst.CSTNode, str]]:
@@ -220,26 +254,8 @@ class Turns:
 
     @cached_property
     def edits(self) -> list[tuple[cst.CSTNode, str]]:
-        """PC204 sites: stores into an already-sent history element."""
-        out = []
-        for store in self.index.stores:
-            target, scope = store.target, store.scope
-            key = _key(target)
-            if key == "cache_control":
-                continue
-            base = target.value
-            if isinstance(target, cst.Subscript) and self.is_history(base, scope) and not _is_last(target, base, self.flow):
-                out.append((store.node, self.flow.code(target)))
-                continue
-            if isinstance(base, cst.Subscript) and self.is_history(base.value, scope) and not _is_last(base, base.value, self.flow):
-                out.append((store.node, self.flow.code(target)))
-                continue
-            if isinstance(base, cst.Name):
-                for b in self.index.lookup(base.value, scope)[1]:
-                    if b.kind == "for" and self.list_refs(_iterated(b.value), b.scope) & self.history_refs:
-                        out.append((store.node, self.flow.code(target)))
-                        break
-        return out
+        """PC204 sites: changes to an already-sent message (:mod:`promptcache.lint.history_edits`)."""
+        return history_edits.edits(self)
 
 
 def _ends_in_exit(body: cst.BaseSuite) -> bool:
@@ -250,15 +266,6 @@ def _ends_in_exit(body: cst.BaseSuite) -> bool:
     if isinstance(body, cst.SimpleStatementSuite):
         return any(isinstance(s, _EXITS) for s in body.body)
     return False
-
-
-def int_value(node: cst.BaseExpression) -> int | None:
-    """The value of an integer literal (``3``, ``-1``), or None."""
-    if isinstance(node, cst.Integer):
-        return int(node.value, 0)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
-        return -int(node.expression.value, 0)
-    return None
 
 
 def _slice(sub: cst.Subscript) -> cst.Slice | None:
@@ -290,39 +297,7 @@ def _sliding(sub: cst.Subscript) -> bool:
     return value is None or value < 0
 
 
-def _key(target: cst.BaseExpression) -> str | None:
-    if isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
-        value = target.slice[0].slice.value
-        if isinstance(value, cst.SimpleString):
-            return value.value[1:-1]
-    if isinstance(target, cst.Attribute):
-        return target.attr.value
-    return None
-
-
-def _is_last(sub: cst.Subscript, base: cst.BaseExpression, flow: FlowAnalysis) -> bool:
-    """``h[-1]`` or ``h[len(h) - 1]``: the newest message, not yet sent."""
-    if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
-        return True  # slices are handled as trims
-    index = sub.slice[0].slice.value
-    if int_value(index) == -1:
-        return True
-    code = flow.code(index).replace(" ", "")
-    return code == f"len({flow.code(base)})-1"
-
-
-def _iterated(iterable: cst.BaseExpression | None) -> cst.BaseExpression | None:
-    """``h`` for ``h``, ``enumerate(h)``, ``reversed(h)``."""
-    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value in ("enumerate", "reversed") and iterable.args:
-        return iterable.args[0].value
-    return iterable
-
-
-def is_system_dict(node: cst.BaseExpression) -> bool:
-    """A ``{"role": "system" | "developer", ...}`` message literal."""
-    if not isinstance(node, cst.Dict):
-        return False
-    for el in node.elements:
-        if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and el.key.value[1:-1] == "role":
-            return isinstance(el.value, cst.SimpleString) and el.value.value[1:-1] in ("system", "developer")
-    return False
+def _alias(comp: cst.ListComp | cst.GeneratorExp) -> bool:
+    """``[m for m in h if ...]``: the elements are ``h``'s own objects (a filter, not a copy)."""
+    return (comp.for_in.inner_for_in is None and isinstance(comp.elt, cst.Name) and isinstance(comp.for_in.target, cst.Name)
+            and comp.elt.value == comp.for_in.target.value)

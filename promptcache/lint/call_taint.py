@@ -1,0 +1,167 @@
+"""Taint through calls (a mixin of :class:`~promptcache.lint.taint.TaintEngine`).
+
+What a call's value carries: the catalogue's sources and sanitisers by qualified name
+(:mod:`promptcache.lint.sources`: the clock, ``uuid``, ``random.shuffle``, ``os.getenv``, ``sorted``,
+``json.dumps`` without ``sort_keys``), MCP ``list_tools()``, summarising calls, and the functions of the
+module itself through per-function summaries (the taint of a function's returns with its parameters
+left symbolic; a call substitutes its arguments: :meth:`CallTaint.bind_params`).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from promptcache.lint import sources as S
+from promptcache.lint.expressions import argument, has_text, key_text, variadic_arguments
+from promptcache.lint.fields import flat_items
+from promptcache.lint.index import Scope
+from promptcache.lint.rendering import rendered_whole
+from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
+from promptcache.lint.value_syntax import constructor_call, date_format, literal_key
+
+
+class CallTaint:
+    """Methods of :class:`~promptcache.lint.taint.TaintEngine` (``of``, ``union``, ``names``, ``index``,
+    ``sinks``, ``parents``, ``_static`` come from it, ``entry`` from :mod:`promptcache.lint.fields`)."""
+
+    _returns: dict[int, frozenset[Source]]
+
+    # -- calls -----------------------------------------------------------------
+    def _call(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
+        func = e.func
+        qualified = self.index.qualified(func, scope)
+        method = func.attr.value if isinstance(func, cst.Attribute) else None
+        args = [a.value for a in e.args]
+        if qualified is not None and S.seeded_generator(qualified):
+            return self.union(args, scope) if args else frozenset({source(S.VOLATILE, f"{qualified}() without a seed", e)})
+        if qualified is not None:
+            if S.volatile_call(qualified, len(e.args)) or qualified in self.extra_volatile:
+                daily = qualified in S.DATE_CALLS or qualified == "time.strftime" and date_format(args[0] if args else None)
+                return as_daily(frozenset({source(S.VOLATILE, f"{qualified}()", e)}), daily)
+            if S.shuffle_call(qualified):
+                return frozenset({source(S.SHUFFLED, f"{qualified}()", e)})
+            if S.env_call(qualified):
+                return frozenset({source(S.ENV, f"{qualified}()", e)})
+            if S.opaque_call(qualified):
+                return EMPTY
+            if S.value_call(qualified):
+                return frozenset(s for s in self.union(args, scope) if s.kind not in S.ORDERING_KINDS)
+            if qualified == "sorted":
+                first = self.of(args[0], scope) if args else EMPTY
+                return frozenset(s for s in first if s.kind not in S.ORDER_KINDS)
+            if S.unordered_call(qualified):
+                return self.union(args, scope) | {source(S.UNORDERED, f"{qualified}()", e)}
+            if S.fs_order_call(qualified, None):
+                return self.union(args, scope) | {source(S.FS_ORDER, f"{qualified}()", e)}
+            if qualified == "json.dumps":
+                return self._json_dumps(e, scope)
+        if method == "list_tools":
+            return frozenset({source(S.MCP, "list_tools()", e), source(S.MCP_CALL, "list_tools()", e)})
+        if S.fs_order_call(None, method):
+            return self.of(func.value, scope) | {source(S.FS_ORDER, f".{method}()", e)}
+        callee = self.index.function_named(func, scope)
+        if callee is not None:
+            return self._apply_summary(callee, e, scope)
+        last = method or (func.value if isinstance(func, cst.Name) else "")
+        if last and S.summarise_callee(last):
+            return frozenset({source(S.SUMMARY, f"{last}()", e)})
+        if (sink := self.sinks.sink_at(e, scope)) is not None and sink.is_request:
+            return frozenset({source(S.SUMMARY, "a summarising LLM call", e)}) if self.sinks.asks_to_summarise(e, scope) else EMPTY
+        if constructor_call(func) and not rendered_whole(e, self.parents, lambda f: self.index.qualified(f, scope)):
+            # `Part(content=text, timestamp=now())`: an id or timestamp keyword of a class whose object is not
+            # rendered whole is the object's metadata, not its text (pydantic-ai messages, RunContext(run_id=...);
+            # issue 11); `asdict(ctx)`, `SystemPrompt(...).render()` may render it
+            args = [a.value for a in e.args if a.keyword is None or not self.volatile_name.search(a.keyword.value)]
+        if method is not None:
+            base = func.value
+            t = self.of(base, scope) | self.union(args, scope)
+            if method == "strftime" and date_format(args[0] if args else None) or method == "date" and not args:
+                return as_daily(t, True)
+            if method == "join" and (has_text(base) or self._has_static_element(args, scope)):
+                return templated(t)
+            if method in ("format", "format_map") and self._static(base, scope):
+                return templated(t)
+            if method == "get" and args:
+                entry = self.entry(base, args[0], scope)
+                if entry is not None:  # `self.state.get("rules", RULES)`: that entry (or the default) only
+                    t = entry | self.union(args[1:], scope)
+                key = key_text(args[0])
+                if key:
+                    t |= self.names(key, origin=e)
+            return t
+        return self.union(args, scope)
+
+    def _has_static_element(self, args: list, scope: Scope) -> bool:
+        if not args or not isinstance(args[0], (cst.List, cst.Tuple)):
+            return False
+        return any(self._static(el.value, scope) for el in args[0].elements if isinstance(el, cst.Element))
+
+    def _json_dumps(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
+        t = self.union((a.value for a in e.args), scope)
+        sort_keys = next((a for a in e.args if a.keyword is not None and a.keyword.value == "sort_keys"), None)
+        sorted_ok = sort_keys is not None and not (isinstance(sort_keys.value, cst.Name) and sort_keys.value.value == "False")
+        positional = [a.value for a in e.args if a.keyword is None and not a.star]
+        if not sorted_ok and positional and self.runtime_mapping(positional[0], scope):
+            return t | {source(S.UNSORTED_JSON, "json.dumps() without sort_keys=True", e)}
+        return t
+
+    def runtime_mapping(self, e: cst.BaseExpression, scope: Scope, depth: int = 0) -> bool:
+        """True when ``e`` is a mapping built at run time (comprehension, ``dict()``, filled in code).
+
+        A dict literal made only of literals is not: its key order is the source order.
+        """
+        if depth > 4:
+            return False
+        if isinstance(e, cst.DictComp):
+            return True
+        if isinstance(e, cst.Dict):
+            for el in e.elements:
+                if not isinstance(el, cst.DictElement) or not isinstance(el.key, (cst.SimpleString, cst.Integer)):
+                    return True
+                if self.runtime_mapping(el.value, scope, depth + 1):
+                    return True
+            return False
+        if isinstance(e, cst.Call):
+            q = self.index.qualified(e.func, scope) or ""
+            return q in ("dict", "collections.OrderedDict", "collections.defaultdict", "collections.Counter")
+        if isinstance(e, cst.Name):
+            _, bindings = self.index.lookup(e.value, scope)
+            if any(b.kind in ("assign", "walrus") and isinstance(b.value, (cst.List, cst.ListComp, cst.Tuple)) for b in bindings):
+                return False  # a list extended in code: its elements keep program order, and it has no keys (OpenHands)
+            for b in bindings:
+                if b.kind == "mutate" and b.op == "extend" or b.kind == "mutate" and b.op == "setitem" and not literal_key(b.node):
+                    return True
+                if b.kind in ("assign", "walrus") and self.runtime_mapping(b.value, b.scope, depth + 1):
+                    return True
+        return False
+
+    def returns_of(self, callee: Scope) -> frozenset[Source]:
+        """The summary of a module-local function: taint of its returns, parameters symbolic."""
+        key = id(callee)
+        found = self._returns.get(key)
+        if found is None:
+            self._returns[key] = EMPTY  # recursion guard
+            found = self.union(callee.returns, callee)
+            self._returns[key] = found
+        return found
+
+    def _apply_summary(self, callee: Scope, call: cst.Call, scope: Scope, element: int = -1) -> frozenset[Source]:
+        summary = self.returns_of(callee) if element < 0 else self.union((flat_items(r)[element] for r in callee.returns), callee)
+        return self.bind_params(callee, call, scope, summary)
+
+    def bind_params(self, callee: Scope, call: cst.Call, scope: Scope, summary: frozenset[Source]) -> frozenset[Source]:
+        """``summary`` (sources in ``callee``) as seen at ``call``: its parameters replaced by the arguments' sources."""
+        offset = 1 if callee.self_name is not None and isinstance(call.func, cst.Attribute) else 0
+        out: set[Source] = set()
+        for s in summary:
+            if s.kind != S.PARAM or s.func_id != id(callee):
+                out.add(s)
+                continue
+            name = callee.params[s.index] if s.index < len(callee.params) else ""
+            arg = argument(call, s.index - offset, name)
+            t = self.of(arg, scope) if arg is not None else self.union(variadic_arguments(call, callee.node, name, offset), scope)
+            out |= templated(t) if s.templated else t
+        return frozenset(out)
+
+
+__all__ = ["CallTaint"]

@@ -1,0 +1,229 @@
+"""Where a conversation that was already sent is changed in place (PC204).
+
+A provider cached the conversation as it was sent; the next request must
+repeat it byte for byte up to the new messages. These change it instead:
+
+- a store into an earlier message: ``h[i]["content"] = ...`` (``i`` not the
+  last index), ``h[1] = {...}`` (a fixed index replaced with current state),
+  or a loop storing into the messages of ``h`` (``m["content"] = "<omitted>"``,
+  ``m["content"] = m["content"][:budget // len(tool_msgs)]``), also through a
+  filtered alias ``[m for m in h if ...]``, whose elements are ``h``'s own;
+- a store into a field of the records a sent list is rendered from
+  (``for step in self.steps[:-2]: step.observations = None`` where the
+  messages are built from ``step.observations``), and of a smolagents
+  agent's memory steps (``for s in agent.memory.steps: s.observations_images = None``);
+- ``h.remove(x)`` on the per-turn path on a history that lives across turns
+  (``self.history``, a module list, the caller's list passed in), and
+  ``h.insert(i, x)`` at the head of a ``self`` or module-level history.
+
+Not: the newest message (``h[-1]``, not yet sent), ``cache_control`` markers,
+re-setting the constant system message at index 0 (the same bytes each turn),
+an insert or removal under a size guard or a test of the same list (a one-time
+set-up: ``if not self.history: self.history.insert(0, SYSTEM)``), an insert
+or a removal in a list built fresh for each request.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from promptcache.lint.expressions import int_value, is_literal, is_system_dict
+from promptcache.lint.index import Scope
+from promptcache.lint.walk import descendants
+
+if TYPE_CHECKING:  # pragma: no cover
+    from promptcache.lint.turns import Ref, Turns
+
+
+def edits(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
+    """PC204 sites: ``(node, detail)`` for every change to an already-sent message."""
+    flow, index = turns.flow, turns.index
+    out: list[tuple[cst.CSTNode, str]] = []
+    rendered = rendered_refs(turns)
+    for store in index.stores:
+        target, scope = store.target, store.scope
+        key = field_name(target)
+        if key == "cache_control":
+            continue
+        base = target.value
+        if isinstance(target, cst.Subscript) and turns.is_history(base, scope) and not is_last(target, base, flow):
+            if not (constant_index(target) == 0 and _static_system(store.value, turns, scope)):
+                out.append((store.node, flow.code(target)))
+            continue
+        if isinstance(base, cst.Subscript) and turns.is_history(base.value, scope) and not is_last(base, base.value, flow):
+            out.append((store.node, flow.code(target)))
+            continue
+        if isinstance(base, cst.Name):
+            for b in index.lookup(base.value, scope)[1]:
+                if b.kind != "for":
+                    continue
+                refs = turns.list_refs(iterated(b.value), b.scope)
+                if refs & turns.history_refs or refs & rendered.get(key or "", set()) or (
+                        key in SMOLAGENTS_RENDERED and _agent_memory(turns, iterated(b.value))):
+                    out.append((store.node, flow.code(target)))
+                    break
+    for call, scope in index.calls:
+        func = call.func
+        if not isinstance(func, cst.Attribute) or not turns.is_history(func.value, scope) or not turns.per_turn(call):
+            continue
+        method = func.attr.value
+        if method == "remove" and call.args and _lives_across_turns(turns, func.value, scope, params=True) and \
+                not _set_up(turns, call, func.value):
+            out.append((call, f"{flow.code(func)}(...)"))
+        elif method == "insert" and len(call.args) == 2 and _head(call.args[0].value) and \
+                _lives_across_turns(turns, func.value, scope) and not _set_up(turns, call, func.value):
+            out.append((call, f"{flow.code(func)}({flow.code(call.args[0].value)}, ...)"))
+    return out
+
+
+def rendered_refs(turns: Turns) -> dict[str, set[Ref]]:
+    """By field name: the lists whose records a sent list is rendered from, reading that field.
+
+    ``for step in self.steps: messages.append({"role": "user", "content": step.observations})`` with
+    ``messages`` sent gives ``{"observations": {self.steps}}``: a later ``step.observations = None`` over
+    ``self.steps`` changes what was sent. Only fields the rendering reads count (a bookkeeping flag set on
+    the records is not sent)."""
+    out: dict[str, set[Ref]] = {}
+    index = turns.index
+    for scope in index.scopes:
+        for name, bindings in scope.bindings.items():
+            if ("n", id(scope), name) in turns.history_refs:
+                _render_sources(turns, bindings, out)
+    for cls in index.classes:
+        for attr, bindings in cls.attrs.items():
+            if ("a", id(cls), attr) in turns.history_refs:
+                _render_sources(turns, bindings, out)
+    return out
+
+
+def _render_sources(turns: Turns, bindings, out: dict[str, set]) -> None:
+    for b in bindings:
+        if b.kind != "mutate" or b.value is None:
+            continue
+        for name in descendants(b.value, cst.Name):
+            for loop in turns.index.lookup(name.value, b.scope)[1]:
+                if loop.kind != "for":
+                    continue
+                refs = turns.list_refs(iterated(loop.value), loop.scope)
+                for field in _fields_read(b.value, name.value):
+                    out.setdefault(field, set()).update(refs)
+
+
+def _fields_read(value: cst.CSTNode, name: str) -> set[str]:
+    """The fields of ``name`` that ``value`` reads: ``name.attr`` and ``name["key"]``."""
+    fields = set()
+    for node in descendants(value, (cst.Attribute, cst.Subscript)):
+        if isinstance(node.value, cst.Name) and node.value.value == name:
+            key = field_name(node)
+            if key:
+                fields.add(key)
+    return fields
+
+
+# The memory-step fields smolagents renders into the messages of every model call (`to_messages` of ActionStep,
+# PlanningStep, TaskStep, SystemPromptStep in smolagents/memory.py, 1.27.0.dev0, read 2026-12); not
+# `model_input_messages`, `timing`, `token_usage` (a record of the step, never sent).
+SMOLAGENTS_RENDERED = frozenset({"model_output", "tool_calls", "observations", "observations_images", "error", "plan",
+                                 "task", "task_images", "system_prompt"})
+
+
+def _agent_memory(turns: Turns, iterable: cst.BaseExpression | None) -> bool:
+    """``agent.memory.steps`` in a module that imports smolagents: the agent renders every memory step into the
+    messages of each model call (smolagents ``AgentMemory``, ``ActionStep.to_messages``), so a field cleared on
+    older steps (``step.observations_images = None``, its vision browser example) changes sent messages."""
+    if isinstance(iterable, cst.Subscript):
+        iterable = iterable.value  # `agent.memory.steps[:-2]`
+    return (isinstance(iterable, cst.Attribute) and iterable.attr.value == "steps" and isinstance(iterable.value, cst.Attribute)
+            and iterable.value.attr.value == "memory" and any(m.split(".")[0] == "smolagents" for m in turns.index.imports))
+
+
+def _head(position: cst.BaseExpression) -> bool:
+    """An insert position before the end: a constant (``0``, ``1``), not ``len(h)``."""
+    index = constant_index(position)
+    return index is not None and index >= 0
+
+
+def _lives_across_turns(turns: Turns, history: cst.BaseExpression, scope: Scope, params: bool = False) -> bool:
+    """``self.attr``, or a list bound at module level (with ``params``, also a parameter: the caller's list): it
+    keeps the change for the next turn. Not a list the function builds for this request."""
+    ref = turns.ref_of(history, scope)
+    if ref is None:
+        return False
+    if ref[0] == "a":
+        return True
+    found, bindings = turns.index.lookup(history.value, scope) if isinstance(history, cst.Name) else (None, [])
+    if found is not None and found.kind == "module":
+        return True
+    return params and any(b.kind == "param" for b in bindings) and not any(b.kind in ("assign", "walrus") for b in bindings)
+
+
+def _set_up(turns: Turns, node: cst.CSTNode, history: cst.BaseExpression) -> bool:
+    """Under a size guard, or under an ``if`` that tests the same list (a one-time set-up)."""
+    if turns.guarded(node):
+        return True
+    text = turns.flow.code(history)
+    for anc in turns.facts.ancestors(node):
+        if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+            return False
+        if isinstance(anc, (cst.If, cst.While)) and any(turns.flow.code(n) == text for n in descendants(anc.test, (cst.Name, cst.Attribute))):
+            return True
+    return False
+
+
+def _static_system(value: cst.BaseExpression | None, turns: Turns, scope: Scope) -> bool:
+    """A system/developer message whose every value is a literal or a module constant: the same bytes each turn."""
+    if not is_system_dict(value):
+        return False
+    for el in value.elements:
+        v = el.value
+        if is_literal(v):
+            continue
+        if isinstance(v, cst.Name):
+            found, bindings = turns.index.lookup(v.value, scope)
+            if found is not None and found.kind == "module" and bindings and all(b.kind == "assign" for b in bindings):
+                continue
+        return False
+    return True
+
+
+def constant_index(sub_or_expr: cst.CSTNode | None) -> int | None:
+    """The integer of ``h[3]`` (a subscript) or of ``3`` / ``-1`` (an expression), else None."""
+    e = sub_or_expr
+    if isinstance(e, cst.Subscript):
+        if len(e.slice) != 1 or not isinstance(e.slice[0].slice, cst.Index):
+            return None
+        e = e.slice[0].slice.value
+    return int_value(e) if isinstance(e, cst.BaseExpression) else None
+
+
+def field_name(target: cst.BaseExpression) -> str | None:
+    """``"content"`` for ``m["content"]``, ``"observations"`` for ``step.observations``, else None."""
+    if isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+        value = target.slice[0].slice.value
+        if isinstance(value, cst.SimpleString):
+            return value.value[1:-1]
+    if isinstance(target, cst.Attribute):
+        return target.attr.value
+    return None
+
+
+def is_last(sub: cst.Subscript, base: cst.BaseExpression, flow) -> bool:
+    """``h[-1]`` or ``h[len(h) - 1]``: the newest message, not yet sent."""
+    if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+        return True  # slices are handled as trims
+    if constant_index(sub) == -1:
+        return True
+    code = flow.code(sub.slice[0].slice.value).replace(" ", "")
+    return code == f"len({flow.code(base)})-1"
+
+
+def iterated(iterable: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """``h`` for ``h``, ``enumerate(h)``, ``reversed(h)``."""
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value in ("enumerate", "reversed") and iterable.args:
+        return iterable.args[0].value
+    return iterable
+
+
+__all__ = ["constant_index", "edits", "field_name", "is_last", "iterated", "rendered_refs"]
