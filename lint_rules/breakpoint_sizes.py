@@ -48,7 +48,8 @@ _LONG = "X" * (M.CHARS_PER_TOKEN * _SMALL_MIN + 400)  # just above the smallest 
 def minimum(flow, sink) -> tuple[int, str]:
     """``(tokens, where from)``: the minimum cacheable length of the call's literal ``model=`` from the providers
     data, or, when the model is not a literal Claude id, the smallest minimum of any Claude model."""
-    model = sink.kw("model")
+    v = sink.value("model")
+    model = v.expr if v is not None else None
     if isinstance(model, cst.SimpleString):
         name = model.value.strip("'\"")
         if "claude" in name.lower():

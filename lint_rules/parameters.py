@@ -16,7 +16,7 @@ import libcst as cst
 from promptcache.lint.finding import Severity
 from promptcache.lint.param_churn import together
 from promptcache.lint.rule import Invalid
-from promptcache.lint.sinks import anthropic_request as _anthropic
+from promptcache.lint.request_view import is_anthropic as _anthropic
 
 from lint_rules.option_churn import TAIL as _TAIL
 from lint_rules.option_churn import OptionChurnRule
@@ -147,9 +147,9 @@ class ToolChoiceChurn(OptionChurnRule):
                       "blocks on this change; OpenAI's caching guide does not list tool_choice among the settings that "
                       "change the prefix, so a cost here is assumed; keep one tool_choice per conversation")
 
-    def message_for(self, sink) -> str:
+    def message_for(self, req) -> str:
         """The Anthropic claim is documented; the OpenAI one is not (provider audit 2026-12)."""
-        return self.message if _anthropic(sink) else self.openai_message
+        return self.message if _anthropic(req) else self.openai_message
 
     VALID = [
         _CLAUDE + "TOOL_CHOICE = {'type': 'auto'}\ndef loop(messages, tools):\n    while True:\n        r = client.messages.create(model='m', max_tokens=9, tools=tools, tool_choice=TOOL_CHOICE, messages=messages)\n        if r.stop_reason != 'tool_use':\n            return r\n        messages.append({'role': 'assistant', 'content': r.content})\n",
@@ -214,9 +214,9 @@ class ThinkingOrEffortChurn(OptionChurnRule):
                       "reasoning effort and verbosity among the settings that change the cached prefix (how much is "
                       "re-read is not settled); keep one setting per conversation")
 
-    def message_for(self, sink) -> str:
+    def message_for(self, req) -> str:
         """Anthropic's invalidation is documented; OpenAI's is listed but not measured (provider audit 2026-12)."""
-        return self.message if _anthropic(sink) else self.openai_message
+        return self.message if _anthropic(req) else self.openai_message
 
     VALID = [
         _CLAUDE + "THINKING = {'type': 'enabled', 'budget_tokens': 3000}\ndef turn(history, q):\n    history.append({'role': 'user', 'content': q})\n    r = client.messages.create(model='m', max_tokens=9, thinking=THINKING, messages=history)\n    r2 = client.messages.create(model='m', max_tokens=9, thinking=THINKING, messages=history)\n",

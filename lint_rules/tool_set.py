@@ -13,8 +13,8 @@ import libcst as cst
 from promptcache.lint.finding import Severity
 from promptcache.lint.index import Scope
 from promptcache.lint.param_churn import persistent, resolve, value_key
+from promptcache.lint.request_view import Request
 from promptcache.lint.rule import Invalid
-from promptcache.lint.sinks import Sink
 from promptcache.lint.walk import descendants
 
 from lint_rules.option_churn import TAIL as _TAIL
@@ -88,11 +88,14 @@ class PerCallToolSet(OptionChurnRule):
             return cls.attrs.get(expr.attr.value, []) if cls is not None else []
         return []
 
-    def single_site(self, sink: Sink, kw: str) -> list[str]:
+    def single_site(self, sink: Request, kw: str) -> list[str]:
         values = super().single_site(sink, kw)
         if values:
             return values
-        expr, scope = sink.kw(kw), sink.scope
+        v = sink.value(kw)
+        if v is None or v.expr is None or self.flow.holder_of(v.scope) is not self.flow.holder_of(sink.scope):
+            return []
+        expr, scope = v.expr, v.scope
         if isinstance(expr, cst.Name):
             found, bindings = self.flow.index.lookup(expr.value, scope)
             if found is not self.flow.holder_of(scope):
@@ -107,7 +110,7 @@ class PerCallToolSet(OptionChurnRule):
             return [f"`{self.flow.code(expr.for_in.iter)}`", f"`{self.flow.code(expr)}`"]
         return []
 
-    def _changed_per_call(self, sink: Sink, name: str, assigns: list) -> cst.Call | None:
+    def _changed_per_call(self, sink: Request, name: str, assigns: list) -> cst.Call | None:
         """A ``tools.append/extend/insert/remove/pop/clear(...)`` that makes the list differ between calls over
         one history: in the loop holding the call on a list built before the loop, or under an ``if`` on
         per-call data (in the loop: names bound in it; over a kept history: a parameter or local)."""
@@ -133,7 +136,7 @@ class PerCallToolSet(OptionChurnRule):
                 return call
         return None
 
-    def _filtered_per_call(self, sink: Sink, comp: cst.ListComp | cst.GeneratorExp) -> bool:
+    def _filtered_per_call(self, sink: Request, comp: cst.ListComp | cst.GeneratorExp) -> bool:
         """A comprehension over a fixed tool list whose ``if`` reads per-call data (in a loop: a name bound in the
         loop; over a kept history: a parameter or local of the function), not only the element itself."""
         loop = self.flow.facts.loop_of(sink.call)
@@ -194,7 +197,7 @@ def _condition(flow, node: cst.CSTNode) -> cst.BaseExpression | None:
     return None
 
 
-def _reads_per_call(flow, test: cst.CSTNode, sink: Sink, loop: cst.CSTNode | None) -> bool:
+def _reads_per_call(flow, test: cst.CSTNode, sink: Request, loop: cst.CSTNode | None) -> bool:
     """``test`` reads a name of the function holding ``sink`` (in a loop: one bound in the loop)."""
     holder = flow.holder_of(sink.scope)
     for n in descendants(test, cst.Name):

@@ -99,6 +99,12 @@ class SinkFinder:
         self._memo[call] = found
         return found
 
+    def api_of(self, call: cst.Call, scope: Scope) -> str | None:
+        """The api ``call``'s callee names (as for :meth:`sink_at`), whatever its arguments; None when it names
+        none. A call that passes only ``**params`` is a request when the dict holds a request keyword
+        (:mod:`promptcache.lint.request_view`)."""
+        return self._api(call, scope)
+
     def _api(self, call: cst.Call, scope: Scope) -> str | None:
         path = attribute_path(call.func)
         if len(path) >= 3 and path[-2] == "messages" and path[-1] in ("create", "stream"):
