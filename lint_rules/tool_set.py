@@ -34,6 +34,10 @@ class PerCallToolSet(OptionChurnRule):
     on per-call data, a name rebound in the loop, a list filtered by per-call
     data: ``[t for t in ALL_TOOLS if t["name"] in allowed]``).
 
+    The request may also be built as a dict and sent as ``**params``: a dict
+    literal, ``dict(...)``, ``params["x"] = ...``, ``params.update(...)``, or a
+    same-module function that returns the dict.
+
     ## Why is this bad?
     Tools render first, ahead of the system prompt and the messages, and
     every provider hashes them into the whole prefix. A tool added, removed or
@@ -57,6 +61,9 @@ class PerCallToolSet(OptionChurnRule):
     loop); a filter on fixed data (``[t for t in TOOLS if t["enabled"]]``);
     calls over different lists; tool lists not known statically (a parameter
     passed through); a call in an ``except`` handler.
+    A request dict the code does not fully show (passed to a function of
+    another module before the call, merged with the caller's ``**kwargs``):
+    the options it may set are not known, so they are not judged.
     """
 
     code = "PC306"
@@ -170,6 +177,10 @@ class PerCallToolSet(OptionChurnRule):
         _CLAUDE + "from .tools import BASE, ADMIN\ndef ask(user, q):\n    tools = list(BASE)\n    if user.is_admin:\n        tools.append(ADMIN)\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=[{'role': 'user', 'content': q}])\n",
         # Rebuilt the same way on every turn of the loop.
         _CLAUDE + "from .tools import BASE, EXTRA\ndef run(messages):\n    for _ in range(5):\n        tools = list(BASE)\n        tools.extend(EXTRA)\n        r = client.messages.create(model='m', max_tokens=9, tools=tools, messages=messages)\n        messages.append({'role': 'assistant', 'content': r.content})\n",
+        # A generic wrapper that builds the request as a dict: tools are passed through (not known statically).
+        _CLAUDE + "def call(messages, tools=None):\n    params = {'model': 'm', 'max_tokens': 1024, 'messages': messages}\n    if tools:\n        params['tools'] = tools\n    return client.messages.create(**params)\n",
+        # The request dict built once, before the loop, with one tool list.
+        _CLAUDE + "from .tools import TOOLS\ndef run(messages):\n    params = dict(model='m', max_tokens=9, tools=TOOLS, messages=messages)\n    for _ in range(5):\n        r = client.messages.create(**params)\n        messages.append({'role': 'assistant', 'content': r.content})\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "from .tools import TOOLS\ndef run(messages):\n    r = client.messages.create(model='m', max_tokens=9, tools=TOOLS, messages=messages)\n    messages.append({'role': 'assistant', 'content': r.content})\n    return client.messages.create(model='m', max_tokens=9, messages=messages)\n", line=7),
@@ -179,6 +190,10 @@ class PerCallToolSet(OptionChurnRule):
         # A tool removed once used, over a kept history.
         Invalid(_CLAUDE + "from .tools import BASE\nclass Bot:\n    def __init__(self):\n        self.history = []\n    def ask(self, q, used):\n        tools = list(BASE)\n        if used:\n            tools.remove(used)\n        self.history.append({'role': 'user', 'content': q})\n        return client.messages.create(model='m', max_tokens=9, tools=tools, messages=self.history)\n", line=12),
         Invalid(_OPENAI + "from .tools import ALL, FINISH\ndef agent(task):\n    messages = [{'role': 'user', 'content': task}]\n    for step in range(8):\n        r = client.chat.completions.create(model='m', messages=messages, tools=[FINISH] if step == 7 else ALL)\n        messages.append(r.choices[0].message)\n", line=7),
+        # The request built as a dict: a tool added by an item assignment on a later turn.
+        Invalid(_CLAUDE + "from .tools import FINISH\ndef run(messages):\n    params = {'model': 'm', 'max_tokens': 9, 'messages': messages}\n    for step in range(8):\n        if step == 5:\n            params['tools'] = [FINISH]\n        r = client.messages.create(**params)\n        messages.append({'role': 'assistant', 'content': r.content})\n", line=8),
+        # A helper returns the request dict; its parameters read as the caller's arguments.
+        Invalid(_CLAUDE + "from .tools import TOOLS, FINISH\ndef _request(messages, tools):\n    return {'model': 'm', 'max_tokens': 9, 'tools': tools, 'messages': messages}\ndef run(messages):\n    r = client.messages.create(**_request(messages, TOOLS))\n    messages.append({'role': 'assistant', 'content': r.content})\n    return client.messages.create(**_request(messages, [FINISH]))\n", line=9),
     ]
 
 

@@ -81,7 +81,7 @@ class Content:
             if guard is not None:
                 new = [dataclasses.replace(v, guard=guard) for v in new]
             if guard is not None or any(v.absent for v in theirs):
-                new = mine + [v for v in new if v not in mine]
+                new = mine + [v for v in new if v not in mine and not (v.unseen and any(m.unseen for m in mine))]
             return new or mine
         for key in set(self.entries) | set(other.entries):
             self.entries[key] = combined(self.get(key), other.get(key))
@@ -98,13 +98,15 @@ class Content:
     def unseen(self, guard: cst.CSTNode | None = None, key: str | None = None) -> None:
         """Something the code does not show may have changed ``key`` (None: any key)."""
         if key is None:
-            self.merge(Content(self.scope, rest=[Value(None, self.scope, unseen=True)]), guard)
+            self.merge(unseen_content(self.scope), guard)
         else:
             self.write(key, Value(None, self.scope, unseen=True), guard)
 
 
 def unseen_content(scope: Scope) -> Content:
-    return Content(scope, rest=[Value(None, scope, unseen=True)])
+    """A dict the code does not show: any key may be missing or hold anything (merged on top, it keeps what
+    was there as one possibility)."""
+    return Content(scope, rest=[Value(None, scope), Value(None, scope, unseen=True)])
 
 
 def literal_key(node: cst.BaseExpression | None) -> str | None:
