@@ -11,7 +11,6 @@ come from :mod:`promptcache.lint.param_churn`, the reporting from
 
 from __future__ import annotations
 
-import libcst as cst
 
 from promptcache.lint.finding import Severity
 from promptcache.lint.param_churn import together

@@ -38,7 +38,8 @@ _READ_METHODS = frozenset({"get", "keys", "items", "values", "copy", "__contains
 _READERS = frozenset({"len", "str", "repr", "print", "bool", "dict", "list", "sorted", "isinstance", "id", "hash", "type",
                       "json.dumps", "copy.copy", "copy.deepcopy", "pprint.pprint", "pprint.pformat"})
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
-_GUARDS = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.ExceptHandler, cst.Match)
+_GUARDS = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.ExceptHandler, cst.Match, cst.BooleanOperation,
+           cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
 @dataclass(frozen=True, eq=False)
@@ -196,7 +197,7 @@ def _guards(flow: FlowAnalysis, node: cst.CSTNode, at: cst.CSTNode, stop: cst.CS
     for anc in flow.facts.ancestors(node):
         if anc is stop:
             break
-        if isinstance(anc, cst.If) and child is not anc.test:
+        if isinstance(anc, (cst.If, cst.IfExp)) and child is not anc.test:
             if not flow.facts.within(at, child):
                 if flow.facts.within(at, anc) and not flow.facts.within(at, anc.test):
                     return False, None  # `at` in the other branch
@@ -222,8 +223,13 @@ def _named(flow: FlowAnalysis, name: cst.Name, scope: Scope, at: cst.CSTNode, de
     order = flow.facts.order
     if found.kind == "function" and (flow.holder_of(scope) is not found or order.get(stmt, 0) > order.get(at, 0)):
         return unseen_content(scope)
-    out = read(flow, bind.value, found, stmt, depth + 1)
     body = found.node
+    for anc in flow.facts.ancestors(at) if found.kind == "function" else ():
+        if anc is body:
+            break
+        if isinstance(anc, (cst.Lambda, cst.FunctionDef)):
+            return unseen_content(scope)  # the call runs later, after writes the order here does not show
+    out = read(flow, bind.value, found, stmt, depth + 1)
     if found.kind == "module":  # a module constant: read as bound, unless anything anywhere changes it
         for use in descendants(body, cst.Name):
             if use.value == name.value and not _target_of(flow, use, stmt) and _effect(flow, use, found) != "read":
