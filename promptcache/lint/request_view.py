@@ -3,10 +3,11 @@
 PC306, PC501-PC503 and PC601-PC604 read requests through :func:`requests`: a call with keywords
 (``client.messages.create(model=..., messages=...)``), a call that passes the request as a dict
 (``client.messages.create(**params)``; the dict is read by :mod:`promptcache.lint.request_dict`), or both. A call
-that passes only ``**params`` is a request when the dict sets one of the request keywords (``model``,
-``messages``, ...: :data:`promptcache.lint.sinks.SINK_KEYWORDS`); a Twilio ``client.messages.create(**sms)``
-with ``to`` and ``body`` is not. Such calls are not sinks of the taint engine (:mod:`promptcache.lint.sinks`):
-only these rules read them.
+that passes only ``**params``, or calls a client returned by a call (``self._get_client().messages.create``),
+is a request when its keywords or dict set one of the request keywords (``model``, ``messages``, ...:
+:data:`promptcache.lint.sinks.SINK_KEYWORDS`); a Twilio ``client.messages.create(**sms)`` with ``to`` and
+``body`` is not. Such calls are not sinks of the taint engine (:mod:`promptcache.lint.sinks`): only these
+rules read them.
 """
 
 from __future__ import annotations
@@ -95,8 +96,6 @@ def requests(flow: FlowAnalysis) -> list[Request]:
         if sink is not None:
             if sink.is_request:
                 out.append(Request(sink, _options(flow, call, scope)))
-            continue
-        if not any(a.star == "**" for a in call.args):
             continue
         api = flow.sinks.api_of(call, scope)
         if api is None or api == PROMPTCACHE:

@@ -122,3 +122,9 @@ def test_a_call_in_a_lambda_runs_later_so_the_dict_is_not_read():
     got = read("params = {'model': 'm', 'messages': history}\n",
                tail="    fn = lambda: client.messages.create(**params)\n    params['model'] = 'x'\n    return fn()\n")
     assert got is None
+
+
+def test_a_client_returned_by_a_call_is_read():
+    got = read("params = {'model': 'm', 'messages': history}\n", "def get_client():\n    return client\n",
+               tail="    return get_client().messages.create(**params)\n")
+    assert got == {"model": ["'m'"], "messages": ["history"], "*": ["-"]}
