@@ -3,7 +3,8 @@
 Real apps build the request body as a dict and call ``client.messages.create(**params)``. :func:`read` gives,
 for each key, every value the dict may hold at the call, as far as the code shows it, from these shapes:
 
-- a dict literal (``{"model": m, **BASE}``) or ``dict(model=m, ...)``, bound once to a local or module name;
+- a dict literal (``{"model": m, **BASE}``), ``dict(model=m, ...)`` or a copy of one (``base.copy()``,
+  ``copy.deepcopy(base)``), bound once to a local or module name;
 - item assignments ``params["tools"] = tools`` and ``params.update({...})`` / ``params.update(k=v)`` /
   ``params.pop("k")`` / ``del params["k"]`` in the function holding the dict, before the call (or later in a loop
   that holds the call, when the dict is built outside that loop);
@@ -135,6 +136,9 @@ def read(flow: FlowAnalysis, expr: cst.BaseExpression, scope: Scope, at: cst.CST
     if isinstance(expr, cst.Call):
         if isinstance(expr.func, cst.Name) and expr.func.value == "dict" and flow.index.qualified(expr.func, scope) == "dict":
             return _dict_call(flow, expr, scope, at, depth)
+        copied = _copy_of(flow, expr, scope)
+        if copied is not None:  # a copy holds what the original holds where it is made
+            return read(flow, copied, scope, expr, depth + 1)
         helper = flow.index.function_named(expr.func, scope)
         if helper is not None:
             return _returned(flow, expr, scope, helper, depth)
@@ -142,6 +146,16 @@ def read(flow: FlowAnalysis, expr: cst.BaseExpression, scope: Scope, at: cst.CST
     if isinstance(expr, cst.Name):
         return _named(flow, expr, scope, at, depth)
     return unseen_content(scope)
+
+
+def _copy_of(flow: FlowAnalysis, call: cst.Call, scope: Scope) -> cst.BaseExpression | None:
+    """``X`` for ``X.copy()``, ``copy.copy(X)`` or ``copy.deepcopy(X)``."""
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "copy" and not call.args:
+        return call.func.value
+    if len(call.args) == 1 and not call.args[0].keyword and not call.args[0].star:
+        if flow.index.qualified(call.func, scope) in ("copy.copy", "copy.deepcopy"):
+            return call.args[0].value
+    return None
 
 
 def _dict_call(flow: FlowAnalysis, call: cst.Call, scope: Scope, at: cst.CSTNode, depth: int) -> Content:

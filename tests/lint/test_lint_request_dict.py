@@ -128,3 +128,9 @@ def test_a_client_returned_by_a_call_is_read():
     got = read("params = {'model': 'm', 'messages': history}\n", "def get_client():\n    return client\n",
                tail="    return get_client().messages.create(**params)\n")
     assert got == {"model": ["'m'"], "messages": ["history"], "*": ["-"]}
+
+
+def test_a_copy_holds_what_the_original_holds_where_it_is_made():
+    got = read("base = {'model': 'm', 'messages': history}\nparams = base.copy()\nparams['tools'] = tools\n"
+               "base['model'] = 'x'\n")
+    assert got == {"model": ["'m'"], "messages": ["history"], "tools": ["tools"], "*": ["-"]}
