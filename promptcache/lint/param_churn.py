@@ -189,13 +189,15 @@ def value_key(flow: FlowAnalysis, expr: cst.BaseExpression | None, scope: Scope)
     return json.dumps(evaluated(flow.code(found[0]), ABSENT), sort_keys=True, default=repr)
 
 
-def _per_call_names(flow: FlowAnalysis, test: cst.CSTNode, scope: Scope, loop: cst.CSTNode | None) -> bool:
+def _per_call_names(flow: FlowAnalysis, test: cst.CSTNode, scope: Scope, loop: cst.CSTNode | None,
+                    ignore: frozenset[str] = frozenset()) -> bool:
     """True when ``test`` reads a name that can differ between calls over one history: inside a loop, a name
-    bound in the loop; otherwise a parameter or local of the function (not a module or class constant)."""
+    bound in the loop; otherwise a parameter or local of the function (not a module or class constant).
+    Names in ``ignore`` do not count (:func:`_model_names`)."""
     holder = flow.holder_of(scope)
     for n in descendants(test, cst.Name):
         found, bindings = flow.index.lookup(n.value, scope)
-        if found is None or found.kind != "function" or found is not holder or n.value == holder.self_name:
+        if found is None or found.kind != "function" or found is not holder or n.value == holder.self_name or n.value in ignore:
             continue  # `self.fast`: set once per object, not per call
         if loop is None or any(flow.facts.within(b.node, loop) for b in bindings):
             return True
@@ -216,9 +218,10 @@ def varying(flow: FlowAnalysis, req: Request, name: str, key=None) -> list[str]:
     loop = flow.facts.loop_of(req.call)
     if loop is None and not persistent(flow, req):
         return []
+    ignore = _model_names(req) if name != "model" else frozenset()
     candidates: list[tuple[cst.BaseExpression | None, Scope]] = []
     if len(values) > 1:
-        if not all(v.guard is None or _varies(flow, req, v, loop) for v in values) or all(v.guard is None for v in values):
+        if not all(v.guard is None or _varies(flow, req, v, loop, ignore) for v in values) or all(v.guard is None for v in values):
             return []
         candidates = [(v.expr, v.scope) for v in values]
     expr, scope = values[0].expr, values[0].scope
@@ -235,11 +238,11 @@ def varying(flow: FlowAnalysis, req: Request, name: str, key=None) -> list[str]:
                 return []
             candidates = [(b.value, b.scope) for b in bindings]
     if isinstance(expr, cst.IfExp) and not candidates:
-        if not _per_call_names(flow, expr.test, scope, loop):
+        if not _per_call_names(flow, expr.test, scope, loop, ignore):
             return []
         candidates = [(expr.body, scope), (expr.orelse, scope)]
     elif isinstance(expr, cst.Dict) and not candidates:
-        candidates = _nested_branches(flow, expr, scope, loop)
+        candidates = _nested_branches(flow, expr, scope, loop, ignore)
     key = key or (lambda e, s: value_key(flow, e, s))
     keys = [key(e, s) for e, s in candidates]
     if not keys or any(k is None for k in keys):
@@ -248,20 +251,27 @@ def varying(flow: FlowAnalysis, req: Request, name: str, key=None) -> list[str]:
     return distinct if len(distinct) > 1 else []
 
 
-def _varies(flow: FlowAnalysis, req: Request, v, loop) -> bool:
+def _varies(flow: FlowAnalysis, req: Request, v, loop, ignore: frozenset[str]) -> bool:
     """True when the guard of a conditional dict write picks per call: an ``if`` on per-call data, or the loop
     holding the call (a write after the call, seen from the next pass on)."""
     if isinstance(v.guard, (cst.For, cst.While)):
         return loop is not None and flow.facts.within(req.call, v.guard)
-    return isinstance(v.guard, cst.BaseExpression) and _per_call_names(flow, v.guard, v.scope, loop)
+    return isinstance(v.guard, cst.BaseExpression) and _per_call_names(flow, v.guard, v.scope, loop, ignore)
 
 
-def _nested_branches(flow: FlowAnalysis, expr: cst.Dict, scope: Scope, loop) -> list[tuple[cst.BaseExpression, Scope]]:
+def _model_names(req: Request) -> frozenset[str]:
+    """The names the request's ``model=`` reads: a setting chosen by a test on them (``thinking`` only for
+    models that support it) changes only when the model does, which is PC501's finding, not a churn of its own."""
+    return frozenset(n.value for v in req.values("model") if v.expr is not None for n in descendants(v.expr, cst.Name))
+
+
+def _nested_branches(flow: FlowAnalysis, expr: cst.Dict, scope: Scope, loop,
+                     ignore: frozenset[str] = frozenset()) -> list[tuple[cst.BaseExpression, Scope]]:
     """The two versions of a dict whose one conditional value reads per-call data
     (``reasoning={"effort": "high" if hard else "low"}``; issue 11 review, snips3/v_effort.py): the dict with the
     conditional replaced by each branch. Empty for none or several such conditionals (not enumerated)."""
     tests = [e for el in expr.elements if isinstance(el, cst.DictElement)
-             for e in descendants(el.value, cst.IfExp) if _per_call_names(flow, e.test, scope, loop)]
+             for e in descendants(el.value, cst.IfExp) if _per_call_names(flow, e.test, scope, loop, ignore)]
     if len(tests) != 1:
         return []
     cond = tests[0]
