@@ -234,7 +234,9 @@ class ThinkingOrEffortChurn(OptionChurnRule):
     ## When it does not fire
     One constant setting for every call of the conversation; calls over
     different lists; values not known statically; a call in an ``except``
-    handler.
+    handler; a setting chosen by a test on the model the request sends
+    (thinking only for the models that support it: it changes only when the
+    model does, which is PC501).
     A request dict the code does not fully show (passed to a function of
     another module before the call, merged with the caller's ``**kwargs``):
     the options it may set are not known, so they are not judged.
