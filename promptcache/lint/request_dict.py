@@ -29,7 +29,7 @@ import libcst as cst
 
 from promptcache.lint.expressions import argument, evaluated
 from promptcache.lint.index import Scope
-from promptcache.lint.walk import descendants
+from promptcache.lint.walk import iter_children
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
@@ -245,17 +245,17 @@ def _named(flow: FlowAnalysis, name: cst.Name, scope: Scope, at: cst.CSTNode, de
             return unseen_content(scope)  # the call runs later, after writes the order here does not show
     out = read(flow, bind.value, found, stmt, depth + 1)
     if found.kind == "module":  # a module constant: read as bound, unless anything anywhere changes it
-        for use in descendants(body, cst.Name):
-            if use.value == name.value and not _target_of(flow, use, stmt) and _effect(flow, use, found) != "read":
+        for use in _uses(body, name.value):
+            if not _target_of(flow, use, stmt) and _effect(flow, use, found) != "read":
                 return unseen_content(scope)
         return out
     loop = flow.facts.loop_of(at)
     carried = loop if loop is not None and not flow.facts.within(stmt, loop) else None
     later: list[tuple[cst.Name, cst.CSTNode]] = []
-    for use in sorted(descendants(body, cst.Name), key=lambda n: order.get(n, 0)):
-        if use.value != name.value or flow.facts.within(use, stmt) and _target_of(flow, use, stmt):
+    for use in sorted(_uses(body, name.value), key=lambda n: order.get(n, 0)):
+        if flow.facts.within(use, stmt) and _target_of(flow, use, stmt):
             continue
-        if flow.scope_at(use) is not found and flow.holder_of(flow.scope_at(use) or found) is not found:
+        if flow.scope_at(use) is not found or _in_lambda(flow, use, body):
             if _effect(flow, use, found) != "read":
                 out.unseen()  # a nested function may change it at any time
             continue
@@ -268,6 +268,26 @@ def _named(flow: FlowAnalysis, name: cst.Name, scope: Scope, at: cst.CSTNode, de
     for use, lp in later:  # written after the call, in the loop holding it: seen from the next pass on
         _apply(flow, out, use, found, lp, depth)
     return out
+
+
+def _uses(body: cst.CSTNode, name: str) -> list[cst.Name]:
+    """Every ``Name`` node spelled ``name`` under ``body``, lambdas included."""
+    out, stack = [], [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name) and node.value == name:
+            out.append(node)
+        stack.extend(iter_children(node))
+    return out
+
+
+def _in_lambda(flow: FlowAnalysis, node: cst.CSTNode, body: cst.CSTNode) -> bool:
+    for anc in flow.facts.ancestors(node):
+        if anc is body:
+            return False
+        if isinstance(anc, cst.Lambda):
+            return True
+    return False
 
 
 def _target_of(flow: FlowAnalysis, use: cst.Name, stmt: cst.CSTNode) -> bool:

@@ -134,3 +134,8 @@ def test_a_copy_holds_what_the_original_holds_where_it_is_made():
     got = read("base = {'model': 'm', 'messages': history}\nparams = base.copy()\nparams['tools'] = tools\n"
                "base['model'] = 'x'\n")
     assert got == {"model": ["'m'"], "messages": ["history"], "tools": ["tools"], "*": ["-"]}
+
+
+def test_a_lambda_that_changes_the_dict_makes_it_unseen():
+    got = read("params = {'model': 'm', 'messages': history}\ntweak = lambda: params.update(model='x')\ntweak()\n")
+    assert got["model"] == ["'m'", "?"]
