@@ -113,10 +113,8 @@ def unseen_content(scope: Scope) -> Content:
 
 def literal_key(node: cst.BaseExpression | None) -> str | None:
     """The text of a string-literal key, or None."""
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = evaluated(node.value if isinstance(node, cst.SimpleString) else "", None)
-        return value if isinstance(value, str) else None
-    return None
+    value = evaluated(node.value, None) if isinstance(node, cst.SimpleString) else None
+    return value if isinstance(value, str) else None
 
 
 def read(flow: FlowAnalysis, expr: cst.BaseExpression, scope: Scope, at: cst.CSTNode, depth: int = 0) -> Content:
@@ -300,20 +298,12 @@ def _effect(flow: FlowAnalysis, use: cst.Name, scope: Scope) -> str:
     """``read`` when ``use`` only reads the dict, else ``change``."""
     parent = flow.facts.parent.get(use)
     if isinstance(parent, cst.Subscript) and parent.value is use:
-        return "read" if _plain_read(flow, parent) else "change"
+        return "read" if _plain_read(flow, parent, scope) else "change"
     if isinstance(parent, cst.Attribute) and parent.value is use:
         call = flow.facts.parent.get(parent)
         return "read" if isinstance(call, cst.Call) and call.func is parent and parent.attr.value in _READ_METHODS else "change"
     if isinstance(parent, cst.Arg):
-        if parent.star == "**":
-            return "read"
-        call = flow.facts.parent.get(parent)
-        if isinstance(call, cst.Call):
-            qualified = flow.index.qualified(call.func, scope) or ""
-            attr = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
-            if qualified in _READERS or attr in _LOG_METHODS:
-                return "read"
-        return "change"
+        return "read" if _read_only_arg(flow, parent, scope) else "change"
     if isinstance(parent, (cst.FormattedStringExpression, cst.Comparison, cst.ComparisonTarget, cst.If, cst.While,
                            cst.BooleanOperation, cst.UnaryOperation, cst.IfExp, cst.Assert, cst.Index,
                            cst.StarredDictElement)):
@@ -321,7 +311,7 @@ def _effect(flow: FlowAnalysis, use: cst.Name, scope: Scope) -> str:
     return "change"
 
 
-def _plain_read(flow: FlowAnalysis, sub: cst.Subscript) -> bool:
+def _plain_read(flow: FlowAnalysis, sub: cst.Subscript, scope: Scope) -> bool:
     """``d[k]`` only read: not stored into or deleted (also deeper, ``d[k][i] = v``), not the receiver of a method
     that is not a plain read, not passed to a function not known to only read it."""
     node: cst.CSTNode = sub
@@ -334,14 +324,18 @@ def _plain_read(flow: FlowAnalysis, sub: cst.Subscript) -> bool:
         parent = flow.facts.parent.get(parent)
     if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) or isinstance(parent, cst.AnnAssign) and parent.target is node:
         return False
-    if isinstance(parent, cst.Arg) and not parent.star:
-        call = flow.facts.parent.get(parent)
-        if not isinstance(call, cst.Call):
-            return False
-        name = call.func.value if isinstance(call.func, cst.Name) else ""
-        attr = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
-        return name in _READERS or attr in _LOG_METHODS
+    if isinstance(parent, cst.Arg):
+        return _read_only_arg(flow, parent, scope)
     return True
+
+
+def _read_only_arg(flow: FlowAnalysis, arg: cst.Arg, scope: Scope) -> bool:
+    """``**``-unpacked, or passed to a call known to only read it (``len``, ``json.dumps``, a logging method)."""
+    call = flow.facts.parent.get(arg)
+    if arg.star == "**" or not isinstance(call, cst.Call):
+        return arg.star == "**"
+    attr = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+    return (flow.index.qualified(call.func, scope) or "") in _READERS or attr in _LOG_METHODS
 
 
 def _apply(flow: FlowAnalysis, out: Content, use: cst.Name, scope: Scope, guard: cst.CSTNode | None, depth: int) -> None:
@@ -364,7 +358,7 @@ def _apply(flow: FlowAnalysis, out: Content, use: cst.Name, scope: Scope, guard:
             else:
                 out.unseen(guard)
             return
-        if not _plain_read(flow, parent):
+        if not _plain_read(flow, parent, scope):
             out.unseen(guard, key)
         return
     if isinstance(parent, cst.Attribute) and parent.value is use:
