@@ -48,7 +48,8 @@ _LONG = "X" * (M.CHARS_PER_TOKEN * _SMALL_MIN + 400)  # just above the smallest 
 def minimum(flow, sink) -> tuple[int, str]:
     """``(tokens, where from)``: the minimum cacheable length of the call's literal ``model=`` from the providers
     data, or, when the model is not a literal Claude id, the smallest minimum of any Claude model."""
-    model = sink.kw("model")
+    v = sink.value("model")
+    model = v.expr if v is not None else None
     if isinstance(model, cst.SimpleString):
         name = model.value.strip("'\"")
         if "claude" in name.lower():
@@ -82,6 +83,10 @@ class LargePrefixUncached(LintRule):
     the smallest minimum of any Claude model, with text measured at about 4
     characters a token.
 
+    The request may also be built as a dict and sent as ``**params``: a dict
+    literal, ``dict(...)``, ``params["x"] = ...``, ``params.update(...)``, or a
+    same-module function that returns the dict.
+
     ## Why is this bad?
     Anthropic caches only at breakpoints. Without one, a prefix that never
     changes is billed at the full input price on every request, where a
@@ -103,8 +108,11 @@ class LargePrefixUncached(LintRule):
     ## When it does not fire
     Text the code does not show (a file read at start-up, a template), which
     cannot be measured; a module that mentions ``cache_control`` anywhere
-    (a helper may add the markers); ``**kwargs`` or ``extra_body`` on the
-    call; a call at module level (a script that runs once).
+    (a helper may add the markers); ``extra_body`` on the call; a call at
+    module level (a script that runs once).
+    A request dict the code does not fully show (passed to a function of
+    another module before the call, merged with the caller's ``**kwargs``,
+    its tools / system / messages set differently on different paths).
     """
 
     code = "PC603"
@@ -137,11 +145,19 @@ class LargePrefixUncached(LintRule):
         _CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q):\n    return client.messages.create(model='{_BIG}', max_tokens=9, system=POLICY, messages=[{{'role': 'user', 'content': q}}])\n",
         # Read from a file: not measured.
         _CLAUDE + "POLICY = open('policy.md').read()\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, system=POLICY, messages=[{'role': 'user', 'content': q}])\n",
+        # The request dict goes through a function of another module (it may add the markers): not judged.
+        _CLAUDE + f"from .caching import prepare\nPOLICY = '{_LONG}'\ndef ask(q):\n    params = {{'model': '{_SMALL}', 'max_tokens': 9, 'system': POLICY, 'messages': [{{'role': 'user', 'content': q}}]}}\n    prepare(params)\n    return client.messages.create(**params)\n",
+        # The system prompt is set on some paths only, to one of two texts: not judged.
+        _CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q, short):\n    params = {{'model': '{_SMALL}', 'max_tokens': 9, 'system': POLICY, 'messages': [{{'role': 'user', 'content': q}}]}}\n    if short:\n        params['system'] = 'Be brief.'\n    return client.messages.create(**params)\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q):\n    return client.messages.create(model='{_SMALL}', max_tokens=9, system=POLICY, messages=[{{'role': 'user', 'content': q}}])\n", line=5),
         Invalid(_CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q, model):\n    return client.messages.create(model=model, max_tokens=9, system=[{{'type': 'text', 'text': POLICY}}], messages=[{{'role': 'user', 'content': q}}])\n", line=5),
         Invalid(_CLAUDE + f"A = '{_LONG[:len(_LONG) // 2]}'\nB = '{_LONG[len(_LONG) // 2:]}'\ndef ask(q):\n    return client.messages.create(model='{_SMALL}', max_tokens=9, system=[{{'type': 'text', 'text': A}}, {{'type': 'text', 'text': B}}], messages=[{{'role': 'user', 'content': q}}])\n", line=6),
+        # The request built as a dict literal and sent as **params.
+        Invalid(_CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q):\n    params = {{'model': '{_SMALL}', 'max_tokens': 9, 'system': POLICY, 'messages': [{{'role': 'user', 'content': q}}]}}\n    return client.messages.create(**params)\n", line=6),
+        # dict(...) completed by .update() and an item assignment.
+        Invalid(_CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q):\n    kwargs = dict(model='{_SMALL}', max_tokens=9)\n    kwargs.update(system=[{{'type': 'text', 'text': POLICY}}])\n    kwargs['messages'] = [{{'role': 'user', 'content': q}}]\n    return client.messages.create(**kwargs)\n", line=8),
     ]
 
 
@@ -151,10 +167,15 @@ class BreakpointBelowMinimum(LintRule):
     Finds an Anthropic request whose last ``cache_control`` marker closes a
     prefix that is far below the model's minimum cacheable length: less than
     half of it, with every block up to the marker written as literal text in
-    the call itself, measured at about 4 characters a token. The minimum is
+    the call itself (or in the request dict), measured at about 4 characters
+    a token. The minimum is
     read per model from the providers data (``promptcache/data/providers.toml``
     through ``promptcache.providers.model_profile``) for a literal
     ``model=``, else the smallest minimum of any Claude model.
+
+    The request may also be built as a dict and sent as ``**params``: a dict
+    literal, ``dict(...)``, ``params["x"] = ...``, ``params.update(...)``, or a
+    same-module function that returns the dict.
 
     ## Why is this bad?
     Below the minimum Anthropic caches nothing and returns no error:
@@ -172,11 +193,14 @@ class BreakpointBelowMinimum(LintRule):
     documents), or drop it: a prefix this short costs little uncached.
 
     ## When it does not fire
-    Any block up to the marker whose text the call does not spell out (a
+    Any block up to the marker whose text the request does not spell out (a
     name, a file, a template, a spliced history, tools from elsewhere): the
     linter cannot measure all that such a prefix holds at run time, so it
     does not judge it (precision first); a prefix at least half the
     minimum (the estimate is rough); automatic caching.
+    A request dict the code does not fully show (passed to a function of
+    another module before the call, merged with the caller's ``**kwargs``,
+    its tools / system / messages set differently on different paths).
     """
 
     code = "PC604"
@@ -208,9 +232,17 @@ class BreakpointBelowMinimum(LintRule):
         _CLAUDE + f"def ask(q):\n    return client.messages.create(model='{_SMALL}', max_tokens=9,\n        system=[{{'type': 'text', 'text': '{_LONG}', {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n",
         # Tools from elsewhere come first: their size is not known.
         _CLAUDE + f"from .tools import TOOLS\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, tools=TOOLS,\n        system=[{{'type': 'text', 'text': 'You help.', {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n",
+        # A helper returns the request dict; the system text is its parameter (not measured).
+        _CLAUDE + f"from .prompts import SYSTEM\nclass Bot:\n    def _params(self, q, system):\n        return {{'model': 'claude-sonnet-4-5', 'max_tokens': 9, 'system': [{{'type': 'text', 'text': system, {_MARK}}}], 'messages': [{{'role': 'user', 'content': q}}]}}\n    def ask(self, q):\n        return client.messages.create(**self._params(q, SYSTEM))\n",
+        # Tools added to the request dict on some calls come first: their size is not known.
+        _CLAUDE + f"def ask(q, tools=None):\n    params = {{'model': 'claude-sonnet-4-5', 'max_tokens': 9, 'system': [{{'type': 'text', 'text': 'You help.', {_MARK}}}], 'messages': [{{'role': 'user', 'content': q}}]}}\n    if tools:\n        params['tools'] = tools\n    return client.messages.create(**params)\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + f"def ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9,\n        system=[{{'type': 'text', 'text': 'You are a helpful assistant.', {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n", line=5),
         Invalid(_CLAUDE + f"def ask(q, model):\n    return client.messages.create(model=model, max_tokens=9,\n        system=[{{'type': 'text', 'text': 'Answer in French.', {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n", line=5),
         Invalid(_CLAUDE + f"def ask(q):\n    return client.messages.create(model='{_BIG}', max_tokens=9,\n        system=[{{'type': 'text', 'text': '{_LONG}', {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n", line=5),
+        # A same-module helper returns the request dict.
+        Invalid(_CLAUDE + f"class Bot:\n    def _params(self, q):\n        return {{'model': 'claude-sonnet-4-5', 'max_tokens': 9,\n                'system': [{{'type': 'text', 'text': 'You are a helpful assistant.', {_MARK}}}],\n                'messages': [{{'role': 'user', 'content': q}}]}}\n    def ask(self, q):\n        return client.messages.create(**self._params(q))\n", line=6),
+        # A request dict literal in the function.
+        Invalid(_CLAUDE + f"def ask(q):\n    params = {{'model': 'claude-sonnet-4-5', 'max_tokens': 9, 'messages': [{{'role': 'user', 'content': q}}]}}\n    params['system'] = [{{'type': 'text', 'text': 'Answer in French.', {_MARK}}}]\n    return client.messages.create(**params)\n", line=5),
     ]

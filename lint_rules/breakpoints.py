@@ -64,6 +64,10 @@ class BreakpointOnVolatileBlock(LintRule):
     with no marker of its own, in a request whose messages the code writes
     out (no spliced history).
 
+    The request may also be built as a dict and sent as ``**params``: a dict
+    literal, ``dict(...)``, ``params["x"] = ...``, ``params.update(...)``, or a
+    same-module function that returns the dict.
+
     ## Why is this bad?
     Anthropic writes cache entries only at breakpoints. A marker on the
     question writes an entry for tools + system + that question, which no
@@ -95,6 +99,9 @@ class BreakpointOnVolatileBlock(LintRule):
     caching); automatic caching (top-level ``cache_control=``); a first
     marker on stable content (a later marker on the question is then only a
     wasted write, not this rule).
+    A request dict the code does not fully show (passed to a function of
+    another module before the call, merged with the caller's ``**kwargs``,
+    its tools / system / messages set differently on different paths).
     """
 
     code = "PC601"
@@ -133,11 +140,19 @@ class BreakpointOnVolatileBlock(LintRule):
         _CLAUDE + f"def ask_about(manual_text, question):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9,\n        system=[{{'type': 'text', 'text': 'You answer questions about the manual.'}}, {{'type': 'text', 'text': manual_text, {_MARK}}}],\n        messages=[{{'role': 'user', 'content': question}}])\n",
         # The stable prefix is marked first; the marker on the question is only a second write.
         _CLAUDE + f"DOCS = 'Reference.'\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, system=[{{'type': 'text', 'text': DOCS, {_MARK}}}],\n        messages=[{{'role': 'user', 'content': [{{'type': 'text', 'text': q, {_MARK}}}]}}])\n",
+        # The request built as a dict literal, the marker on the end of the system prompt.
+        _CLAUDE + f"DOCS = 'Reference.'\ndef ask(q):\n    params = {{'model': 'claude-sonnet-4-5', 'max_tokens': 1024, 'system': [{{'type': 'text', 'text': DOCS, {_MARK}}}],\n              'messages': [{{'role': 'user', 'content': q}}]}}\n    return client.messages.create(**params)\n",
+        # Options from the caller merged into the dict may carry tools, system or markers: not judged.
+        _CLAUDE + f"DOCS = 'Reference.'\ndef ask(q, overrides):\n    request = {{'model': 'claude-sonnet-4-5', 'max_tokens': 9, 'system': DOCS}}\n    request['messages'] = [{{'role': 'user', 'content': [{{'type': 'text', 'text': q, {_MARK}}}]}}]\n    request.update(overrides)\n    return client.messages.create(**request)\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + f"DOCS = 'Reference.'\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, system=DOCS,\n        messages=[{{'role': 'user', 'content': [{{'type': 'text', 'text': q, {_MARK}}}]}}])\n", line=6),
         Invalid(_CLAUDE + f"from .docs import REFERENCE\ndef ask(q):\n    blocks = [{{'type': 'text', 'text': f'Question: {{q}}', {_MARK}}}]\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, system=[{{'type': 'text', 'text': REFERENCE}}],\n        messages=[{{'role': 'user', 'content': blocks}}])\n", line=5),
         Invalid(_CLAUDE + f"import time\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, system='You answer.',\n        messages=[{{'role': 'user', 'content': [{{'type': 'text', 'text': f'at {{time.time()}}', {_MARK}}}, {{'type': 'text', 'text': q}}]}}])\n", line=6),
+        # The request dict completed by .update(messages=...): the marker on the question.
+        Invalid(_CLAUDE + f"DOCS = 'Reference.'\ndef ask(q):\n    request = {{'model': 'claude-sonnet-4-5', 'max_tokens': 9, 'system': DOCS}}\n    request.update(messages=[{{'role': 'user', 'content': [{{'type': 'text', 'text': q, {_MARK}}}]}}])\n    return client.messages.create(**request)\n", line=6),
+        # An item assignment puts the marked question into the dict.
+        Invalid(_CLAUDE + f"from .docs import REFERENCE\ndef ask(q):\n    params = dict(model='claude-sonnet-4-5', max_tokens=9, system=[{{'type': 'text', 'text': REFERENCE}}])\n    params['messages'] = [{{'role': 'user', 'content': [{{'type': 'text', 'text': q, {_MARK}}}]}}]\n    return client.messages.create(**params)\n", line=6),
     ]
 
 
@@ -155,6 +170,10 @@ class TooManyBreakpoints(LintRule):
     (``[{"role": m["role"], "content": m["content"]} for m in h]``): the
     dicts are shared, so the marker stays in the history and each turn adds
     one more.
+
+    The request may also be built as a dict and sent as ``**params``: a dict
+    literal, ``dict(...)``, ``params["x"] = ...``, ``params.update(...)``, or a
+    same-module function that returns the dict.
 
     ## Why is this bad?
     Anthropic allows at most 4 breakpoints per request and answers more with
@@ -180,6 +199,9 @@ class TooManyBreakpoints(LintRule):
     again (``.pop("cache_control")``, ``del block["cache_control"]``) or
     deep-copies; a copy that gets a new message appended (the marker then
     goes on the new dict).
+    A request dict the code does not fully show (passed to a function of
+    another module before the call, merged with the caller's ``**kwargs``,
+    its tools / system / messages set differently on different paths).
     """
 
     code = "PC602"
@@ -220,6 +242,10 @@ class TooManyBreakpoints(LintRule):
         _CLAUDE + f"def ask(history):\n    msgs = []\n    for i, m in enumerate(history):\n        if i == len(history) - 1:\n            msgs.append({{'role': m['role'], 'content': [{{'type': 'text', 'text': m['content'], {_MARK}}}]}})\n        else:\n            msgs.append(m)\n    return client.messages.create(model='m', max_tokens=9, messages=msgs)\n",
         # Issue 11 review: messages rebuilt with copies of their content blocks; the marker goes on a copy.
         _CLAUDE + "class Chat:\n    def __init__(self):\n        self.history = []\n    def ask(self, q):\n        self.history.append({'role': 'user', 'content': [{'type': 'text', 'text': q}]})\n        msgs = [{'role': m['role'], 'content': [dict(b) for b in m['content']]} for m in self.history]\n        msgs[-1]['content'][-1]['cache_control'] = {'type': 'ephemeral'}\n        r = client.messages.create(model='m', max_tokens=9, messages=msgs)\n        self.history.append({'role': 'assistant', 'content': r.content})\n        return r\n",
+        # A request dict with markers on the system prompt and on the last two messages only.
+        _CLAUDE + f"def ask(history):\n    msgs = []\n    for m in history[-2:]:\n        msgs.append({{'role': m['role'], 'content': [{{'type': 'text', 'text': m['content'], {_MARK}}}]}})\n    params = dict(model='m', max_tokens=9, system=[{{'type': 'text', 'text': 'A', {_MARK}}}], messages=[*history[:-2], *msgs])\n    return client.messages.create(**params)\n",
+        # The messages come from a helper of another module: their markers are not counted.
+        _CLAUDE + f"from .history import marked\ndef ask(history):\n    params = {{'model': 'm', 'max_tokens': 9, 'system': [{{'type': 'text', 'text': 'A', {_MARK}}}]}}\n    params['messages'] = marked(history)\n    return client.messages.create(**params)\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + f"def ask(history):\n    msgs = []\n    for m in history:\n        msgs.append({{'role': m['role'], 'content': [{{'type': 'text', 'text': m['content'], {_MARK}}}]}})\n    return client.messages.create(model='m', max_tokens=9, messages=msgs)\n", line=7),
@@ -228,4 +254,6 @@ class TooManyBreakpoints(LintRule):
         Invalid(_CLAUDE + "def turn(history, q):\n    history.append({'role': 'user', 'content': [{'type': 'text', 'text': q}]})\n    history[-1]['content'][-1]['cache_control'] = {'type': 'ephemeral'}\n    return client.messages.create(model='m', max_tokens=9, messages=history)\n", line=5),
         # Issue 11 review (snips3/w_mark_last_copy.py): new message dicts around the stored content lists.
         Invalid(_CLAUDE + "class Chat:\n    def __init__(self):\n        self.history = []\n    def ask(self, q):\n        self.history.append({'role': 'user', 'content': [{'type': 'text', 'text': q}]})\n        msgs = [{'role': m['role'], 'content': m['content']} for m in self.history]\n        msgs[-1]['content'][-1]['cache_control'] = {'type': 'ephemeral'}\n        r = client.messages.create(model='m', max_tokens=9, messages=msgs)\n        self.history.append({'role': 'assistant', 'content': r.content})\n        return r\n", line=9),
+        # A marker per history message, the request sent as **params.
+        Invalid(_CLAUDE + f"def ask(history):\n    msgs = []\n    for m in history:\n        msgs.append({{'role': m['role'], 'content': [{{'type': 'text', 'text': m['content'], {_MARK}}}]}})\n    params = {{'model': 'm', 'max_tokens': 9, 'messages': msgs}}\n    return client.messages.create(**params)\n", line=8),
     ]

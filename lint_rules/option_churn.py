@@ -11,8 +11,8 @@ import libcst as cst
 
 from promptcache.lint.index import Scope
 from promptcache.lint.param_churn import ABSENT, Pair, history_name, keyword_node, shared_pairs, value_key, varying
+from promptcache.lint.request_view import Request, requests
 from promptcache.lint.rule import LintRule
-from promptcache.lint.sinks import Sink
 
 #: The middle of every option-churn message: what differs, and over which history.
 TAIL = ": {kw}= is {here} here but {there} {how} over the same history `{history}`; "
@@ -25,7 +25,8 @@ def shown(key: str) -> str:
 
 class OptionChurnRule(LintRule):
     """Shared driver of PC306 / PC501-PC503: one option (of ``keywords``) of two calls over one history, or of
-    one call on different calls, differs. ``key(kw, expr, scope)`` gives the comparable value (None: unknown)."""
+    one call on different calls, differs. ``key(kw, expr, scope)`` gives the comparable value (None: unknown).
+    Requests come from :func:`promptcache.lint.request_view.requests` (keywords and ``**params`` dicts)."""
 
     keywords: tuple[str, ...] = ()
     #: keyword -> the value keys that mean what leaving the keyword out means (the provider default).
@@ -39,17 +40,22 @@ class OptionChurnRule(LintRule):
             return self.default_name[kw]
         return None if found == ABSENT else found
 
-    def message_for(self, sink: Sink) -> str:
-        """The message template for a finding at ``sink`` (a rule whose cost differs by provider overrides it)."""
+    def option_key(self, kw: str, req: Request) -> str | None:
+        """The comparable value of option ``kw`` of ``req``: None when it may take several or is not shown."""
+        v = req.value(kw)
+        return None if v is None else self.key(kw, v.expr, v.scope)
+
+    def message_for(self, req: Request) -> str:
+        """The message template for a finding at ``req`` (a rule whose cost differs by provider overrides it)."""
         return self.message
 
     def skip_pair(self, pair: Pair) -> bool:
         """True for a pair this rule does not judge (none by default)."""
         return False
 
-    def single_site(self, sink: Sink, kw: str) -> list[str]:
+    def single_site(self, req: Request, kw: str) -> list[str]:
         """The values one call site takes on different calls (:func:`varying`)."""
-        return varying(self.flow, sink, sink.kw(kw), lambda e, s: self.key(kw, e, s))
+        return varying(self.flow, req, kw, lambda e, s: self.key(kw, e, s))
 
     def leave_Module(self, node: cst.Module) -> None:
         if not self.flow.is_llm_file:
@@ -60,22 +66,22 @@ class OptionChurnRule(LintRule):
             if self.skip_pair(pair):
                 continue
             for kw in self.keywords:
-                a = self.key(kw, pair.earlier.kw(kw), pair.earlier.scope)
-                b = self.key(kw, pair.later.kw(kw), pair.later.scope)
+                a = self.option_key(kw, pair.earlier)
+                b = self.option_key(kw, pair.later)
                 if a is not None and b is not None and a != b:
-                    at = keyword_node(pair.later, kw)
+                    at = keyword_node(flow, pair.later, kw)
                     reported.add(id(pair.later.call))
                     self.report(at, self.message_for(pair.later).format(kw=kw, history=pair.history, here=shown(b), there=shown(a),
                                                         how="in an earlier call"))
                     break
-        for sink in flow.sinks.all():
-            if not sink.is_request or id(sink.call) in reported:
+        for req in requests(flow):
+            if id(req.call) in reported:
                 continue
             for kw in self.keywords:
-                values = self.single_site(sink, kw)
+                values = self.single_site(req, kw)
                 if values:
-                    history = history_name(flow, sink)
-                    self.report(keyword_node(sink, kw), self.message_for(sink).format(
+                    history = history_name(flow, req)
+                    self.report(keyword_node(flow, req, kw), self.message_for(req).format(
                         kw=kw, history=history, here=shown(values[-1]), there=shown(values[0]),
                         how="on other calls"))
                     break

@@ -11,12 +11,11 @@ come from :mod:`promptcache.lint.param_churn`, the reporting from
 
 from __future__ import annotations
 
-import libcst as cst
 
 from promptcache.lint.finding import Severity
 from promptcache.lint.param_churn import together
 from promptcache.lint.rule import Invalid
-from promptcache.lint.sinks import anthropic_request as _anthropic
+from promptcache.lint.request_view import is_anthropic as _anthropic
 
 from lint_rules.option_churn import TAIL as _TAIL
 from lint_rules.option_churn import OptionChurnRule
@@ -33,6 +32,10 @@ class ModelSwitchOnSharedHistory(OptionChurnRule):
     or one call over a kept history whose ``model=`` is chosen per call (a
     conditional on per-call data, a name rebound in the loop that holds the
     call).
+
+    The request may also be built as a dict and sent as ``**params``: a dict
+    literal, ``dict(...)``, ``params["x"] = ...``, ``params.update(...)``, or a
+    same-module function that returns the dict.
 
     ## Why is this bad?
     A cached prefix belongs to one model: every provider keys its cache by
@@ -63,6 +66,9 @@ class ModelSwitchOnSharedHistory(OptionChurnRule):
     on error); two branches of one ``if`` over a history that lives only for
     the call; values that are not known statically (two different names are
     not assumed to hold different models).
+    A request dict the code does not fully show (passed to a function of
+    another module before the call, merged with the caller's ``**kwargs``):
+    the options it may set are not known, so they are not judged.
     """
 
     code = "PC501"
@@ -91,11 +97,19 @@ class ModelSwitchOnSharedHistory(OptionChurnRule):
         _CLAUDE + "def turn(history, q):\n    history.append({'role': 'user', 'content': q})\n    title = client.messages.create(model='claude-haiku-4-5', max_tokens=20, messages=history + [{'role': 'user', 'content': 'Give this chat a title.'}])\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=512, messages=history)\n",
         # Fresh history per call, one branch runs: one model per conversation.
         _CLAUDE + "def ask(q, hard):\n    messages = [{'role': 'user', 'content': q}]\n    if hard:\n        return client.messages.create(model='claude-opus-4-1', max_tokens=9, messages=messages)\n    else:\n        return client.messages.create(model='claude-haiku-4-5', max_tokens=9, messages=messages)\n",
+        # The request dict built once per conversation, its model chosen before the loop.
+        _CLAUDE + "def chat(first, replies, hard):\n    messages = [{'role': 'user', 'content': first}]\n    params = {'model': 'claude-opus-4-1' if hard else 'claude-haiku-4-5', 'max_tokens': 9, 'messages': messages}\n    for reply in replies:\n        r = client.messages.create(**params)\n        messages.append({'role': 'user', 'content': reply})\n",
+        # The dict goes through a function of another module before the second call: its model is not known.
+        _CLAUDE + "from .routing import route\ndef answer(history):\n    first = client.messages.create(model='claude-haiku-4-5', max_tokens=9, messages=history)\n    params = {'model': 'claude-haiku-4-5', 'max_tokens': 9, 'messages': history}\n    route(params, first)\n    return client.messages.create(**params)\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "def answer(history, q):\n    first = client.messages.create(model='claude-haiku-4-5', max_tokens=9, messages=history)\n    if first.content[0].text.startswith('UNSURE'):\n        second = client.messages.create(model='claude-opus-4-1', max_tokens=9, messages=history)\n", line=6),
         Invalid(_OPENAI + "def agent(task):\n    messages = [{'role': 'user', 'content': task}]\n    for step in range(10):\n        model = 'gpt-5' if step == 0 else 'gpt-5-mini'\n        r = client.chat.completions.create(model=model, messages=messages)\n        messages.append(r.choices[0].message)\n", line=7),
         Invalid(_CLAUDE + "class Chat:\n    def __init__(self):\n        self.history = []\n    def ask(self, q, hard):\n        self.history.append({'role': 'user', 'content': q})\n        return client.messages.create(model='claude-opus-4-1' if hard else 'claude-haiku-4-5', max_tokens=9, messages=self.history)\n", line=8),
+        # The shared options in a dict spliced into both calls.
+        Invalid(_CLAUDE + "def answer(history):\n    base = {'max_tokens': 9, 'messages': history}\n    first = client.messages.create(model='claude-haiku-4-5', **base)\n    if first.content[0].text.startswith('UNSURE'):\n        return client.messages.create(model='claude-opus-4-1', **base)\n", line=7),
+        # The model of the request dict switched by an item assignment after the first turn.
+        Invalid(_OPENAI + "def agent(task):\n    messages = [{'role': 'user', 'content': task}]\n    kwargs = {'model': 'gpt-5', 'messages': messages}\n    for step in range(10):\n        r = client.chat.completions.create(**kwargs)\n        messages.append(r.choices[0].message)\n        kwargs['model'] = 'gpt-5-mini'\n", line=9),
     ]
 
 
@@ -107,6 +121,10 @@ class ToolChoiceChurn(OptionChurnRule):
     it out counts as ``auto``), or one call over a kept history whose
     ``tool_choice=`` is chosen per call (a conditional on per-call data, a
     name rebound in the agent loop).
+
+    The request may also be built as a dict and sent as ``**params``: a dict
+    literal, ``dict(...)``, ``params["x"] = ...``, ``params.update(...)``, or a
+    same-module function that returns the dict.
 
     ## Why is this bad?
     Anthropic hashes ``tool_choice`` into the message blocks: changing it
@@ -133,6 +151,9 @@ class ToolChoiceChurn(OptionChurnRule):
     ## When it does not fire
     One constant ``tool_choice`` for every call; calls over different lists;
     values not known statically; a call in an ``except`` handler.
+    A request dict the code does not fully show (passed to a function of
+    another module before the call, merged with the caller's ``**kwargs``):
+    the options it may set are not known, so they are not judged.
     """
 
     code = "PC502"
@@ -147,9 +168,9 @@ class ToolChoiceChurn(OptionChurnRule):
                       "blocks on this change; OpenAI's caching guide does not list tool_choice among the settings that "
                       "change the prefix, so a cost here is assumed; keep one tool_choice per conversation")
 
-    def message_for(self, sink) -> str:
+    def message_for(self, req) -> str:
         """The Anthropic claim is documented; the OpenAI one is not (provider audit 2026-12)."""
-        return self.message if _anthropic(sink) else self.openai_message
+        return self.message if _anthropic(req) else self.openai_message
 
     VALID = [
         _CLAUDE + "TOOL_CHOICE = {'type': 'auto'}\ndef loop(messages, tools):\n    while True:\n        r = client.messages.create(model='m', max_tokens=9, tools=tools, tool_choice=TOOL_CHOICE, messages=messages)\n        if r.stop_reason != 'tool_use':\n            return r\n        messages.append({'role': 'assistant', 'content': r.content})\n",
@@ -157,11 +178,21 @@ class ToolChoiceChurn(OptionChurnRule):
         _CLAUDE + "def loop(messages, tools):\n    r = client.messages.create(model='m', max_tokens=9, tools=tools, tool_choice={'type': 'auto'}, messages=messages)\n    messages.append({'role': 'assistant', 'content': r.content})\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=messages)\n",
         # A forced extraction call over its own one-message list.
         _OPENAI + "def extract(history, text, tools):\n    r = client.chat.completions.create(model='m', messages=history, tools=tools)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': text}], tools=tools, tool_choice='required')\n",
+        # The forced call copies the request dict but sends its own one-message list.
+        _OPENAI + "def extract(history, text, tools):\n    chat = {'model': 'm', 'messages': history, 'tools': tools}\n    r = client.chat.completions.create(**chat)\n    one_off = {**chat, 'messages': [{'role': 'user', 'content': text}], 'tool_choice': 'required'}\n    return client.chat.completions.create(**one_off)\n",
+        # The caller's **kwargs may carry tool_choice: the second call's value is not known, so not compared.
+        _CLAUDE + "def loop(messages, tools, **kwargs):\n    r = client.messages.create(model='m', max_tokens=9, tools=tools, tool_choice={'type': 'any'}, messages=messages)\n    messages.append({'role': 'assistant', 'content': r.content})\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=messages, **kwargs)\n",
+        # Options merged from the caller's **kwargs may set tool_choice: not known, so not compared.
+        _CLAUDE + "def loop(messages, tools, **kwargs):\n    r = client.messages.create(model='m', max_tokens=9, tools=tools, tool_choice={'type': 'any'}, messages=messages)\n    messages.append({'role': 'assistant', 'content': r.content})\n    params = {'model': 'm', 'max_tokens': 9, 'tools': tools, 'messages': messages}\n    params.update(kwargs)\n    return client.messages.create(**params)\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "def onboard(first, tools):\n    messages = [{'role': 'user', 'content': first}]\n    r = client.messages.create(model='m', max_tokens=9, tools=tools, tool_choice={'type': 'tool', 'name': 'lookup'}, messages=messages)\n    while r.stop_reason == 'tool_use':\n        messages.append({'role': 'assistant', 'content': r.content})\n        r = client.messages.create(model='m', max_tokens=9, tools=tools, tool_choice={'type': 'auto'}, messages=messages)\n", line=8),
         Invalid(_OPENAI + "def agent(task, tools):\n    messages = [{'role': 'user', 'content': task}]\n    for step in range(8):\n        r = client.chat.completions.create(model='m', messages=messages, tools=tools, tool_choice='required' if step == 0 else 'auto')\n        messages.append(r.choices[0].message)\n", line=6),
         Invalid(_OPENAI + "def agent(task, tools):\n    messages = [{'role': 'user', 'content': task}]\n    choice = 'required'\n    for step in range(8):\n        r = client.chat.completions.create(model='m', messages=messages, tools=tools, tool_choice=choice)\n        messages.append(r.choices[0].message)\n        choice = 'auto'\n", line=7),
+        # The request dict built before the loop; its tool_choice changed after the first call.
+        Invalid(_OPENAI + "def agent(task, tools):\n    messages = [{'role': 'user', 'content': task}]\n    kwargs = {'model': 'm', 'messages': messages, 'tools': tools, 'tool_choice': 'required'}\n    for step in range(8):\n        r = client.chat.completions.create(**kwargs)\n        messages.append(r.choices[0].message)\n        kwargs['tool_choice'] = 'auto'\n", line=9),
+        # dict(...) with the forced choice, then .update() to auto for the rest of the conversation.
+        Invalid(_CLAUDE + "def onboard(first, tools):\n    messages = [{'role': 'user', 'content': first}]\n    request = dict(model='m', max_tokens=9, tools=tools, messages=messages, tool_choice={'type': 'tool', 'name': 'lookup'})\n    r = client.messages.create(**request)\n    messages.append({'role': 'assistant', 'content': r.content})\n    request.update(tool_choice={'type': 'auto'})\n    return client.messages.create(**request)\n", line=8),
     ]
 
 
@@ -174,6 +205,10 @@ class ThinkingOrEffortChurn(OptionChurnRule):
     ``output_config=`` (Anthropic effort) differ, or one call over a kept
     history whose setting is chosen per call (a conditional on per-call data,
     a name rebound in the loop).
+
+    The request may also be built as a dict and sent as ``**params``: a dict
+    literal, ``dict(...)``, ``params["x"] = ...``, ``params.update(...)``, or a
+    same-module function that returns the dict.
 
     ## Why is this bad?
     Anthropic hashes the thinking settings into the message blocks: turning
@@ -199,7 +234,12 @@ class ThinkingOrEffortChurn(OptionChurnRule):
     ## When it does not fire
     One constant setting for every call of the conversation; calls over
     different lists; values not known statically; a call in an ``except``
-    handler.
+    handler; a setting chosen by a test on the model the request sends
+    (thinking only for the models that support it: it changes only when the
+    model does, which is PC501).
+    A request dict the code does not fully show (passed to a function of
+    another module before the call, merged with the caller's ``**kwargs``):
+    the options it may set are not known, so they are not judged.
     """
 
     code = "PC503"
@@ -214,9 +254,9 @@ class ThinkingOrEffortChurn(OptionChurnRule):
                       "reasoning effort and verbosity among the settings that change the cached prefix (how much is "
                       "re-read is not settled); keep one setting per conversation")
 
-    def message_for(self, sink) -> str:
+    def message_for(self, req) -> str:
         """Anthropic's invalidation is documented; OpenAI's is listed but not measured (provider audit 2026-12)."""
-        return self.message if _anthropic(sink) else self.openai_message
+        return self.message if _anthropic(req) else self.openai_message
 
     VALID = [
         _CLAUDE + "THINKING = {'type': 'enabled', 'budget_tokens': 3000}\ndef turn(history, q):\n    history.append({'role': 'user', 'content': q})\n    r = client.messages.create(model='m', max_tokens=9, thinking=THINKING, messages=history)\n    r2 = client.messages.create(model='m', max_tokens=9, thinking=THINKING, messages=history)\n",
@@ -226,6 +266,13 @@ class ThinkingOrEffortChurn(OptionChurnRule):
         _OPENAI + "def solve(task, hard):\n    effort = 'high' if hard else 'low'\n    messages = [{'role': 'user', 'content': task}]\n    for _ in range(5):\n        r = client.chat.completions.create(model='o3', messages=messages, reasoning_effort=effort)\n        messages.append(r.choices[0].message)\n",
         # Issue 11 review: a nested conditional on a module setting is one value for every call.
         _OPENAI + "DEEP = True\ndef turn(history, q):\n    history.append({'role': 'user', 'content': q})\n    return client.responses.create(model='gpt-5', input=history, reasoning={'effort': 'high' if DEEP else 'low'})\n",
+        # Thinking switched on per object (a setting of the bot), in the request dict: one value per conversation.
+        _CLAUDE + "class Tutor:\n    def ask(self, q):\n        self.history.append({'role': 'user', 'content': q})\n        params = {'model': 'm', 'max_tokens': 4000, 'messages': self.history}\n        if self.deep:\n            params.update(thinking={'type': 'enabled', 'budget_tokens': 3000})\n        return client.messages.create(**params)\n",
+        # Thinking only for the models that support it: it changes only when the model does (that is PC501).
+        _CLAUDE + "class Chat:\n    def __init__(self):\n        self.history = []\n    def ask(self, q, model):\n        self.history.append({'role': 'user', 'content': q})\n        params = {'model': model, 'max_tokens': 4000, 'messages': self.history}\n        if model.startswith('claude-sonnet-4'):\n            params['thinking'] = {'type': 'enabled', 'budget_tokens': 2000}\n        return client.messages.create(**params)\n",
+        _OPENAI + "def turn(history, q, model):\n    history.append({'role': 'user', 'content': q})\n    return client.chat.completions.create(model=model, messages=history, reasoning_effort='high' if model.startswith('o') else None)\n",
+        # A same-module helper returns the request dict with one thinking setting.
+        _CLAUDE + "THINKING = {'type': 'enabled', 'budget_tokens': 3000}\ndef _params(history):\n    return {'model': 'm', 'max_tokens': 4000, 'thinking': THINKING, 'messages': history}\ndef turn(history, q):\n    history.append({'role': 'user', 'content': q})\n    r = client.messages.create(**_params(history))\n    history.append({'role': 'assistant', 'content': r.content})\n    return client.messages.create(**_params(history))\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "def tutor(history, q, hard):\n    history.append({'role': 'user', 'content': q})\n    if hard:\n        r = client.messages.create(model='m', max_tokens=9, thinking={'type': 'enabled', 'budget_tokens': 4000}, messages=history)\n    else:\n        r = client.messages.create(model='m', max_tokens=9, thinking={'type': 'disabled'}, messages=history)\n", line=8),
@@ -233,6 +280,10 @@ class ThinkingOrEffortChurn(OptionChurnRule):
         Invalid(_OPENAI + "def turn(history):\n    r = client.responses.create(model='gpt-5', input=history, reasoning={'effort': 'low'})\n    history.append(r.output)\n    return client.responses.create(model='gpt-5', input=history, reasoning={'effort': 'high'})\n", line=6),
         # Issue 11 review (snips3/v_effort.py): the conditional nested in the reasoning dict.
         Invalid(_OPENAI + "def turn(history, q):\n    history.append({'role': 'user', 'content': q})\n    return client.responses.create(model='gpt-5', input=history, reasoning={'effort': 'high' if 'prove' in q else 'low'})\n", line=5),
+        # The request built with dict(...), thinking added by an item assignment for hard questions.
+        Invalid(_CLAUDE + "class Bot:\n    def __init__(self):\n        self.history = []\n    def ask(self, q, hard):\n        self.history.append({'role': 'user', 'content': q})\n        params = dict(model='m', max_tokens=9, messages=self.history)\n        if hard:\n            params['thinking'] = {'type': 'enabled', 'budget_tokens': 2000}\n        return client.messages.create(**params)\n", line=10),
+        # The effort chosen per turn in a request dict sent over the kept history.
+        Invalid(_OPENAI + "def turn(history, q):\n    history.append({'role': 'user', 'content': q})\n    kwargs = {'model': 'o3', 'messages': history}\n    kwargs.update({'reasoning_effort': 'high' if len(q) > 200 else 'low'})\n    return client.chat.completions.create(**kwargs)\n", line=6),
     ]
 
 

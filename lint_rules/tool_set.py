@@ -13,8 +13,8 @@ import libcst as cst
 from promptcache.lint.finding import Severity
 from promptcache.lint.index import Scope
 from promptcache.lint.param_churn import persistent, resolve, value_key
+from promptcache.lint.request_view import Request
 from promptcache.lint.rule import Invalid
-from promptcache.lint.sinks import Sink
 from promptcache.lint.walk import descendants
 
 from lint_rules.option_churn import TAIL as _TAIL
@@ -33,6 +33,10 @@ class PerCallToolSet(OptionChurnRule):
     call over a kept history whose tools are chosen per call (a conditional
     on per-call data, a name rebound in the loop, a list filtered by per-call
     data: ``[t for t in ALL_TOOLS if t["name"] in allowed]``).
+
+    The request may also be built as a dict and sent as ``**params``: a dict
+    literal, ``dict(...)``, ``params["x"] = ...``, ``params.update(...)``, or a
+    same-module function that returns the dict.
 
     ## Why is this bad?
     Tools render first, ahead of the system prompt and the messages, and
@@ -57,6 +61,9 @@ class PerCallToolSet(OptionChurnRule):
     loop); a filter on fixed data (``[t for t in TOOLS if t["enabled"]]``);
     calls over different lists; tool lists not known statically (a parameter
     passed through); a call in an ``except`` handler.
+    A request dict the code does not fully show (passed to a function of
+    another module before the call, merged with the caller's ``**kwargs``):
+    the options it may set are not known, so they are not judged.
     """
 
     code = "PC306"
@@ -88,11 +95,14 @@ class PerCallToolSet(OptionChurnRule):
             return cls.attrs.get(expr.attr.value, []) if cls is not None else []
         return []
 
-    def single_site(self, sink: Sink, kw: str) -> list[str]:
+    def single_site(self, sink: Request, kw: str) -> list[str]:
         values = super().single_site(sink, kw)
         if values:
             return values
-        expr, scope = sink.kw(kw), sink.scope
+        v = sink.value(kw)
+        if v is None or v.expr is None or self.flow.holder_of(v.scope) is not self.flow.holder_of(sink.scope):
+            return []
+        expr, scope = v.expr, v.scope
         if isinstance(expr, cst.Name):
             found, bindings = self.flow.index.lookup(expr.value, scope)
             if found is not self.flow.holder_of(scope):
@@ -107,7 +117,7 @@ class PerCallToolSet(OptionChurnRule):
             return [f"`{self.flow.code(expr.for_in.iter)}`", f"`{self.flow.code(expr)}`"]
         return []
 
-    def _changed_per_call(self, sink: Sink, name: str, assigns: list) -> cst.Call | None:
+    def _changed_per_call(self, sink: Request, name: str, assigns: list) -> cst.Call | None:
         """A ``tools.append/extend/insert/remove/pop/clear(...)`` that makes the list differ between calls over
         one history: in the loop holding the call on a list built before the loop, or under an ``if`` on
         per-call data (in the loop: names bound in it; over a kept history: a parameter or local)."""
@@ -133,7 +143,7 @@ class PerCallToolSet(OptionChurnRule):
                 return call
         return None
 
-    def _filtered_per_call(self, sink: Sink, comp: cst.ListComp | cst.GeneratorExp) -> bool:
+    def _filtered_per_call(self, sink: Request, comp: cst.ListComp | cst.GeneratorExp) -> bool:
         """A comprehension over a fixed tool list whose ``if`` reads per-call data (in a loop: a name bound in the
         loop; over a kept history: a parameter or local of the function), not only the element itself."""
         loop = self.flow.facts.loop_of(sink.call)
@@ -167,6 +177,10 @@ class PerCallToolSet(OptionChurnRule):
         _CLAUDE + "from .tools import BASE, ADMIN\ndef ask(user, q):\n    tools = list(BASE)\n    if user.is_admin:\n        tools.append(ADMIN)\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=[{'role': 'user', 'content': q}])\n",
         # Rebuilt the same way on every turn of the loop.
         _CLAUDE + "from .tools import BASE, EXTRA\ndef run(messages):\n    for _ in range(5):\n        tools = list(BASE)\n        tools.extend(EXTRA)\n        r = client.messages.create(model='m', max_tokens=9, tools=tools, messages=messages)\n        messages.append({'role': 'assistant', 'content': r.content})\n",
+        # A generic wrapper that builds the request as a dict: tools are passed through (not known statically).
+        _CLAUDE + "def call(messages, tools=None):\n    params = {'model': 'm', 'max_tokens': 1024, 'messages': messages}\n    if tools:\n        params['tools'] = tools\n    return client.messages.create(**params)\n",
+        # The request dict built once, before the loop, with one tool list.
+        _CLAUDE + "from .tools import TOOLS\ndef run(messages):\n    params = dict(model='m', max_tokens=9, tools=TOOLS, messages=messages)\n    for _ in range(5):\n        r = client.messages.create(**params)\n        messages.append({'role': 'assistant', 'content': r.content})\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "from .tools import TOOLS\ndef run(messages):\n    r = client.messages.create(model='m', max_tokens=9, tools=TOOLS, messages=messages)\n    messages.append({'role': 'assistant', 'content': r.content})\n    return client.messages.create(model='m', max_tokens=9, messages=messages)\n", line=7),
@@ -176,6 +190,10 @@ class PerCallToolSet(OptionChurnRule):
         # A tool removed once used, over a kept history.
         Invalid(_CLAUDE + "from .tools import BASE\nclass Bot:\n    def __init__(self):\n        self.history = []\n    def ask(self, q, used):\n        tools = list(BASE)\n        if used:\n            tools.remove(used)\n        self.history.append({'role': 'user', 'content': q})\n        return client.messages.create(model='m', max_tokens=9, tools=tools, messages=self.history)\n", line=12),
         Invalid(_OPENAI + "from .tools import ALL, FINISH\ndef agent(task):\n    messages = [{'role': 'user', 'content': task}]\n    for step in range(8):\n        r = client.chat.completions.create(model='m', messages=messages, tools=[FINISH] if step == 7 else ALL)\n        messages.append(r.choices[0].message)\n", line=7),
+        # The request built as a dict: a tool added by an item assignment on a later turn.
+        Invalid(_CLAUDE + "from .tools import FINISH\ndef run(messages):\n    params = {'model': 'm', 'max_tokens': 9, 'messages': messages}\n    for step in range(8):\n        if step == 5:\n            params['tools'] = [FINISH]\n        r = client.messages.create(**params)\n        messages.append({'role': 'assistant', 'content': r.content})\n", line=8),
+        # A helper returns the request dict; its parameters read as the caller's arguments.
+        Invalid(_CLAUDE + "from .tools import TOOLS, FINISH\ndef _request(messages, tools):\n    return {'model': 'm', 'max_tokens': 9, 'tools': tools, 'messages': messages}\ndef run(messages):\n    r = client.messages.create(**_request(messages, TOOLS))\n    messages.append({'role': 'assistant', 'content': r.content})\n    return client.messages.create(**_request(messages, [FINISH]))\n", line=9),
     ]
 
 
@@ -194,7 +212,7 @@ def _condition(flow, node: cst.CSTNode) -> cst.BaseExpression | None:
     return None
 
 
-def _reads_per_call(flow, test: cst.CSTNode, sink: Sink, loop: cst.CSTNode | None) -> bool:
+def _reads_per_call(flow, test: cst.CSTNode, sink: Request, loop: cst.CSTNode | None) -> bool:
     """``test`` reads a name of the function holding ``sink`` (in a loop: one bound in the loop)."""
     holder = flow.holder_of(sink.scope)
     for n in descendants(test, cst.Name):

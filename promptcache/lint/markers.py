@@ -12,7 +12,11 @@ shows them (a name bound once to a list literal is followed; a spliced
 ``*history`` is one block of unknown content); :func:`loop_markers` finds the
 markers made in loops; :func:`leaked_markers` finds markers set on dicts
 shared with a stored history; :func:`static_text` gives the literal text of a
-block for sizing.
+block for sizing. Requests come from :mod:`promptcache.lint.request_view`: a request
+built as a dict and sent as ``**params`` is read like one written with keywords,
+and one whose tools / system / messages / ``extra_body`` the code does not show
+(an unreadable ``**kwargs``, a key set to different values on different paths)
+is :attr:`Layout.opaque`.
 """
 
 from __future__ import annotations
@@ -25,13 +29,12 @@ import libcst as cst
 from promptcache.lint.breakpoints import has_cache_control
 from promptcache.lint.expressions import evaluated, key_text
 from promptcache.lint.index import Scope
-from promptcache.lint.sinks import anthropic_request
+from promptcache.lint.request_view import Request, is_anthropic, requests
 from promptcache.lint.slots import dict_value
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
-    from promptcache.lint.sinks import Sink
 
 CHARS_PER_TOKEN = 4  # the catalogue's estimate (lint-rules.md, PC604): about 4 characters a token
 KEY = "cache_control"
@@ -56,22 +59,23 @@ class Block:
 class Layout:
     """The blocks of one call in render order, and what else can add breakpoints."""
 
-    sink: Sink
+    sink: Request
     blocks: list[Block] = field(default_factory=list)
     top_level: bool = False  # cache_control= on the request: automatic caching
-    opaque: bool = False  # **kwargs or extra_body: options the code does not show
+    opaque: bool = False  # an unreadable **kwargs, extra_body, or a part set differently on different paths
 
     @property
     def marked(self) -> list[Block]:
         return [b for b in self.blocks if b.marked]
 
 
-def static_text(flow: FlowAnalysis, expr: cst.BaseExpression | None, scope: Scope, call: cst.Call) -> tuple[str | None, bool]:
+def static_text(flow: FlowAnalysis, expr: cst.BaseExpression | None, scope: Scope, call: Request) -> tuple[str | None, bool]:
     """``(text, inline)``: the literal string ``expr`` is (or a name bound once, at module level, to one),
-    and whether it is written inside ``call``; ``(None, False)`` when not known."""
+    and whether it is written inside the request (the call, or the dict that builds it); ``(None, False)``
+    when not known."""
     if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
         value = evaluated(flow.code(expr))
-        return (value, flow.facts.within(expr, call)) if isinstance(value, str) else (None, False)
+        return (value, call.written_in(flow, expr)) if isinstance(value, str) else (None, False)
     if isinstance(expr, cst.Name):
         found, bindings = flow.index.lookup(expr.value, scope)
         if found is not None and found.kind == "module" and len(bindings) == 1 and bindings[0].kind == "assign":
@@ -91,36 +95,38 @@ def _list(flow: FlowAnalysis, expr: cst.BaseExpression | None, scope: Scope):
     return None
 
 
-def _block(flow: FlowAnalysis, part: str, node: cst.BaseExpression, scope: Scope, call: cst.Call) -> Block:
+def _block(flow: FlowAnalysis, part: str, node: cst.BaseExpression, scope: Scope, call: Request) -> Block:
     if isinstance(node, cst.Dict):
         if part == "tools":
             value = evaluated(flow.code(node))
             text = repr(value) if isinstance(value, dict) else None
-            return Block(part, node, scope, has_cache_control(node), text, text is not None and flow.facts.within(node, call))
+            return Block(part, node, scope, has_cache_control(node), text, text is not None and call.written_in(flow, node))
         text, inline = static_text(flow, dict_value(node, "text"), scope, call)
         return Block(part, node, scope, has_cache_control(node), text, inline)
     text, inline = static_text(flow, node, scope, call)
     return Block(part, node, scope, False, text, inline)
 
 
-def anthropic_requests(flow: FlowAnalysis) -> list[Sink]:
+def anthropic_requests(flow: FlowAnalysis) -> list[Request]:
     """The Anthropic Messages calls of the file (none when it is not an LLM file): where markers matter."""
-    return [sink for sink in flow.sinks.all() if anthropic_request(sink)] if flow.is_llm_file else []
+    return [req for req in requests(flow) if is_anthropic(req)] if flow.is_llm_file else []
 
 
-def layout(flow: FlowAnalysis, sink: Sink) -> Layout:
+def layout(flow: FlowAnalysis, sink: Request) -> Layout:
     """The blocks ``sink`` sends (tools, system, messages), in render order."""
-    call = sink.call
-    out = Layout(sink, top_level=sink.kw(KEY) is not None,
-                 opaque=any(a.star == "**" for a in call.args) or sink.kw("extra_body") is not None)
+    call = sink
+    parts = {p: sink.value(p) for p in ("tools", "system", "messages", KEY, "extra_body")}
+    out = Layout(sink, top_level=any(v.expr is not None for v in sink.values(KEY)),
+                 opaque=sink.opaque or any(v is None or p == "extra_body" and v.expr is not None for p, v in parts.items()))
     for part in ("tools", "system"):
-        expr = sink.kw(part)
-        if expr is None:
+        v = parts[part]
+        if v is None or v.expr is None:
             continue
-        found = _list(flow, expr, sink.scope)
+        expr, scope = v.expr, v.scope
+        found = _list(flow, expr, scope)
         if found is None:
-            text, inline = static_text(flow, expr, sink.scope, call)
-            out.blocks.append(Block(part, expr if text is not None else None, sink.scope, False, text, inline))
+            text, inline = static_text(flow, expr, scope, call)
+            out.blocks.append(Block(part, expr if text is not None else None, scope, False, text, inline))
             continue
         lst, scope = found
         for el in lst.elements:
@@ -128,9 +134,10 @@ def layout(flow: FlowAnalysis, sink: Sink) -> Layout:
                 out.blocks.append(Block(part, None, scope))
             else:
                 out.blocks.append(_block(flow, part, el.value, scope, call))
-    found = _list(flow, sink.kw("messages"), sink.scope)
+    messages = parts["messages"]
+    found = _list(flow, messages.expr, messages.scope) if messages is not None else None
     if found is None:
-        if sink.kw("messages") is not None:
+        if messages is None or messages.expr is not None:
             out.blocks.append(Block("messages", None, sink.scope))
         return out
     lst, scope = found
@@ -153,19 +160,24 @@ def layout(flow: FlowAnalysis, sink: Sink) -> Layout:
     return out
 
 
-def _feeding(flow: FlowAnalysis, sink: Sink) -> list[tuple[cst.CSTNode, Scope]]:
-    """The expressions that build what ``sink`` sends: its tools/system/messages arguments and, for names
+def _feeding(flow: FlowAnalysis, sink: Request) -> list[tuple[cst.CSTNode, Scope]]:
+    """The expressions that build what ``sink`` sends: its tools/system/messages values and, for names
     among them, every value bound or appended to the name."""
     out: list[tuple[cst.CSTNode, Scope]] = []
     for part in ("tools", "system", "messages"):
-        expr = sink.kw(part)
-        if expr is None:
-            continue
-        out.append((expr, sink.scope))
-        for name in descendants(expr, cst.Name):
-            found, bindings = flow.index.lookup(name.value, sink.scope)
-            if found is not None and found.kind == "function":
-                out += [(b.value, b.scope) for b in bindings if b.kind in ("assign", "mutate") and b.value is not None]
+        for v in sink.values(part):
+            if v.expr is not None:
+                out += _fed(flow, v.expr, v.scope)
+    return out
+
+
+def _fed(flow: FlowAnalysis, expr: cst.BaseExpression, scope: Scope) -> list[tuple[cst.CSTNode, Scope]]:
+    """``expr`` and every value bound or appended to a local name in it."""
+    out: list[tuple[cst.CSTNode, Scope]] = [(expr, scope)]
+    for name in descendants(expr, cst.Name):
+        found, bindings = flow.index.lookup(name.value, scope)
+        if found is not None and found.kind == "function":
+            out += [(b.value, b.scope) for b in bindings if b.kind in ("assign", "mutate") and b.value is not None]
     return out
 
 
@@ -188,7 +200,7 @@ def bound(flow: FlowAnalysis, iterable: cst.BaseExpression) -> int | None:
     return None
 
 
-def loop_markers(flow: FlowAnalysis, sink: Sink, seen: set[int]) -> tuple[int, list[cst.Dict]]:
+def loop_markers(flow: FlowAnalysis, sink: Request, seen: set[int]) -> tuple[int, list[cst.Dict]]:
     """Markers made outside the visible blocks of ``sink`` (``seen``: ids of those): ``(count, unbounded)``.
     ``count`` adds the markers made once or in loops of fixed length; ``unbounded`` lists the marker dicts made
     unconditionally in a loop over data (once per history message). A marker under an ``if`` is not counted."""
@@ -236,7 +248,7 @@ def _times(flow: FlowAnalysis, node: cst.CSTNode) -> int | None:
     return times
 
 
-def count(flow: FlowAnalysis, sink: Sink) -> tuple[int, list[cst.Dict], Layout]:
+def count(flow: FlowAnalysis, sink: Request) -> tuple[int, list[cst.Dict], Layout]:
     """``(fixed markers, markers made per history message, layout)`` of one call."""
     lay = layout(flow, sink)
     seen = {id(b.node) for b in lay.blocks if b.node is not None}

@@ -21,7 +21,12 @@ Facts this module gives the rules (each rule decides what is its finding):
   values are never compared).
 - :func:`varying`: the values one call site takes on different calls over one
   history (a conditional on per-call data, a name rebound to different
-  literals in the loop that holds the call).
+  literals in the loop that holds the call, a request dict entry written under
+  an ``if`` on per-call data or later in the loop).
+
+Requests are read through :mod:`promptcache.lint.request_view`, so a request
+built as a dict and sent as ``**params`` counts as one written with keywords;
+an option the code does not show is unknown, never "not passed".
 """
 
 from __future__ import annotations
@@ -34,11 +39,11 @@ import libcst as cst
 
 from promptcache.lint.expressions import evaluated
 from promptcache.lint.index import Scope
+from promptcache.lint.request_view import Request, requests
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
-    from promptcache.lint.sinks import Sink
 
 ABSENT = "<absent>"
 _LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Dict, cst.List, cst.Tuple, cst.Name,
@@ -47,23 +52,23 @@ _LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, c
 
 @dataclass(frozen=True)
 class Pair:
-    """Two sinks of one function that send the same ``history`` (source text); ``later`` comes second in the file."""
+    """Two requests of one function that send the same ``history`` (source text); ``later`` comes second in the file."""
 
-    earlier: Sink
-    later: Sink
+    earlier: Request
+    later: Request
     history: str
 
 
-def _refs(flow: FlowAnalysis, sink: Sink) -> set:
+def _refs(flow: FlowAnalysis, req: Request) -> set:
     out: set = set()
-    for _, expr in sink.conversation():
-        out |= flow.turns.list_refs(expr, sink.scope)
+    for _, v in req.conversation():
+        out |= flow.turns.list_refs(v.expr, v.scope)
     return out
 
 
-def history_name(flow: FlowAnalysis, sink: Sink) -> str:
-    conv = sink.conversation()
-    return flow.code(conv[0][1]) if conv else "the history"
+def history_name(flow: FlowAnalysis, req: Request) -> str:
+    conv = req.conversation()
+    return flow.code(conv[0][1].expr) if conv else "the history"
 
 
 def in_handler(flow: FlowAnalysis, node: cst.CSTNode) -> bool:
@@ -76,12 +81,12 @@ def in_handler(flow: FlowAnalysis, node: cst.CSTNode) -> bool:
     return False
 
 
-def persistent(flow: FlowAnalysis, sink: Sink) -> bool:
-    """True when the history ``sink`` sends outlives one call of its function: a ``self`` attribute,
+def persistent(flow: FlowAnalysis, req: Request) -> bool:
+    """True when the history ``req`` sends outlives one call of its function: a ``self`` attribute,
     or a parameter of the function that the function appends to (the caller keeps the conversation)."""
-    holder = flow.holder_of(sink.scope)
-    for _, expr in sink.conversation():
-        for ref in flow.turns.list_refs(expr, sink.scope):
+    holder = flow.holder_of(req.scope)
+    for _, v in req.conversation():
+        for ref in flow.turns.list_refs(v.expr, v.scope):
             kind, owner, name = ref
             if kind == "a":
                 return True
@@ -111,12 +116,12 @@ def _pairs(flow: FlowAnalysis, node: cst.CSTNode):
 
 
 def shared_pairs(flow: FlowAnalysis) -> list[Pair]:
-    """Every pair of request sinks of one function that send the same history and can both run over it."""
-    by_holder: dict[int, list[Sink]] = {}
-    for sink in flow.sinks.all():
-        holder = flow.holder_of(sink.scope)
-        if sink.is_request and holder is not None and not in_handler(flow, sink.call):
-            by_holder.setdefault(id(holder), []).append(sink)
+    """Every pair of requests of one function that send the same history and can both run over it."""
+    by_holder: dict[int, list[Request]] = {}
+    for req in requests(flow):
+        holder = flow.holder_of(req.scope)
+        if holder is not None and not in_handler(flow, req.call):
+            by_holder.setdefault(id(holder), []).append(req)
     out = []
     for sinks in by_holder.values():
         sinks.sort(key=lambda s: flow.facts.order.get(s.call, 0))
@@ -139,7 +144,7 @@ def together(flow: FlowAnalysis, pair: Pair) -> bool:
     """True when the two calls of ``pair`` send different lists (``history + [title_request]`` and
     ``history``) and both run on every pass (no ``if`` or ``try`` holds one but not the other): each call then
     sees every turn's prefix, so each keeps its own cache warm (a consistent two-model pattern)."""
-    texts = {flow.code(e) for s in (pair.earlier, pair.later) for _, e in s.conversation()[:1]}
+    texts = {flow.code(v.expr) for s in (pair.earlier, pair.later) for _, v in s.conversation()[:1]}
     if len(texts) < 2:
         return False
     guards = (cst.If, cst.IfExp, cst.Try, cst.ExceptHandler, cst.While, cst.For)
@@ -184,32 +189,45 @@ def value_key(flow: FlowAnalysis, expr: cst.BaseExpression | None, scope: Scope)
     return json.dumps(evaluated(flow.code(found[0]), ABSENT), sort_keys=True, default=repr)
 
 
-def _per_call_names(flow: FlowAnalysis, test: cst.CSTNode, scope: Scope, loop: cst.CSTNode | None) -> bool:
+def _per_call_names(flow: FlowAnalysis, test: cst.CSTNode, scope: Scope, loop: cst.CSTNode | None,
+                    ignore: frozenset[str] = frozenset()) -> bool:
     """True when ``test`` reads a name that can differ between calls over one history: inside a loop, a name
-    bound in the loop; otherwise a parameter or local of the function (not a module or class constant)."""
+    bound in the loop; otherwise a parameter or local of the function (not a module or class constant).
+    Names in ``ignore`` do not count (:func:`_model_names`)."""
     holder = flow.holder_of(scope)
     for n in descendants(test, cst.Name):
         found, bindings = flow.index.lookup(n.value, scope)
-        if found is None or found.kind != "function" or found is not holder or n.value == holder.self_name:
+        if found is None or found.kind != "function" or found is not holder or n.value == holder.self_name or n.value in ignore:
             continue  # `self.fast`: set once per object, not per call
         if loop is None or any(flow.facts.within(b.node, loop) for b in bindings):
             return True
     return False
 
 
-def varying(flow: FlowAnalysis, sink: Sink, expr: cst.BaseExpression | None, key=None) -> list[str]:
-    """The distinct known values one call site sends over one history on different calls (empty: one value,
-    or not known). Needs a history that outlives the call (the sink in a loop, or :func:`persistent`), and
-    a value that is a conditional on per-call data, or a local rebound to different literals (in the loop).
-    ``key(expr, scope)`` gives the comparable value (default :func:`value_key`)."""
-    if expr is None:
+def varying(flow: FlowAnalysis, req: Request, name: str, key=None) -> list[str]:
+    """The distinct known values one request sends as option ``name`` over one history on different calls (empty:
+    one value, or not known). Needs a history that outlives the call (the call in a loop, or :func:`persistent`),
+    and a value that is a conditional on per-call data, a local rebound to different literals (in the loop), or a
+    request dict entry written under an ``if`` on per-call data (or after the call in the loop). Only values
+    written in the function holding the call are judged. ``key(expr, scope)`` gives the comparable value
+    (default :func:`value_key`)."""
+    values = req.values(name)
+    holder = flow.holder_of(req.scope)
+    if not values or any(v.unseen or v.expr is not None and flow.holder_of(v.scope) is not holder for v in values):
         return []
-    loop = flow.facts.loop_of(sink.call)
-    if loop is None and not persistent(flow, sink):
+    loop = flow.facts.loop_of(req.call)
+    if loop is None and not persistent(flow, req):
         return []
-    scope = sink.scope
-    candidates: list[tuple[cst.BaseExpression, Scope]] = []
-    if isinstance(expr, cst.Name):
+    ignore = _model_names(req) if name != "model" else frozenset()
+    candidates: list[tuple[cst.BaseExpression | None, Scope]] = []
+    if len(values) > 1:
+        if not all(v.guard is None or _varies(flow, req, v, loop, ignore) for v in values) or all(v.guard is None for v in values):
+            return []
+        candidates = [(v.expr, v.scope) for v in values]
+    expr, scope = values[0].expr, values[0].scope
+    if expr is None and not candidates:
+        return []
+    if isinstance(expr, cst.Name) and not candidates:
         found, bindings = flow.index.lookup(expr.value, scope)
         if found is None or found is not flow.holder_of(scope) or any(b.kind != "assign" for b in bindings):
             return []
@@ -219,12 +237,12 @@ def varying(flow: FlowAnalysis, sink: Sink, expr: cst.BaseExpression | None, key
             if loop is not None and not any(flow.facts.within(b.node, loop) for b in bindings):
                 return []
             candidates = [(b.value, b.scope) for b in bindings]
-    if isinstance(expr, cst.IfExp):
-        if not _per_call_names(flow, expr.test, scope, loop):
+    if isinstance(expr, cst.IfExp) and not candidates:
+        if not _per_call_names(flow, expr.test, scope, loop, ignore):
             return []
         candidates = [(expr.body, scope), (expr.orelse, scope)]
     elif isinstance(expr, cst.Dict) and not candidates:
-        candidates = _nested_branches(flow, expr, scope, loop)
+        candidates = _nested_branches(flow, expr, scope, loop, ignore)
     key = key or (lambda e, s: value_key(flow, e, s))
     keys = [key(e, s) for e, s in candidates]
     if not keys or any(k is None for k in keys):
@@ -233,22 +251,41 @@ def varying(flow: FlowAnalysis, sink: Sink, expr: cst.BaseExpression | None, key
     return distinct if len(distinct) > 1 else []
 
 
-def _nested_branches(flow: FlowAnalysis, expr: cst.Dict, scope: Scope, loop) -> list[tuple[cst.BaseExpression, Scope]]:
+def _varies(flow: FlowAnalysis, req: Request, v, loop, ignore: frozenset[str]) -> bool:
+    """True when the guard of a conditional dict write picks per call: an ``if`` on per-call data, or the loop
+    holding the call (a write after the call, seen from the next pass on)."""
+    if isinstance(v.guard, (cst.For, cst.While)):
+        return loop is not None and flow.facts.within(req.call, v.guard)
+    return isinstance(v.guard, cst.BaseExpression) and _per_call_names(flow, v.guard, v.scope, loop, ignore)
+
+
+def _model_names(req: Request) -> frozenset[str]:
+    """The names the request's ``model=`` reads: a setting chosen by a test on them (``thinking`` only for
+    models that support it) changes only when the model does, which is PC501's finding, not a churn of its own."""
+    return frozenset(n.value for v in req.values("model") if v.expr is not None for n in descendants(v.expr, cst.Name))
+
+
+def _nested_branches(flow: FlowAnalysis, expr: cst.Dict, scope: Scope, loop,
+                     ignore: frozenset[str] = frozenset()) -> list[tuple[cst.BaseExpression, Scope]]:
     """The two versions of a dict whose one conditional value reads per-call data
     (``reasoning={"effort": "high" if hard else "low"}``; issue 11 review, snips3/v_effort.py): the dict with the
     conditional replaced by each branch. Empty for none or several such conditionals (not enumerated)."""
     tests = [e for el in expr.elements if isinstance(el, cst.DictElement)
-             for e in descendants(el.value, cst.IfExp) if _per_call_names(flow, e.test, scope, loop)]
+             for e in descendants(el.value, cst.IfExp) if _per_call_names(flow, e.test, scope, loop, ignore)]
     if len(tests) != 1:
         return []
     cond = tests[0]
     return [(expr.deep_replace(cond, cond.body), scope), (expr.deep_replace(cond, cond.orelse), scope)]
 
 
-def keyword_node(sink: Sink, name: str) -> cst.CSTNode:
-    """Where to report an option of ``sink``: its value, else the call."""
-    value = sink.kw(name)
-    return value if value is not None else sink.call
+def keyword_node(flow: FlowAnalysis, req: Request, name: str) -> cst.CSTNode:
+    """Where to report option ``name`` of ``req``: its (last) value when written in the function holding the
+    call, else the call."""
+    holder = flow.holder_of(req.scope)
+    for v in reversed(req.values(name)):
+        if v.expr is not None and flow.holder_of(v.scope) is holder:
+            return v.expr
+    return req.call
 
 
 __all__ = ["ABSENT", "Pair", "history_name", "keyword_node", "persistent", "shared_pairs", "together", "value_key", "varying"]

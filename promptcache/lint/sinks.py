@@ -76,6 +76,21 @@ def attribute_path(func: cst.BaseExpression) -> list[str]:
     return list(reversed(parts))
 
 
+def _call_path(func: cst.BaseExpression) -> list[str]:
+    """:func:`attribute_path` that reads through calls: ``self._get_client().chat.completions.create`` gives
+    ``["self", "_get_client", "chat", "completions", "create"]``."""
+    parts: list[str] = []
+    while isinstance(func, (cst.Attribute, cst.Call)):
+        if isinstance(func, cst.Call):
+            func = func.func
+            continue
+        parts.append(func.attr.value)
+        func = func.value
+    if isinstance(func, cst.Name):
+        parts.append(func.value)
+    return list(reversed(parts))
+
+
 class SinkFinder:
     """Recognises sinks in one module; ``extra_sinks`` are qualified names or ``*.suffix`` patterns."""
 
@@ -99,8 +114,15 @@ class SinkFinder:
         self._memo[call] = found
         return found
 
-    def _api(self, call: cst.Call, scope: Scope) -> str | None:
-        path = attribute_path(call.func)
+    def api_of(self, call: cst.Call, scope: Scope) -> str | None:
+        """The api ``call``'s callee names, whatever its arguments, also through a client returned by a call
+        (``self._get_client().chat.completions.create``); None when it names none. Such a call is a request
+        when its keywords or ``**params`` dict set a request keyword (:mod:`promptcache.lint.request_view`);
+        the taint engine's sinks stay those of :meth:`sink_at`."""
+        return self._api(call, scope, _call_path(call.func))
+
+    def _api(self, call: cst.Call, scope: Scope, path: list[str] | None = None) -> str | None:
+        path = attribute_path(call.func) if path is None else path
         if len(path) >= 3 and path[-2] == "messages" and path[-1] in ("create", "stream"):
             return "anthropic"
         if len(path) >= 4 and path[-3:-1] == ["chat", "completions"] and path[-1] in ("create", "parse", "stream"):

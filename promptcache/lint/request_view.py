@@ -1,0 +1,119 @@
+"""The options of one LLM request as the code builds them: keyword arguments, and dicts passed as ``**params``.
+
+PC306, PC501-PC503 and PC601-PC604 read requests through :func:`requests`: a call with keywords
+(``client.messages.create(model=..., messages=...)``), a call that passes the request as a dict
+(``client.messages.create(**params)``; the dict is read by :mod:`promptcache.lint.request_dict`), or both. A call
+that passes only ``**params``, or calls a client returned by a call (``self._get_client().messages.create``),
+is a request when its keywords or dict set one of the request keywords (``model``, ``messages``, ...:
+:data:`promptcache.lint.sinks.SINK_KEYWORDS`); a Twilio ``client.messages.create(**sms)`` with ``to`` and
+``body`` is not. Such calls are not sinks of the taint engine (:mod:`promptcache.lint.sinks`): only these
+rules read them.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from promptcache.lint.index import Scope
+from promptcache.lint.request_dict import Content, Value, read
+from promptcache.lint.sinks import PROMPTCACHE, SINK_KEYWORDS, Sink
+
+if TYPE_CHECKING:  # pragma: no cover
+    from promptcache.lint.dataflow import FlowAnalysis
+
+_CONVERSATION = ("messages", "input", "contents")
+_MEMO: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@dataclass(eq=False)
+class Request:
+    """One provider request call: its :class:`Sink` and the options it sends (``content``: keyword -> values)."""
+
+    sink: Sink
+    content: Content
+
+    @property
+    def call(self) -> cst.Call:
+        return self.sink.call
+
+    @property
+    def scope(self) -> Scope:
+        return self.sink.scope
+
+    @property
+    def api(self) -> str:
+        return self.sink.api
+
+    def values(self, name: str) -> list[Value]:
+        """Every value option ``name`` may have on this call (see :class:`promptcache.lint.request_dict.Value`)."""
+        return self.content.get(name)
+
+    def value(self, name: str) -> Value | None:
+        """The one value option ``name`` has on every run (``expr`` None: not passed); None when it may have
+        several, or the code does not show it."""
+        found = self.values(name)
+        return found[0] if len(found) == 1 and not found[0].unseen else None
+
+    def conversation(self) -> list[tuple[str, Value]]:
+        """``(label, value)`` for the known ``messages=`` / ``input=`` / ``contents=`` the call sends."""
+        return [(f"{kw}=", v) for kw in _CONVERSATION if (v := self.value(kw)) is not None and v.expr is not None]
+
+    @property
+    def opaque(self) -> bool:
+        """True when some option the call sends is not shown by the code (an unreadable ``**kwargs``)."""
+        return any(v.unseen for v in self.content.rest)
+
+    def written_in(self, flow: FlowAnalysis, node: cst.CSTNode) -> bool:
+        """True when ``node`` is written inside the call or a dict literal / write that builds its request."""
+        return any(flow.facts.within(node, n) for n in (self.call, *self.content.nodes))
+
+
+def _options(flow: FlowAnalysis, call: cst.Call, scope: Scope) -> Content:
+    """The keywords of ``call`` over what its ``**`` dicts hold (a key in both is a TypeError, so a keyword is
+    what the call sends)."""
+    out = Content(scope)
+    for arg in call.args:
+        if arg.star == "**":
+            out.merge(read(flow, arg.value, scope, call))
+    for arg in call.args:
+        if arg.keyword is not None:
+            out.write(arg.keyword.value, Value(arg.value, scope))
+    return out
+
+
+def requests(flow: FlowAnalysis) -> list[Request]:
+    """Every provider request call of the module, in source order (built once per file)."""
+    found = _MEMO.get(flow)
+    if found is not None:
+        return found
+    out: list[Request] = []
+    for call, scope in flow.index.calls:
+        sink = flow.sinks.sink_at(call, scope)
+        if sink is not None:
+            if sink.is_request:
+                out.append(Request(sink, _options(flow, call, scope)))
+            continue
+        api = flow.sinks.api_of(call, scope)
+        if api is None or api == PROMPTCACHE:
+            continue
+        content = _options(flow, call, scope)
+        if any(v.expr is not None for k in SINK_KEYWORDS for v in content.get(k)):
+            out.append(Request(Sink(call, scope, api), content))
+    _MEMO[flow] = out
+    return out
+
+
+def is_anthropic(req: Request) -> bool:
+    """A call of Anthropic's API, or of a Claude model (a literal ``model=``) through LiteLLM."""
+    if req.api == "anthropic":
+        return True
+    model = req.value("model")
+    return (req.api == "litellm" and model is not None and isinstance(model.expr, cst.SimpleString)
+            and "claude" in model.expr.value.lower())
+
+
+__all__ = ["Request", "is_anthropic", "requests"]
