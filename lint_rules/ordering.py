@@ -145,6 +145,9 @@ class ToolsFromUnorderedCollection(FlowRule):
         # Issue 11 review: a loop over the sorted set fills the list in a fixed order.
         _OPENAI + "class Agent:\n    def __init__(self, tools):\n        self.tool_names = set(t['function']['name'] for t in tools)\n        self.by_name = {t['function']['name']: t for t in tools}\n    def step(self, messages):\n        tools = []\n        for name in sorted(self.tool_names):\n            tools.append(self.by_name[name])\n        return client.chat.completions.create(model='m', messages=messages, tools=tools)\n",
         _OPENAI + "def ask(messages, enabled: set[str], tool_specs: dict):\n    return client.chat.completions.create(model='m', messages=messages, tools=[tool_specs[n] for n in sorted(enabled)])\n",
+        # Issue 11 (gptme mcp_adapter.py): a tool object holding a set as a field (capability tags used to filter
+        # tools) is not ordered by it; the list of tools keeps the order it was filled in.
+        _OPENAI + "from .base import ToolSpec\ndef mcp_tools(servers):\n    specs = []\n    for server in servers:\n        for tool in server.tools:\n            hints: frozenset[str] = frozenset()\n            if tool.annotations:\n                hints = frozenset(tool.annotations.tags)\n            specs.append(ToolSpec(name=tool.name, description=tool.description, hints=hints))\n    return specs\ndef ask(q, servers):\n    return client.chat.completions.create(model='m', messages=[q], tools=[s.to_param() for s in mcp_tools(servers)])\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "from .specs import SPECS\ndef run(q, extra):\n    names = {'a', 'b'} | set(extra)\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n", line=6),
@@ -154,6 +157,8 @@ class ToolsFromUnorderedCollection(FlowRule):
         Invalid(_OPENAI + "REGISTRY = {'a': {'type': 'function'}, 'b': {'type': 'function'}}\ndef ask(q, allowed):\n    names = REGISTRY.keys() & allowed\n    return client.chat.completions.create(model='m', messages=[], tools=[REGISTRY[n] for n in names])\n", line=6),
         Invalid("from promptcache import PromptBuilder\nfrom .specs import SPECS\ndef base(extra):\n    return PromptBuilder(tool_order='registered').tools([SPECS[n] for n in set(extra)])\n", line=4),
         Invalid(_OPENAI + "REGISTRY = {'a': {'type': 'function'}, 'b': {'type': 'function'}}\ndef ask(q, disabled):\n    names = REGISTRY.keys() - disabled\n    return client.chat.completions.create(model='m', messages=[], tools=[REGISTRY[n] for n in names])\n", line=6),
+        # ... but a sequence built from a set and held as a field is ordered by the set (the schema's `required`).
+        Invalid(_OPENAI + "from .base import Tool\ndef ask(q, names, fields):\n    required = list(set(fields))\n    tools = [Tool(name=n, parameters={'type': 'object', 'required': required}) for n in names]\n    return client.chat.completions.create(model='m', messages=[q], tools=tools)\n", line=7),
         # Issue 11 review (snips/c2_tools_set_loop.py): a `for` loop over a set fills the tool list in hash order.
         Invalid(_OPENAI + "class Agent:\n    def __init__(self, tools):\n        self.tool_names = set(t['function']['name'] for t in tools)\n        self.by_name = {t['function']['name']: t for t in tools}\n    def step(self, messages):\n        tools = []\n        for name in self.tool_names:\n            tools.append(self.by_name[name])\n        return client.chat.completions.create(model='m', messages=messages, tools=tools)\n", line=11),
         # Issue 11: a tool-named builder whose result the module sends as tools= (through a name) is a tool builder,

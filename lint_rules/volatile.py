@@ -286,6 +286,9 @@ class PerRequestDataInSystemPrompt(FlowRule):
         # Issue 11 (pydantic-evals): parameters typed as a class are code; a count whose only value in the module is
         # its default is a setting.
         _CLAUDE + "from typing import Sequence\ndef generate(*, dataset_type: type[Dataset], evaluators: Sequence[type[Evaluator]] = (), n_examples: int = 3):\n    schema = dataset_type.schema_with(evaluators)\n    return client.messages.create(model='m', system=f'Follow this schema:\\n{schema}\\nInclude {n_examples} cases.', messages=[])\n",
+        # Issue 11 (gptme llm_anthropic.py): an optional class, annotated in a string, is code as well.
+        _CLAUDE + "from pydantic import BaseModel\ndef chat(messages, output_schema: 'type[BaseModel] | None' = None):\n    system = [{'type': 'text', 'text': 'Be brief.'}]\n    if output_schema is not None:\n        system.append({'type': 'text', 'text': f'Answer as {output_schema.__name__}: {output_schema.model_json_schema()}'})\n    return client.messages.create(model='m', system=system, messages=messages)\n",
+        _CLAUDE + "from typing import Optional\ndef chat(messages, schema: Optional[type[Answer]] = None):\n    return client.messages.create(model='m', system=f'Schema: {schema}', messages=messages)\n",
         # Issue 11 (aider): the `locale` module and Babel's `Locale` class are code; the host's locale is per process.
         _CLAUDE + "import locale\ntry:\n    from babel import Locale\nexcept ImportError:\n    Locale = None\ndef ask(q):\n    lang = Locale.parse(locale.getlocale()[0]).get_display_name('en') if Locale else 'English'\n    return client.messages.create(model='m', system=f'Reply in {lang}.', messages=[q])\n",
         # Issue 11 (openai-agents-python): a value a script's entry point reads once (`input()` in `main()`, outside

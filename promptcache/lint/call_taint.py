@@ -15,6 +15,7 @@ from promptcache.lint import sources as S
 from promptcache.lint.expressions import argument, has_text, key_text, variadic_arguments
 from promptcache.lint.fields import flat_items
 from promptcache.lint.index import Scope
+from promptcache.lint.iteration_order import set_valued
 from promptcache.lint.rendering import rendered_whole
 from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
 from promptcache.lint.value_syntax import constructor_call, date_format, literal_key
@@ -28,6 +29,19 @@ class CallTaint:
 
     # -- calls -----------------------------------------------------------------
     def _call(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
+        t = self._call_value(e, scope)
+        if constructor_call(e.func) and any(s.kind in S.ORDER_KINDS for s in t):
+            # `ToolSpec(name=n, hints=frozenset(tags))`: an object holding a set as a field is not ordered by it;
+            # only a sequence built from the set is (gptme's MCP tool specs; issue 11)
+            fields = [a.value for a in e.args if a.keyword is not None and set_valued(a.value, self.index, scope)]
+            if fields:
+                held_ids = {id(f) for f in fields}
+                rest = self.union([a.value for a in e.args if id(a.value) not in held_ids], scope)
+                held = frozenset(s for s in self.union(fields, scope) if s.kind not in S.ORDER_KINDS)
+                t = frozenset(s for s in t if s.kind not in S.ORDER_KINDS or s in rest) | held
+        return t
+
+    def _call_value(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
         func = e.func
         qualified = self.index.qualified(func, scope)
         method = func.attr.value if isinstance(func, cst.Attribute) else None

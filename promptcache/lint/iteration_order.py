@@ -39,3 +39,28 @@ def set_annotation(param: cst.CSTNode) -> bool:
     if isinstance(ann, cst.Attribute):
         return ann.attr.value in _SET_TYPES
     return isinstance(ann, cst.Name) and ann.value in _SET_TYPES
+
+
+def set_valued(expr: cst.BaseExpression, index, scope) -> bool:
+    """``expr`` holds a set itself (not a sequence built from one): a set literal or comprehension, a ``set()`` /
+    ``frozenset()`` call, or a name every binding of which is one of those or is annotated as a set."""
+    if isinstance(expr, (cst.Set, cst.SetComp)):
+        return True
+    if isinstance(expr, cst.Call):
+        return index.qualified(expr.func, scope) in ("set", "frozenset")
+    if not isinstance(expr, cst.Name):
+        return False
+    _, bindings = index.lookup(expr.value, scope)
+    if not bindings:
+        return False
+    for b in bindings:
+        ann = b.node.annotation.annotation if isinstance(b.node, (cst.AnnAssign, cst.Param)) and b.node.annotation else None
+        if isinstance(ann, cst.Subscript):
+            ann = ann.value
+        if isinstance(ann, (cst.Name, cst.Attribute)) and (ann.value if isinstance(ann, cst.Name) else ann.attr.value) in _SET_TYPES:
+            continue
+        if b.kind in ("assign", "walrus") and b.element < 0 and b.value is not None and not isinstance(b.value, cst.Name) \
+                and set_valued(b.value, index, b.scope):
+            continue
+        return False
+    return True

@@ -48,6 +48,17 @@ def class_annotation(param: cst.CSTNode) -> bool:
 
 
 def _setting_type(ann: cst.BaseExpression) -> bool:
+    if isinstance(ann, cst.SimpleString):  # a string annotation: "type[BaseModel] | None" (gptme; issue 11)
+        try:
+            return _setting_type(cst.parse_expression(ann.evaluated_value))
+        except (cst.ParserSyntaxError, ValueError, TypeError):
+            return False
+    if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):  # type[X] | None
+        sides = [x for x in (ann.left, ann.right) if not (isinstance(x, cst.Name) and x.value == "None")]
+        return bool(sides) and all(_setting_type(x) for x in sides)
+    if isinstance(ann, cst.Subscript) and isinstance(ann.value, cst.Name) and ann.value.value == "Optional" \
+            and len(ann.slice) == 1 and isinstance(ann.slice[0].slice, cst.Index):
+        return _setting_type(ann.slice[0].slice.value)
     if isinstance(ann, cst.Name):
         return ann.value in _CLASS_TYPES
     if isinstance(ann, cst.Attribute):
