@@ -19,6 +19,11 @@ _CC = '"cache_control": {"type": "ephemeral"}'
 _B2 = 'import anthropic\nfrom datetime import datetime\nclient = anthropic.Anthropic()\nRULES = "You are a support agent."\n'
 
 
+def _at_import(issue) -> bool:
+    """Every volatile source of ``issue`` is read once, when its module is imported (fixed per process)."""
+    return bool(issue.sources) and all(s.import_time for s in issue.sources if s.kind == S.VOLATILE)
+
+
 def _daily(issue) -> bool:
     """Every volatile source of ``issue`` is a clock read formatted as a date (it changes once a day)."""
     return bool(issue.sources) and all(s.daily for s in issue.sources if s.kind == S.VOLATILE)
@@ -51,7 +56,10 @@ class VolatileInSystemPrompt(FlowRule):
     ``{now:%Y-%m-%d}``) changes the prefix once a day instead: the first
     request of each day writes a new cache entry and the rest of the day
     reads it. That finding says "as a date ... once a day" and is a
-    **warning**, not an error.
+    **warning**, not an error. So is a clock read once, when the module is
+    imported (a module constant ``SYSTEM = f"Started {datetime.now()}"``): the
+    prefix is fixed per process, and each process started at another time
+    sends another one.
 
     ## Use instead
     ```python
@@ -89,6 +97,12 @@ class VolatileInSystemPrompt(FlowRule):
         "day writes a new cache entry instead of reading the old one; move the {value} into the final user message"
     )
 
+    import_message = (
+        "{sources} {reach} {slot} once, when the module is imported: the prefix is fixed for the life of the "
+        "process (and the value goes stale in a long-running one), and each process started at another time sends "
+        "another prefix; move the {value} into the final user message"
+    )
+
     def findings(self, flow) -> list:
         """A volatile source on a value that reaches the system prompt (identities on it are named too)."""
         if flow.area != "system" or not flow.has(S.VOLATILE) or flow.after_last_breakpoint:
@@ -98,13 +112,15 @@ class VolatileInSystemPrompt(FlowRule):
     def issue_message(self, issue):
         """A clock read only as a date says that it changes once a day, not on every request (issue 11)."""
         message = super().issue_message(issue)
+        if _at_import(issue) and hasattr(message, "template"):
+            return dataclasses.replace(message, template=self.import_message)
         if _daily(issue) and hasattr(message, "template"):
             return dataclasses.replace(message, template=self.daily_message)
         return message
 
     def issue_severity(self, issue):
         """A clock read only as a date costs one cache write a day: a warning, not an error (issue 11)."""
-        return Severity.WARNING if _daily(issue) else None
+        return Severity.WARNING if _daily(issue) or _at_import(issue) else None
 
     VALID = [
         # Issue 11: a system block after the last cache breakpoint of the request is never cached.
@@ -182,6 +198,8 @@ class VolatileInSystemPrompt(FlowRule):
         Invalid(_OPENAI + "import uuid\nclass Chat:\n    def __init__(self):\n        self.sid = uuid.uuid4().hex\n        self.messages = [{'role': 'system', 'content': f'Session {self.sid}'}]\n    def ask(self):\n        return client.chat.completions.create(model='m', messages=self.messages)\n", line=7),
         Invalid("import time\nfrom langchain_core.messages import SystemMessage\nsystem = SystemMessage(content=f\"Received {time.strftime('%H:%M')}\")\n", line=3),
         Invalid("import anthropic\nfrom datetime import date\nSYSTEM_PROMPT = 'Today is ' + str(date.today())\n", line=3),
+        # Read once at import (claude-quickstarts' loop.py, mem0's prompts.py): reported as fixed per process.
+        Invalid(_CLAUDE + "from datetime import datetime\nSYSTEM = f'Started at {datetime.now()}. Be brief.'\ndef ask(q):\n    return client.messages.create(model='m', system=SYSTEM, messages=[q])\n", line=4),
         # The same builder with the date in its system layer: a prefix slot.
         Invalid("from datetime import date\nfrom promptcache import PromptBuilder\ntoday = date.today().isoformat()\nprompt = PromptBuilder().system('Be brief.', f'Today is {today}.').user('hi').build()\n", line=4),
         # Issue 11 Build 2, `system += ...`:

@@ -9,6 +9,8 @@ left symbolic; a call substitutes its arguments: :meth:`CallTaint.bind_params`).
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from promptcache.lint import sources as S
@@ -41,6 +43,15 @@ class CallTaint:
                 t = frozenset(s for s in t if s.kind not in S.ORDER_KINDS or s in rest) | held
         return t
 
+    def _at_import(self, node: cst.CSTNode) -> bool:
+        """``node`` runs when its module is imported: no function or lambda encloses it."""
+        node = self.parents.get(node)
+        while node is not None:
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+                return False
+            node = self.parents.get(node)
+        return True
+
     def _call_value(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
         func = e.func
         qualified = self.index.qualified(func, scope)
@@ -51,7 +62,10 @@ class CallTaint:
         if qualified is not None:
             if S.volatile_call(qualified, len(e.args)) or qualified in self.extra_volatile:
                 daily = qualified in S.DATE_CALLS or qualified == "time.strftime" and date_format(args[0] if args else None)
-                return as_daily(frozenset({source(S.VOLATILE, f"{qualified}()", e)}), daily)
+                found = source(S.VOLATILE, f"{qualified}()", e)
+                if self._at_import(e):
+                    found = dataclasses.replace(found, import_time=True)
+                return as_daily(frozenset({found}), daily)
             if S.shuffle_call(qualified):
                 return frozenset({source(S.SHUFFLED, f"{qualified}()", e)})
             if S.env_call(qualified):

@@ -256,6 +256,7 @@ class Source:
     templated: bool = False
     picked: bool = False  # one element picked from a parameter by position (`messages[-1]`): not the whole list
     daily: bool = False  # a clock read formatted as a date (`date.today()`, `strftime("%Y-%m-%d")`): changes once a day
+    import_time: bool = False  # read once, when the module is imported (module or class body): fixed per process
     origin: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
 
 
