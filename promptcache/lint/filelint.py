@@ -8,6 +8,7 @@ what to do.
 from __future__ import annotations
 
 import ast
+import gc
 import re
 import sys
 from collections.abc import Sequence
@@ -30,6 +31,12 @@ from promptcache.lint.walk import TreeFacts, walk
 
 
 _RECURSION_LIMIT = 30_000
+# Collector thresholds while one file is parsed and linted. A parse allocates about 400,000 nodes per MB of
+# source, all of which survive until the file is done; at the default thresholds (700, 10, 10) the cyclic
+# collector walks them again and again (pydantic-ai's 555 parsed files, one process: 37 s of CPU against 40 s,
+# 2026-12-02). The trees are freed by reference counting; collecting less often frees the same memory.
+# Restored after the file; a collector the caller disabled (threshold 0) stays disabled.
+_GC_THRESHOLDS = (50_000, 20, 100)
 _STATED_POSITION = re.compile(r"error at (\d+):(\d+)")
 _NOQA_BYTES = re.compile(rb"(?i)noqa")
 
@@ -111,6 +118,9 @@ def lint_bytes(
         return FileResult(path)
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))  # long `a + b + ...` chains nest one level per operand
+    thresholds = gc.get_threshold()
+    if thresholds[0]:
+        gc.set_threshold(*(max(ours, theirs) for ours, theirs in zip(_GC_THRESHOLDS, thresholds)))
     try:
         parsed = parse(data, path)
         if isinstance(parsed, Finding):
@@ -122,6 +132,7 @@ def lint_bytes(
             return FileResult(path, [unparsable(path, reason)], True)
     finally:
         sys.setrecursionlimit(limit)
+        gc.set_threshold(*thresholds)
 
 
 def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prompt_module, skip) -> FileResult:

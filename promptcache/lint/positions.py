@@ -8,7 +8,8 @@ The ranges follow ``PositionProvider``'s syntactic rules for expressions and
 simple statements (start at the first token, end after the last one); for
 compound statements the header's start is used.
 
-Only files with findings pay for it, once.
+Only files with findings pay for it, once, and only up to the last of the
+requested nodes: the code generation stops as soon as every one has its range.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ _LINE = re.compile(r".*?(?:\r\n|\r|\n)|.+$", re.DOTALL)
 Range = tuple[int, int, int, int]
 
 
+class _AllFound(Exception):
+    """Raised inside the code generation once every requested node has its range (nothing after it matters)."""
+
+
 if _CodegenState is not None:
 
     @dataclass
@@ -42,6 +47,7 @@ if _CodegenState is not None:
         line: int = 1
         column: int = 0
         stack: list = field(default_factory=list)
+        done: set = field(default_factory=set)  # targets whose whole code has been generated
 
         def add_indent_tokens(self) -> None:
             for token in self.indent_tokens:
@@ -64,6 +70,11 @@ if _CodegenState is not None:
             if node in self.targets:
                 line, column = self.stack.pop()
                 self.found.setdefault(node, (line, column, self.line, self.column))
+                # A node's range is final once its own code is generated (the syntactic range, recorded
+                # inside it, wins over this one): stop when that holds for every target.
+                self.done.add(node)
+                if len(self.done) == len(self.targets):
+                    raise _AllFound
 
         def record_syntactic_position(self, node, *, start_node=None, end_node=None):
             if node in self.targets:
@@ -105,5 +116,8 @@ def node_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[cst.CS
         default_newline=module.default_newline,
         targets=targets,
     )
-    module._codegen(state)
+    try:
+        module._codegen(state)
+    except _AllFound:
+        pass
     return state.found

@@ -49,6 +49,10 @@ _SKIP_PREFIXES = (
 )
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+# What a field value is, by its type: 1 a node, 2 a tuple or list (of nodes, maybe), 0 anything else.
+# A dict lookup on the exact type instead of ``isinstance(value, cst.CSTNode)``: CSTNode is an ABC, whose
+# isinstance check costs about ten times a dict lookup, and the walk asks it for every field of every node.
+_KIND: dict[type, int] = {}
 
 
 def _child_fields(tp: type) -> tuple[str, ...]:
@@ -61,16 +65,34 @@ def _child_fields(tp: type) -> tuple[str, ...]:
     return names
 
 
+def _kind(tp: type) -> int:
+    kind = _KIND.get(tp)
+    if kind is None:
+        kind = _KIND[tp] = 1 if issubclass(tp, cst.CSTNode) else 2 if issubclass(tp, (tuple, list)) else 0
+    return kind
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The syntactic children of ``node`` in source order (no whitespace nodes), as a list."""
+    out: list[cst.CSTNode] = []
+    for name in _FIELDS.get(type(node)) or _child_fields(type(node)):
+        value = getattr(node, name)
+        kind = _KIND.get(type(value))
+        if kind is None:
+            kind = _kind(type(value))
+        if kind == 1:
+            out.append(value)
+        elif kind == 2:
+            for item in value:
+                item_kind = _KIND.get(type(item))
+                if item_kind == 1 or (item_kind is None and _kind(type(item)) == 1):
+                    out.append(item)
+    return out
+
+
 def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Yield the syntactic children of ``node`` in source order (no whitespace nodes)."""
-    for name in _child_fields(type(node)):
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (tuple, list)):
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item
+    yield from children(node)
 
 
 def descendants(node: cst.CSTNode | None, types: type | tuple[type, ...]) -> Iterator[cst.CSTNode]:
@@ -81,7 +103,7 @@ def descendants(node: cst.CSTNode | None, types: type | tuple[type, ...]) -> Ite
         if isinstance(current, types):
             yield current
         if not isinstance(current, cst.Lambda):
-            stack.extend(iter_children(current))
+            stack.extend(children(current))
 
 
 class TreeFacts:
@@ -123,19 +145,13 @@ def _dispatch_table(visitors: Sequence[object]):
     cache: dict[type, tuple[tuple, tuple]] = {}
 
     def lookup(tp: type) -> tuple[tuple, tuple]:
-        entry = cache.get(tp)
-        if entry is None:
-            name = tp.__name__
-            visits = tuple(
-                m for v in visitors if (m := getattr(v, "visit_" + name, None)) is not None
-            )
-            leaves = tuple(
-                m for v in visitors if (m := getattr(v, "leave_" + name, None)) is not None
-            )
-            entry = cache[tp] = (visits, leaves)
+        name = tp.__name__
+        visits = tuple(m for v in visitors if (m := getattr(v, "visit_" + name, None)) is not None)
+        leaves = tuple(m for v in visitors if (m := getattr(v, "leave_" + name, None)) is not None)
+        entry = cache[tp] = (visits, leaves)
         return entry
 
-    return lookup
+    return cache, lookup
 
 
 def walk(module: cst.Module, visitors: Sequence[object], facts: TreeFacts | None = None) -> TreeFacts:
@@ -148,23 +164,41 @@ def walk(module: cst.Module, visitors: Sequence[object], facts: TreeFacts | None
     facts = facts if facts is not None else TreeFacts()
     parent_of = facts.parent
     order = facts.order
-    lookup = _dispatch_table(visitors)
-    stack: list[tuple[cst.CSTNode, bool]] = [(module, False)]
+    cache, lookup = _dispatch_table(visitors)
+    # Entries are nodes to visit, or (node, leaves) pairs to leave: a node is pushed for leaving only when
+    # some visitor has a leave_ callback for its type (the callbacks run in the same order either way).
+    stack: list = [module]
     counter = 0
+    pop, push = stack.pop, stack.append
+    fields, kinds = _FIELDS, _KIND
     while stack:
-        node, leaving = stack.pop()
-        visits, leaves = lookup(type(node))
-        if leaving:
-            for leave in leaves:
-                leave(node)
+        node = pop()
+        if type(node) is tuple:
+            for leave in node[1]:
+                leave(node[0])
             continue
+        tp = type(node)
+        entry = cache.get(tp) or lookup(tp)
         order[node] = counter
         counter += 1
-        for visit in visits:
+        for visit in entry[0]:
             visit(node)
-        stack.append((node, True))
-        children = list(iter_children(node))
-        for child in reversed(children):
+        if entry[1]:
+            push((node, entry[1]))
+        kids = []
+        for name in fields.get(tp) or _child_fields(tp):
+            value = getattr(node, name)
+            kind = kinds.get(type(value))
+            if kind is None:
+                kind = _kind(type(value))
+            if kind == 1:
+                kids.append(value)
+            elif kind == 2:
+                for item in value:
+                    item_kind = kinds.get(type(item))
+                    if item_kind == 1 or (item_kind is None and _kind(type(item)) == 1):
+                        kids.append(item)
+        for child in reversed(kids):
             parent_of[child] = node
-            stack.append((child, False))
+            push(child)
     return facts
