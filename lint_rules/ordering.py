@@ -131,6 +131,9 @@ class ToolsFromUnorderedCollection(FlowRule):
         return NodeFix(f"Wrap {wraps}{where}", Applicability.UNSAFE, replacements)
 
     VALID = [
+        # Issue 11: tools of a request dict sent as `**params`, from a sorted set; a client returned by a call.
+        _CLAUDE + "TOOLS = {'search': {'name': 'search'}, 'fetch': {'name': 'fetch'}}\ndef ask(history, enabled):\n    params = {'model': 'm', 'max_tokens': 512, 'messages': history}\n    params['tools'] = [TOOLS[n] for n in sorted(set(enabled))]\n    return client.messages.create(**params)\n",
+        _OPENAI + "TOOLS = {'search': {'type': 'function'}, 'fetch': {'type': 'function'}}\nclass Agent:\n    def _get_client(self):\n        return client\n    def step(self, messages, enabled):\n        return self._get_client().chat.completions.create(model='m', messages=messages, tools=[TOOLS[n] for n in sorted(enabled)])\n",
         # Issue 11 (pydantic-ai): a function named after the MCP call maps its result into message parts.
         # A tool-named function whose calls in the module put its result into message parts, not into tools=
         # (pydantic-ai maps an MCP list_tools *output item*; issue 11): a data-flow reason, not its name.
@@ -150,6 +153,9 @@ class ToolsFromUnorderedCollection(FlowRule):
         _OPENAI + "from .base import ToolSpec\ndef mcp_tools(servers):\n    specs = []\n    for server in servers:\n        for tool in server.tools:\n            hints: frozenset[str] = frozenset()\n            if tool.annotations:\n                hints = frozenset(tool.annotations.tags)\n            specs.append(ToolSpec(name=tool.name, description=tool.description, hints=hints))\n    return specs\ndef ask(q, servers):\n    return client.chat.completions.create(model='m', messages=[q], tools=[s.to_param() for s in mcp_tools(servers)])\n",
     ]
     INVALID = [
+        # Issue 11: tools of a request dict sent as `**params`, from a set; a client returned by a call (OpenHands).
+        Invalid(_CLAUDE + "TOOLS = {'search': {'name': 'search'}, 'fetch': {'name': 'fetch'}}\ndef ask(history, enabled):\n    params = {'model': 'm', 'max_tokens': 512, 'messages': history}\n    params['tools'] = [TOOLS[n] for n in set(enabled)]\n    return client.messages.create(**params)\n", line=6),
+        Invalid(_OPENAI + "TOOLS = {'search': {'type': 'function'}, 'fetch': {'type': 'function'}}\nclass Agent:\n    def _get_client(self):\n        return client\n    def step(self, messages, enabled):\n        return self._get_client().chat.completions.create(model='m', messages=messages, tools=[TOOLS[n] for n in set(enabled)])\n", line=8),
         Invalid(_OPENAI + "from .specs import SPECS\ndef run(q, extra):\n    names = {'a', 'b'} | set(extra)\n    return client.chat.completions.create(model='m', messages=[], tools=[SPECS[n] for n in names])\n", line=6),
         Invalid(_CLAUDE + "from .skills import SKILLS\ndef run(active):\n    names = {t for s in active for t in SKILLS[s]}\n    return client.messages.create(model='m', messages=[], tools=[{'name': n} for n in names])\n", line=6),
         Invalid(_CLAUDE + "def run(specs):\n    tools = list(frozenset(specs))\n    return client.messages.create(model='m', messages=[], tools=tools)\n", line=5),

@@ -123,6 +123,13 @@ class VolatileInSystemPrompt(FlowRule):
         return Severity.WARNING if _daily(issue) or _at_import(issue) else None
 
     VALID = [
+        # Issue 11: a request built as a dict and sent as `**params`, the clock in the newest user turn; a system entry
+        # overwritten with a constant before the call; a clock block after the last breakpoint of the dict's system.
+        _B2 + 'def ask(history, q):\n    params = {"model": "m", "max_tokens": 512, "system": RULES}\n    params["messages"] = history + [{"role": "user", "content": f"[{datetime.now():%H:%M}] {q}"}]\n    return client.messages.create(**params)\n',
+        _B2 + 'def ask(history, q):\n    params = {"model": "m", "max_tokens": 512, "system": f"{RULES}\\nNow: {datetime.now()}"}\n    params["system"] = RULES\n    return client.messages.create(**params, messages=history + [q])\n',
+        _B2 + f'def ask(history, q):\n    params = {{"model": "m", "max_tokens": 512, "messages": history + [q]}}\n    params["system"] = [{{"type": "text", "text": RULES, {_CC}}}, {{"type": "text", "text": f"Now: {{datetime.now()}}"}}]\n    return client.messages.create(**params)\n',
+        # Issue 11 (crewAI, OpenHands): a client returned by a call, constant system, clock in the user turn.
+        _B2 + 'class Agent:\n    def _get_client(self):\n        return client\n    def ask(self, history, q):\n        return self._get_client().messages.create(model="m", max_tokens=512, system=RULES, messages=history + [{"role": "user", "content": f"{datetime.now():%H:%M} {q}"}])\n',
         # Issue 11: a system block after the last cache breakpoint of the request is never cached.
         _CLAUDE + f"from datetime import datetime\nRULES = open('rules.md').read()\ndef ask(q, history):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'Now: {{datetime.now()}}'}}], messages=history + [q])\n",
         # Issue 11 (pydantic-ai): a run id passed to a class beside its content is metadata (`RunContext(run_id=...)`);
@@ -167,6 +174,10 @@ class VolatileInSystemPrompt(FlowRule):
         _B2 + 'class Agent:\n    def _system(self):\n        return RULES + "\\nBe brief."\n    def _user(self, q):\n        return {"role": "user", "content": f"{datetime.now().isoformat()} {q}"}\n    def turn(self, history, q):\n        return client.messages.create(model="m", system=self._system(), messages=history + [self._user(q)])\n',
     ]
     INVALID = [
+        # Issue 11: a clock in the system of a request dict sent as `**params`; a client returned by a call (crewAI).
+        Invalid(_B2 + 'def ask(history, q):\n    params = {"model": "m", "max_tokens": 512, "system": f"{RULES}\\nNow: {datetime.now()}", "messages": history + [q]}\n    return client.messages.create(**params)\n', line=6),
+        Invalid(_B2 + 'def ask(history, q, tools):\n    params = dict(model="m", max_tokens=512, messages=history + [q])\n    if tools:\n        params["tools"] = tools\n    params["system"] = f"{RULES}\\nNow: {datetime.now():%H:%M}"\n    return client.messages.create(**params)\n', line=9),
+        Invalid(_B2 + 'class Agent:\n    def _get_client(self):\n        return client\n    def ask(self, history, q):\n        return self._get_client().messages.create(model="m", max_tokens=512, system=f"{RULES}\\nNow: {datetime.now():%H:%M}", messages=history + [q])\n', line=9),
         # A breakpoint added to the newest message at run time puts the system blocks before it.
         Invalid(_CLAUDE + f"from datetime import datetime\nRULES = open('rules.md').read()\ndef ask(q, history):\n    history[-1]['content'][-1]['cache_control'] = {{'type': 'ephemeral'}}\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'Now: {{datetime.now()}}'}}], messages=history + [q])\n", line=7),
         # The field a local factory fills from the clock still carries it.
@@ -293,6 +304,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
         return []
 
     VALID = [
+        # Issue 11: a request dict sent as `**params` with the user's name in the newest user turn.
+        _CLAUDE + "def ask(user, history, q):\n    params = {'model': 'm', 'max_tokens': 512, 'system': 'You are helpful.'}\n    params['messages'] = history + [{'role': 'user', 'content': f'{user.name}: {q}'}]\n    return client.messages.create(**params)\n",
         _CLAUDE + f"RULES = open('rules.md').read()\ndef ask(user, q):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'You talk to {{user.name}}.'}}], messages=[q])\n",
         # Issue 11 (openai-agents-python): a task definition built from constants only (scenario steps) is the same
         # in every process, and a pytest module's functions are called only by it.
@@ -327,6 +340,9 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + "reading_level = 'grade 8'\ndef ask(q):\n    return client.messages.create(model='m', system=f'Write at {reading_level}.', messages=[])\n",
     ]
     INVALID = [
+        # Issue 11: the user's name in the system of a request dict sent as `**params`; a client returned by a call.
+        Invalid(_CLAUDE + "def ask(user, history, q):\n    params = dict(model='m', max_tokens=512, messages=history + [q])\n    params['system'] = f'You talk to {user.name}.'\n    return client.messages.create(**params)\n", line=5),
+        Invalid(_CLAUDE + "def get_client():\n    return client\ndef ask(user, q):\n    return get_client().messages.create(model='m', max_tokens=512, system=f'You talk to {user.name}.', messages=[q])\n", line=6),
         # Issue 11 review: the exclusions above are data flow, not names. A language detected from the newest
         # message of the `messages` parameter; a per-user number or plan choice however it is annotated; a
         # per-user `.instructions` read into another slot; a library module with a `def test_*` health check.

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint.request_view import Request, request_of
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -98,14 +99,20 @@ def system_blocks_after_last_breakpoint(flow: FlowAnalysis, sink: Sink) -> set[i
     built by a call the module cannot see into (``history = mark_last(history)``: an imported helper may mark
     them; issue 11 review).
     """
-    found = _literal_list(flow, sink.kw("system"), sink.scope)
-    if found is None or sink.kw("cache_control") is not None or _opaque_messages(flow, sink):
+    req = request_of(flow, sink.call)
+    if req is None:
+        return set()
+    system, tools, messages = (_one(req, name) for name in ("system", "tools", "messages"))
+    if system is None or tools is None or messages is None or _one(req, "cache_control") != ():
+        return set()  # an option the code does not show (an escaping `**params` dict), or top-level caching
+    found = _literal_list(flow, *system) if system else None
+    if found is None or _opaque_messages(flow, *(messages or (None, sink.scope))):
         return set()
     blocks = [el.value for el in found[0].elements]
     marked = [i for i, b in enumerate(blocks) if has_cache_control(b)]
     if not marked:
         return set()
-    lists = [found[0]] + [x[0] for x in [_literal_list(flow, sink.kw("tools"), sink.scope)] if x is not None]
+    lists = [found[0]] + [x[0] for x in [_literal_list(flow, *tools) if tools else None] if x is not None]
     inside = {id(n) for lst in lists for n in _strings(lst)}
     if any(id(n) not in inside for n in _strings(flow.module)):
         return set()
@@ -115,10 +122,19 @@ def system_blocks_after_last_breakpoint(flow: FlowAnalysis, sink: Sink) -> set[i
 _COPIES = frozenset({"list", "tuple", "copy.copy", "copy.deepcopy"})
 
 
-def _opaque_messages(flow: FlowAnalysis, sink: Sink) -> bool:
-    """True when ``messages=`` (or a local name it reads, through its bindings) is built by a call other than
+def _one(req: Request, name: str) -> tuple | None:
+    """``(expression, scope)`` of the one value option ``name`` has (keyword or ``**params`` entry); ``()`` when
+    it is not sent; None when the code does not show it or it may take several values."""
+    value = req.value(name)
+    if value is None:
+        return None
+    return () if value.expr is None else (value.expr, value.scope)
+
+
+def _opaque_messages(flow: FlowAnalysis, messages: cst.BaseExpression | None, scope: Scope) -> bool:
+    """True when ``messages`` (or a local name it reads, through its bindings) is built by a call other than
     a copy: a helper this module does not define may add a ``cache_control`` marker."""
-    pending = [(sink.kw("messages"), sink.scope)]
+    pending = [(messages, scope)]
     seen: set[int] = set()
     while pending:
         expr, scope = pending.pop()

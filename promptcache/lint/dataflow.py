@@ -37,6 +37,7 @@ from promptcache.lint.flow_facts import Flow, Issue, dedupe, identity
 from promptcache.lint.index import ModuleIndex, Scope
 from promptcache.lint.call_sites import CallSites
 from promptcache.lint.prompt_text import PromptText
+from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.slots import Slot
 from promptcache.lint.summaries import Summaries
@@ -249,13 +250,15 @@ class FlowAnalysis:
         """Shuffles in ``messages=`` / ``input=`` before the last message (few-shot examples, the
         history): all of them are part of the cached prefix."""
         flows = []
-        for sink in self.sinks.all():
-            for label, expr in sink.conversation():
-                if not isinstance(expr, (cst.List, cst.Tuple)) or len(expr.elements) < 2:
-                    continue
-                slot = Slot("messages", expr, sink.scope, self.holder_of(sink.scope), label, sink)
-                for el in expr.elements[:-1]:
-                    flows += [Flow(slot, node, t, "messages") for node, t in self.sites(el.value, sink.scope, frozenset({S.SHUFFLED}))]
+        sent = [(label, expr, sink.scope, sink) for sink in self.sinks.all() if not sink.is_request for label, expr in sink.conversation()]
+        sent += [(f"{kw}=", expr, scope, req.sink) for req in requests(self) for kw in ("messages", "input", "contents")
+                 for expr, scope in sent_values(req, kw)]  # keywords, and the entries of a `**params` request dict
+        for label, expr, scope, sink in sent:
+            if not isinstance(expr, (cst.List, cst.Tuple)) or len(expr.elements) < 2:
+                continue
+            slot = Slot("messages", expr, scope, self.holder_of(scope), label, sink)
+            for el in expr.elements[:-1]:
+                flows += [Flow(slot, node, t, "messages") for node, t in self.sites(el.value, scope, frozenset({S.SHUFFLED}))]
         return flows
 
     def innermost(self, issues: list[Issue]) -> list[Issue]:

@@ -6,8 +6,8 @@ PC306, PC501-PC503 and PC601-PC604 read requests through :func:`requests`: a cal
 that passes only ``**params``, or calls a client returned by a call (``self._get_client().messages.create``),
 is a request when its keywords or dict set one of the request keywords (``model``, ``messages``, ...:
 :data:`promptcache.lint.sinks.SINK_KEYWORDS`); a Twilio ``client.messages.create(**sms)`` with ``to`` and
-``body`` is not. Such calls are not sinks of the taint engine (:mod:`promptcache.lint.sinks`): only these
-rules read them.
+``body`` is not. The taint engine's prefix slots (:mod:`promptcache.lint.slots`) read the system, tools and
+messages of these requests through :func:`sent_values`.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _CONVERSATION = ("messages", "input", "contents")
 _MEMO: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_BY_CALL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass(eq=False)
@@ -107,6 +108,25 @@ def requests(flow: FlowAnalysis) -> list[Request]:
     return out
 
 
+def request_of(flow: FlowAnalysis, call: cst.Call) -> Request | None:
+    """The :class:`Request` of ``call``, or None when it is not a provider request."""
+    by_call = _BY_CALL.get(flow)
+    if by_call is None:
+        by_call = _BY_CALL[flow] = {id(r.call): r for r in requests(flow)}
+    return by_call.get(id(call))
+
+
+def sent_values(req: Request, name: str) -> list[tuple[cst.BaseExpression, Scope]]:
+    """``(expression, scope)`` for each value the request may send as option ``name`` (a keyword, or the
+    entries of the ``**`` dicts it passes: :mod:`promptcache.lint.request_dict`), for the taint rules' prefix
+    slots. Empty when any of them is one the code does not show (a dict that escapes, is aliased, or merges
+    something unreadable says nothing), or when the option is not sent."""
+    values = req.values(name)
+    if any(v.unseen for v in values):
+        return []
+    return [(v.expr, v.scope) for v in values if v.expr is not None]
+
+
 def is_anthropic(req: Request) -> bool:
     """A call of Anthropic's API, or of a Claude model (a literal ``model=``) through LiteLLM."""
     if req.api == "anthropic":
@@ -116,4 +136,4 @@ def is_anthropic(req: Request) -> bool:
             and "claude" in model.expr.value.lower())
 
 
-__all__ = ["Request", "is_anthropic", "requests"]
+__all__ = ["Request", "is_anthropic", "request_of", "requests", "sent_values"]

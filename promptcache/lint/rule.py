@@ -157,8 +157,24 @@ class FlowRule(LintRule):
 
         found = [issue for flow in self.flows() for issue in self.findings(flow)]
         if self.one_per_node:
-            found = dedupe(found)
+            found = self._reported_at_source(dedupe(found))
         return self.flow.innermost(found) if self.innermost_only else found
+
+    def _reported_at_source(self, issues: list) -> list:
+        """Drop an issue whose every source starts inside another issue of this rule elsewhere: a prompt constant
+        ``SYSTEM = f"...{date.today()}"`` is reported there, not again where ``system=`` (or a ``**params``
+        dict) reads it; one problem, one report (issue 11)."""
+        within = self.flow.facts.within
+
+        def elsewhere(i, j) -> bool:
+            return j is not i and not within(i.node, j.node) and not within(j.node, i.node)
+
+        out = []
+        for i in issues:
+            origins = [s.origin for s in i.sources]
+            if not origins or None in origins or not any(elsewhere(i, j) and all(within(o, j.node) for o in origins) for j in issues):
+                out.append(i)
+        return out
 
     def leave_Module(self, node: cst.Module) -> None:
         if not self.flow.is_llm_file:

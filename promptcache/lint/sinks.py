@@ -9,6 +9,9 @@ A call is a sink when its callee ends in ``.messages.create|stream``
 entry from the config, AND it passes at least one of ``model=``,
 ``messages=``, ``system=``, ``instructions=``, ``input=``, ``tools=``,
 ``contents=``: a Twilio ``client.messages.create(to=..., body=...)`` is not a sink.
+The callee may call a client returned by a call (``self._get_client().chat.completions.create``, crewAI,
+OpenHands, openai-agents: :func:`_call_path`). A call that passes the request only as ``**params`` is read by
+:mod:`promptcache.lint.request_view`, which the prefix slots read too.
 
 promptcache's own ``PromptBuilder(...).history(conversation)`` is a
 conversation sink (api ``promptcache``): the list or ``Conversation`` it is
@@ -106,7 +109,7 @@ class SinkFinder:
         if call in self._memo:
             return self._memo[call]
         found = None
-        api = self._api(call, scope)
+        api = self.api_of(call, scope)
         if api == PROMPTCACHE:
             found = Sink(call, scope, api) if history_argument(call) is not None else None
         elif api is not None and (api == "extra" or any(a.keyword is not None and a.keyword.value in SINK_KEYWORDS for a in call.args)):
@@ -117,12 +120,10 @@ class SinkFinder:
     def api_of(self, call: cst.Call, scope: Scope) -> str | None:
         """The api ``call``'s callee names, whatever its arguments, also through a client returned by a call
         (``self._get_client().chat.completions.create``); None when it names none. Such a call is a request
-        when its keywords or ``**params`` dict set a request keyword (:mod:`promptcache.lint.request_view`);
-        the taint engine's sinks stay those of :meth:`sink_at`."""
+        when its keywords or ``**params`` dict set a request keyword (:mod:`promptcache.lint.request_view`)."""
         return self._api(call, scope, _call_path(call.func))
 
-    def _api(self, call: cst.Call, scope: Scope, path: list[str] | None = None) -> str | None:
-        path = attribute_path(call.func) if path is None else path
+    def _api(self, call: cst.Call, scope: Scope, path: list[str]) -> str | None:
         if len(path) >= 3 and path[-2] == "messages" and path[-1] in ("create", "stream"):
             return "anthropic"
         if len(path) >= 4 and path[-3:-1] == ["chat", "completions"] and path[-1] in ("create", "parse", "stream"):

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.framework_slots import framework_slots
+from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.walk import descendants
 
@@ -167,9 +168,10 @@ def _user_turn(value: cst.BaseExpression | None) -> bool:
 def system_slots(flow: FlowAnalysis) -> list[Slot]:
     """System-prompt slots, prompt-named constants and prompt-builder returns, in source order."""
     c = _Collector(flow)
-    for sink in flow.sinks.all():
+    for req in requests(flow):  # keywords, and the entries of a `**params` request dict
         for kw in _SYSTEM_KEYWORDS:
-            c.add("system", sink.kw(kw), sink.scope, f"{kw}=", sink)
+            for expr, scope in sent_values(req, kw):
+                c.add("system", expr, scope, f"{kw}=", req.sink)
     if flow.is_llm_file:
         index = flow.index
         for node, scope in index.role_dicts:
@@ -249,6 +251,10 @@ def tool_slots(flow: FlowAnalysis) -> list[Slot]:
         if expr is None and flow.is_llm_file and isinstance(call.func, cst.Attribute) and call.func.attr.value == "bind_tools" and call.args:
             expr = call.args[0].value
         c.add("tools", expr, scope, "tools=", sink)
+    for req in requests(flow):  # `tools` of a `**params` request dict
+        if req.sink.kw("tools") is None:
+            for expr, scope in sent_values(req, "tools"):
+                c.add("tools", expr, scope, "tools=", req.sink)
     if flow.is_llm_file:
 
         def kind_of(value) -> str | None:
