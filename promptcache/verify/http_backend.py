@@ -158,7 +158,8 @@ class HTTPBackend:
                                        "logs 'server is listening', vLLM 'Application startup complete') and "
                                        "rerun") from exc
                 if model is None:
-                    raise BackendError(f"{self.name}/v1/models answered {exc.status_code}; pass --model NAME") from exc
+                    raise BackendError(f"{self.name}/v1/models answered {exc.status_code}: check that the URL is an "
+                                       "OpenAI-compatible server's root (or its /v1); if it is, pass --model NAME") from exc
                 return model, None
         if model is None:
             if not listed:

@@ -353,12 +353,13 @@ def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend:
     above = sum(1 for r in report.requests if r.cached_tokens > r.oracle_tokens)
     if above:
         report.notes.append(_above_oracle_note(above, len(report.requests), report.engine, reset_cache,
-                                               reset_refused, getattr(backend, "reset_advice", None)))
+                                               reset_refused, getattr(backend, "reset_advice", None),
+                                               backend.oracle_exact))
     return report
 
 
 def _above_oracle_note(count: int, total: int, engine: str, reset_cache: bool, reset_refused: str | None,
-                       reset_advice: str | None) -> str:
+                       reset_advice: str | None, exact: bool) -> str:
     """The note for requests that hit more than the oracle allows: a cache warm before the replay (what to do
     about it depends on whether the engine can reset: ``reset_advice`` is None when it can), or chunk reuse
     (llama-server ``--cache-reuse N`` shifts cached KV chunks that are not a common prefix)."""
@@ -368,9 +369,10 @@ def _above_oracle_note(count: int, total: int, engine: str, reset_cache: bool, r
         why = reset_advice or "rerun with --reset-cache"
     chunks = ("it reuses cached chunks beyond the common prefix (llama-server --cache-reuse N shifts KV)"
               if engine == "llama.cpp" else "it shares blocks the trace did not compute")
+    verdict = ("the verdict does not read them as a template that drops a layer" if exact else
+               "with an approximate oracle the verdict reads the measured hits, so replay on a cold server")
     return (f"the backend cached more than the oracle allows on {count} of {total} requests: its cache was warm "
-            f"before the replay ({why}) or {chunks}; these hits are not the app's and the verdict does not count "
-            "them against the template")
+            f"before the replay ({why}) or {chunks}; {verdict}")
 
 
 class ChatMLReference:

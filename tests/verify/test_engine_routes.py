@@ -70,7 +70,7 @@ class FakeEngine:
             return httpx2.Response(503, json={"error": {"message": "Loading model", "type": "unavailable_error",
                                                         "code": 503}})
         body = json.loads(request.read() or b"null")
-        if path == "/v1/models":
+        if path == "/v1/models" and self.owner != "not-openai":
             return httpx2.Response(200, json={"object": "list", "data": [
                 {"id": "m", "object": "model", "created": 0, "owned_by": self.owner, "root": "m",
                  "max_model_len": 32768}]})
@@ -196,7 +196,7 @@ def test_a_warm_llama_server_is_a_warm_cache_not_a_template_that_drops_history(s
         assert summary["app_verdict"].startswith("bad: history_rewritten")
         (warm,) = [note for note in summary["notes"] if "cached more than the oracle" in note]
         assert "llama-server --cache-reuse N" in warm and "restart the server to start cold" in warm
-        assert "rerun with --reset-cache" not in warm
+        assert "rerun with --reset-cache" not in warm and "does not read them as a template" in warm
 
 
 def test_a_server_of_no_known_engine_replays_as_a_generic_openai_server(records):
@@ -244,6 +244,8 @@ def test_a_wrong_engine_is_named_plainly(records):
     report = verify_trace(records[:1], vllm)
     error = report.requests[0].error
     assert "_NoRoute" not in error and "has no /apply-template route" in error and "pass --engine" in error
+    with pytest.raises(BackendError, match=r"/v1/models answered 404: check that the URL is an OpenAI-compatible"):
+        backend(FakeEngine("not-openai"))  # python -m http.server, say
     sglang = backend(FakeEngine("library", server_info="<html>not json</html>"), engine="sglang")
     assert sglang.block_size == 1 and any("does not expose its cache block size at /get_server_info" in note
                                           for note in sglang.notes)
