@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Iterator
+from typing import Any
 from contextlib import contextmanager
 
 import click
@@ -82,6 +83,16 @@ def loading_model(console: Console) -> Iterator[None]:
             yield
     except (ValueError, OSError, ImportError) as exc:
         raise ModelUnusable(str(exc)) from exc
+
+
+def engine_option(command: Any) -> Any:
+    """The ``--engine`` option of the commands that replay on a URL (``verify``, ``report --backend``): the
+    choices are :data:`promptcache.verify.engines.ENGINE_NAMES`."""
+    from promptcache.verify.engines import ENGINE_NAMES
+
+    return click.option("--engine", type=click.Choice(ENGINE_NAMES), default=None,
+                        help="URL: the server's engine ('openai' = any other OpenAI-compatible server) [default: "
+                             "detected from its /v1/models and routes].")(command)
 
 
 @contextmanager

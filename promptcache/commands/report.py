@@ -17,6 +17,7 @@ from rich.console import Console
 
 from promptcache.commands.options import (AS_OF, STRICT_ADVICE, print_warnings,
                                          skipped_lines, warn_then_exit_on_error, writable_file)
+from promptcache.commands.backend import engine_option
 from promptcache.commands.tables import stdout_console
 from promptcache.providers.profiles import PROVIDERS
 from promptcache.providers.userfile import ProvidersFileError, use_user_rules
@@ -53,7 +54,8 @@ def _simulated(trace: Path, strict: bool, provider, model, as_of, unit, err: Con
     return from_simulation(simulation, str(trace), skipped=skipped_lines(caught))
 
 
-def _replayed(trace: Path, strict: bool, backend: str, model, tokenizer, block_size: int, api_key, err: Console):
+def _replayed(trace: Path, strict: bool, backend: str, model, tokenizer, block_size: int | None, api_key,
+              engine_name: str | None, err: Console):
     from promptcache.commands.backend import ENGINE_MODULES, check_model_options, opening_backend, require_backend
     from promptcache.report import from_verify
     from promptcache.commands.verify import read_records
@@ -69,7 +71,7 @@ def _replayed(trace: Path, strict: bool, backend: str, model, tokenizer, block_s
 
     with opening_backend(backend, err):
         engine = make_backend(backend, model=model, max_tokens=1, block_size=block_size, api_key=api_key,
-                              kv_cache_mb=None, num_blocks=None, eviction="lru", tokenizer=tokenizer)
+                              engine=engine_name, kv_cache_mb=None, num_blocks=None, eviction="lru", tokenizer=tokenizer)
     with warnings.catch_warnings(record=True) as caught, err.status(f"replaying {len(records)} requests"):
         warnings.simplefilter("always")
         try:
@@ -95,15 +97,18 @@ def _replayed(trace: Path, strict: bool, backend: str, model, tokenizer, block_s
 @click.option("--as-of", type=AS_OF, help="Simulation: apply the rules in force on this date (YYYY-MM-DD).")
 @click.option("--unit", type=click.Choice(["USD", "relative"]), help="Simulation: cost unit [default: USD when priced].")
 @click.option("--tokenizer", help="--backend local: 'chatml' or a tokenizer directory [default: the model's].")
-@click.option("--block-size", type=click.IntRange(min=1), default=16, show_default=True,
-              help="--backend: KV block size (the server's, for a URL).")
+@click.option("--block-size", type=click.IntRange(min=1), default=None,
+              help="--backend: KV block size in tokens [local: 16; URL: read from the server, else its engine's "
+                   "default, as for verify].")
+@engine_option
 @click.option("--strict", is_flag=True, help="Fail on a malformed trace line instead of skipping it.")
 @click.option("--api-key", envvar="OPENAI_API_KEY", show_envvar=True, default=None,
               help="--backend URL: the bearer token of a server started with --api-key.")
 @click.option("--providers", "rules_file", type=click.Path(dir_okay=False, path_type=str),
               help="Simulation: a rules file that overrides or adds models, as for simulate [default: "
                    "[tool.promptcache.providers] in pyproject.toml, if any].")
-def report(trace, output, backend, provider, model, as_of, unit, tokenizer, block_size, strict, api_key, rules_file):
+def report(trace, output, backend, provider, model, as_of, unit, tokenizer, block_size, engine, strict, api_key,
+           rules_file):
     """Write an HTML report of TRACE's prompt-cache behaviour: per request a bar of cached / written /
     uncached prompt tokens with the oracle's best, the session and the miss cause; click a request for
     its first divergence. At the top: the hit rate, the cost with and without caching, the top causes.
@@ -116,9 +121,9 @@ def report(trace, output, backend, provider, model, as_of, unit, tokenizer, bloc
     """
     err = stdout_console(stderr=True)  # wrapped at a terminal's width, whole lines in a pipe
     if backend is None:
-        if block_size != 16 or tokenizer:
-            raise click.UsageError("--block-size and --tokenizer need --backend (a simulation uses the provider's "
-                                   "rules)")
+        if block_size is not None or tokenizer or engine:
+            raise click.UsageError("--block-size, --tokenizer and --engine need --backend (a simulation uses the "
+                                   "provider's rules)")
         try:
             use_user_rules(rules_file)
         except ProvidersFileError as exc:
@@ -129,7 +134,7 @@ def report(trace, output, backend, provider, model, as_of, unit, tokenizer, bloc
         if provider or as_of or unit or rules_file:
             raise click.UsageError("--provider, --as-of, --unit and --providers are for a simulation; drop them "
                                    "with --backend")
-        data = _replayed(trace, strict, backend, model, tokenizer, block_size, api_key, err)
-    for note in data.notes:
-        err.print(f"note: {note}", markup=False)
+        data = _replayed(trace, strict, backend, model, tokenizer, block_size, api_key, engine, err)
+    for note in data.notes:  # a backend's "warning: ..." keeps its word, as in verify
+        err.print(note if note.startswith("warning: ") else f"note: {note}", markup=False)
     save_report(data, output or Path(trace.stem + ".html"), err)

@@ -15,7 +15,8 @@ from rich.console import Console
 from rich.padding import Padding
 from rich.text import Text
 
-from promptcache.commands.backend import ENGINE_MODULES, check_model_options, opening_backend, require_backend
+from promptcache.commands.backend import (ENGINE_MODULES, check_model_options, engine_option, opening_backend,
+                                          require_backend)
 from promptcache.commands.progress import progress_bar
 from promptcache.commands.tables import Column, print_table, stdout_console
 from promptcache.commands.options import (HIT_RATE, STRICT_ADVICE, gate,
@@ -78,8 +79,8 @@ def print_report(report: VerifyReport, console: Console) -> None:
         for r in worst:  # indented as a block: a wrapped line stays under its request
             console.print(Padding(Text(f"index {r.index} ({r.session}): {r.missed_tokens:,} tokens computed; "
                                        f"{r.divergence.summary()}"), (0, 0, 0, 2), expand=False))
-    for note in report.notes:
-        console.print(f"[dim]note: {note}[/dim]")
+    for note in report.notes:  # a backend's "warning: ..." (an --engine the server contradicts) keeps its word
+        console.print(f"[dim]{'' if note.startswith('warning: ') else 'note: '}{note}[/dim]")
 
 
 def read_records(trace: Path, strict: bool, err: Console) -> tuple[list[TraceRecord], list[str]]:
@@ -102,7 +103,7 @@ def read_records(trace: Path, strict: bool, err: Console) -> tuple[list[TraceRec
 @click.argument("trace", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--backend", default="local", show_default=True,
               help="'local' (in-process engine) or the URL of an OpenAI-compatible server "
-                   "(promptcache serve, vLLM, SGLang).")
+                   "(promptcache serve, vLLM, SGLang, llama.cpp, any other).")
 @click.option("--model", default=None,
               help="local: a transformers model directory [default: the embedded model]; "
                    "URL: the model name to send [default: the first of /v1/models].")
@@ -123,14 +124,13 @@ def read_records(trace: Path, strict: bool, err: Console) -> tuple[list[TraceRec
                    "percentage (80%); a bare number above 1 is refused.")
 @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--reset-cache", is_flag=True,
-              help="URL: empty the server's prefix cache first (promptcache serve, vLLM, SGLang; llama.cpp has "
-                   "no such route: restart it), so hits come from this replay only.")
+              help="URL: empty the server's prefix cache first (promptcache serve, vLLM, SGLang; llama.cpp and "
+                   "other servers have no such route: restart them), so hits come from this replay only.")
 @click.option("--strict", is_flag=True, help="Fail on a malformed trace line instead of skipping it.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), callback=writable_file,
               help="Also write the replay as a self-contained HTML report to this file (see `promptcache report`).")
 # engines we did not write (issue 16): which one, and whether refused requests may pass
-@click.option("--engine", type=click.Choice(["promptcache", "vllm", "sglang", "llama.cpp"]), default=None,
-              help="URL: the server's engine [default: detected from its /v1/models and routes].")
+@engine_option
 @click.option("--allow-failures", is_flag=True,
               help="Exit 0 although some requests failed (they are still listed under 'failed').")
 def verify(trace, backend, model, tokenizer, max_tokens, block_size, kv_cache_mb, num_blocks, eviction, api_key,

@@ -19,45 +19,15 @@ refuses raises for that request only.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from promptcache.providers.apis import ANTHROPIC_MESSAGES, OPENAI_RESPONSES
-from promptcache.convert import anthropic_to_openai, responses_to_chat
+from promptcache.verify.engines import LOCAL_CAPACITY_ADVICE
 from promptcache.verify.http_backend import BackendError, HTTPBackend
+from promptcache.verify.replay import BodyError, OracleError, Replay, openai_body
 
-__all__ = ["BackendError", "HTTPBackend", "LocalBackend", "Replay", "make_backend", "openai_body"]
-
-
-@dataclass(frozen=True)
-class Replay:
-    """What a backend reported for one request.
-
-    Attributes:
-        prompt_tokens: prompt length the backend reports (tokens).
-        cached_tokens: prefix-cache hit the backend reports (tokens).
-        ttft_s: seconds from sending to the first token (None if unknown).
-        output_token_ids: generated ids when the backend exposes them (local), else None.
-    """
-
-    prompt_tokens: int
-    cached_tokens: int
-    ttft_s: float | None
-    output_token_ids: list[int] | None = None
-
-
-def openai_body(api: str, body: Mapping[str, Any]) -> dict[str, Any]:
-    """``body`` as an OpenAI chat body (Anthropic bodies converted, cache markers dropped; Responses bodies
-    through their Chat view).
-
-    Raises:
-        ValueError: the converter refuses the body (the message names the path).
-    """
-    if api == ANTHROPIC_MESSAGES:
-        return anthropic_to_openai(body).body
-    if api == OPENAI_RESPONSES:
-        return responses_to_chat(body).body
-    return dict(body)
+__all__ = ["BackendError", "BodyError", "HTTPBackend", "LocalBackend", "OracleError", "Replay", "make_backend",
+           "openai_body"]
 
 
 class LocalBackend:
@@ -73,7 +43,8 @@ class LocalBackend:
     oracle_exact = True
     oracle_source = "the engine's own chat template and tokenizer"
     engine_name = "local"
-    capacity_advice = "give the engine a larger KV pool: --kv-cache-mb MiB or --num-blocks N"
+    capacity_advice = LOCAL_CAPACITY_ADVICE
+    reset_advice = None  # it can reset: hits above the oracle say "rerun with --reset-cache"
 
     def __init__(self, engine: Any = None, *, model: str | None = None, max_tokens: int = 1,
                  **engine_options: Any) -> None:
@@ -83,6 +54,9 @@ class LocalBackend:
             engine = build_engine(model, **engine_options)
         from local_backend.sampling_params import SamplingParams
 
+        from local_backend.errors import InvalidRequestError
+
+        self.refusals = (InvalidRequestError,)  # what the engine raises when it refuses a prompt
         self.engine = engine
         self.name = "local"
         loaded = getattr(engine, "loaded", None)
@@ -99,7 +73,7 @@ class LocalBackend:
         """The prompt token ids the engine will see.
 
         Raises:
-            ValueError: the body cannot be rendered (the message says why, as the provider's 400 would).
+            BodyError (ValueError): the body cannot be rendered (the message says why, as the provider's 400 would).
         """
         from local_backend.chat_template import anthropic_prompt, openai_chat_prompt, responses_prompt
         from local_backend.errors import InvalidBodyError
@@ -108,7 +82,7 @@ class LocalBackend:
         try:
             return render(self.engine.tokenizer, body).token_ids
         except InvalidBodyError as exc:
-            raise ValueError(exc.message) from exc
+            raise BodyError(exc.message) from exc
 
     def run(self, api: str, body: Mapping[str, Any], prompt_ids: list[int]) -> Replay:
         """Generate ``max_tokens`` greedily for ``prompt_ids`` (``body`` is not used: the prompt is already
@@ -143,7 +117,8 @@ def make_backend(backend: str = "local", *, model: str | None = None, max_tokens
     ``eviction``, ``tokenizer``, ...; None values dropped). For a URL, ``model`` is the model
     name to send, ``api_key`` the bearer token (default ``$OPENAI_API_KEY``), ``engine`` the server's
     engine (None: detected), ``block_size`` its cache granularity (None: read from the server or its
-    engine's default), and the engine options are not used. ``block_size`` None means 16 for ``local``. ``backend.notice`` is a line to show the user (the embedded model's) or None.
+    engine's default), and the engine options are not used. ``block_size`` None means 16 for ``local``.
+    ``backend.notice`` is a line to show the user (the embedded model's) or None.
 
     Raises:
         ValueError: ``backend`` is neither ``local`` nor a URL; a model that cannot be loaded

@@ -22,6 +22,9 @@ For each engine we did not write, the routes come from its own source (read 2026
   approximate; ``owned_by: "sglang"``.
 * **promptcache serve** (``local_backend/server``): vLLM's ``/tokenize``, ``POST /v1/cache/reset``,
   ``owned_by: "promptcache"``, 16-token blocks unless started with another ``--block-size``.
+* **openai**: any other OpenAI-compatible server (Ollama, LM Studio, TGI, LiteLLM, ...): only the OpenAI routes
+  are assumed, so the oracle uses the local ChatML tokenizer (approximate), there is no reset route, and the
+  granularity is assumed to be 16 tokens (a note says so).
 """
 
 from __future__ import annotations
@@ -29,7 +32,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-ENGINE_NAMES = ("promptcache", "vllm", "sglang", "llama.cpp")
+ENGINE_NAMES = ("promptcache", "vllm", "sglang", "llama.cpp", "openai")
+"""The names ``--engine`` accepts; ``openai`` is any other OpenAI-compatible server."""
+
+GENERIC = "openai"
+
+LOCAL_CAPACITY_ADVICE = "give the engine a larger KV pool: --kv-cache-mb MiB or --num-blocks N"
+"""The engine verdict's advice for ``--backend local`` (promptcache's in-process engine)."""
+
+LOCAL_CHATML_NOTE = ("{engine} has no route that tokenises a chat with its own template: the oracle uses the local "
+                     "ChatML tokenizer (cl100k), so oracle figures and divergence offsets are approximate")
+"""The note of an approximate oracle (``{engine}``: the engine or server that lacks the route)."""
 
 OWNED_BY = {"promptcache": "promptcache", "vllm": "vllm", "sglang": "sglang", "llamacpp": "llama.cpp"}
 """``/v1/models`` ``owned_by`` -> engine (each engine's own ModelCard default, sources above)."""
@@ -47,6 +60,8 @@ class EngineProfile:
         reset_advice: what to do when there is no reset route (or it refused).
         default_block_size: the cache granularity in tokens when the server does not expose it.
         capacity_advice: how to give the engine room for more cached prefixes (the engine verdict's advice).
+        reset_route_optional: the engine registers ``reset_path`` only in some setups, so a 404 there is that
+            setup (``reset_advice`` says what to do), not a sign of another engine.
     """
 
     name: str
@@ -55,6 +70,7 @@ class EngineProfile:
     reset_advice: str
     default_block_size: int
     capacity_advice: str
+    reset_route_optional: bool = False
 
 
 PROFILES = {
@@ -67,7 +83,7 @@ PROFILES = {
         "vLLM registers /reset_prefix_cache only with VLLM_SERVER_DEV_MODE=1: restart it with that set, or "
         "restart the server to start cold", 16,
         "give vLLM more KV cache: a higher --gpu-memory-utilization or --kv-cache-memory-bytes, a smaller "
-        "--max-model-len"),
+        "--max-model-len", reset_route_optional=True),
     "sglang": EngineProfile(
         "sglang", "local-chatml", "/flush_cache",
         "SGLang flushes only when no request is running or waiting: retry when it is idle", 1,
@@ -75,9 +91,13 @@ PROFILES = {
     "llama.cpp": EngineProfile(
         "llama.cpp", "apply-template+tokenize", None,
         "llama.cpp's server has no route that empties its prompt cache: restart the server to start cold", 1,
-        "one slot holds one sequence: start llama-server with --parallel N (N >= the sessions that "
-        "interleave) and a context of N x the longest prompt (--ctx-size), or --cache-ram MiB to keep evicted "
-        "prompts in host memory"),
+        "one slot holds one sequence and --cache-ram was 0 or full (it is on by default, 8192 MiB): give "
+        "--cache-ram more MiB, or start llama-server with --parallel N (N >= the sessions that interleave) and "
+        "--ctx-size N x the longest prompt"),
+    GENERIC: EngineProfile(
+        GENERIC, "local-chatml", None,
+        "this server has no known route that empties its prompt cache: restart the server to start cold", 16,
+        "give the server more prompt / KV cache (see its documentation)"),
 }
 
 _VLLM_BLOCK = re.compile(r'^vllm:cache_config_info\{[^}]*\bblock_size="(\d+)"', re.MULTILINE)

@@ -23,7 +23,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from promptcache.verify.engines import PROFILES, engine_from_owner, profile, vllm_block_size
+from promptcache.verify.engines import (ENGINE_NAMES, GENERIC, LOCAL_CHATML_NOTE, engine_from_owner, profile,
+                                        vllm_block_size)
+from promptcache.verify.replay import OracleError, Replay, openai_body
 
 OPENAI_INSTALL = "pip install 'promptcache[openai]'"
 AUTO_TOOL_CHOICE_REFUSED = ("tool choice", "tool_choice", "tool-call-parser", "enable-auto-tool-choice")
@@ -54,19 +56,21 @@ class HTTPBackend:
         api_key: sent as the bearer token [default: ``$OPENAI_API_KEY``, else a placeholder].
         timeout: seconds per request.
         http_client: an ``httpx2.Client`` (the openai SDK's) to send through (e.g. a test client); default: a new one.
-        engine: the engine's name (``promptcache``, ``vllm``, ``sglang``, ``llama.cpp``) [default: detected from
-            ``/v1/models``' ``owned_by``, else from the routes it answers].
+        engine: the engine's name (:data:`~promptcache.verify.engines.ENGINE_NAMES`; ``openai`` for any other
+            OpenAI-compatible server) [default: detected from ``/v1/models``' ``owned_by``, else from the routes it
+            answers, else ``openai``].
         ready_timeout: seconds to keep retrying a server that answers 503 while loading.
 
     Attributes:
         engine / profile: the engine and its :class:`~promptcache.verify.engines.EngineProfile`.
         oracle_exact: the oracle's tokens are the server's own; ``oracle_source`` says where they come from.
-        notes: lines for the report (fallbacks, refused options).
+        notes: lines for the report (fallbacks, refused options, an ``engine`` the server contradicts).
+        refusals: the exceptions by which the server refuses a request (``openai.APIStatusError``).
+        reset_advice: what to do instead of ``--reset-cache`` when the engine has no reset route, else None.
 
     Raises:
         ImportError: the ``openai`` package is missing (message names the install command).
-        BackendError: unreachable, not ready, refuses the API key, lists no model while none was given, or its
-            engine cannot be told (pass ``engine``).
+        BackendError: unreachable, not ready, refuses the API key, or lists no model while none was given.
         ValueError: an unknown ``engine`` name.
     """
 
@@ -93,17 +97,23 @@ class HTTPBackend:
         self._client = openai.OpenAI(base_url=f"{root}/v1", api_key=key, timeout=timeout, max_retries=0,
                                      http_client=self._http)
         self._auto_tool_choice = True
+        self.refusals = (openai.APIStatusError,)
         if engine is not None:
             profile(engine)  # an unknown name fails before any request
         self.model, owned_by = self._check_server(model, ready_timeout)
-        self.engine = engine or engine_from_owner(owned_by) or self._probe_engine()
+        said = engine_from_owner(owned_by)
+        if engine is not None and said is not None and said != engine:
+            self.notes.append(f"warning: --engine {engine} was passed, but the server says it is {said} (its "
+                              f"/v1/models owned_by is {owned_by!r}): routes and advice are {engine}'s; drop "
+                              f"--engine or pass --engine {said}")
+        self.engine = engine or said or self._probe_engine()
         self.profile = profile(self.engine)
+        self.reset_advice = None if self.profile.reset_path else self.profile.reset_advice
         self.oracle = self.profile.oracle
         self.oracle_exact = self.oracle != "local-chatml"
         if not self.oracle_exact:
-            self.notes.append(f"{self.engine} has no route that tokenises a chat with its own template: the oracle "
-                              "uses the local ChatML tokenizer (cl100k), so oracle figures and divergence offsets "
-                              "are approximate")
+            server = "this server" if self.engine == GENERIC else self.engine
+            self.notes.append(LOCAL_CHATML_NOTE.format(engine=server))
         self.block_size = block_size or self._server_block_size()
 
     @property
@@ -148,7 +158,8 @@ class HTTPBackend:
                                        "logs 'server is listening', vLLM 'Application startup complete') and "
                                        "rerun") from exc
                 if model is None:
-                    raise BackendError(f"{self.name}/v1/models answered {exc.status_code}; pass --model NAME") from exc
+                    raise BackendError(f"{self.name}/v1/models answered {exc.status_code}: check that the URL is an "
+                                       "OpenAI-compatible server's root (or its /v1); if it is, pass --model NAME") from exc
                 return model, None
         if model is None:
             if not listed:
@@ -166,27 +177,33 @@ class HTTPBackend:
 
     def _probe_engine(self) -> str:
         """The engine, told by a route only it answers: llama.cpp ``/props``, SGLang ``/get_server_info``, vLLM
-        ``/version``. Raises BackendError when none answers."""
+        ``/version``; else ``openai`` (a generic OpenAI-compatible server: a note says so)."""
         for path, key, engine in (("/props", "total_slots", "llama.cpp"), ("/get_server_info", "page_size", "sglang"),
                                   ("/version", "version", "vllm")):
-            response = self._get(path)
-            if response is not None and response.status_code == 200:
-                try:
-                    if key in response.json():
-                        return engine
-                except ValueError:
-                    continue
-        raise BackendError(f"cannot tell which engine serves {self.name} (its /v1/models names no known owner and "
-                           "it answers none of /props, /get_server_info, /version); pass --engine with one of "
-                           f"{', '.join(PROFILES)}")
+            if key in self._get_json(path):
+                return engine
+        known = ", ".join(name for name in ENGINE_NAMES if name != GENERIC)
+        self.notes.append(f"{self.name} is none of {known} (its /v1/models names no known owner and it answers none "
+                          f"of /props, /get_server_info, /version): it is replayed as a generic OpenAI-compatible "
+                          "server (--engine openai); pass --engine NAME if it is one of those")
+        return GENERIC
+
+    def _get_json(self, path: str) -> dict[str, Any]:
+        """GET ``path``: its JSON object when it answers 200 with one, else ``{}`` (absent, refused or not JSON)."""
+        response = self._get(path)
+        if response is None or response.status_code != 200:
+            return {}
+        try:
+            answer = response.json()
+        except ValueError:
+            return {}
+        return answer if isinstance(answer, dict) else {}
 
     def _server_block_size(self) -> int:
         """The cache granularity the server exposes, else the engine's default (a note says it was assumed)."""
         found = None
         if self.engine == "sglang":
-            response = self._get("/get_server_info")
-            if response is not None and response.status_code == 200:
-                found = response.json().get("page_size")
+            found = self._get_json("/get_server_info").get("page_size")
         elif self.engine == "vllm":
             response = self._get("/metrics")
             if response is not None and response.status_code == 200:
@@ -194,10 +211,15 @@ class HTTPBackend:
         if isinstance(found, int) and found > 0:
             return found
         size = self.profile.default_block_size
-        if self.engine in ("sglang", "vllm"):
-            self.notes.append(f"{self.name} does not expose its cache block size: the oracle assumes {size} "
-                              f"({self.engine}'s default); pass --block-size N if the server was started with "
-                              "another")
+        if self.engine == GENERIC:
+            self.notes.append(f"{self.name} does not say how finely it caches: the oracle assumes {size}-token "
+                              "blocks; pass --block-size N with the server's granularity (1 for a per-token cache "
+                              "such as llama.cpp's, which Ollama and LM Studio run)")
+        elif self.engine in ("sglang", "vllm"):
+            where = "/get_server_info (page_size)" if self.engine == "sglang" else "/metrics (vllm:cache_config_info)"
+            self.notes.append(f"{self.name} does not expose its cache block size at {where}: the oracle assumes "
+                              f"{size} ({self.engine}'s default); pass --block-size N if the server was started "
+                              "with another")
         return size
 
     # -- the oracle's tokens ---------------------------------------------------------------------------------
@@ -207,19 +229,18 @@ class HTTPBackend:
         tokenizer's where the engine has no such route.
 
         Raises:
-            ValueError: the body cannot be converted; the server refuses the tokenisation; or it returns no
-                tokens for a non-empty chat (a route that did not understand the request: an oracle of 0 would
-                be silently wrong).
+            BodyError (ValueError): the body cannot be converted to a chat.
+            OracleError (ValueError): the server has no such route (another engine: the message says to pass
+                --engine), refuses the tokenisation, or returns no tokens for a non-empty chat (a route that did
+                not understand the request: an oracle of 0 would be silently wrong).
         """
-        from promptcache.verify.backends import openai_body
-
         chat = openai_body(api, body)
         if self.oracle == "apply-template+tokenize":
             payload = {"messages": chat["messages"], **self._tool_fields(chat)}
             prompt = self._post("/apply-template", payload, "/apply-template").get("prompt")
             if not isinstance(prompt, str) or not prompt:
-                raise ValueError(f"{self.name}/apply-template returned no prompt text ({prompt!r:.60}): the oracle "
-                                 "cannot be computed")
+                raise OracleError(f"{self.name}/apply-template returned no prompt text ({prompt!r:.60}): the oracle "
+                                  "cannot be computed")
             tokens = self._post("/tokenize", {"content": prompt, "add_special": True, "parse_special": True},
                                 "/tokenize").get("tokens")
             return self._checked(tokens, "/tokenize {'content': <the /apply-template prompt>}")
@@ -231,8 +252,7 @@ class HTTPBackend:
                 tokens = self._post("/tokenize", payload, "/tokenize").get("tokens")
             except _NoRoute:
                 self.oracle, self.oracle_exact = "local-chatml", False
-                self.notes.append(f"{self.name} has no /tokenize endpoint: the oracle uses the local ChatML "
-                                  "tokenizer (cl100k), so oracle figures and divergence offsets are approximate")
+                self.notes.append(LOCAL_CHATML_NOTE.format(engine=f"{self.name} (no /tokenize)"))
             else:
                 return self._checked(tokens, "/tokenize {'messages': ...}")
         from promptcache.tokens.chatml import encode_chatml
@@ -240,8 +260,9 @@ class HTTPBackend:
         return encode_chatml(chat["messages"], chat.get("tools"))
 
     def _checked(self, tokens: Any, route: str) -> list[int]:
+        """``tokens`` when it is a non-empty list of ints, else OracleError naming ``route``."""
         if not isinstance(tokens, list) or not tokens or not all(isinstance(t, int) for t in tokens):
-            raise ValueError(f"{self.name}{route} returned no token ids ({str(tokens)[:40]}) for a non-empty chat: "
+            raise OracleError(f"{self.name}{route} returned no token ids ({str(tokens)[:40]}) for a non-empty chat: "
                              f"the request shape is not the one this server ({self.engine}) reads, so the oracle "
                              "cannot be computed; pass --engine NAME if the engine was misdetected")
         return tokens
@@ -259,21 +280,23 @@ class HTTPBackend:
         """POST JSON to ``path`` under the server root; the JSON object answered.
 
         Raises:
-            _NoRoute: 404 / 405 / 501 (the route does not exist there).
-            ValueError: any other refusal (status and the server's message).
+            _NoRoute (OracleError): 404 / 405 / 501 (the route does not exist there: another engine).
+            OracleError: any other refusal (status and the server's message), or an answer that is not JSON.
         """
         try:
             response = self._http.post(f"{self.name}{path}", json=body, headers=self._headers)
         except Exception as exc:  # noqa: BLE001 - reported per request
-            raise ValueError(f"{what}: cannot reach {self.name} ({exc})") from exc
-        if response.status_code in (404, 405, 501):
-            raise _NoRoute(path)
+            raise OracleError(f"{what}: cannot reach {self.name} ({exc})") from exc
+        if response.status_code in (404, 405, 501) and not self.profile.reset_route_optional:
+            raise _NoRoute(f"{self.name} has no {path} route (it answered {response.status_code}), so it is not "
+                           f"{self.engine}'s server: pass --engine with one of {', '.join(ENGINE_NAMES)} "
+                           "(openai for any other OpenAI-compatible server)")
         if response.status_code != 200:
-            raise ValueError(f"{what} refused the request ({response.status_code}): {_message(response)}")
+            raise OracleError(f"{what} refused the request ({response.status_code}): {_message(response)}")
         try:
             answer = response.json()
         except ValueError as exc:
-            raise ValueError(f"{what} answered 200 with no JSON ({response.text[:80]!r})") from exc
+            raise OracleError(f"{what} answered 200 with no JSON ({response.text[:80]!r})") from exc
         return answer if isinstance(answer, dict) else {}
 
     # -- the replay -----------------------------------------------------------------------------------------
@@ -283,14 +306,14 @@ class HTTPBackend:
         sent: the server renders the body itself).
 
         Returns:
-            A :class:`~promptcache.verify.backends.Replay`: the server's prompt tokens, ``cached_tokens`` and TTFT.
+            A :class:`~promptcache.verify.replay.Replay`: the server's prompt tokens, ``cached_tokens`` and TTFT.
 
         Raises:
+            BodyError (ValueError): the body cannot be converted to a chat.
             ValueError: the server sent no usage (it must support ``stream_options.include_usage``).
-            openai.APIError: the server refused or failed the request.
+            openai.APIStatusError: the server refused or failed the request (:attr:`refusals`).
+            openai.APIConnectionError: the server cannot be reached.
         """
-        from promptcache.verify.backends import openai_body
-
         chat = openai_body(api, body)
         extra = self._tool_fields(chat)
         try:
@@ -305,9 +328,7 @@ class HTTPBackend:
                               "--tool-call-parser NAME to replay 'auto' as recorded")
             return self._stream(chat["messages"], {**extra, "tool_choice": "none"})
 
-    def _stream(self, messages: list[dict[str, Any]], extra: dict[str, Any]) -> Any:
-        from promptcache.verify.backends import Replay
-
+    def _stream(self, messages: list[dict[str, Any]], extra: dict[str, Any]) -> Replay:
         started = time.perf_counter()
         ttft = None
         usage = None
@@ -349,6 +370,10 @@ class HTTPBackend:
             raise BackendError(f"cannot reach {self.name} to reset its cache ({exc})") from exc
         if response.status_code == 200:
             return True, None
+        if response.status_code in (404, 405, 501) and not self.profile.reset_route_optional:
+            return False, (f"POST {path} answered {response.status_code}: this server has no {self.engine} reset "
+                           f"route, so it may not be {self.engine}'s server (check --engine); restart the server "
+                           "to start cold")
         return False, f"POST {path} answered {response.status_code} ({_message(response)}); {self.profile.reset_advice}"
 
     def close(self) -> None:
@@ -358,8 +383,8 @@ class HTTPBackend:
             self._http.close()
 
 
-class _NoRoute(Exception):
-    """The server has no such route (404 / 405 / 501)."""
+class _NoRoute(OracleError):
+    """The server has no such route (404 / 405 / 501); the message says to check ``--engine``."""
 
 
 def _message(response: Any) -> str:

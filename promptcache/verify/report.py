@@ -41,8 +41,10 @@ from promptcache.misses.guard import classify_requests
 from promptcache.misses.prefix_index import common_prefix
 from promptcache.trace.requests import read_requests, usable_records
 from promptcache.trace.records import EmptyTraceError, SkippedLines, TraceRecord
+from promptcache.verify.engines import LOCAL_CAPACITY_ADVICE
+from promptcache.verify.replay import BodyError, OracleError, openai_body
 from promptcache.verify.verdict import (EngineCause, app_verdict, combined_verdict, engine_verdict, eviction,
-                                        refusal, template_drop)
+                                        failure, oracle_unusable, refusal, template_drop)
 
 WORST = 5
 """Requests listed under "worst" in the summary."""
@@ -95,7 +97,7 @@ class VerifyReport:
     notes: list[str] = field(default_factory=list)
     engine: str = "local"
     oracle_source: str = "the engine's own chat template and tokenizer"
-    capacity_advice: str = "give the engine a larger KV pool"
+    capacity_advice: str = LOCAL_CAPACITY_ADVICE
 
     def totals(self) -> tuple[int, int, int]:
         """(prompt, cached, oracle) tokens summed over the requests."""
@@ -160,8 +162,8 @@ class VerifyReport:
         if failed and not allow_failures and threshold is None:
             first = next(r for r in self.requests if r.error is not None)
             return 2, (f"{failed} of {total} requests failed (first: index {first.index}: {first.error[:200]}); "
-                       "the hit rate counts only the others: fix the server (see 'failed') or pass "
-                       "--allow-failures")
+                       "the hit rate counts only the others: fix the server or the trace (see 'failed') "
+                       "or pass --allow-failures")
         if threshold is None:
             return 0, None
         if failed:
@@ -293,51 +295,84 @@ def verify_trace(trace: str | os.PathLike[str] | Iterable[TraceRecord], backend:
     oracle = PrefixTrieOracle(backend.block_size)
     report = VerifyReport(name, backend.name, backend.model, backend.block_size, backend.oracle_exact,
                           engine=getattr(backend, "engine_name", "local"))
-    for attribute in ("oracle_source", "capacity_advice"):
-        if getattr(backend, attribute, None):
-            setattr(report, attribute, getattr(backend, attribute))
+    if getattr(backend, "capacity_advice", None):
+        report.capacity_advice = backend.capacity_advice
     report.notes.extend(unclassified)
     reset_refused = None
     if reset_cache:
-        done, reset_refused = _reset(backend)
+        done, reset_refused = backend.reset_cache()
         if not done:
             report.notes.append(f"{backend.name} did not reset its prefix cache ({reset_refused}); hits may "
                                 "include earlier requests")
     prompts: dict[int, list[int]] = {}  # the prompt ids of each request the backend ran
     reference = ChatMLReference()  # what could be reused with every layer rendered (template_drops_layer)
-    for index, (record, divergence) in enumerate(zip(records, divergences)):
+    refusals = tuple(getattr(backend, "refusals", ()))
+
+    def measure(index: int, record: TraceRecord, divergence: Divergence | None) -> RequestResult:
+        """One request: tokenised for the oracle, run, compared; a failure becomes its row's ``error``."""
+        def failed(error: str, cause: EngineCause | None) -> RequestResult:
+            return RequestResult(index, record.t, record.session, record.api, 0, 0, 0, None, divergence, error, cause)
+
         try:
             prompt = backend.prompt_ids(record.api, record.body)
-            best = oracle.hit_tokens(prompt)
+        except BodyError as exc:  # the trace's body, not the server: no engine cause
+            return failed(f"invalid body: {exc}", None)
+        except Exception as exc:  # noqa: BLE001 - OracleError, or whatever the tokenizer raised: on its row
+            detail = str(exc) if isinstance(exc, OracleError) else f"{type(exc).__name__}: {exc}"
+            return failed(f"oracle unusable: {detail}", oracle_unusable(detail))
+        best = oracle.hit_tokens(prompt)
+        try:
             replay = backend.run(record.api, record.body, prompt)
-            if backend.oracle_exact and replay.prompt_tokens != len(prompt):
-                raise ValueError(f"{backend.name} ran {replay.prompt_tokens:,} prompt tokens but its tokenisation "
-                                 f"gave {len(prompt):,} ({getattr(backend, 'oracle_source', 'the oracle')}): the "
-                                 "oracle cannot be trusted for this request")
-        except Exception as exc:  # a refused request is reported, the rest still replayed
+        except BodyError as exc:
+            return failed(f"invalid body: {exc}", None)
+        except Exception as exc:  # noqa: BLE001 - a refusal (the server's error status), or no usage, no connection
             error = f"{type(exc).__name__}: {exc}"
-            result = RequestResult(index, record.t, record.session, record.api, 0, 0, 0, None, divergence, error,
-                                   refusal(error))
-        else:
-            oracle.record(prompt, replay.output_token_ids or [])
-            recounted = in_prompt_tokens(divergence, prompt, prompts)
-            prompts[index] = prompt
-            cause = eviction(replay.cached_tokens, best) or template_drop(
-                divergence, reference.share(record), best, len(prompt), replay.cached_tokens, backend.oracle_exact)
-            result = RequestResult(index, record.t, record.session, record.api, replay.prompt_tokens,
-                                   replay.cached_tokens, best, replay.ttft_s, recounted, engine_cause=cause)
+            return failed(error, refusal(error) if isinstance(exc, refusals) else failure(error))
+        oracle.record(prompt, replay.output_token_ids or [])  # it ran: later requests may reuse it
+        share = reference.share(record)
+        recounted = in_prompt_tokens(divergence, prompt, prompts)
+        prompts[index] = prompt
+        if backend.oracle_exact and replay.prompt_tokens != len(prompt):
+            error = (f"{backend.name} ran {replay.prompt_tokens:,} prompt tokens but its tokenisation gave "
+                     f"{len(prompt):,} ({getattr(backend, 'oracle_source', 'the oracle')}): the oracle cannot be "
+                     "trusted for this request")
+            return failed(f"oracle unusable: {error}", oracle_unusable(error))
+        cause = eviction(replay.cached_tokens, best) or template_drop(
+            divergence, share, best, len(prompt), replay.cached_tokens, backend.oracle_exact)
+        return RequestResult(index, record.t, record.session, record.api, replay.prompt_tokens, replay.cached_tokens,
+                             best, replay.ttft_s, recounted, engine_cause=cause)
+
+    for index, (record, divergence) in enumerate(zip(records, divergences)):
+        result = measure(index, record, divergence)
         report.requests.append(result)
         if progress is not None:
             progress(index + 1, len(records), result)
     report.oracle_exact = backend.oracle_exact
-    report.notes.extend(getattr(backend, "notes", []))
-    if any(r.cached_tokens > r.oracle_tokens for r in report.requests):
-        why = "(rerun with --reset-cache)" if not reset_cache else f"({reset_refused})" if reset_refused else \
-            "(the reset was accepted, so another client's requests filled it)"
-        report.notes.append(f"the backend cached more than the oracle allows: its cache was warm before the replay "
-                            f"{why} or it shares blocks the trace did not compute")
     report.oracle_source = getattr(backend, "oracle_source", report.oracle_source)
+    report.notes.extend(getattr(backend, "notes", []))
+    above = sum(1 for r in report.requests if r.cached_tokens > r.oracle_tokens)
+    if above:
+        report.notes.append(_above_oracle_note(above, len(report.requests), report.engine, reset_cache,
+                                               reset_refused, getattr(backend, "reset_advice", None),
+                                               backend.oracle_exact))
     return report
+
+
+def _above_oracle_note(count: int, total: int, engine: str, reset_cache: bool, reset_refused: str | None,
+                       reset_advice: str | None, exact: bool) -> str:
+    """The note for requests that hit more than the oracle allows: a cache warm before the replay (what to do
+    about it depends on whether the engine can reset: ``reset_advice`` is None when it can), or chunk reuse
+    (llama-server ``--cache-reuse N`` shifts cached KV chunks that are not a common prefix)."""
+    if reset_cache:
+        why = reset_refused or "the reset was accepted, so another client's requests filled it"
+    else:
+        why = reset_advice or "rerun with --reset-cache"
+    chunks = ("it reuses cached chunks beyond the common prefix (llama-server --cache-reuse N shifts KV)"
+              if engine == "llama.cpp" else "it shares blocks the trace did not compute")
+    verdict = ("the verdict does not read them as a template that drops a layer" if exact else
+               "with an approximate oracle the verdict reads the measured hits, so replay on a cold server")
+    return (f"the backend cached more than the oracle allows on {count} of {total} requests: its cache was warm "
+            f"before the replay ({why}) or {chunks}; {verdict}")
 
 
 class ChatMLReference:
@@ -353,7 +388,6 @@ class ChatMLReference:
         """The share (0..1) of ``record``'s ChatML prompt that earlier records' prompts could lend; then records
         it. 0 when the body cannot be rendered."""
         from promptcache.tokens.chatml import encode_chatml
-        from promptcache.verify.backends import openai_body
 
         try:
             chat = openai_body(record.api, record.body)
@@ -364,10 +398,3 @@ class ChatMLReference:
         self._oracle.record(ids, [])
         return share
 
-
-def _reset(backend: Any) -> tuple[bool, str | None]:
-    """``backend.reset_cache()`` as ``(done, why not)`` (a backend answering a bare bool is read as done / not)."""
-    answer = backend.reset_cache()
-    if isinstance(answer, tuple):
-        return answer
-    return bool(answer), None if answer else "refused"

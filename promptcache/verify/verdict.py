@@ -8,10 +8,18 @@ requests (tools reordered, a timestamp in the system prompt, history rewritten..
 * ``evicted``: the engine cached fewer tokens than the oracle (the longest prefix computed before): its cache
   dropped the prefix (capacity, one sequence per llama.cpp slot) or another request still held it;
 * ``template_drops_layer``: the app changed a layer, yet the server's own rendering reuses far more of the
-  prompt than the classifier's ChatML rendering (which renders every layer) allows, or the server hit that far:
-  the server's chat template does not render that layer (llama.cpp's built-in ``chatml`` drops ``tools``), so
-  its hits cannot show the change;
-* ``refused``: the server refused or failed the request (context too small, a template error, ...).
+  prompt than the classifier's ChatML rendering (which renders every layer) allows: the server's chat template
+  does not render that layer (llama.cpp's built-in ``chatml`` drops ``tools``), so its hits cannot show the
+  change. Where the oracle has the server's own token ids, only that rendering is evidence: a measured hit above
+  it is a cache warm before the replay or chunk reuse (llama-server ``--cache-reuse``), which the report notes;
+  where it has not (approximate oracle), the measured hit is the only evidence;
+* ``refused``: the server refused the request (an HTTP error status: context too small, a template error, ...);
+* ``failed``: the request failed without a refusal (no usage in the answer, the connection dropped);
+* ``oracle_unusable``: the oracle's token ids could not be had or trusted (the tokenisation route is missing,
+  refused or empty, or the server ran another prompt length).
+
+A body the backend cannot convert is the trace's problem, not the engine's: its row has an error and no engine
+cause.
 
 A request has at most one engine cause; its app divergence is never overwritten.
 """
@@ -41,7 +49,7 @@ class EngineCause:
     """Why the engine, not the app, lost tokens on one request.
 
     Attributes:
-        cause: ``"evicted"``, ``"template_drops_layer"`` or ``"refused"``.
+        cause: ``"evicted"``, ``"template_drops_layer"``, ``"refused"``, ``"failed"`` or ``"oracle_unusable"``.
         detail: one line with the figures (tokens) or the server's message.
         layer: the layer the server's template does not render (``template_drops_layer`` only).
     """
@@ -51,6 +59,7 @@ class EngineCause:
     layer: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"cause", "layer", "detail"}`` for the JSON's ``engine_causes``."""
         return {"cause": self.cause, "layer": self.layer, "detail": self.detail}
 
 
@@ -73,25 +82,36 @@ def template_drop(app: Any, reference: float, best: int, prompt: int, cached: in
             rendering, which renders every layer (0..1).
         best: the oracle's tokens for this prompt in the server's own tokenisation (the same share, as the
             server renders it); prompt: its length; cached: what the server reported.
-        server_tokens: ``best`` comes from the server's own tokenisation (else only ``cached`` is evidence).
+        server_tokens: ``best`` comes from the server's own tokenisation: then only ``best`` is evidence (a hit
+            above it is a warm cache or chunk reuse, not a template); else only ``cached`` is.
     """
     if app is None or app.expected or not prompt:
         return None
     shared = best / prompt if server_tokens else None
-    hit = cached / prompt
-    if not ((shared is not None and shared - reference >= TEMPLATE_GAP) or hit - reference >= TEMPLATE_GAP):
+    seen_share = shared if shared is not None else cached / prompt
+    if seen_share - reference < TEMPLATE_GAP:
         return None
     where = f"{app.layer} ({app.path})" if app.path else str(app.layer)
     seen = f"its own rendering reuses {shared:.0%} of the prompt and " if shared is not None else ""
     return EngineCause("template_drops_layer",
-                       f"the server does not render {where} as sent (its chat template drops it, or it normalises it): with that layer rendered, earlier "
-                       f"requests could lend {reference:.0%} of this prompt, yet {seen}it hit {cached:,} of "
+                       f"the server does not render {where} as sent (its chat template drops it, or it "
+                       f"normalises it): with that layer rendered, earlier requests could lend {reference:.0%} of this prompt, yet {seen}it hit {cached:,} of "
                        f"{prompt:,} tokens", layer=app.layer)
 
 
 def refusal(error: str) -> EngineCause:
-    """``refused``: the server refused or failed the request (its message)."""
+    """``refused``: the server refused the request (its status and message)."""
     return EngineCause("refused", error)
+
+
+def failure(error: str) -> EngineCause:
+    """``failed``: the request failed without a refusal (the exception's message)."""
+    return EngineCause("failed", error)
+
+
+def oracle_unusable(error: str) -> EngineCause:
+    """``oracle_unusable``: the oracle's token ids for the request could not be had or trusted (why)."""
+    return EngineCause("oracle_unusable", error)
 
 
 def app_verdict(requests: Sequence[Any]) -> tuple[bool, str]:
@@ -126,7 +146,8 @@ def engine_verdict(requests: Sequence[Any], capacity_advice: str) -> str | None:
                          "render that layer as sent, so the app verdict stands)")
         else:
             first = next(c.detail for c in causes if c.cause == cause)
-            parts.append(f"refused {count} of {total} requests (first: {first[:160]})")
+            what = {"refused": "refused", "failed": "failed", "oracle_unusable": "no usable oracle for"}[cause]
+            parts.append(f"{what} {count} of {total} requests (first: {first[:160]})")
     return "; ".join(parts)
 
 

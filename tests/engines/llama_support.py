@@ -58,3 +58,21 @@ def running_server(*flags: str, log: Path):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def read_table(path: Path, columns: tuple[str, ...], notes: tuple[str, ...]) -> dict[str, dict[str, str]]:
+    """The rows of a table written by the engine tests (``| trace | COLUMNS... |`` lines, then ``- trace: NOTE:
+    text`` lines): trace -> {key: text}, empty cells left out; ``{}`` when there is no such file."""
+    rows: dict[str, dict[str, str]] = {}
+    if not path.is_file():
+        return rows
+    for line in path.read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        if line.startswith("| ") and len(cells) == len(columns) + 1 and cells[0].endswith(".jsonl"):
+            rows.setdefault(cells[0], {}).update({k: v for k, v in zip(columns, cells[1:]) if v})
+        elif line.startswith("- ") and ": " in line:
+            name, _, rest = line[2:].partition(": ")
+            key, _, text = rest.partition(": ")
+            if key in notes:
+                rows.setdefault(name, {})[key] = text
+    return rows

@@ -98,7 +98,7 @@ def test_default_output_name_and_usage_errors(traces_dir, tmp_path, monkeypatch)
     result = runner.invoke(main, ["report", str(traces_dir / BAD)])
     assert result.exit_code == 0 and (tmp_path / "bad_timestamp_system.html").is_file()
     wrong = runner.invoke(main, ["report", str(traces_dir / BAD), "--block-size", "32"])
-    assert wrong.exit_code == 2 and "--block-size and --tokenizer need --backend" in wrong.stderr
+    assert wrong.exit_code == 2 and "--block-size, --tokenizer and --engine need --backend" in wrong.stderr
     wrong = runner.invoke(main, ["report", str(traces_dir / BAD), "--backend", "local", "--provider", "openai"])
     assert wrong.exit_code == 2 and "drop them with --backend" in wrong.stderr
     unwritable = runner.invoke(main, ["report", str(traces_dir / BAD), "-o", str(tmp_path / "no" / "x.html")])

@@ -44,7 +44,8 @@ def test_a_refused_request_is_reported_and_the_rest_replayed(traces_dir, tiny_mo
                           progress=lambda done, total, result: seen.append((done, total, result.index)))
     assert seen == [(1, 3, 0), (2, 3, 1), (3, 3, 2)]
     failed = report.requests[1]
-    assert failed.error == "ValueError: A maximum of 4 blocks with cache_control may be provided. Found 5."
+    assert failed.error == "invalid body: A maximum of 4 blocks with cache_control may be provided. Found 5."
+    assert failed.engine_cause is None  # the app's body, not the engine
     assert report.summary()["errors"] == 1 and report.summary()["failed"][0]["index"] == 1
     assert report.requests[2].cached_tokens == report.requests[2].oracle_tokens > 4000
     assert report.summary()["requests"] == 3 and report.totals()[0] == sum(
@@ -79,7 +80,7 @@ def test_nothing_measured_reads_n_a(traces_dir, tiny_model):
     # a tool object the engine's renderer refuses (a tool that is not an object is a malformed body: skipped)
     broken = [TraceRecord(r.t, r.api, r.session, {**r.body, "tools": [{"name": "x"}]}) for r in records]
     report = verify_trace(broken, LocalBackend(tiny_engine(tiny_model)))
-    assert [r.error for r in report.requests] == ["ValueError: tools[0]: type must be 'function' (got None); a "
+    assert [r.error for r in report.requests] == ["invalid body: tools[0]: type must be 'function' (got None); a "
                                                   "tool is {'type': 'function', 'function': {'name': ..., "
                                                   "'parameters': {...}}}"] * 2
     summary = report.summary()

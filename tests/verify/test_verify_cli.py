@@ -110,7 +110,7 @@ def test_failed_requests_exit_2_unless_allowed(run, traces_dir, tmp_path):
     one_bad = tmp_path / "one_bad.jsonl"
     one_bad.write_text(json.dumps(lines[0]) + "\n" + json.dumps(broken[1]) + "\n")
     failed = run(str(one_bad), "--format", "json")
-    assert failed.exit_code == 2 and "1 of 2 requests failed (first: index 1: ValueError: " in failed.stderr
+    assert failed.exit_code == 2 and "1 of 2 requests failed (first: index 1: invalid body: " in failed.stderr
     assert "pass --allow-failures" in failed.stderr and json.loads(failed.stdout)["summary"]["failed"][0]["index"] == 1
     assert run(str(one_bad), "--format", "json", "--allow-failures").exit_code == 0  # still listed in 'failed'
     gated = run(str(one_bad), "--format", "json", "--min-hit-rate", "0")
