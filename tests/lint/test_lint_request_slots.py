@@ -15,12 +15,12 @@ def _pc101(code: str) -> list[tuple[int, str]]:
 def test_constant_reported_once_through_a_params_dict():
     # claude-quickstarts browser-use-demo/loop.py: the dated constant is read by the system of a `**params` dict.
     code = _HEAD + 'def ask(messages, suffix):\n    system = {"type": "text", "text": f"{SYSTEM_PROMPT} {suffix}"}\n    params = {"model": "m", "max_tokens": 9, "messages": messages, "system": [system]}\n    return client.messages.create(**params)\n'
-    assert _pc101(code) == [(4, "`datetime.datetime.today()` reaches SYSTEM_PROMPT as a date")]
+    assert _pc101(code) == [(4, "`datetime.datetime.today()` reaches SYSTEM_PROMPT once, when the module is imported")]
 
 
 def test_constant_reported_once_through_a_keyword():
     code = _HEAD + 'def ask(messages):\n    return client.messages.create(model="m", max_tokens=9, messages=messages, system=SYSTEM_PROMPT + " Be brief.")\n'
-    assert _pc101(code) == [(4, "`datetime.datetime.today()` reaches SYSTEM_PROMPT as a date")]
+    assert _pc101(code) == [(4, "`datetime.datetime.today()` reaches SYSTEM_PROMPT once, when the module is imported")]
 
 
 def test_clock_in_params_system_and_in_a_called_client():
