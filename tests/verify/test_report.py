@@ -89,3 +89,21 @@ def test_nothing_measured_reads_n_a(traces_dir, tiny_model):
     out = io.StringIO()
     print_report(report, Console(file=out, width=200))
     assert "hit rate n/a, oracle n/a, hit / oracle n/a" in out.getvalue()
+
+
+def test_the_gate_does_not_count_hits_above_the_oracle():
+    # newcomer (issue 16): a warm llama-server (no reset route) hit 100% of a trace whose oracle is 12%, and
+    # --min-hit-rate 50% passed; each request's hits now count only up to its oracle tokens
+    from promptcache.verify.report import RequestResult, VerifyReport
+
+    def report(exact: bool) -> VerifyReport:
+        rows = [RequestResult(i, float(i), "s", "openai.chat", 1000, 1000, 120, None) for i in range(3)]
+        return VerifyReport("t.jsonl", "http://x", "m", 1, exact, rows)
+
+    warm = report(True)
+    assert warm.hit_rate == 1.0 and warm.gated_hit_rate == 0.12
+    code, line = warm.outcome(0.5)
+    assert code == 1 and line == ("hit rate 12.0% is below --min-hit-rate 50.0% (hits above the oracle not counted: "
+                                  "100.0% measured; the cache was warm before the replay)")
+    assert warm.outcome(0.1) == (0, None)
+    assert report(False).outcome(0.5) == (0, None)  # an approximate oracle (SGLang) caps nothing
