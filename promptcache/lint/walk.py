@@ -170,7 +170,6 @@ def walk(module: cst.Module, visitors: Sequence[object], facts: TreeFacts | None
     stack: list = [module]
     counter = 0
     pop, push = stack.pop, stack.append
-    fields, kinds = _FIELDS, _KIND
     while stack:
         node = pop()
         if type(node) is tuple:
@@ -185,20 +184,7 @@ def walk(module: cst.Module, visitors: Sequence[object], facts: TreeFacts | None
             visit(node)
         if entry[1]:
             push((node, entry[1]))
-        kids = []
-        for name in fields.get(tp) or _child_fields(tp):
-            value = getattr(node, name)
-            kind = kinds.get(type(value))
-            if kind is None:
-                kind = _kind(type(value))
-            if kind == 1:
-                kids.append(value)
-            elif kind == 2:
-                for item in value:
-                    item_kind = kinds.get(type(item))
-                    if item_kind == 1 or (item_kind is None and _kind(type(item)) == 1):
-                        kids.append(item)
-        for child in reversed(kids):
+        for child in reversed(children(node)):
             parent_of[child] = node
             push(child)
     return facts
