@@ -1,8 +1,9 @@
 """Conversation history and the per-turn path (lint-rules.md, "Per-turn path", "Shared history").
 
 - A **history** is a list (name or ``self.attr``) that reaches a sink's
-  ``messages=`` / ``input=`` or promptcache's ``PromptBuilder.history(...)``,
-  directly or spliced (``[system, *history]``, ``[system] + history``,
+  ``messages=`` / ``input=`` (a keyword, or an entry of a ``**params`` request
+  dict: :func:`promptcache.lint.request_view.conversations`) or promptcache's
+  ``PromptBuilder.history(...)``, directly or spliced (``[system, *history]``, ``[system] + history``,
   ``list(history)``, ``Conversation(history)``).
 - The **per-turn path** is the body of a loop, or a function that contains a
   sink (a request handler).
@@ -27,6 +28,7 @@ import libcst as cst
 from promptcache.lint import history_edits
 from promptcache.lint.expressions import int_value, is_system_dict
 from promptcache.lint.index import Binding, Scope
+from promptcache.lint.request_view import all_sinks, conversations
 from promptcache.lint.sdk_builder import conversation_messages
 from promptcache.lint.walk import descendants
 
@@ -119,9 +121,8 @@ class Turns:
     def history_refs(self) -> set[Ref]:
         """Every list that some sink sends as its conversation."""
         refs: set[Ref] = set()
-        for sink in self.flow.sinks.all():
-            for _, expr in sink.conversation():
-                refs |= self.list_refs(expr, sink.scope)
+        for _, expr, scope, _ in conversations(self.flow):
+            refs |= self.list_refs(expr, scope)
         return refs
 
     def is_history(self, expr: cst.BaseExpression, scope: Scope) -> bool:
@@ -142,7 +143,7 @@ class Turns:
                 return True
             if isinstance(anc, cst.FunctionDef):
                 func = self.index.scope_of_node.get(anc)
-                sinks = [s for s in self.flow.sinks.all() if self.flow.holder_of(s.scope) is func]
+                sinks = [s for s in all_sinks(self.flow) if self.flow.holder_of(s.scope) is func]
                 return bool(sinks) and not all(self.facts.loop_of(s.call) is not None for s in sinks)
         return False
 
@@ -203,12 +204,11 @@ class Turns:
                 t = target.value if isinstance(target, cst.Element) else target
                 if isinstance(t, cst.Subscript) and self.is_history(t.value, scope) and _drops_front(t) and self._unguarded_turn(node):
                     out.append((node, "del " + self.flow.code(t)))
-        for sink in self.flow.sinks.all():
-            for _, expr in sink.conversation():
-                for sent, scope in [(expr, sink.scope), *self._returns_sent(expr, sink.scope, set())]:
-                    for sub in descendants(sent, cst.Subscript):
-                        if _sliding(sub) and self.list_refs(sub.value, scope) & self.history_refs and not self.guarded(sub):
-                            out.append((sub, self.flow.code(sub)))
+        for _, expr, sent_scope, _ in conversations(self.flow):
+            for sent, scope in [(expr, sent_scope), *self._returns_sent(expr, sent_scope, set())]:
+                for sub in descendants(sent, cst.Subscript):
+                    if _sliding(sub) and self.list_refs(sub.value, scope) & self.history_refs and not self.guarded(sub):
+                        out.append((sub, self.flow.code(sub)))
         return list({id(node): (node, detail) for node, detail in out}.values())
 
     def _returns_sent(self, expr: cst.BaseExpression, scope: Scope, seen: set) -> list[tuple[cst.BaseExpression, Scope]]:
