@@ -3,8 +3,9 @@
 ``TextBlockParam(type="text", text=t, cache_control={"type": "ephemeral"})`` builds the same dict as
 ``{"type": "text", "text": t, "cache_control": {"type": "ephemeral"}}`` (a ``TypedDict`` called with keywords
 returns a plain ``dict``), so every reader of blocks and messages (system messages, cache breakpoints, the
-blocks of a request) reads both through :func:`entries`. Only keyword arguments are read as entries; a call
-with a positional argument (``TextBlockParam(other)``) or ``**mapping`` is a dict the code does not show.
+blocks of a request) reads both through :func:`entries`: the keywords, after the keys of one positional dict
+literal (``BetaCacheControlEphemeralParam({"type": "ephemeral"})``). A call with another positional argument
+(``TextBlockParam(other)``) or a ``**mapping`` is not read (a dict the code does not show).
 
 The known types are those of the official SDKs' request params, matched by the last name of the callee
 (``TextBlockParam``, ``anthropic.types.TextBlockParam``, ``types.beta.BetaTextBlockParam``):
@@ -27,7 +28,7 @@ import libcst as cst
 
 _PARAM_TYPE = re.compile(
     r"^(?:(?:Beta)?(?:\w*BlockParam|(?:User|Assistant|System)?MessageParam|CacheControlEphemeralParam|ToolParam"
-    r"|[A-Z]\w*Tool(?:set)?_?\d{8}Param)"
+    r"|[A-Z]\w*\d{8}Param)"
     r"|ChatCompletion\w*MessageParam|ChatCompletionContentPart\w*Param"
     r"|EasyInputMessageParam|ResponseInput\w*Param|ResponseOutput\w*Param)$"
 )
@@ -48,10 +49,19 @@ def _key(node: cst.BaseExpression | None) -> str | None:
     return None
 
 
+def _positional(call: cst.Call) -> list[cst.Arg]:
+    return [a for a in call.args if a.keyword is None]
+
+
 def is_block(node: cst.CSTNode | None) -> bool:
-    """A dict literal, or a keyword-only call of a known SDK param ``TypedDict``."""
-    return isinstance(node, cst.Dict) or (param_type(node) is not None
-                                          and all(a.keyword is not None for a in node.args))
+    """A dict literal, or a call of a known SDK param ``TypedDict`` with keywords, or with one dict literal
+    (``BetaCacheControlEphemeralParam({"type": "ephemeral"})``) before them."""
+    if isinstance(node, cst.Dict):
+        return True
+    if param_type(node) is None:
+        return False
+    positional = _positional(node)
+    return not positional or len(positional) == 1 and not positional[0].star and isinstance(positional[0].value, cst.Dict)
 
 
 def entries(node: cst.CSTNode | None) -> list[tuple[str, cst.BaseExpression]] | None:
@@ -61,7 +71,9 @@ def entries(node: cst.CSTNode | None) -> list[tuple[str, cst.BaseExpression]] | 
         return [(key, el.value) for el in node.elements
                 if isinstance(el, cst.DictElement) and (key := _key(el.key)) is not None]
     if is_block(node):
-        return [(a.keyword.value, a.value) for a in node.args]
+        positional = _positional(node)  # `TypedDict(mapping, **kwargs)` is `dict(mapping, **kwargs)`
+        first = entries(positional[0].value) if positional else []
+        return first + [(a.keyword.value, a.value) for a in node.args if a.keyword is not None]
     return None
 
 
