@@ -362,6 +362,10 @@ class InPlaceHistoryEdit(_SiteRule):
         "from smolagents import CodeAgent\ndef save_screenshot(memory_step, agent):\n    seen = [s.step_number for s in agent.memory.steps]\n    memory_step.observations_images = [take_screenshot()]\n    return seen\n",
         # Issue 11: the constant system message re-set at index 0 through the SDK's TypedDict (a dict).
         _OPENAI + "from openai.types.chat import ChatCompletionSystemMessageParam\nSYSTEM = 'Be brief.'\nclass Bot:\n    def __init__(self):\n        self.history = []\n    def turn(self, text):\n        self.history[0] = ChatCompletionSystemMessageParam(role='system', content=SYSTEM)\n        self.history.append({'role': 'user', 'content': text})\n        return client.chat.completions.create(model='m', messages=self.history)\n",
+        # Issue 11: a counter stored in the state dict whose `messages` entry is sent is not a message edit (the
+        # history is the entry, not the dict holding it), sent as a keyword or through a `**params` dict.
+        _CLAUDE + "def turn(state, text):\n    state['turns'] = state.get('turns', 0) + 1\n    return client.messages.create(model='m', max_tokens=9, messages=state['messages'] + [{'role': 'user', 'content': text}])\n",
+        _CLAUDE + "def turn(state, text):\n    state['turns'] = state.get('turns', 0) + 1\n    params = {'model': 'm', 'max_tokens': 9, 'messages': state['messages'] + [{'role': 'user', 'content': text}]}\n    return client.messages.create(**params)\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "def step(messages):\n    for m in messages:\n        m['content'] = '[removed]'\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),
@@ -387,4 +391,6 @@ class InPlaceHistoryEdit(_SiteRule):
         Invalid("from smolagents import CodeAgent\ndef save_screenshot(memory_step, agent):\n    for previous in agent.memory.steps:\n        if previous.step_number <= memory_step.step_number - 2:\n            previous.observations_images = None\n    memory_step.observations_images = [take_screenshot()]\n", line=5),
         # Issue 11: earlier messages rewritten, the history sent through `dict(...)` as `**params`.
         Invalid(_CLAUDE + "def turn(history, text):\n    for m in history:\n        if m['role'] == 'user':\n            m['content'] = m['content'][:200]\n    history.append({'role': 'user', 'content': text})\n    params = dict(model='m', max_tokens=512, messages=history)\n    return client.messages.create(**params)\n", line=6),
+        # Issue 11: the history is a dict entry (`state['messages']`), sent through a `**params` dict.
+        Invalid(_CLAUDE + "def turn(state, text):\n    for m in state['messages']:\n        m['content'] = m['content'][:100]\n    params = {'model': 'm', 'max_tokens': 9, 'messages': state['messages']}\n    return client.messages.create(**params)\n", line=5),
     ]

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint import history_edits
-from promptcache.lint.expressions import int_value, is_system_dict
+from promptcache.lint.expressions import evaluated, int_value, is_system_dict
 from promptcache.lint.index import Binding, Scope
 from promptcache.lint.request_view import all_sinks, conversations
 from promptcache.lint.sdk_builder import conversation_messages
@@ -51,7 +51,12 @@ class Turns:
 
     # -- history references ------------------------------------------------
     def ref_of(self, expr: cst.BaseExpression, scope: Scope) -> Ref | None:
-        """The binding identity of a name or ``self.attr``."""
+        """The binding identity of a name or ``self.attr``, or of a string-keyed entry of one
+        (``state["messages"]``: the list is the entry, not the dict that holds it)."""
+        key = _entry_key(expr)
+        if key is not None:
+            base = self.ref_of(expr.value, scope)
+            return (base[0] + "[]", base[1], f"{base[2]}[{key!r}]") if base is not None and "[]" not in base[0] else None
         if isinstance(expr, cst.Name):
             found, bindings = self.index.lookup(expr.value, scope)
             return ("n", id(found), expr.value) if found is not None else None
@@ -103,6 +108,9 @@ class Turns:
             elif name in _LIST_CALLS or (isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "copy"):
                 target = expr.args[0].value if name in _LIST_CALLS else expr.func.value
                 out |= self.list_refs(target, scope, seen)
+        elif isinstance(expr, cst.Subscript) and _entry_key(expr) is not None:
+            ref = self.ref_of(expr, scope)  # `state["messages"]`: that entry, not every key of `state`
+            out |= {ref} if ref is not None else set()
         elif isinstance(expr, cst.Subscript):
             out |= self.list_refs(expr.value, scope, seen)
         elif isinstance(expr, cst.IfExp):
@@ -266,6 +274,16 @@ def _ends_in_exit(body: cst.BaseSuite) -> bool:
     if isinstance(body, cst.SimpleStatementSuite):
         return any(isinstance(s, _EXITS) for s in body.body)
     return False
+
+
+def _entry_key(expr: cst.BaseExpression) -> str | None:
+    """``"messages"`` for ``x["messages"]`` (a string-literal key), else None."""
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        key = expr.slice[0].slice.value
+        if isinstance(key, cst.SimpleString):
+            value = evaluated(key.value)
+            return value if isinstance(value, str) else None
+    return None
 
 
 def _slice(sub: cst.Subscript) -> cst.Slice | None:
