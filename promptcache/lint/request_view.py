@@ -30,6 +30,7 @@ _CONVERSATION = ("messages", "input", "contents")
 _MEMO: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _BY_CALL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _CONVERSATIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_ALL_SINKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass(eq=False)
@@ -149,9 +150,12 @@ def conversations(flow: FlowAnalysis) -> list[tuple[str, cst.BaseExpression, Sco
 def all_sinks(flow: FlowAnalysis) -> list[Sink]:
     """Every provider request (keywords or ``**params``: :func:`requests`) and ``PromptBuilder.history(...)``
     call of the module, in source order: the sinks whose function is a request handler (the per-turn path)."""
-    order = flow.facts.order
-    out = [r.sink for r in requests(flow)] + [s for s in flow.sinks.all() if not s.is_request]
-    return sorted(out, key=lambda s: order.get(s.call, 0))
+    found = _ALL_SINKS.get(flow)
+    if found is None:
+        order = flow.facts.order
+        found = [r.sink for r in requests(flow)] + [s for s in flow.sinks.all() if not s.is_request]
+        found = _ALL_SINKS[flow] = sorted(found, key=lambda s: order.get(s.call, 0))
+    return found
 
 
 def is_anthropic(req: Request) -> bool:
