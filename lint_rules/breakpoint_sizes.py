@@ -149,6 +149,8 @@ class LargePrefixUncached(LintRule):
         _CLAUDE + f"from .caching import prepare\nPOLICY = '{_LONG}'\ndef ask(q):\n    params = {{'model': '{_SMALL}', 'max_tokens': 9, 'system': POLICY, 'messages': [{{'role': 'user', 'content': q}}]}}\n    prepare(params)\n    return client.messages.create(**params)\n",
         # The system prompt is set on some paths only, to one of two texts: not judged.
         _CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q, short):\n    params = {{'model': '{_SMALL}', 'max_tokens': 9, 'system': POLICY, 'messages': [{{'role': 'user', 'content': q}}]}}\n    if short:\n        params['system'] = 'Be brief.'\n    return client.messages.create(**params)\n",
+        # Issue 11: the system block marked through the SDK's TypedDict.
+        _CLAUDE + f"from anthropic.types.beta import BetaTextBlockParam\nPOLICY = '{_LONG}'\ndef ask(q):\n    return client.beta.messages.create(model='{_SMALL}', max_tokens=9, system=[BetaTextBlockParam(type='text', text=POLICY, cache_control={{'type': 'ephemeral'}})], messages=[{{'role': 'user', 'content': q}}])\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q):\n    return client.messages.create(model='{_SMALL}', max_tokens=9, system=POLICY, messages=[{{'role': 'user', 'content': q}}])\n", line=5),
@@ -158,6 +160,8 @@ class LargePrefixUncached(LintRule):
         Invalid(_CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q):\n    params = {{'model': '{_SMALL}', 'max_tokens': 9, 'system': POLICY, 'messages': [{{'role': 'user', 'content': q}}]}}\n    return client.messages.create(**params)\n", line=6),
         # dict(...) completed by .update() and an item assignment.
         Invalid(_CLAUDE + f"POLICY = '{_LONG}'\ndef ask(q):\n    kwargs = dict(model='{_SMALL}', max_tokens=9)\n    kwargs.update(system=[{{'type': 'text', 'text': POLICY}}])\n    kwargs['messages'] = [{{'role': 'user', 'content': q}}]\n    return client.messages.create(**kwargs)\n", line=8),
+        # Issue 11: the system block written with the SDK's TypedDict, unmarked.
+        Invalid(_CLAUDE + f"from anthropic.types.beta import BetaTextBlockParam\nPOLICY = '{_LONG}'\ndef ask(q):\n    return client.beta.messages.create(model='{_SMALL}', max_tokens=9, system=[BetaTextBlockParam(type='text', text=POLICY)], messages=[{{'role': 'user', 'content': q}}])\n", line=6),
     ]
 
 

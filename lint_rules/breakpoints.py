@@ -173,7 +173,9 @@ class TooManyBreakpoints(LintRule):
 
     The request may also be built as a dict and sent as ``**params``: a dict
     literal, ``dict(...)``, ``params["x"] = ...``, ``params.update(...)``, or a
-    same-module function that returns the dict.
+    same-module function that returns the dict. A block written with the SDK's
+    ``TypedDict`` (``TextBlockParam(type="text", text=t, cache_control=...)``)
+    counts as the dict literal it builds.
 
     ## Why is this bad?
     Anthropic allows at most 4 breakpoints per request and answers more with
@@ -246,6 +248,8 @@ class TooManyBreakpoints(LintRule):
         _CLAUDE + f"def ask(history):\n    msgs = []\n    for m in history[-2:]:\n        msgs.append({{'role': m['role'], 'content': [{{'type': 'text', 'text': m['content'], {_MARK}}}]}})\n    params = dict(model='m', max_tokens=9, system=[{{'type': 'text', 'text': 'A', {_MARK}}}], messages=[*history[:-2], *msgs])\n    return client.messages.create(**params)\n",
         # The messages come from a helper of another module: their markers are not counted.
         _CLAUDE + f"from .history import marked\ndef ask(history):\n    params = {{'model': 'm', 'max_tokens': 9, 'system': [{{'type': 'text', 'text': 'A', {_MARK}}}]}}\n    params['messages'] = marked(history)\n    return client.messages.create(**params)\n",
+        # Issue 11: four markers set with the SDK's TypedDict (`cache_control=` keyword).
+        _CLAUDE + "from anthropic.types import TextBlockParam\nC = {'type': 'ephemeral'}\ndef ask(history):\n    return client.messages.create(model='m', max_tokens=512, system=[TextBlockParam(type='text', text='a', cache_control=C), TextBlockParam(type='text', text='b', cache_control=C), TextBlockParam(type='text', text='c', cache_control=C), TextBlockParam(type='text', text='d', cache_control=C)], messages=history)\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + f"def ask(history):\n    msgs = []\n    for m in history:\n        msgs.append({{'role': m['role'], 'content': [{{'type': 'text', 'text': m['content'], {_MARK}}}]}})\n    return client.messages.create(model='m', max_tokens=9, messages=msgs)\n", line=7),
@@ -256,4 +260,7 @@ class TooManyBreakpoints(LintRule):
         Invalid(_CLAUDE + "class Chat:\n    def __init__(self):\n        self.history = []\n    def ask(self, q):\n        self.history.append({'role': 'user', 'content': [{'type': 'text', 'text': q}]})\n        msgs = [{'role': m['role'], 'content': m['content']} for m in self.history]\n        msgs[-1]['content'][-1]['cache_control'] = {'type': 'ephemeral'}\n        r = client.messages.create(model='m', max_tokens=9, messages=msgs)\n        self.history.append({'role': 'assistant', 'content': r.content})\n        return r\n", line=9),
         # A marker per history message, the request sent as **params.
         Invalid(_CLAUDE + f"def ask(history):\n    msgs = []\n    for m in history:\n        msgs.append({{'role': m['role'], 'content': [{{'type': 'text', 'text': m['content'], {_MARK}}}]}})\n    params = {{'model': 'm', 'max_tokens': 9, 'messages': msgs}}\n    return client.messages.create(**params)\n", line=8),
+        # Issue 11: markers set with the SDK's TypedDicts: five blocks, and one per history message.
+        Invalid(_CLAUDE + "from anthropic.types import TextBlockParam\nC = {'type': 'ephemeral'}\ndef ask(history):\n    return client.messages.create(model='m', max_tokens=512, system=[TextBlockParam(type='text', text='a', cache_control=C), TextBlockParam(type='text', text='b', cache_control=C), TextBlockParam(type='text', text='c', cache_control=C), TextBlockParam(type='text', text='d', cache_control=C), TextBlockParam(type='text', text='e', cache_control=C)], messages=history)\n", line=6),
+        Invalid(_CLAUDE + "from anthropic.types import MessageParam, TextBlockParam\ndef ask(history):\n    msgs = [MessageParam(role=m['role'], content=[TextBlockParam(type='text', text=m['content'], cache_control={'type': 'ephemeral'})]) for m in history]\n    return client.messages.create(model='m', max_tokens=9, messages=msgs)\n", line=6),
     ]

@@ -96,6 +96,8 @@ class PerTurnSummarization(_SiteRule):
         # Issue 11 review: a condensing method called only past a size threshold.
         _OPENAI + "class Memory:\n    def __init__(self):\n        self.messages = []\n    def condense(self):\n        text = '\\n'.join(m['content'] for m in self.messages)\n        r = client.chat.completions.create(model='mini', messages=[{'role': 'user', 'content': 'Condense: ' + text}])\n        self.messages = [{'role': 'assistant', 'content': r.choices[0].message.content}]\n    def turn(self, user_text):\n        self.messages.append({'role': 'user', 'content': user_text})\n        if len(self.messages) > 40:\n            self.condense()\n        return client.chat.completions.create(model='m', messages=self.messages)\n",
         _OPENAI + "from fastapi import FastAPI\napp = FastAPI()\nSESSIONS = {}\n@app.get('/summary/{sid}')\ndef summary(sid):\n    messages = SESSIONS[sid]\n    recap = client.chat.completions.create(model='m', messages=messages + [{'role': 'user', 'content': 'Summarize our conversation so far.'}])\n    return {'summary': recap.choices[0].message.content}\n",
+        # Issue 11: a summarising helper whose request is a `**params` dict, called past a size threshold only.
+        _OPENAI + "def ask_model(history):\n    params = {'model': 'mini', 'messages': history + [{'role': 'user', 'content': 'Summarize our conversation.'}]}\n    return client.chat.completions.create(**params)\ndef turn(history, text):\n    if len(history) > 50:\n        history[:] = [{'role': 'user', 'content': ask_model(history)}]\n    return client.chat.completions.create(model='m', messages=history)\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "def turn(history, text):\n    history = compress_history(history)\n    return client.chat.completions.create(model='m', messages=history)\n", line=4),
@@ -112,6 +114,10 @@ class PerTurnSummarization(_SiteRule):
         # (the loop item is in the request, but so is the history: not a summariser mapping over chunks).
         Invalid(_OPENAI + "def serve(history, inbox):\n    for text in inbox:\n        history.append({'role': 'user', 'content': text})\n        recap = client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'Summarize this conversation: {history} {text}'}])\n        history[:] = [{'role': 'assistant', 'content': recap.choices[0].message.content}]\n        client.chat.completions.create(model='m', messages=history)\n", line=6),
         Invalid(_OPENAI + "from fastapi import FastAPI\napp = FastAPI()\nSESSIONS = {}\n@app.post('/chat/{sid}')\ndef chat(sid, text):\n    messages = SESSIONS.setdefault(sid, [])\n    messages.append({'role': 'user', 'content': text})\n    recap = client.chat.completions.create(model='m', messages=messages + [{'role': 'user', 'content': 'Summarize our conversation so far.'}])\n    SESSIONS[sid] = [{'role': 'user', 'content': recap.choices[0].message.content}]\n    return recap\n", line=10),
+        # Issue 11: the summarising request is a `**params` dict; its helper is called every turn.
+        Invalid(_OPENAI + "def ask_model(history):\n    params = {'model': 'mini', 'messages': history + [{'role': 'user', 'content': 'Summarize our conversation.'}]}\n    return client.chat.completions.create(**params)\ndef turn(history, text):\n    history[:] = [{'role': 'user', 'content': ask_model(history)}]\n    return client.chat.completions.create(model='m', messages=history)\n", line=7),
+        # The history compressed every turn is sent through `params['messages']` (the function is a request handler).
+        Invalid(_CLAUDE + "def turn(history, text):\n    history = compress_history(history)\n    params = {'model': 'm', 'max_tokens': 512}\n    params['messages'] = history\n    return client.messages.create(**params)\n", line=4),
     ]
 
 
@@ -175,6 +181,8 @@ class SummaryBeforeHistory(FlowRule):
         # Summaries of fixed data (a loop over a literal table) and all-caps constants are not conversation summaries.
         _CLAUDE + "ENDPOINTS = [('GET', '/a', 'List a.'), ('POST', '/b', 'Make b.')]\ndef reference():\n    return '\\n'.join(f'{m} {p}: {summary}' for m, p, summary in ENDPOINTS)\ndef turn(history):\n    return client.messages.create(model='m', system=reference(), messages=history)\n",
         _CLAUDE + "SUMMARY = 'Reply with a one-line summary of the ticket.'\ndef turn(history):\n    return client.messages.create(model='m', system=SUMMARY, messages=history)\n",
+        # Issue 11: a `**params` request with the summary after the history.
+        _OPENAI + "def turn(history, summary):\n    params = {'model': 'm', 'messages': [*history, {'role': 'user', 'content': summary}]}\n    return client.chat.completions.create(**params)\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "def turn(history):\n    recap = compact_history(history)\n    return client.messages.create(model='m', system=f'Plan.\\n{recap}', messages=history[-4:])\n", line=5),
@@ -182,6 +190,8 @@ class SummaryBeforeHistory(FlowRule):
         Invalid(_OPENAI + "def turn(history):\n    recap = summarize_thread(history)\n    history.insert(0, {'role': 'user', 'content': recap})\n    return client.chat.completions.create(model='m', messages=history)\n", line=5),
         Invalid(_OPENAI + "def turn(history, summary):\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'user', 'content': summary}, *history])\n", line=5),
         Invalid(_SDK + "def turn(history):\n    recap = summarize_thread(history)\n    return PromptBuilder().history([{'role': 'user', 'content': recap}, *history]).build()\n", line=4),
+        # Issue 11: the same in a request dict sent as `**params`.
+        Invalid(_OPENAI + "def turn(history, summary):\n    params = {'model': 'm', 'messages': [{'role': 'user', 'content': summary}, *history]}\n    return client.chat.completions.create(**params)\n", line=4),
     ]
 
 
@@ -191,7 +201,8 @@ class SlidingWindowTrim(_SiteRule):
     Finds history trimmed from the front on the per-turn path without a size
     guard: rebinding to ``h[-N:]`` / ``h[k:]``, ``h.pop(0)``, ``del h[0]``,
     a ``deque(maxlen=...)`` holding the conversation, or sending
-    ``messages=h[-N:]``, also when a function or method of the module returns
+    ``messages=h[-N:]`` (as a keyword, or as the ``messages`` entry of a
+    request dict sent as ``**params``), also when a function or method of the module returns
     the window that is sent (a condenser keeping ``head + events[-N:]``). promptcache's own ``PromptBuilder().history(h)`` sends
     the conversation like ``messages=`` does, so ``.history(h[-N:])`` and a
     ``Conversation(h[-N:])`` built per turn count too.
@@ -244,6 +255,10 @@ class SlidingWindowTrim(_SiteRule):
         _OPENAI + 'BUDGET = 20000\n\ndef step(events, keep_first=1):\n    messages = events\n    if len(events) > 60:\n        messages = events[:keep_first] + events[-20:]\n    return client.chat.completions.create(model="m", messages=messages)\n',
         # Issue 11 Build 2: a condenser that returns early below its limit.
         _OPENAI + 'class Condenser:\n    def __init__(self, keep_first=1, max_events=40):\n        self.keep_first = keep_first\n        self.max_events = max_events\n    def condense(self, events):\n        if len(events) <= self.max_events:\n            return events\n        return events[: self.keep_first] + events[-(self.max_events // 2) :]\ndef step(events):\n    messages = Condenser().condense(events)\n    return client.chat.completions.create(model="m", messages=messages)\n',
+        # Issue 11: a Twilio SMS dict sent as `**sms` is not an LLM request, whatever it slices.
+        "from twilio.rest import Client\nclient = Client()\ndef notify(history, to):\n    sms = {'to': to, 'body': '\\n'.join(history[-3:])}\n    return client.messages.create(**sms)\n",
+        # A window under a size guard, sent through a `**params` dict.
+        _OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > 40:\n        history = history[-8:]\n    params = {'model': 'm', 'messages': history}\n    return client.chat.completions.create(**params)\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "def loop(history):\n    while True:\n        history = history[-12:]\n        client.chat.completions.create(model='m', messages=history)\n", line=5),
@@ -260,6 +275,12 @@ class SlidingWindowTrim(_SiteRule):
         Invalid(_OPENAI + 'BUDGET = 20000\n\ndef step(events, keep_first=1):\n    head = events[:keep_first]\n    messages = head + events[-20:]\n    return client.chat.completions.create(model="m", messages=messages)\n', line=7),
         # Issue 11 Build 2: a condenser method keeping `head + events[-N:]`.
         Invalid(_OPENAI + 'BUDGET = 20000\n\nclass Condenser:\n    def __init__(self, keep_first=1, max_events=20):\n        self.keep_first = keep_first\n        self.max_events = max_events\n    def condense(self, events):\n        head = events[: self.keep_first]\n        return head + events[-self.max_events :]\ndef step(events):\n    messages = Condenser().condense(events)\n    return client.chat.completions.create(model="m", messages=messages)\n', line=11),
+        # Issue 11: the window sent as an entry of a `**params` request dict, or rebound and then set by
+        # `params['messages'] = ...`; and sent through the SDKs' raw / streaming response wrappers.
+        Invalid(_OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    params = {'model': 'm', 'messages': history[-8:]}\n    return client.chat.completions.create(**params)\n", line=5),
+        Invalid(_CLAUDE + "def turn(history, text):\n    history = history[-8:]\n    params = {'model': 'm', 'max_tokens': 512}\n    params['messages'] = history\n    return client.messages.create(**params)\n", line=4),
+        Invalid(_OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    return client.chat.completions.with_raw_response.create(model='m', messages=history[-8:])\n", line=5),
+        Invalid(_OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    with client.chat.completions.with_streaming_response.create(model='m', messages=history[-8:]) as r:\n        return r.read()\n", line=5),
     ]
 
 
@@ -339,6 +360,12 @@ class InPlaceHistoryEdit(_SiteRule):
         "from smolagents import CodeAgent\ndef run(agent, question):\n    result = agent.run(question)\n    for memory_step in agent.memory.steps:\n        memory_step.model_input_messages = None\n    return result\n",
         # The newest memory step gets its screenshot (not yet sent); older steps are only read.
         "from smolagents import CodeAgent\ndef save_screenshot(memory_step, agent):\n    seen = [s.step_number for s in agent.memory.steps]\n    memory_step.observations_images = [take_screenshot()]\n    return seen\n",
+        # Issue 11: the constant system message re-set at index 0 through the SDK's TypedDict (a dict).
+        _OPENAI + "from openai.types.chat import ChatCompletionSystemMessageParam\nSYSTEM = 'Be brief.'\nclass Bot:\n    def __init__(self):\n        self.history = []\n    def turn(self, text):\n        self.history[0] = ChatCompletionSystemMessageParam(role='system', content=SYSTEM)\n        self.history.append({'role': 'user', 'content': text})\n        return client.chat.completions.create(model='m', messages=self.history)\n",
+        # Issue 11: a counter stored in the state dict whose `messages` entry is sent is not a message edit (the
+        # history is the entry, not the dict holding it), sent as a keyword or through a `**params` dict.
+        _CLAUDE + "def turn(state, text):\n    state['turns'] = state.get('turns', 0) + 1\n    return client.messages.create(model='m', max_tokens=9, messages=state['messages'] + [{'role': 'user', 'content': text}])\n",
+        _CLAUDE + "def turn(state, text):\n    state['turns'] = state.get('turns', 0) + 1\n    params = {'model': 'm', 'max_tokens': 9, 'messages': state['messages'] + [{'role': 'user', 'content': text}]}\n    return client.messages.create(**params)\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "def step(messages):\n    for m in messages:\n        m['content'] = '[removed]'\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),
@@ -362,4 +389,8 @@ class InPlaceHistoryEdit(_SiteRule):
         # Issue 11 review (smolagents' vision browser example): screenshots cleared from older memory steps on
         # every step; the agent renders every memory step into the next model call's messages.
         Invalid("from smolagents import CodeAgent\ndef save_screenshot(memory_step, agent):\n    for previous in agent.memory.steps:\n        if previous.step_number <= memory_step.step_number - 2:\n            previous.observations_images = None\n    memory_step.observations_images = [take_screenshot()]\n", line=5),
+        # Issue 11: earlier messages rewritten, the history sent through `dict(...)` as `**params`.
+        Invalid(_CLAUDE + "def turn(history, text):\n    for m in history:\n        if m['role'] == 'user':\n            m['content'] = m['content'][:200]\n    history.append({'role': 'user', 'content': text})\n    params = dict(model='m', max_tokens=512, messages=history)\n    return client.messages.create(**params)\n", line=6),
+        # Issue 11: the history is a dict entry (`state['messages']`), sent through a `**params` dict.
+        Invalid(_CLAUDE + "def turn(state, text):\n    for m in state['messages']:\n        m['content'] = m['content'][:100]\n    params = {'model': 'm', 'max_tokens': 9, 'messages': state['messages']}\n    return client.messages.create(**params)\n", line=5),
     ]

@@ -172,6 +172,10 @@ class VolatileInSystemPrompt(FlowRule):
         _B2 + 'class Agent:\n    def __init__(self):\n        self.system = RULES + "\\nAnswer briefly."\n        self.clock = None\n    def turn(self, history, q):\n        self.clock = datetime.now().strftime("%H:%M:%S")\n        user = {"role": "user", "content": f"[{self.clock}] {q}"}\n        return client.messages.create(model="m", system=self.system, messages=history + [user])\n',
         # Issue 11 Build 2, a method of the same class kept out of the prefix:
         _B2 + 'class Agent:\n    def _system(self):\n        return RULES + "\\nBe brief."\n    def _user(self, q):\n        return {"role": "user", "content": f"{datetime.now().isoformat()} {q}"}\n    def turn(self, history, q):\n        return client.messages.create(model="m", system=self._system(), messages=history + [self._user(q)])\n',
+        # Issue 11: count_tokens through the raw-response wrapper sends no request to be cached.
+        _CLAUDE + "from datetime import datetime\ndef size(history):\n    return client.messages.with_raw_response.count_tokens(model='m', system=f'Today is {datetime.now()}.', messages=history)\n",
+        # The SDK's user-message TypedDict is the newest turn, where per-request data belongs.
+        _OPENAI + "from datetime import datetime\nfrom openai.types.chat import ChatCompletionUserMessageParam\ndef ask(q):\n    user = ChatCompletionUserMessageParam(role='user', content=f'Now: {datetime.now()} {q}')\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Be brief.'}, user])\n",
     ]
     INVALID = [
         # Issue 11: a clock in the system of a request dict sent as `**params`; a client returned by a call (crewAI).
@@ -229,6 +233,11 @@ class VolatileInSystemPrompt(FlowRule):
         Invalid(_B2 + 'class Agent:\n    def __init__(self):\n        self.clock = None\n    def _refresh(self):\n        self.clock = datetime.now().strftime("%H:%M:%S")\n    def turn(self, history, q):\n        self._refresh()\n        system = f"{RULES}\\nLocal time {self.clock}"\n        return client.messages.create(model="m", system=system, messages=history + [q])\n', line=13),
         # Issue 11 Build 2, a method of the same class:
         Invalid(_B2 + 'class Agent:\n    def _system(self):\n        return f"{RULES}\\nNow: {datetime.now().isoformat()}"\n    def turn(self, history, q):\n        return client.messages.create(model="m", system=self._system(), messages=history + [q])\n', line=7),
+        # Issue 11: the SDKs' raw-response wrappers send the same request.
+        Invalid(_CLAUDE + "from datetime import datetime\ndef ask(history):\n    return client.beta.messages.with_raw_response.create(model='m', max_tokens=512, system=f'Today is {datetime.now()}.', messages=history)\n", line=5),
+        Invalid(_OPENAI + "from datetime import datetime\ndef ask(q):\n    return client.responses.with_raw_response.create(model='m', instructions=f'Now: {datetime.now()}', input=q)\n", line=5),
+        # The system message built with the SDK's TypedDict, read like the dict literal it makes.
+        Invalid(_OPENAI + "from datetime import datetime\nfrom openai.types.chat import ChatCompletionSystemMessageParam\ndef ask(q):\n    system = ChatCompletionSystemMessageParam(role='system', content=f'Now: {datetime.now()}')\n    return client.chat.completions.create(model='m', messages=[system, {'role': 'user', 'content': q}])\n", line=6),
     ]
 
 

@@ -74,11 +74,17 @@ class VolatileBeforeCacheBreakpoint(FlowRule):
         _CLAUDE + f"DOC = open('d.md').read()\ndef ask(acct, q):\n    return client.messages.create(model='m', messages=[{{'role': 'user', 'content': [\n        {{'type': 'text', 'text': DOC, {_CC}}},\n        {{'type': 'text', 'text': f'{{acct.account_id}} {{q}}'}}]}}])\n",
         _CLAUDE + "from datetime import date\ndef ask(acct, q):\n    return client.messages.create(model='m', messages=[{'role': 'user', 'content': f'{date.today()} {q}'}])\n",
         _CLAUDE + f"def ask(q):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': 'Rules', {_CC}}}], messages=[{{'role': 'user', 'content': q}}])\n",
+        # Issue 11: the date after the last breakpoint, in a `**params` dict and in SDK TypedDict blocks.
+        _CLAUDE + "from datetime import datetime\nDOC = 'x'\ndef ask(q):\n    params = {'model': 'm', 'max_tokens': 512, 'messages': [{'role': 'user', 'content': [{'type': 'text', 'text': DOC, 'cache_control': {'type': 'ephemeral'}}, {'type': 'text', 'text': f'Now: {datetime.now()} {q}'}]}]}\n    return client.messages.create(**params)\n",
+        _CLAUDE + "from datetime import datetime\nfrom anthropic.types import TextBlockParam\nDOC = 'x'\ndef ask(q):\n    return client.messages.create(model='m', max_tokens=512, messages=[{'role': 'user', 'content': [TextBlockParam(type='text', text=DOC, cache_control={'type': 'ephemeral'}), TextBlockParam(type='text', text=f'Now: {datetime.now()} {q}')]}])\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + f"DOC = open('d.md').read()\ndef ask(acct, q):\n    return client.messages.create(model='m', messages=[{{'role': 'user', 'content': [\n        {{'type': 'text', 'text': f'Account {{acct.account_id}}'}},\n        {{'type': 'text', 'text': DOC, {_CC}}}]}}])\n", line=6),
         Invalid(_CLAUDE + f"import time\ndef ask(q):\n    return client.messages.create(model='m', messages=[\n        {{'role': 'user', 'content': f'Asked at {{time.time()}}'}},\n        {{'role': 'assistant', 'content': 'ok'}},\n        {{'role': 'user', 'content': [{{'type': 'text', 'text': q, {_CC}}}]}}])\n", line=6),
         Invalid(_CLAUDE + f"def ask(user, q):\n    blocks = [{{'type': 'text', 'text': user.email}}, {{'type': 'text', 'text': 'Policy', {_CC}}}]\n    return client.messages.create(model='m', messages=[{{'role': 'user', 'content': blocks}}])\n", line=4),
+        # Issue 11: the marked block in a `**params` request dict, and marked through the SDK's TypedDict.
+        Invalid(_CLAUDE + "from datetime import datetime\ndef ask(q):\n    params = {'model': 'm', 'max_tokens': 512, 'messages': [{'role': 'user', 'content': [{'type': 'text', 'text': f'Now: {datetime.now()}', 'cache_control': {'type': 'ephemeral'}}, {'type': 'text', 'text': q}]}]}\n    return client.messages.create(**params)\n", line=5),
+        Invalid(_CLAUDE + "from datetime import datetime\nfrom anthropic.types import TextBlockParam\ndef ask(q):\n    return client.messages.create(model='m', max_tokens=512, messages=[{'role': 'user', 'content': [TextBlockParam(type='text', text=f'Now: {datetime.now()}', cache_control={'type': 'ephemeral'}), TextBlockParam(type='text', text=q)]}])\n", line=6),
     ]
 
 
@@ -197,11 +203,15 @@ class VolatilePromptCacheKey(FlowRule):
         _OPENAI + "def ask(q):\n    return client.responses.create(model='m', input=q, prompt_cache_key='docs-v2')\n",
         _OPENAI + "def ask(user_id, q):\n    return client.responses.create(model='m', input=q, prompt_cache_key=f'docs-{user_id}')\n",
         _OPENAI + "def ask(request_id, q):\n    return client.responses.create(model='m', input=q, extra_headers={'X-Request-Id': request_id})\n",
+        # Issue 11: a fixed key in a `**params` request dict.
+        _OPENAI + "def ask(q):\n    params = {'model': 'm', 'input': q, 'prompt_cache_key': 'support-bot-v2'}\n    return client.responses.create(**params)\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "def ask(request_id, q):\n    return client.responses.create(model='m', input=q, prompt_cache_key=f'docs-{request_id}')\n", line=4),
         Invalid(_OPENAI + "import uuid\ndef ask(q):\n    return client.responses.create(model='m', input=q, prompt_cache_key=str(uuid.uuid4()))\n", line=5),
         Invalid(_OPENAI + "import time\ndef ask(q):\n    key = f'k{time.time_ns()}'\n    return client.chat.completions.create(model='m', messages=[], prompt_cache_key=key)\n", line=6),
+        # Issue 11: the key as an entry of a `**params` request dict.
+        Invalid(_OPENAI + "import time\ndef ask(q):\n    params = {'model': 'm', 'input': q, 'prompt_cache_key': f'req-{time.time()}'}\n    return client.responses.create(**params)\n", line=5),
     ]
 
 

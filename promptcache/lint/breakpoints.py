@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint.dict_view import entry
 from promptcache.lint.request_view import Request, request_of
 from promptcache.lint.walk import descendants
 
@@ -26,12 +27,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.sinks import Sink
 
 
-def has_cache_control(node: cst.CSTNode) -> bool:
-    """True for a dict literal with a ``"cache_control"`` key."""
-    return isinstance(node, cst.Dict) and any(
-        isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and el.key.value[1:-1] == "cache_control"
-        for el in node.elements
-    )
+def has_cache_control(node: cst.CSTNode | None) -> bool:
+    """True for a dict literal with a ``"cache_control"`` key, or an SDK param call with a ``cache_control=``
+    keyword (``TextBlockParam(..., cache_control=...)``: :mod:`promptcache.lint.dict_view`)."""
+    return entry(node, "cache_control") is not None
 
 
 def _literal_list(flow: FlowAnalysis, expr: cst.BaseExpression | None, scope: Scope):
@@ -46,30 +45,32 @@ def _literal_list(flow: FlowAnalysis, expr: cst.BaseExpression | None, scope: Sc
     return None
 
 
-def _dict_get(node: cst.CSTNode, key: str):
-    if isinstance(node, cst.Dict):
-        for el in node.elements:
-            if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and el.key.value[1:-1] == key:
-                return el.value
-    return None
-
-
 def message_blocks_before_last_breakpoint(flow: FlowAnalysis, sink: Sink) -> list[tuple[cst.CSTNode, Scope]]:
     """Message blocks (or whole message contents) at or before the last ``cache_control`` of ``sink``.
 
     Returns ``[(block expression, scope)]`` in request order; empty when the
-    call has no visible marker or no visible message blocks before it.
+    call has no visible marker or no visible message blocks before it. The
+    ``tools`` / ``system`` / ``messages`` are keywords or entries of the
+    ``**params`` dict the call sends (:mod:`promptcache.lint.request_view`),
+    read when they have one value on every run.
     """
+    req = request_of(flow, sink.call)
+    if req is None:
+        return []
+
+    def sent(part: str):
+        value = req.value(part)
+        return _literal_list(flow, value.expr, value.scope) if value is not None and value.expr is not None else None
     positions: list[tuple[str, cst.CSTNode | None, Scope, bool]] = []
     for part in ("tools", "system"):
-        found = _literal_list(flow, sink.kw(part), sink.scope)
+        found = sent(part)
         if found is None:
             continue
         lst, scope = found
         for el in lst.elements:
             value = el.value
             positions.append((part, value, scope, has_cache_control(value)))
-    found = _literal_list(flow, sink.kw("messages"), sink.scope)
+    found = sent("messages")
     if found is not None:
         lst, scope = found
         for el in lst.elements:
@@ -77,7 +78,7 @@ def message_blocks_before_last_breakpoint(flow: FlowAnalysis, sink: Sink) -> lis
             if isinstance(el, cst.StarredElement):
                 positions.append(("messages", None, scope, False))
                 continue
-            content = _dict_get(message, "content")
+            content = entry(message, "content")
             blocks = _literal_list(flow, content, scope)
             if blocks is not None:
                 for block in blocks[0].elements:

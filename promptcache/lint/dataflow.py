@@ -37,7 +37,7 @@ from promptcache.lint.flow_facts import Flow, Issue, dedupe, identity
 from promptcache.lint.index import ModuleIndex, Scope
 from promptcache.lint.call_sites import CallSites
 from promptcache.lint.prompt_text import PromptText
-from promptcache.lint.request_view import requests, sent_values
+from promptcache.lint.request_view import conversations, requests, sent_values
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.slots import Slot
 from promptcache.lint.summaries import Summaries
@@ -68,8 +68,10 @@ class FlowAnalysis:
     # -- module facts --------------------------------------------------------
     @cached_property
     def is_llm_file(self) -> bool:
-        """Imports an LLM SDK, contains a sink or builds a PromptBuilder layer, or is a prompt module imported by one."""
-        return self.index.imports_llm or self.prompt_module or bool(self.sinks.all()) or bool(self.builder_calls)
+        """Imports an LLM SDK, contains a sink (a request sent with keywords or ``**params``) or builds a
+        PromptBuilder layer, or is a prompt module imported by one."""
+        return (self.index.imports_llm or self.prompt_module or bool(self.sinks.all()) or bool(self.builder_calls)
+                or bool(requests(self)))
 
     @cached_property
     def call_sites(self) -> CallSites:
@@ -250,10 +252,7 @@ class FlowAnalysis:
         """Shuffles in ``messages=`` / ``input=`` before the last message (few-shot examples, the
         history): all of them are part of the cached prefix."""
         flows = []
-        sent = [(label, expr, sink.scope, sink) for sink in self.sinks.all() if not sink.is_request for label, expr in sink.conversation()]
-        sent += [(f"{kw}=", expr, scope, req.sink) for req in requests(self) for kw in ("messages", "input", "contents")
-                 for expr, scope in sent_values(req, kw)]  # keywords, and the entries of a `**params` request dict
-        for label, expr, scope, sink in sent:
+        for label, expr, scope, sink in conversations(self):  # keywords, and the entries of a `**params` dict
             if not isinstance(expr, (cst.List, cst.Tuple)) or len(expr.elements) < 2:
                 continue
             slot = Slot("messages", expr, scope, self.holder_of(scope), label, sink)
@@ -325,21 +324,20 @@ class FlowAnalysis:
 
     @cached_property
     def cache_key_flows(self) -> list[Flow]:
-        """Volatile ``prompt_cache_key=`` values."""
+        """Volatile ``prompt_cache_key=`` values (a keyword, or an entry of a ``**params`` request dict)."""
         flows = []
-        for sink in self.sinks.all():
-            key = sink.kw("prompt_cache_key")
-            if key is None:
-                continue
-            slot = Slot("cache_key", key, sink.scope, self.holder_of(sink.scope), "prompt_cache_key=", sink)
-            flows += [Flow(slot, node, t, "cache_key") for node, t in self.sites(key, sink.scope, frozenset({S.VOLATILE}))]
+        for req in requests(self):
+            for key, scope in sent_values(req, "prompt_cache_key"):
+                slot = Slot("cache_key", key, scope, self.holder_of(scope), "prompt_cache_key=", req.sink)
+                flows += [Flow(slot, node, t, "cache_key") for node, t in self.sites(key, scope, frozenset({S.VOLATILE}))]
         return flows
 
     @cached_property
     def breakpoint_flows(self) -> list[Flow]:
         """Volatile or identity values in Anthropic message blocks at or before the last ``cache_control``."""
         flows = []
-        for sink in self.sinks.all():
+        for req in requests(self):  # keywords, and the entries of a `**params` request dict
+            sink = req.sink
             if sink.api not in ("anthropic", "litellm", "extra"):
                 continue
             for block, scope in message_blocks_before_last_breakpoint(self, sink):

@@ -14,6 +14,7 @@ import re
 import libcst as cst
 
 from promptcache.lint import sources as S
+from promptcache.lint.dict_view import entry
 from promptcache.lint.literals import PLACEHOLDER, pieces
 
 _ALNUM = re.compile(r"[A-Za-z0-9]")
@@ -106,10 +107,7 @@ def int_value(node: cst.BaseExpression) -> int | None:
 
 
 def is_system_dict(node: cst.BaseExpression) -> bool:
-    """A ``{"role": "system" | "developer", ...}`` message literal."""
-    if not isinstance(node, cst.Dict):
-        return False
-    for el in node.elements:
-        if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and el.key.value[1:-1] == "role":
-            return isinstance(el.value, cst.SimpleString) and el.value.value[1:-1] in ("system", "developer")
-    return False
+    """A ``{"role": "system" | "developer", ...}`` message literal (or an SDK param call such as
+    ``ChatCompletionSystemMessageParam(role="system", ...)``: :mod:`promptcache.lint.dict_view`)."""
+    role = entry(node, "role")
+    return isinstance(role, cst.SimpleString) and role.value[1:-1] in ("system", "developer")

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint.dict_view import entries
 from promptcache.lint.expressions import int_value, is_literal, is_system_dict
 from promptcache.lint.index import Scope
 from promptcache.lint.walk import descendants
@@ -176,8 +177,8 @@ def _static_system(value: cst.BaseExpression | None, turns: Turns, scope: Scope)
     """A system/developer message whose every value is a literal or a module constant: the same bytes each turn."""
     if not is_system_dict(value):
         return False
-    for el in value.elements:
-        v = el.value
+    values = [el.value for el in value.elements] if isinstance(value, cst.Dict) else [v for _, v in entries(value) or ()]
+    for v in values:  # a dict literal, or an SDK param call (`ChatCompletionSystemMessageParam(role=..., content=...)`)
         if is_literal(v):
             continue
         if isinstance(v, cst.Name):

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.breakpoints import has_cache_control
+from promptcache.lint.dict_view import is_block
 from promptcache.lint.expressions import evaluated, key_text
 from promptcache.lint.index import Scope
 from promptcache.lint.request_view import Request, is_anthropic, requests
@@ -96,7 +97,7 @@ def _list(flow: FlowAnalysis, expr: cst.BaseExpression | None, scope: Scope):
 
 
 def _block(flow: FlowAnalysis, part: str, node: cst.BaseExpression, scope: Scope, call: Request) -> Block:
-    if isinstance(node, cst.Dict):
+    if is_block(node):  # a dict literal, or an SDK param call (`TextBlockParam(...)`)
         if part == "tools":
             value = evaluated(flow.code(node))
             text = repr(value) if isinstance(value, dict) else None
@@ -143,7 +144,7 @@ def layout(flow: FlowAnalysis, sink: Request) -> Layout:
     lst, scope = found
     for el in lst.elements:
         message = el.value
-        if isinstance(el, cst.StarredElement) or not isinstance(message, cst.Dict):
+        if isinstance(el, cst.StarredElement) or not is_block(message):
             out.blocks.append(Block("messages", None, scope))
             continue
         content = dict_value(message, "content")
@@ -200,15 +201,15 @@ def bound(flow: FlowAnalysis, iterable: cst.BaseExpression) -> int | None:
     return None
 
 
-def loop_markers(flow: FlowAnalysis, sink: Request, seen: set[int]) -> tuple[int, list[cst.Dict]]:
+def loop_markers(flow: FlowAnalysis, sink: Request, seen: set[int]) -> tuple[int, list[cst.BaseExpression]]:
     """Markers made outside the visible blocks of ``sink`` (``seen``: ids of those): ``(count, unbounded)``.
     ``count`` adds the markers made once or in loops of fixed length; ``unbounded`` lists the marker dicts made
     unconditionally in a loop over data (once per history message). A marker under an ``if`` is not counted."""
     count = 0
-    unbounded: list[cst.Dict] = []
+    unbounded: list[cst.BaseExpression] = []
     done: set[int] = set(seen)
     for expr, _scope in _feeding(flow, sink):
-        for d in descendants(expr, cst.Dict):
+        for d in descendants(expr, (cst.Dict, cst.Call)):  # dict literals and SDK param calls
             if id(d) in done or not has_cache_control(d):
                 continue
             done.add(id(d))
@@ -248,7 +249,7 @@ def _times(flow: FlowAnalysis, node: cst.CSTNode) -> int | None:
     return times
 
 
-def count(flow: FlowAnalysis, sink: Request) -> tuple[int, list[cst.Dict], Layout]:
+def count(flow: FlowAnalysis, sink: Request) -> tuple[int, list[cst.BaseExpression], Layout]:
     """``(fixed markers, markers made per history message, layout)`` of one call."""
     lay = layout(flow, sink)
     seen = {id(b.node) for b in lay.blocks if b.node is not None}

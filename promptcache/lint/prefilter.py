@@ -7,7 +7,8 @@ parsed only when its bytes show one of:
 - an import of an LLM SDK or framework (anthropic, openai, litellm,
   langchain*, langgraph, llama_index, google.genai, mistralai, cohere, ...);
 - a sink-like call (``.messages.create(``, ``.chat.completions.``,
-  ``.responses.create(``, ``completion(``) or an ``extra-sinks`` name;
+  ``.responses.create(``, also through ``.with_raw_response.`` / ``.with_streaming_response.``,
+  ``completion(``) or an ``extra-sinks`` name;
 - ``cache_control``;
 - promptcache's own ``PromptBuilder`` or ``Conversation`` (the builder's
   layers are prefix slots, its ``.history(...)`` a conversation sink), imported
@@ -33,7 +34,9 @@ from promptcache.lint.config import LintConfig
 from promptcache.lint.imports import is_llm_module
 from promptcache.lint.sdk_builder import BUILDER_CLASSES, CONVERSATION_CLASSES
 
-_SINK_LIKE = re.compile(rb"\.messages\.(?:create|stream)\s*\(|\.chat\.completions\.|\.responses\.(?:create|parse|stream)\s*\(")
+_WRAPPER = rb"(?:with_raw_response\.|with_streaming_response\.)?"  # the SDKs' raw / streamed-response wrappers
+_SINK_LIKE = re.compile(rb"\.messages\." + _WRAPPER + rb"(?:create|stream|parse)\s*\(|\.chat\.completions\.|\.responses\."
+                        + _WRAPPER + rb"(?:create|parse|stream)\s*\(")
 _COMPLETION_CALL = re.compile(rb"\ba?completion\s*\(")  # litellm; also common outside LLM code
 _CACHE_CONTROL = re.compile(rb"cache_control")
 # promptcache's own builder and conversation, imported by name, or named after `import promptcache [as pc]`.

@@ -7,7 +7,8 @@ that passes only ``**params``, or calls a client returned by a call (``self._get
 is a request when its keywords or dict set one of the request keywords (``model``, ``messages``, ...:
 :data:`promptcache.lint.sinks.SINK_KEYWORDS`); a Twilio ``client.messages.create(**sms)`` with ``to`` and
 ``body`` is not. The taint engine's prefix slots (:mod:`promptcache.lint.slots`) read the system, tools and
-messages of these requests through :func:`sent_values`.
+messages of these requests through :func:`sent_values`, the history rules (PC2xx) their conversations through
+:func:`conversations`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ if TYPE_CHECKING:  # pragma: no cover
 _CONVERSATION = ("messages", "input", "contents")
 _MEMO: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _BY_CALL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_CONVERSATIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_ALL_SINKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass(eq=False)
@@ -127,6 +130,34 @@ def sent_values(req: Request, name: str) -> list[tuple[cst.BaseExpression, Scope
     return [(v.expr, v.scope) for v in values if v.expr is not None]
 
 
+def conversations(flow: FlowAnalysis) -> list[tuple[str, cst.BaseExpression, Scope, Sink]]:
+    """``(label, expression, scope, sink)`` for each conversation the module sends, for the history rules
+    (PC2xx): every value a request may send as ``messages=`` / ``input=`` / ``contents=``, as a keyword or an
+    entry of its ``**params`` dict (:func:`sent_values`: none when the dict is not fully shown), and the
+    argument of promptcache's ``PromptBuilder.history(...)``. In source order."""
+    found = _CONVERSATIONS.get(flow)
+    if found is not None:
+        return found
+    out = [(label, expr, s.scope, s) for s in flow.sinks.all() if not s.is_request for label, expr in s.conversation()]
+    out += [(f"{kw}=", expr, scope, req.sink) for req in requests(flow) for kw in _CONVERSATION
+            for expr, scope in sent_values(req, kw)]
+    order = flow.facts.order
+    out.sort(key=lambda item: order.get(item[3].call, 0))
+    _CONVERSATIONS[flow] = out
+    return out
+
+
+def all_sinks(flow: FlowAnalysis) -> list[Sink]:
+    """Every provider request (keywords or ``**params``: :func:`requests`) and ``PromptBuilder.history(...)``
+    call of the module, in source order: the sinks whose function is a request handler (the per-turn path)."""
+    found = _ALL_SINKS.get(flow)
+    if found is None:
+        order = flow.facts.order
+        found = [r.sink for r in requests(flow)] + [s for s in flow.sinks.all() if not s.is_request]
+        found = _ALL_SINKS[flow] = sorted(found, key=lambda s: order.get(s.call, 0))
+    return found
+
+
 def is_anthropic(req: Request) -> bool:
     """A call of Anthropic's API, or of a Claude model (a literal ``model=``) through LiteLLM."""
     if req.api == "anthropic":
@@ -136,4 +167,4 @@ def is_anthropic(req: Request) -> bool:
             and "claude" in model.expr.value.lower())
 
 
-__all__ = ["Request", "is_anthropic", "request_of", "requests", "sent_values"]
+__all__ = ["Request", "all_sinks", "conversations", "is_anthropic", "request_of", "requests", "sent_values"]

@@ -1,6 +1,6 @@
 """Sinks: the LLM request calls (lint-rules.md, "Sink").
 
-A call is a sink when its callee ends in ``.messages.create|stream``
+A call is a sink when its callee ends in ``.messages.create|stream|parse``
 (Anthropic, ``beta.messages`` included, ``count_tokens`` not),
 ``.chat.completions.create|parse|stream`` or ``.responses.create|parse|stream``
 (OpenAI), ``.models.generate_content|generate_content_stream`` (Gemini,
@@ -9,6 +9,9 @@ A call is a sink when its callee ends in ``.messages.create|stream``
 entry from the config, AND it passes at least one of ``model=``,
 ``messages=``, ``system=``, ``instructions=``, ``input=``, ``tools=``,
 ``contents=``: a Twilio ``client.messages.create(to=..., body=...)`` is not a sink.
+The SDKs' ``.with_raw_response.`` / ``.with_streaming_response.`` wrappers before the method
+(``client.beta.messages.with_raw_response.create``, ``client.chat.completions.with_streaming_response.create``)
+send the same request and are sinks too.
 The callee may call a client returned by a call (``self._get_client().chat.completions.create``, crewAI,
 OpenHands, openai-agents: :func:`_call_path`). A call that passes the request only as ``**params`` is read by
 :mod:`promptcache.lint.request_view`, which the prefix slots read too.
@@ -34,6 +37,10 @@ from promptcache.lint.walk import iter_children
 
 SINK_KEYWORDS = frozenset({"model", "messages", "system", "instructions", "input", "tools", "contents"})
 _LITELLM = frozenset({"litellm.completion", "litellm.acompletion"})
+# The SDKs' wrappers that return the raw HTTP response or stream it: `client.messages.with_raw_response.create(...)`
+# sends the same request as `client.messages.create(...)` (anthropic 2.15.0 `MessagesWithRawResponse.create`,
+# openai 3.57.0 `CompletionsWithRawResponse.create` / `.parse`, `ResponsesWithStreamingResponse.create`).
+_RESPONSE_WRAPPERS = frozenset({"with_raw_response", "with_streaming_response"})
 PROMPTCACHE = "promptcache"  # the api of a ``PromptBuilder.history(...)`` conversation sink
 
 
@@ -124,7 +131,9 @@ class SinkFinder:
         return self._api(call, scope, _call_path(call.func))
 
     def _api(self, call: cst.Call, scope: Scope, path: list[str]) -> str | None:
-        if len(path) >= 3 and path[-2] == "messages" and path[-1] in ("create", "stream"):
+        if len(path) >= 4 and path[-2] in _RESPONSE_WRAPPERS:  # `.messages.with_raw_response.create`
+            path = path[:-2] + path[-1:]
+        if len(path) >= 3 and path[-2] == "messages" and path[-1] in ("create", "stream", "parse"):
             return "anthropic"
         if len(path) >= 4 and path[-3:-1] == ["chat", "completions"] and path[-1] in ("create", "parse", "stream"):
             return "openai_chat"

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint.dict_view import entry, is_block
 from promptcache.lint.framework_slots import framework_slots
 from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
@@ -69,12 +70,10 @@ class Slot:
     sanitiser: str = ""
 
 
-def dict_value(node: cst.Dict, key: str) -> cst.BaseExpression | None:
-    """The value of a string key in a dict literal, or None."""
-    for el in node.elements:
-        if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and el.key.value[1:-1] == key:
-            return el.value
-    return None
+def dict_value(node: cst.CSTNode | None, key: str) -> cst.BaseExpression | None:
+    """The value of a string key in a dict literal or an SDK param ``TypedDict`` call
+    (:func:`promptcache.lint.dict_view.entry`), or None."""
+    return entry(node, key)
 
 
 class _Collector:
@@ -161,7 +160,7 @@ def _built_prompt(flow: FlowAnalysis, value: cst.BaseExpression | None, scope: S
 def _user_turn(value: cst.BaseExpression | None) -> bool:
     """``{"role": "user", ...}``: a prompt-named builder that returns the user's message builds the newest turn,
     where per-request data belongs (pydantic-ai's ``_map_user_prompt``; issue 11), whatever its name says."""
-    role = dict_value(value, "role") if isinstance(value, cst.Dict) else None
+    role = dict_value(value, "role")
     return isinstance(role, cst.SimpleString) and role.value[1:-1] == "user"
 
 
@@ -174,7 +173,8 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
                 c.add("system", expr, scope, f"{kw}=", req.sink)
     if flow.is_llm_file:
         index = flow.index
-        for node, scope in index.role_dicts:
+        params = [(call, scope) for call, scope in index.calls if is_block(call) and entry(call, "role") is not None]
+        for node, scope in [*index.role_dicts, *params]:  # `{"role": ...}`, `ChatCompletionSystemMessageParam(role=...)`
             role = dict_value(node, "role")
             if isinstance(role, cst.SimpleString) and role.value[1:-1] in ("system", "developer"):
                 c.add("system", dict_value(node, "content"), scope, f"the {role.value[1:-1]} message")

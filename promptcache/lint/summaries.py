@@ -16,6 +16,7 @@ import libcst as cst
 
 from promptcache.lint import sources as S
 from promptcache.lint.index import Scope
+from promptcache.lint.request_view import all_sinks, conversations, request_of
 from promptcache.lint.sinks import attribute_path
 from promptcache.lint.turns import int_value, is_system_dict
 from promptcache.lint.walk import descendants
@@ -46,11 +47,12 @@ class Summaries:
         out = []
         helpers: set[int] = set()
         summarising = []
-        for call, scope in self.index.calls:
-            sink = self.flow.sinks.sink_at(call, scope)
-            if sink is not None and self.flow.sinks.asks_to_summarise(call, scope):
+        sinks = all_sinks(self.flow)
+        for sink in sinks:
+            call, scope = sink.call, sink.scope
+            if self._asks_to_summarise(sink):
                 holder = self.flow.holder_of(scope)
-                others = [s for s in self.flow.sinks.all() if s is not sink and self.flow.holder_of(s.scope) is holder]
+                others = [s for s in sinks if s is not sink and self.flow.holder_of(s.scope) is holder]
                 if holder is not None and not others and not self.turns.facts.loop_of(call) is not None and not self._is_turn(holder):
                     helpers.add(id(holder))
                 else:
@@ -68,12 +70,19 @@ class Summaries:
             if callee is not None and id(callee) in helpers:
                 candidate = True
                 detail = f"{last}() (an LLM call asking for a summary)"
-            elif not candidate and last and S.summarise_callee(last) and self.flow.sinks.sink_at(call, scope) is None:
+            elif not candidate and last and S.summarise_callee(last) and request_of(self.flow, call) is None and self.flow.sinks.sink_at(call, scope) is None:
                 candidate = (S.history_word(last) or any(self.turns.list_refs(a.value, scope) & self.turns.history_refs for a in call.args)
                              or (callee is not None and self._rebinds_history(callee)))
             if candidate and self.turns.per_turn(call) and not self.turns.guarded(call, scope) and not self._per_item(call, scope):
                 out.append((call, detail))
         return out
+
+    def _asks_to_summarise(self, sink) -> bool:
+        """The literal prompt text of a sink asks to summarise: the call's own text, and that of the
+        ``**params`` dict it sends (:mod:`promptcache.lint.request_view`)."""
+        req = request_of(self.flow, sink.call)
+        nodes = [sink.call, *(req.content.nodes if req is not None else ())]
+        return S.asks_to_summarise(" ".join(t for n in nodes for t in self.flow.sinks.literal_text(n, sink.scope)))
 
     def _rebinds_history(self, func: Scope) -> bool:
         """True when method ``func`` assigns a new list to an attribute sent as the conversation
@@ -140,15 +149,14 @@ class Summaries:
             if isinstance(func, cst.Attribute) and func.attr.value == "insert" and len(call.args) == 2 and int_value(call.args[0].value) == 0:
                 if self.turns.is_history(func.value, scope) and any(s.kind == S.SUMMARY for s in self.flow.taint.of(call.args[1].value, scope)):
                     out.append(call.args[1].value)
-        for sink in self.flow.sinks.all():
-            expr = next((value for _, value in sink.conversation()), None)
+        for _, expr, scope, _ in conversations(self.flow):
             if not isinstance(expr, (cst.List, cst.Tuple)):
                 continue
             before: list[cst.BaseExpression] = []
             for el in expr.elements:
-                if isinstance(el, cst.StarredElement) and self.turns.list_refs(el.value, sink.scope) & self.turns.history_refs:
+                if isinstance(el, cst.StarredElement) and self.turns.list_refs(el.value, scope) & self.turns.history_refs:
                     for value in before:
-                        out += [n for n, _ in self.flow.sites(value, sink.scope, frozenset({S.SUMMARY}))]
+                        out += [n for n, _ in self.flow.sites(value, scope, frozenset({S.SUMMARY}))]
                     break
                 if not is_system_dict(el.value):
                     before.append(el.value)

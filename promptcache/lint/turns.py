@@ -1,8 +1,9 @@
 """Conversation history and the per-turn path (lint-rules.md, "Per-turn path", "Shared history").
 
 - A **history** is a list (name or ``self.attr``) that reaches a sink's
-  ``messages=`` / ``input=`` or promptcache's ``PromptBuilder.history(...)``,
-  directly or spliced (``[system, *history]``, ``[system] + history``,
+  ``messages=`` / ``input=`` (a keyword, or an entry of a ``**params`` request
+  dict: :func:`promptcache.lint.request_view.conversations`) or promptcache's
+  ``PromptBuilder.history(...)``, directly or spliced (``[system, *history]``, ``[system] + history``,
   ``list(history)``, ``Conversation(history)``).
 - The **per-turn path** is the body of a loop, or a function that contains a
   sink (a request handler).
@@ -25,8 +26,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint import history_edits
-from promptcache.lint.expressions import int_value, is_system_dict
+from promptcache.lint.expressions import evaluated, int_value, is_system_dict
 from promptcache.lint.index import Binding, Scope
+from promptcache.lint.request_view import all_sinks, conversations
 from promptcache.lint.sdk_builder import conversation_messages
 from promptcache.lint.walk import descendants
 
@@ -49,7 +51,12 @@ class Turns:
 
     # -- history references ------------------------------------------------
     def ref_of(self, expr: cst.BaseExpression, scope: Scope) -> Ref | None:
-        """The binding identity of a name or ``self.attr``."""
+        """The binding identity of a name or ``self.attr``, or of a string-keyed entry of one
+        (``state["messages"]``: the list is the entry, not the dict that holds it)."""
+        key = _entry_key(expr)
+        if key is not None:
+            base = self.ref_of(expr.value, scope)
+            return (base[0] + "[]", base[1], f"{base[2]}[{key!r}]") if base is not None and "[]" not in base[0] else None
         if isinstance(expr, cst.Name):
             found, bindings = self.index.lookup(expr.value, scope)
             return ("n", id(found), expr.value) if found is not None else None
@@ -101,6 +108,9 @@ class Turns:
             elif name in _LIST_CALLS or (isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "copy"):
                 target = expr.args[0].value if name in _LIST_CALLS else expr.func.value
                 out |= self.list_refs(target, scope, seen)
+        elif isinstance(expr, cst.Subscript) and _entry_key(expr) is not None:
+            ref = self.ref_of(expr, scope)  # `state["messages"]`: that entry, not every key of `state`
+            out |= {ref} if ref is not None else set()
         elif isinstance(expr, cst.Subscript):
             out |= self.list_refs(expr.value, scope, seen)
         elif isinstance(expr, cst.IfExp):
@@ -119,9 +129,8 @@ class Turns:
     def history_refs(self) -> set[Ref]:
         """Every list that some sink sends as its conversation."""
         refs: set[Ref] = set()
-        for sink in self.flow.sinks.all():
-            for _, expr in sink.conversation():
-                refs |= self.list_refs(expr, sink.scope)
+        for _, expr, scope, _ in conversations(self.flow):
+            refs |= self.list_refs(expr, scope)
         return refs
 
     def is_history(self, expr: cst.BaseExpression, scope: Scope) -> bool:
@@ -142,7 +151,7 @@ class Turns:
                 return True
             if isinstance(anc, cst.FunctionDef):
                 func = self.index.scope_of_node.get(anc)
-                sinks = [s for s in self.flow.sinks.all() if self.flow.holder_of(s.scope) is func]
+                sinks = [s for s in all_sinks(self.flow) if self.flow.holder_of(s.scope) is func]
                 return bool(sinks) and not all(self.facts.loop_of(s.call) is not None for s in sinks)
         return False
 
@@ -203,12 +212,11 @@ class Turns:
                 t = target.value if isinstance(target, cst.Element) else target
                 if isinstance(t, cst.Subscript) and self.is_history(t.value, scope) and _drops_front(t) and self._unguarded_turn(node):
                     out.append((node, "del " + self.flow.code(t)))
-        for sink in self.flow.sinks.all():
-            for _, expr in sink.conversation():
-                for sent, scope in [(expr, sink.scope), *self._returns_sent(expr, sink.scope, set())]:
-                    for sub in descendants(sent, cst.Subscript):
-                        if _sliding(sub) and self.list_refs(sub.value, scope) & self.history_refs and not self.guarded(sub):
-                            out.append((sub, self.flow.code(sub)))
+        for _, expr, sent_scope, _ in conversations(self.flow):
+            for sent, scope in [(expr, sent_scope), *self._returns_sent(expr, sent_scope, set())]:
+                for sub in descendants(sent, cst.Subscript):
+                    if _sliding(sub) and self.list_refs(sub.value, scope) & self.history_refs and not self.guarded(sub):
+                        out.append((sub, self.flow.code(sub)))
         return list({id(node): (node, detail) for node, detail in out}.values())
 
     def _returns_sent(self, expr: cst.BaseExpression, scope: Scope, seen: set) -> list[tuple[cst.BaseExpression, Scope]]:
@@ -266,6 +274,16 @@ def _ends_in_exit(body: cst.BaseSuite) -> bool:
     if isinstance(body, cst.SimpleStatementSuite):
         return any(isinstance(s, _EXITS) for s in body.body)
     return False
+
+
+def _entry_key(expr: cst.BaseExpression) -> str | None:
+    """``"messages"`` for ``x["messages"]`` (a string-literal key), else None."""
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        key = expr.slice[0].slice.value
+        if isinstance(key, cst.SimpleString):
+            value = evaluated(key.value)
+            return value if isinstance(value, str) else None
+    return None
 
 
 def _slice(sub: cst.Subscript) -> cst.Slice | None:
