@@ -244,9 +244,14 @@ class SlidingWindowTrim(_SiteRule):
         _OPENAI + 'BUDGET = 20000\n\ndef step(events, keep_first=1):\n    messages = events\n    if len(events) > 60:\n        messages = events[:keep_first] + events[-20:]\n    return client.chat.completions.create(model="m", messages=messages)\n',
         # Issue 11 Build 2: a condenser that returns early below its limit.
         _OPENAI + 'class Condenser:\n    def __init__(self, keep_first=1, max_events=40):\n        self.keep_first = keep_first\n        self.max_events = max_events\n    def condense(self, events):\n        if len(events) <= self.max_events:\n            return events\n        return events[: self.keep_first] + events[-(self.max_events // 2) :]\ndef step(events):\n    messages = Condenser().condense(events)\n    return client.chat.completions.create(model="m", messages=messages)\n',
+        # Issue 11 (khoj, open-interpreter): the first message moved to `instructions=` (read as `h[0]` just
+        # before), not dropped: the same message goes out each turn, in another slot.
+        _OPENAI + 'def respond(messages):\n    formatted = [dict(m) for m in messages]\n    instructions = None\n    if formatted and formatted[0].get("role") == "system":\n        instructions = formatted[0].get("content")\n        formatted = formatted[1:]\n    return client.responses.create(model="m", instructions=instructions, input=formatted)\n',
     ]
     INVALID = [
         Invalid(_OPENAI + "def loop(history):\n    while True:\n        history = history[-12:]\n        client.chat.completions.create(model='m', messages=history)\n", line=5),
+        # The head read from another list is no split: `history[1:]` drops the oldest message each turn.
+        Invalid(_OPENAI + "def loop(history, notes):\n    while True:\n        first = notes[0]\n        history = history[1:]\n        client.chat.completions.create(model='m', messages=history)\n", line=6),
         Invalid(_CLAUDE + "from collections import deque\nhistory = deque(maxlen=20)\ndef turn(text):\n    return client.messages.create(model='m', messages=list(history))\n", line=4),
         Invalid(_OPENAI + "def chat(history):\n    history.pop(0)\n    return client.chat.completions.create(model='m', messages=history)\n", line=4),
         Invalid(_OPENAI + "def chat(history):\n    return client.chat.completions.create(model='m', messages=list(history)[-6:])\n", line=4),
@@ -339,6 +344,9 @@ class InPlaceHistoryEdit(_SiteRule):
         "from smolagents import CodeAgent\ndef run(agent, question):\n    result = agent.run(question)\n    for memory_step in agent.memory.steps:\n        memory_step.model_input_messages = None\n    return result\n",
         # The newest memory step gets its screenshot (not yet sent); older steps are only read.
         "from smolagents import CodeAgent\ndef save_screenshot(memory_step, agent):\n    seen = [s.step_number for s in agent.memory.steps]\n    memory_step.observations_images = [take_screenshot()]\n    return seen\n",
+        # Issue 11 (khoj format_message_for_api): a format conversion on a deep copy made for this request; the
+        # stored messages are untouched, the same bytes go out each turn.
+        "from copy import deepcopy\n" + _OPENAI + 'def format_messages(raw_messages):\n    out = []\n    messages = deepcopy(raw_messages)\n    for message in messages:\n        if isinstance(message.content, list):\n            message.content = "\\n".join(p["text"] for p in message.content)\n        out.append({"role": message.role, "content": message.content})\n    return out\ndef chat(history):\n    return client.chat.completions.create(model="m", messages=format_messages(history))\n',
     ]
     INVALID = [
         Invalid(_OPENAI + "def step(messages):\n    for m in messages:\n        m['content'] = '[removed]'\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),

@@ -274,7 +274,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
     (by file name: ``test_*.py``, ``*_test.py``, ``conftest.py``); a parameter
     whose only value in the module is its literal default (no call passes it);
     a parameter typed as a class (``type[...]``: code); the ``messages`` /
-    ``tools`` a converter is given as a whole (a value picked from one message,
+    ``tools`` a converter is given as a whole, and their head ``messages[0]``
+    (the system message, passed through; a value picked from another message,
     such as a language detected from ``messages[-1]``, is reported); a
     parameter's prompt field written back into the same field with text added
     (``ModelInputData(instructions=data.instructions + " Be brief.")``: a prompt
@@ -325,6 +326,9 @@ class PerRequestDataInSystemPrompt(FlowRule):
         # Issue 11 (openai-agents-python): a value a script's entry point reads once (`input()` in `main()`, outside
         # any loop) is per process; a parameter's prompt field plus constant text is a prompt passed through.
         _OPENAI + "import asyncio\nasync def run(path):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Answer about the repo at {path}.'}, {'role': 'user', 'content': 'Who commits most?'}])\nasync def main():\n    path = input('Repository: ')\n    await run(path)\nif __name__ == '__main__':\n    asyncio.run(main())\n",
+        # Issue 11 (open-interpreter llm.run): the head of the conversation given as a whole (its system message)
+        # split off and put back in front: passed through.
+        "import litellm\ndef run(messages):\n    system_message = messages[0]['content']\n    messages = trim(messages[1:], system_message=system_message)\n    messages = [{'role': 'system', 'content': system_message}] + messages\n    return litellm.completion(model='m', messages=messages)\n",
         "from agents import Agent, ModelInputData\ndef filter_input(data):\n    return ModelInputData(input=data.model_data.input, instructions=(data.model_data.instructions or '') + ' Reply briefly.')\n",
         # Issue 11, from real code (openai-agents-python examples): per-process values, not per-request data.
         _CLAUDE + "import argparse\ndef main(repo):\n    return client.messages.create(model='m', system=f'You inspect {repo}.', messages=[])\nif __name__ == '__main__':\n    args = argparse.ArgumentParser().parse_args()\n    main(args.repo)\n",

@@ -20,7 +20,8 @@ Not: the newest message (``h[-1]``, not yet sent), ``cache_control`` markers,
 re-setting the constant system message at index 0 (the same bytes each turn),
 an insert or removal under a size guard or a test of the same list (a one-time
 set-up: ``if not self.history: self.history.insert(0, SYSTEM)``), an insert
-or a removal in a list built fresh for each request.
+or a removal in a list built fresh for each request, a store into the records of
+a ``copy.deepcopy`` made in the same function (a format conversion on the way out).
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ def edits(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
         if isinstance(base, cst.Name):
             for b in index.lookup(base.value, scope)[1]:
                 if b.kind != "for":
+                    continue
+                if _deep_copy(turns, iterated(b.value), b.scope):
                     continue
                 refs = turns.list_refs(iterated(b.value), b.scope)
                 if refs & turns.history_refs or refs & rendered.get(key or "", set()) or (
@@ -137,6 +140,18 @@ def _agent_memory(turns: Turns, iterable: cst.BaseExpression | None) -> bool:
         iterable = iterable.value  # `agent.memory.steps[:-2]`
     return (isinstance(iterable, cst.Attribute) and iterable.attr.value == "steps" and isinstance(iterable.value, cst.Attribute)
             and iterable.value.attr.value == "memory" and any(m.split(".")[0] == "smolagents" for m in turns.index.imports))
+
+
+def _deep_copy(turns: Turns, iterable: cst.BaseExpression | None, scope: Scope) -> bool:
+    """``messages = copy.deepcopy(raw_messages)`` (every binding of the name): records copied for this request,
+    so a store into them (a format conversion on the way out) never reaches the stored history (khoj's
+    ``format_message_for_api``; issue 11)."""
+    if not isinstance(iterable, cst.Name):
+        return False
+    bindings = turns.index.lookup(iterable.value, scope)[1]
+    return bool(bindings) and all(
+        b.kind == "assign" and isinstance(b.value, cst.Call) and turns.index.qualified(b.value.func, b.scope) == "copy.deepcopy"
+        for b in bindings)
 
 
 def _head(position: cst.BaseExpression) -> bool:

@@ -260,7 +260,9 @@ class TaintEngine(CallTaint, FieldSensitivity):
         if self.index.qualified(e.value, scope) == "os.environ":
             return frozenset({source(S.ENV, "os.environ", e)})
         if len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index) and _position(e.slice[0].slice.value) and isinstance(e.value, cst.Name):
-            # `messages[-1]`: one element of a parameter list itself (not `content[-1]` of a message mapped in a loop)
+            # `messages[-1]`: one element of a parameter list itself (not `content[-1]` of a message mapped in a loop);
+            # not `messages[0]`, the head of the conversation given as a whole: its system message, passed through
+            # (open-interpreter's `system_message = messages[0]["content"]`; issue 11)
             base = frozenset(dataclasses.replace(s, picked=True) if s.kind == S.PARAM and s.detail == e.value.value else s for s in base)
         if len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index):
             key = key_text(e.slice[0].slice.value)
@@ -276,10 +278,11 @@ class TaintEngine(CallTaint, FieldSensitivity):
 
 
 def _position(e: cst.BaseExpression) -> bool:
-    """An integer index (``-1``, ``0``): one element by position."""
+    """An integer index other than the head (``-1``, ``1``): one element by position. ``0`` is the head of the
+    conversation (its system message), which a converter given the whole conversation passes through."""
     if isinstance(e, cst.UnaryOperation):
-        e = e.expression
-    return isinstance(e, cst.Integer)
+        return isinstance(e.expression, cst.Integer)
+    return isinstance(e, cst.Integer) and int(e.value, 0) != 0
 
 
 def _per_request_origin(b: Binding) -> bool:
