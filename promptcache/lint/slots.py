@@ -103,7 +103,8 @@ class _Collector:
                             kind = kinds_for(b.value) if b.kind == "assign" else None
                             if kind is not None:
                                 self.add(kind, b.value, scope, name, holder=None)
-            elif scope.parent is not None and scope.parent.kind in ("module", "class") and pattern(scope.name):
+            elif scope.parent is not None and scope.parent.kind in ("module", "class") and pattern(scope.name) \
+                    and not _user_content_only(self.flow, scope):
                 for ret in (value for r in scope.returns for value in _returned(r, pattern)):
                     kind = kinds_for(self._shape(ret, scope))
                     if kind is not None:
@@ -160,9 +161,35 @@ def _built_prompt(flow: FlowAnalysis, value: cst.BaseExpression | None, scope: S
 
 def _user_turn(value: cst.BaseExpression | None) -> bool:
     """``{"role": "user", ...}``: a prompt-named builder that returns the user's message builds the newest turn,
-    where per-request data belongs (pydantic-ai's ``_map_user_prompt``; issue 11), whatever its name says."""
+    where per-request data belongs (pydantic-ai's ``_map_user_prompt``; issue 11), whatever its name says.
+    Also a returned conversation literal (``[{"role": "system", ...}, {"role": "user", ...}]``, gpt-researcher's
+    editor): its system and developer messages are slots of their own (the role dicts), the rest are turns."""
+    if isinstance(value, (cst.List, cst.Tuple)) and value.elements:
+        return all(isinstance(el, cst.Element) and _role(el.value) is not None for el in value.elements)
+    return _role(value) == "user"
+
+
+def _role(value: cst.BaseExpression | None) -> str | None:
     role = dict_value(value, "role") if isinstance(value, cst.Dict) else None
-    return isinstance(role, cst.SimpleString) and role.value[1:-1] == "user"
+    return role.value[1:-1] if isinstance(role, cst.SimpleString) else None
+
+
+def _user_content_only(flow: FlowAnalysis, func: Scope) -> bool:
+    """Every call of ``func`` (its callers all visible, at least one) is the ``content`` of a user message
+    (``{"role": "user", "content": self._format_instructions(...)}``): the builder writes the newest user turn,
+    whatever its name says (gpt-researcher's editor; issue 11)."""
+    calls = flow.call_sites.visible_calls(func)
+    if not calls:
+        return False
+    for call, _ in calls:
+        value: cst.CSTNode = call
+        element = flow.facts.parent.get(value)
+        if isinstance(element, cst.Await):
+            value, element = element, flow.facts.parent.get(element)
+        if not (isinstance(element, cst.DictElement) and element.value is value and isinstance(element.key, cst.SimpleString)
+                and element.key.value[1:-1] == "content" and _role(flow.facts.parent.get(element)) == "user"):
+            return False
+    return True
 
 
 def system_slots(flow: FlowAnalysis) -> list[Slot]:

@@ -249,9 +249,10 @@ class TaintEngine(CallTaint, FieldSensitivity):
         if any(s.kind == S.SUMMARY for s in named):
             return named
         t = (self.of(e.value, scope) & self._field(e.value, attr, scope)) | named
-        if PROMPT_FIELD.search(attr) and same_field(e, attr, self.parents):
+        if (PROMPT_FIELD.search(attr) or attr == "content") and same_field(e, attr, self.parents):
             # `ModelInputData(instructions=data.instructions + " Reply briefly.")`: a parameter's prompt field
-            # written back into the same field is the prompt passed through (openai-agents-python; issue 11)
+            # written back into the same field is the prompt passed through (openai-agents-python; issue 11);
+            # `{"role": "system", "content": _serialize(message.content)}`: a message converted (browser-use)
             t = frozenset(s for s in t if s.kind != S.PARAM)
         return t
 
