@@ -305,7 +305,11 @@ class InPlaceHistoryEdit(_SiteRule):
     same bytes on every request); a field of the records that the messages do
     not render; an insert or a removal under a size guard or an ``if`` that
     tests the same list (a one-time set-up), and an insert into a list built
-    fresh for each request.
+    fresh for each request; a slot replaced in a list built fresh for the
+    request (also through a private helper's parameter), a field changed in
+    the messages another module's function converted for the request
+    (``out = serialize_messages(messages)``) or in a ``copy.deepcopy`` made in
+    the same function.
     """
 
     code = "PC204"
@@ -344,6 +348,10 @@ class InPlaceHistoryEdit(_SiteRule):
         "from smolagents import CodeAgent\ndef run(agent, question):\n    result = agent.run(question)\n    for memory_step in agent.memory.steps:\n        memory_step.model_input_messages = None\n    return result\n",
         # The newest memory step gets its screenshot (not yet sent); older steps are only read.
         "from smolagents import CodeAgent\ndef save_screenshot(memory_step, agent):\n    seen = [s.step_number for s in agent.memory.steps]\n    memory_step.observations_images = [take_screenshot()]\n    return seen\n",
+        # Issue 11 (browser-use): the schema added to the system message of a list another module's serializer
+        # converted for this request; (khoj) slots replaced in a list built fresh per call, through a private helper.
+        _OPENAI + 'from .serializer import serialize_messages\nclass Chat:\n    def ask(self, messages, schema):\n        out = serialize_messages(messages)\n        if out[0]["role"] == "system":\n            out[0]["content"] += f"\\n<json_schema>{schema}</json_schema>"\n        return client.chat.completions.create(model="m", messages=out)\n',
+        _OPENAI + 'class Agent:\n    def _format(self, messages):\n        out = []\n        for m in messages:\n            out.append(m.render())\n        return out\n    def _for_summary(self, formatted):\n        for idx, msg in enumerate(formatted):\n            if isinstance(msg, str):\n                formatted[idx] = {"role": "user", "content": msg}\n        return formatted\n    def call(self):\n        msgs = self._format(self.messages)\n        msgs = self._for_summary(msgs)\n        return client.responses.create(model="m", input=msgs)\n',
         # Issue 11 (khoj format_message_for_api): a format conversion on a deep copy made for this request; the
         # stored messages are untouched, the same bytes go out each turn.
         "from copy import deepcopy\n" + _OPENAI + 'def format_messages(raw_messages):\n    out = []\n    messages = deepcopy(raw_messages)\n    for message in messages:\n        if isinstance(message.content, list):\n            message.content = "\\n".join(p["text"] for p in message.content)\n        out.append({"role": message.role, "content": message.content})\n    return out\ndef chat(history):\n    return client.chat.completions.create(model="m", messages=format_messages(history))\n',
@@ -367,6 +375,8 @@ class InPlaceHistoryEdit(_SiteRule):
         Invalid(_OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.steps = []\n    def to_messages(self):\n        messages = []\n        for step in self.steps:\n            messages.append({"role": "user", "content": step.observations})\n        return messages\n    def run(self, task):\n        while True:\n            for step in self.steps[:-2]:\n                step.observations = None\n            reply = client.chat.completions.create(model="m", messages=self.to_messages())\n            self.steps.append(reply)\n', line=16),
         # Issue 11 Build 2: older tool outputs replaced with "<omitted>".
         Invalid(_OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.messages = []\n    def step(self, q):\n        for old in self.messages[:-1]:\n            if old["role"] == "tool":\n                old["content"] = "<omitted>"\n        self.messages.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.messages)\n', line=11),
+        # The same private helper given the stored history: its slots are replaced for good.
+        Invalid(_OPENAI + 'class Agent:\n    def _for_summary(self, formatted):\n        for idx, msg in enumerate(formatted):\n            if isinstance(msg, str):\n                formatted[idx] = {"role": "user", "content": msg}\n        return formatted\n    def call(self):\n        msgs = self._for_summary(self.messages)\n        return client.responses.create(model="m", input=msgs)\n', line=7),
         # Issue 11 review (smolagents' vision browser example): screenshots cleared from older memory steps on
         # every step; the agent renders every memory step into the next model call's messages.
         Invalid("from smolagents import CodeAgent\ndef save_screenshot(memory_step, agent):\n    for previous in agent.memory.steps:\n        if previous.step_number <= memory_step.step_number - 2:\n            previous.observations_images = None\n    memory_step.observations_images = [take_screenshot()]\n", line=5),

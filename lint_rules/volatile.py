@@ -344,6 +344,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
         # Issue 11 (browser-use serializers): a message's own content converted into the system message it
         # becomes, through a helper that tags refusal parts (`f'[Refusal] {part.refusal}'`).
         _OPENAI + "class Serializer:\n    @staticmethod\n    def _content(content):\n        if isinstance(content, str):\n            return content\n        return [{'type': 'text', 'text': p.text if p.type == 'text' else f'[Refusal] {p.refusal}'} for p in content]\n    @staticmethod\n    def serialize(message):\n        if isinstance(message, SystemMessage):\n            return {'role': 'system', 'content': Serializer._content(message.content)}\n        return {'role': 'user', 'content': Serializer._content(message.content)}\ndef ask(messages):\n    return client.chat.completions.create(model='m', messages=[Serializer.serialize(m) for m in messages])\n",
+        # Issue 11 (khoj): a prompt-named request handler returns the model's reply (keyed by the user), not a prompt.
+        _OPENAI + "from .adapters import get_chat_model, send_message_to_model\nasync def send_message_to_model_wrapper(query, system_message='', user=None):\n    chat_model = await get_chat_model(user)\n    return send_message_to_model(chat_model=chat_model, messages=[{'role': 'system', 'content': system_message}, {'role': 'user', 'content': query}])\nasync def check_if_safe_prompt(prompt, user=None):\n    response = await send_message_to_model_wrapper(f'Is this safe? {prompt}', user=user)\n    return response.text.startswith('yes'), response.text\n",
         # Issue 11 (open-interpreter llm.run): the head of the conversation given as a whole (its system message)
         # split off and put back in front: passed through.
         "import litellm\ndef run(messages):\n    system_message = messages[0]['content']\n    messages = trim(messages[1:], system_message=system_message)\n    messages = [{'role': 'system', 'content': system_message}] + messages\n    return litellm.completion(model='m', messages=messages)\n",
@@ -376,6 +378,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
         # Issue 11 review: an object built for one request (`Tutor(...).ask(q)`): its `__init__` parameters are the
         # request's, not the object's.
         Invalid(_CLAUDE + "class Tutor:\n    def __init__(self, topic, student_notes):\n        self.system = f'You tutor {topic}. Notes: {student_notes}'\n    def ask(self, q):\n        return client.messages.create(model='m', system=self.system, messages=[{'role': 'user', 'content': q}])\ndef handle(req):\n    return Tutor(req.topic, req.notes).ask(req.q)\n", line=7),
+        # A builder that asks the model and builds text around the reply and the user's name is a prompt builder.
+        Invalid(_OPENAI + "def build_system_prompt(user, q):\n    reply = client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}])\n    return f'You help {user.name}. Topic: {reply.choices[0].message.content}'\n", line=5),
         # The user's message content templated into the system message is no conversion (issue 11, browser-use).
         Invalid(_OPENAI + "def mimic(message, history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Write in the style of: {message.content}'}, *history])\n", line=4),
         # A value read from the clock is not a source constant.

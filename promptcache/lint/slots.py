@@ -104,7 +104,7 @@ class _Collector:
                             if kind is not None:
                                 self.add(kind, b.value, scope, name, holder=None)
             elif scope.parent is not None and scope.parent.kind in ("module", "class") and pattern(scope.name) \
-                    and not _user_content_only(self.flow, scope):
+                    and not _user_content_only(self.flow, scope) and not _returns_reply(self.flow, scope):
                 for ret in (value for r in scope.returns for value in _returned(r, pattern)):
                     kind = kinds_for(self._shape(ret, scope))
                     if kind is not None:
@@ -172,6 +172,34 @@ def _user_turn(value: cst.BaseExpression | None) -> bool:
 def _role(value: cst.BaseExpression | None) -> str | None:
     role = dict_value(value, "role") if isinstance(value, cst.Dict) else None
     return role.value[1:-1] if isinstance(role, cst.SimpleString) else None
+
+
+def _returns_reply(flow: FlowAnalysis, func: Scope) -> bool:
+    """``func`` sends a request (a sink, or a model-bound call such as ``send_message_to_model_wrapper(...)``) and
+    returns what comes back, through local names (``response = await ...; return is_safe, response["reason"]``):
+    a request handler named after the prompt it handles (khoj's ``acheck_if_safe_prompt``,
+    ``generate_better_image_prompt``; issue 11), whose return is the model's reply, not a prompt. Not when a
+    return builds text around it (``f"You help {user.name}. {reply}"``)."""
+    replies: set[str] = set()
+    for call, scope in flow.index.calls:
+        if scope is not func or not (flow.sinks.sink_at(call, scope) is not None or _agent_call(call)):
+            continue
+        node = flow.facts.parent.get(call)
+        if isinstance(node, cst.Await):
+            node = flow.facts.parent.get(node)
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            replies.add(node.targets[0].target.value)
+    if not replies:
+        return False
+    for _ in range(4):  # `response = json.loads(response.text)`, `reason = response.get("reason")`
+        for name, bindings in func.bindings.items():
+            if name not in replies and any(b.kind == "assign" and b.value is not None and
+                                           any(n.value in replies for n in descendants(b.value, cst.Name)) for b in bindings):
+                replies.add(name)
+    templates = (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation)
+    return any(n.value in replies for r in func.returns for n in descendants(r, cst.Name)) and not any(
+        isinstance(r, templates) or isinstance(r, cst.Call) and isinstance(r.func, cst.Attribute) and r.func.attr.value == "format"
+        for r in func.returns)  # a text built around the reply is a prompt again
 
 
 def _user_content_only(flow: FlowAnalysis, func: Scope) -> bool:
