@@ -140,7 +140,9 @@ class SummaryBeforeHistory(FlowRule):
     ## When it does not fire
     A summary appended after the history; summaries of documents that are
     not names like ``summary``/``recap``/``digest`` and not produced by a
-    summarising call.
+    summarising call; an attribute of an imported module that the module
+    never writes (``prompts.system_prompt_extract_relevant_summary``: a
+    prompt another module defines, not a summary made at run time).
     """
 
     code = "PC202"
@@ -164,6 +166,8 @@ class SummaryBeforeHistory(FlowRule):
                 self.report(site, self.message.format(detail=self.flow.code(site), slot="a message before the history"))
 
     VALID = [
+        # Issue 11 (khoj): a prompt constant of an imported prompt module, named after the summary it asks for.
+        _OPENAI + "from khoj.processor.conversation import prompts\ndef extract(q, corpus, history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': prompts.system_prompt_extract_relevant_summary}, *history, {'role': 'user', 'content': f'{corpus}\\n\\n{q}'}])\n",
         # Issue 11 (pydantic-ai): a trim before a compaction is not a summary, nor is a data class named `...Summary`.
         _CLAUDE + "def turn(history, parts):\n    kept = trim_before_compaction(parts)\n    return client.messages.create(model='m', system=kept[0], messages=history)\n",
         _OPENAI + "from openai.types.shared import Reasoning\ndef turn(history):\n    return client.responses.create(model='m', instructions=describe(ReasoningSummary(text='x')), input=history)\n",
@@ -177,6 +181,8 @@ class SummaryBeforeHistory(FlowRule):
         _CLAUDE + "SUMMARY = 'Reply with a one-line summary of the ticket.'\ndef turn(history):\n    return client.messages.create(model='m', system=SUMMARY, messages=history)\n",
     ]
     INVALID = [
+        # The same module writes the attribute at run time: a summary kept on an imported state object.
+        Invalid(_OPENAI + "from app import state\ndef turn(history, q):\n    state.summary = summarize(history)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': state.summary}, *history[-4:], {'role': 'user', 'content': q}])\n", line=6),
         Invalid(_CLAUDE + "def turn(history):\n    recap = compact_history(history)\n    return client.messages.create(model='m', system=f'Plan.\\n{recap}', messages=history[-4:])\n", line=5),
         Invalid(_CLAUDE + "class Planner:\n    def turn(self, text):\n        return client.messages.create(model='m', system=f'Plan.\\n{self.summary}', messages=[])\n", line=5),
         Invalid(_OPENAI + "def turn(history):\n    recap = summarize_thread(history)\n    history.insert(0, {'role': 'user', 'content': recap})\n    return client.chat.completions.create(model='m', messages=history)\n", line=5),

@@ -294,7 +294,10 @@ class PerRequestDataInSystemPrompt(FlowRule):
     such as a language detected from ``messages[-1]``, is reported); a
     parameter's prompt field written back into the same field with text added
     (``ModelInputData(instructions=data.instructions + " Be brief.")``: a prompt
-    passed through). A number or a ``Literal`` annotation does not make a
+    passed through); a message's ``content`` converted into the message it
+    becomes (``{"role": "system", "content": _serialize(message.content)}``);
+    the return of a prompt-named function that sends a request and returns
+    the reply (``check_if_safe_prompt``). A number or a ``Literal`` annotation does not make a
     parameter a setting: a customer number or a plan tier is per-user data.
     """
 

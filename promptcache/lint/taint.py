@@ -247,7 +247,9 @@ class TaintEngine(CallTaint, FieldSensitivity):
             return frozenset({source(S.ENV, "os.environ", e)})
         named = self.names(attr, attribute=True, origin=e)
         if any(s.kind == S.SUMMARY for s in named):
-            return named
+            if not self._import_constant(e, scope):
+                return named
+            named = frozenset(s for s in named if s.kind != S.SUMMARY)
         t = (self.of(e.value, scope) & self._field(e.value, attr, scope)) | named
         if (PROMPT_FIELD.search(attr) or attr == "content") and same_field(e, attr, self.parents):
             # `ModelInputData(instructions=data.instructions + " Reply briefly.")`: a parameter's prompt field
@@ -255,6 +257,19 @@ class TaintEngine(CallTaint, FieldSensitivity):
             # `{"role": "system", "content": _serialize(message.content)}`: a message converted (browser-use)
             t = frozenset(s for s in t if s.kind != S.PARAM)
         return t
+
+    def _import_constant(self, e: cst.Attribute, scope: Scope) -> bool:
+        """``prompts.system_prompt_extract_relevant_summary``: an attribute of an imported name that this module
+        never writes (no ``prompts.x = ...``) is a value another module defined, whatever its name says; a
+        conversation summary needs a run-time origin here (a summarise call, a value stored per turn; khoj)."""
+        base = e.value
+        if not isinstance(base, cst.Name):
+            return False
+        bindings = self.index.lookup(base.value, scope)[1]
+        if not bindings or not all(b.kind == "import" for b in bindings):
+            return False
+        return not any(isinstance(st.target, cst.Attribute) and isinstance(st.target.value, cst.Name)
+                       and st.target.value.value == base.value for st in self.index.stores)
 
     def _subscript(self, e: cst.Subscript, scope: Scope) -> frozenset[Source]:
         base = self.of(e.value, scope)
