@@ -182,7 +182,10 @@ def _returns_reply(flow: FlowAnalysis, func: Scope) -> bool:
     return builds text around it (``f"You help {user.name}. {reply}"``)."""
     replies: set[str] = set()
     for call, scope in flow.index.calls:
-        if scope is not func or not (flow.sinks.sink_at(call, scope) is not None or _agent_call(call)):
+        if scope is not func:
+            continue
+        sink = flow.sinks.sink_at(call, scope)
+        if not (sink is not None and sink.is_request or _agent_call(call) and _hands_built_text(func, call)):
             continue
         node = flow.facts.parent.get(call)
         if isinstance(node, cst.Await):
@@ -200,6 +203,24 @@ def _returns_reply(flow: FlowAnalysis, func: Scope) -> bool:
     return any(n.value in replies for r in func.returns for n in descendants(r, cst.Name)) and not any(
         isinstance(r, templates) or isinstance(r, cst.Call) and isinstance(r.func, cst.Attribute) and r.func.attr.value == "format"
         for r in func.returns)  # a text built around the reply is a prompt again
+
+
+def _hands_built_text(func: Scope, call: cst.Call) -> bool:
+    """An argument of ``call`` is text built here (an f-string, a concatenation, ``PROMPT.format(...)``), or a name
+    ``func`` binds only to such text: the prompt handed to the model (not ``schema.model_json_schema()``)."""
+    texts = (cst.FormattedString, cst.ConcatenatedString, cst.SimpleString, cst.BinaryOperation)
+    def built(e) -> bool:
+        if isinstance(e, cst.IfExp):
+            return built(e.body) and built(e.orelse)
+        return isinstance(e, texts) or isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and e.func.attr.value == "format"
+    for arg in call.args:
+        if built(arg.value):
+            return True
+        if isinstance(arg.value, cst.Name):
+            bindings = func.bindings.get(arg.value.value, [])
+            if bindings and all(b.kind == "assign" and built(b.value) for b in bindings):
+                return True
+    return False
 
 
 def _user_content_only(flow: FlowAnalysis, func: Scope) -> bool:
