@@ -81,13 +81,10 @@ class VolatileInSystemPrompt(FlowRule):
     ``asdict(ctx)`` or ``SystemPrompt(...).render()`` may render it); a clock written to another entry of a
     state dict than the one the prompt reads (``state["last_seen"] = now()`` beside ``state["rules"]``);
     ``time.strftime`` is given an explicit time; the module
-    has no LLM call and no prompt-named constant that an LLM file imports;
-    the value comes after a per-call input in the text a prompt-named builder
-    returns (``f'"{context}" ... Assume the date is {date.today()}.'``: the
-    text differs per call from that input on, so the value moves no cache
-    boundary); a builder's text whose every call in the module is the
-    ``content`` of a user message, or a conversation literal it returns
-    (its system messages are checked as such).
+    has no LLM call and no prompt-named constant that an LLM file imports; the value follows a per-call
+    input in a prompt builder's template (``f'Info: "{context}" ... {date.today()}'``: the text already
+    differs per call there); a builder whose every call is a user message's ``content``, or that returns a
+    conversation literal (its system messages are checked as such).
     """
 
     code = "PC101"
@@ -294,10 +291,9 @@ class PerRequestDataInSystemPrompt(FlowRule):
     such as a language detected from ``messages[-1]``, is reported); a
     parameter's prompt field written back into the same field with text added
     (``ModelInputData(instructions=data.instructions + " Be brief.")``: a prompt
-    passed through); a message's ``content`` converted into the message it
-    becomes (``{"role": "system", "content": _serialize(message.content)}``);
-    the return of a prompt-named function that sends a request and returns
-    the reply (``check_if_safe_prompt``). A number or a ``Literal`` annotation does not make a
+    passed through); a message's ``content`` converted into the message it becomes
+    (``{"role": "system", "content": _serialize(message.content)}``); the reply a prompt-named
+    request handler returns (``check_if_safe_prompt``). A number or a ``Literal`` annotation does not make a
     parameter a setting: a customer number or a plan tier is per-user data.
     """
 
