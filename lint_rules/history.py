@@ -146,7 +146,9 @@ class SummaryBeforeHistory(FlowRule):
     ## When it does not fire
     A summary appended after the history; summaries of documents that are
     not names like ``summary``/``recap``/``digest`` and not produced by a
-    summarising call.
+    summarising call; an attribute of an imported module that the module
+    never writes (``prompts.system_prompt_extract_relevant_summary``: a
+    prompt another module defines, not a summary made at run time).
     """
 
     code = "PC202"
@@ -170,6 +172,8 @@ class SummaryBeforeHistory(FlowRule):
                 self.report(site, self.message.format(detail=self.flow.code(site), slot="a message before the history"))
 
     VALID = [
+        # Issue 11 (khoj): a prompt constant of an imported prompt module, named after the summary it asks for.
+        _OPENAI + "from khoj.processor.conversation import prompts\ndef extract(q, corpus, history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': prompts.system_prompt_extract_relevant_summary}, *history, {'role': 'user', 'content': f'{corpus}\\n\\n{q}'}])\n",
         # Issue 11 (pydantic-ai): a trim before a compaction is not a summary, nor is a data class named `...Summary`.
         _CLAUDE + "def turn(history, parts):\n    kept = trim_before_compaction(parts)\n    return client.messages.create(model='m', system=kept[0], messages=history)\n",
         _OPENAI + "from openai.types.shared import Reasoning\ndef turn(history):\n    return client.responses.create(model='m', instructions=describe(ReasoningSummary(text='x')), input=history)\n",
@@ -185,6 +189,8 @@ class SummaryBeforeHistory(FlowRule):
         _OPENAI + "def turn(history, summary):\n    params = {'model': 'm', 'messages': [*history, {'role': 'user', 'content': summary}]}\n    return client.chat.completions.create(**params)\n",
     ]
     INVALID = [
+        # The same module writes the attribute at run time: a summary kept on an imported state object.
+        Invalid(_OPENAI + "from app import state\ndef turn(history, q):\n    state.summary = summarize(history)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': state.summary}, *history[-4:], {'role': 'user', 'content': q}])\n", line=6),
         Invalid(_CLAUDE + "def turn(history):\n    recap = compact_history(history)\n    return client.messages.create(model='m', system=f'Plan.\\n{recap}', messages=history[-4:])\n", line=5),
         Invalid(_CLAUDE + "class Planner:\n    def turn(self, text):\n        return client.messages.create(model='m', system=f'Plan.\\n{self.summary}', messages=[])\n", line=5),
         Invalid(_OPENAI + "def turn(history):\n    recap = summarize_thread(history)\n    history.insert(0, {'role': 'user', 'content': recap})\n    return client.chat.completions.create(model='m', messages=history)\n", line=5),
@@ -259,9 +265,14 @@ class SlidingWindowTrim(_SiteRule):
         "from twilio.rest import Client\nclient = Client()\ndef notify(history, to):\n    sms = {'to': to, 'body': '\\n'.join(history[-3:])}\n    return client.messages.create(**sms)\n",
         # A window under a size guard, sent through a `**params` dict.
         _OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > 40:\n        history = history[-8:]\n    params = {'model': 'm', 'messages': history}\n    return client.chat.completions.create(**params)\n",
+        # Issue 11 (khoj, open-interpreter): the first message moved to `instructions=` (read as `h[0]` just
+        # before), not dropped: the same message goes out each turn, in another slot.
+        _OPENAI + 'def respond(messages):\n    formatted = [dict(m) for m in messages]\n    instructions = None\n    if formatted and formatted[0].get("role") == "system":\n        instructions = formatted[0].get("content")\n        formatted = formatted[1:]\n    return client.responses.create(model="m", instructions=instructions, input=formatted)\n',
     ]
     INVALID = [
         Invalid(_OPENAI + "def loop(history):\n    while True:\n        history = history[-12:]\n        client.chat.completions.create(model='m', messages=history)\n", line=5),
+        # The head read from another list is no split: `history[1:]` drops the oldest message each turn.
+        Invalid(_OPENAI + "def loop(history, notes):\n    while True:\n        first = notes[0]\n        history = history[1:]\n        client.chat.completions.create(model='m', messages=history)\n", line=6),
         Invalid(_CLAUDE + "from collections import deque\nhistory = deque(maxlen=20)\ndef turn(text):\n    return client.messages.create(model='m', messages=list(history))\n", line=4),
         Invalid(_OPENAI + "def chat(history):\n    history.pop(0)\n    return client.chat.completions.create(model='m', messages=history)\n", line=4),
         Invalid(_OPENAI + "def chat(history):\n    return client.chat.completions.create(model='m', messages=list(history)[-6:])\n", line=4),
@@ -321,7 +332,11 @@ class InPlaceHistoryEdit(_SiteRule):
     same bytes on every request); a field of the records that the messages do
     not render; an insert or a removal under a size guard or an ``if`` that
     tests the same list (a one-time set-up), and an insert into a list built
-    fresh for each request.
+    fresh for each request; a slot replaced in a list built fresh for the
+    request (also through a private helper's parameter), a field changed in
+    the messages another module's function converted for the request
+    (``out = serialize_messages(messages)``) or in a ``copy.deepcopy`` made in
+    the same function.
     """
 
     code = "PC204"
@@ -366,6 +381,13 @@ class InPlaceHistoryEdit(_SiteRule):
         # history is the entry, not the dict holding it), sent as a keyword or through a `**params` dict.
         _CLAUDE + "def turn(state, text):\n    state['turns'] = state.get('turns', 0) + 1\n    return client.messages.create(model='m', max_tokens=9, messages=state['messages'] + [{'role': 'user', 'content': text}])\n",
         _CLAUDE + "def turn(state, text):\n    state['turns'] = state.get('turns', 0) + 1\n    params = {'model': 'm', 'max_tokens': 9, 'messages': state['messages'] + [{'role': 'user', 'content': text}]}\n    return client.messages.create(**params)\n",
+        # Issue 11 (browser-use): the schema added to the system message of a list another module's serializer
+        # converted for this request; (khoj) slots replaced in a list built fresh per call, through a private helper.
+        _OPENAI + 'from .serializer import serialize_messages\nclass Chat:\n    def ask(self, messages, schema):\n        out = serialize_messages(messages)\n        if out[0]["role"] == "system":\n            out[0]["content"] += f"\\n<json_schema>{schema}</json_schema>"\n        return client.chat.completions.create(model="m", messages=out)\n',
+        _OPENAI + 'class Agent:\n    def _format(self, messages):\n        out = []\n        for m in messages:\n            out.append(m.render())\n        return out\n    def _for_summary(self, formatted):\n        for idx, msg in enumerate(formatted):\n            if isinstance(msg, str):\n                formatted[idx] = {"role": "user", "content": msg}\n        return formatted\n    def call(self):\n        msgs = self._format(self.messages)\n        msgs = self._for_summary(msgs)\n        return client.responses.create(model="m", input=msgs)\n',
+        # Issue 11 (khoj format_message_for_api): a format conversion on a deep copy made for this request; the
+        # stored messages are untouched, the same bytes go out each turn.
+        "from copy import deepcopy\n" + _OPENAI + 'def format_messages(raw_messages):\n    out = []\n    messages = deepcopy(raw_messages)\n    for message in messages:\n        if isinstance(message.content, list):\n            message.content = "\\n".join(p["text"] for p in message.content)\n        out.append({"role": message.role, "content": message.content})\n    return out\ndef chat(history):\n    return client.chat.completions.create(model="m", messages=format_messages(history))\n',
     ]
     INVALID = [
         Invalid(_OPENAI + "def step(messages):\n    for m in messages:\n        m['content'] = '[removed]'\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),
@@ -386,6 +408,8 @@ class InPlaceHistoryEdit(_SiteRule):
         Invalid(_OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.steps = []\n    def to_messages(self):\n        messages = []\n        for step in self.steps:\n            messages.append({"role": "user", "content": step.observations})\n        return messages\n    def run(self, task):\n        while True:\n            for step in self.steps[:-2]:\n                step.observations = None\n            reply = client.chat.completions.create(model="m", messages=self.to_messages())\n            self.steps.append(reply)\n', line=16),
         # Issue 11 Build 2: older tool outputs replaced with "<omitted>".
         Invalid(_OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.messages = []\n    def step(self, q):\n        for old in self.messages[:-1]:\n            if old["role"] == "tool":\n                old["content"] = "<omitted>"\n        self.messages.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.messages)\n', line=11),
+        # The same private helper given the stored history: its slots are replaced for good.
+        Invalid(_OPENAI + 'class Agent:\n    def _for_summary(self, formatted):\n        for idx, msg in enumerate(formatted):\n            if isinstance(msg, str):\n                formatted[idx] = {"role": "user", "content": msg}\n        return formatted\n    def call(self):\n        msgs = self._for_summary(self.messages)\n        return client.responses.create(model="m", input=msgs)\n', line=7),
         # Issue 11 review (smolagents' vision browser example): screenshots cleared from older memory steps on
         # every step; the agent renders every memory step into the next model call's messages.
         Invalid("from smolagents import CodeAgent\ndef save_screenshot(memory_step, agent):\n    for previous in agent.memory.steps:\n        if previous.step_number <= memory_step.step_number - 2:\n            previous.observations_images = None\n    memory_step.observations_images = [take_screenshot()]\n", line=5),

@@ -60,7 +60,9 @@ class PerCallToolSet(OptionChurnRule):
     One tool list for the conversation (a constant, or chosen before the
     loop); a filter on fixed data (``[t for t in TOOLS if t["enabled"]]``);
     calls over different lists; tool lists not known statically (a parameter
-    passed through); a call in an ``except`` handler.
+    passed through, also the caller's option taken under a test of the
+    parameters only: ``if "tools" in kwargs: params["tools"] = kwargs["tools"]``);
+    a call in an ``except`` handler.
     A request dict the code does not fully show (passed to a function of
     another module before the call, merged with the caller's ``**kwargs``):
     the options it may set are not known, so they are not judged.
@@ -166,6 +168,9 @@ class PerCallToolSet(OptionChurnRule):
 
     VALID = [
         _CLAUDE + "from .tools import TOOLS\ndef loop(messages):\n    while True:\n        r = client.messages.create(model='m', max_tokens=9, tools=TOOLS, messages=messages)\n        if r.stop_reason != 'tool_use':\n            return r\n        messages.append({'role': 'assistant', 'content': r.content})\n",
+        # Issue 11 (TaskWeaver): a wrapper passing on the caller's `tools` / `tool_choice` from `**kwargs` (it edits
+        # the caller's messages in place too): whether the tool set changes is the caller's to show.
+        _OPENAI + "def chat_completion(messages, **kwargs):\n    tools_kwargs = {}\n    if 'tools' in kwargs and 'tool_choice' in kwargs:\n        tools_kwargs['tools'] = kwargs['tools']\n        tools_kwargs['tool_choice'] = kwargs['tool_choice']\n    for m in messages:\n        if m['role'] == 'system':\n            messages.insert(0, {'role': 'user', 'content': 'hi'})\n    return client.chat.completions.create(model='m', messages=messages, **tools_kwargs)\n",
         # A filter on fixed data, rebuilt on each pass of the loop: the same list every time (the filter reads only
         # the module constant ALL, not anything the loop changes).
         _CLAUDE + "from .tools import ALL\ndef loop(messages):\n    for _ in range(5):\n        tools = [t for t in ALL if t['enabled']]\n        r = client.messages.create(model='m', max_tokens=9, tools=tools, messages=messages)\n        messages.append({'role': 'assistant', 'content': r.content})\n",
@@ -183,6 +188,8 @@ class PerCallToolSet(OptionChurnRule):
         _CLAUDE + "from .tools import TOOLS\ndef run(messages):\n    params = dict(model='m', max_tokens=9, tools=TOOLS, messages=messages)\n    for _ in range(5):\n        r = client.messages.create(**params)\n        messages.append({'role': 'assistant', 'content': r.content})\n",
     ]
     INVALID = [
+        # A guard on the caller's flag choosing this module's own tool list is no pass-through: reported.
+        Invalid(_OPENAI + "from .tools import TOOLS\ndef turn(messages, q, use_tools):\n    params = {}\n    if use_tools:\n        params['tools'] = TOOLS\n    messages.append(q)\n    return client.chat.completions.create(model='m', messages=messages, **params)\n", line=7),
         Invalid(_CLAUDE + "from .tools import TOOLS\ndef run(messages):\n    r = client.messages.create(model='m', max_tokens=9, tools=TOOLS, messages=messages)\n    messages.append({'role': 'assistant', 'content': r.content})\n    return client.messages.create(model='m', max_tokens=9, messages=messages)\n", line=7),
         Invalid(_CLAUDE + "from .tools import ALL\ndef run(messages, plan):\n    for step in plan:\n        tools = [t for t in ALL if t['name'] in step.allowed]\n        r = client.messages.create(model='m', max_tokens=9, tools=tools, messages=messages)\n        messages.append({'role': 'assistant', 'content': r.content})\n", line=7),
         # A tool added on a later turn of the loop.

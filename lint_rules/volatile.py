@@ -81,7 +81,10 @@ class VolatileInSystemPrompt(FlowRule):
     ``asdict(ctx)`` or ``SystemPrompt(...).render()`` may render it); a clock written to another entry of a
     state dict than the one the prompt reads (``state["last_seen"] = now()`` beside ``state["rules"]``);
     ``time.strftime`` is given an explicit time; the module
-    has no LLM call and no prompt-named constant that an LLM file imports.
+    has no LLM call and no prompt-named constant that an LLM file imports; the value follows a per-call
+    input in a prompt builder's template (``f'Info: "{context}" ... {date.today()}'``: the text already
+    differs per call there); a builder whose every call is a user message's ``content``, or that returns a
+    conversation literal (its system messages are checked as such).
     """
 
     code = "PC101"
@@ -105,7 +108,7 @@ class VolatileInSystemPrompt(FlowRule):
 
     def findings(self, flow) -> list:
         """A volatile source on a value that reaches the system prompt (identities on it are named too)."""
-        if flow.area != "system" or not flow.has(S.VOLATILE) or flow.after_last_breakpoint:
+        if flow.area != "system" or not flow.has(S.VOLATILE) or flow.after_last_breakpoint or flow.behind_template_input:
             return []
         return [self.issue(flow, detail=flow.of(S.VOLATILE)[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
 
@@ -176,8 +179,17 @@ class VolatileInSystemPrompt(FlowRule):
         _CLAUDE + "from datetime import datetime\ndef size(history):\n    return client.messages.with_raw_response.count_tokens(model='m', system=f'Today is {datetime.now()}.', messages=history)\n",
         # The SDK's user-message TypedDict is the newest turn, where per-request data belongs.
         _OPENAI + "from datetime import datetime\nfrom openai.types.chat import ChatCompletionUserMessageParam\ndef ask(q):\n    user = ChatCompletionUserMessageParam(role='user', content=f'Now: {datetime.now()} {q}')\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Be brief.'}, user])\n",
+        # Issue 11 (gpt-researcher prompts.py): a date after the per-call inputs of a prompt builder's template;
+        # (editor.py) a builder of the user message, and a conversation literal whose system message is constant.
+        "from datetime import datetime\nfrom langchain_core.documents import Document\nclass PromptFamily:\n    @staticmethod\n    def generate_report_prompt(question, context):\n        return f'Information: \"{context}\"\\nAnswer: {question}\\nAssume the current date is {datetime.now():%B %d, %Y}.'\n",
+        _OPENAI + "from datetime import datetime\nclass Editor:\n    async def plan(self, research):\n        return await call_model(prompt=self._create_planning_prompt(research))\n    def _create_planning_prompt(self, research):\n        return [{'role': 'system', 'content': 'You are a research editor.'}, {'role': 'user', 'content': self._format_planning_instructions(research)}]\n    def _format_planning_instructions(self, research):\n        today = datetime.now().strftime('%d/%m/%Y')\n        return f'Today is {today}\\nResearch summary: {research}'\n",
     ]
     INVALID = [
+        # The date ahead of the inputs, or after an input every call fixes: the builder's text starts the same.
+        Invalid("from datetime import date\nfrom langchain_core.documents import Document\ndef build_prompt(question):\n    return f'Today is {date.today()}. Answer: {question}'\n", line=4),
+        # A parameter that starts the text is a prompt being wrapped (often a constant system prompt), not an input.
+        Invalid("from datetime import date\nfrom langchain_core.documents import Document\ndef with_date_prompt(system):\n    return f'{system}\\nToday is {date.today()}.'\n", line=4),
+        Invalid(_OPENAI + "from datetime import date\ndef _prompt(kind):\n    return f'You write {kind} reports. Today is {date.today()}.'\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': _prompt('weekly')}, {'role': 'user', 'content': q}])\n", line=5),
         # Issue 11: a clock in the system of a request dict sent as `**params`; a client returned by a call (crewAI).
         Invalid(_B2 + 'def ask(history, q):\n    params = {"model": "m", "max_tokens": 512, "system": f"{RULES}\\nNow: {datetime.now()}", "messages": history + [q]}\n    return client.messages.create(**params)\n', line=6),
         Invalid(_B2 + 'def ask(history, q, tools):\n    params = dict(model="m", max_tokens=512, messages=history + [q])\n    if tools:\n        params["tools"] = tools\n    params["system"] = f"{RULES}\\nNow: {datetime.now():%H:%M}"\n    return client.messages.create(**params)\n', line=9),
@@ -283,11 +295,14 @@ class PerRequestDataInSystemPrompt(FlowRule):
     (by file name: ``test_*.py``, ``*_test.py``, ``conftest.py``); a parameter
     whose only value in the module is its literal default (no call passes it);
     a parameter typed as a class (``type[...]``: code); the ``messages`` /
-    ``tools`` a converter is given as a whole (a value picked from one message,
+    ``tools`` a converter is given as a whole, and their head ``messages[0]``
+    (the system message, passed through; a value picked from another message,
     such as a language detected from ``messages[-1]``, is reported); a
     parameter's prompt field written back into the same field with text added
     (``ModelInputData(instructions=data.instructions + " Be brief.")``: a prompt
-    passed through). A number or a ``Literal`` annotation does not make a
+    passed through); a message's ``content`` converted into the message it becomes
+    (``{"role": "system", "content": _serialize(message.content)}``); the reply a prompt-named
+    request handler returns (``check_if_safe_prompt``). A number or a ``Literal`` annotation does not make a
     parameter a setting: a customer number or a plan tier is per-user data.
     """
 
@@ -334,6 +349,14 @@ class PerRequestDataInSystemPrompt(FlowRule):
         # Issue 11 (openai-agents-python): a value a script's entry point reads once (`input()` in `main()`, outside
         # any loop) is per process; a parameter's prompt field plus constant text is a prompt passed through.
         _OPENAI + "import asyncio\nasync def run(path):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Answer about the repo at {path}.'}, {'role': 'user', 'content': 'Who commits most?'}])\nasync def main():\n    path = input('Repository: ')\n    await run(path)\nif __name__ == '__main__':\n    asyncio.run(main())\n",
+        # Issue 11 (browser-use serializers): a message's own content converted into the system message it
+        # becomes, through a helper that tags refusal parts (`f'[Refusal] {part.refusal}'`).
+        _OPENAI + "class Serializer:\n    @staticmethod\n    def _content(content):\n        if isinstance(content, str):\n            return content\n        return [{'type': 'text', 'text': p.text if p.type == 'text' else f'[Refusal] {p.refusal}'} for p in content]\n    @staticmethod\n    def serialize(message):\n        if isinstance(message, SystemMessage):\n            return {'role': 'system', 'content': Serializer._content(message.content)}\n        return {'role': 'user', 'content': Serializer._content(message.content)}\ndef ask(messages):\n    return client.chat.completions.create(model='m', messages=[Serializer.serialize(m) for m in messages])\n",
+        # Issue 11 (khoj): a prompt-named request handler returns the model's reply (keyed by the user), not a prompt.
+        _OPENAI + "from .adapters import get_chat_model, send_message_to_model\nasync def send_message_to_model_wrapper(query, system_message='', user=None):\n    chat_model = await get_chat_model(user)\n    return send_message_to_model(chat_model=chat_model, messages=[{'role': 'system', 'content': system_message}, {'role': 'user', 'content': query}])\nasync def check_if_safe_prompt(prompt, user=None):\n    response = await send_message_to_model_wrapper(f'Is this safe? {prompt}', user=user)\n    return response.text.startswith('yes'), response.text\n",
+        # Issue 11 (open-interpreter llm.run): the head of the conversation given as a whole (its system message)
+        # split off and put back in front: passed through.
+        "import litellm\ndef run(messages):\n    system_message = messages[0]['content']\n    messages = trim(messages[1:], system_message=system_message)\n    messages = [{'role': 'system', 'content': system_message}] + messages\n    return litellm.completion(model='m', messages=messages)\n",
         "from agents import Agent, ModelInputData\ndef filter_input(data):\n    return ModelInputData(input=data.model_data.input, instructions=(data.model_data.instructions or '') + ' Reply briefly.')\n",
         # Issue 11, from real code (openai-agents-python examples): per-process values, not per-request data.
         _CLAUDE + "import argparse\ndef main(repo):\n    return client.messages.create(model='m', system=f'You inspect {repo}.', messages=[])\nif __name__ == '__main__':\n    args = argparse.ArgumentParser().parse_args()\n    main(args.repo)\n",
@@ -363,6 +386,10 @@ class PerRequestDataInSystemPrompt(FlowRule):
         # Issue 11 review: an object built for one request (`Tutor(...).ask(q)`): its `__init__` parameters are the
         # request's, not the object's.
         Invalid(_CLAUDE + "class Tutor:\n    def __init__(self, topic, student_notes):\n        self.system = f'You tutor {topic}. Notes: {student_notes}'\n    def ask(self, q):\n        return client.messages.create(model='m', system=self.system, messages=[{'role': 'user', 'content': q}])\ndef handle(req):\n    return Tutor(req.topic, req.notes).ask(req.q)\n", line=7),
+        # A builder that asks the model and builds text around the reply and the user's name is a prompt builder.
+        Invalid(_OPENAI + "def build_system_prompt(user, q):\n    reply = client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}])\n    return f'You help {user.name}. Topic: {reply.choices[0].message.content}'\n", line=5),
+        # The user's message content templated into the system message is no conversion (issue 11, browser-use).
+        Invalid(_OPENAI + "def mimic(message, history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Write in the style of: {message.content}'}, *history])\n", line=4),
         # A value read from the clock is not a source constant.
         Invalid(_CLAUDE + "from datetime import datetime\ndef _run(started, q):\n    return client.messages.create(model='m', system=f'Session started {started}.', messages=[q])\ndef ask(q):\n    return _run(datetime.now().isoformat(), q)\n", line=5),
         # A text parameter beside them is still the request's.

@@ -91,6 +91,9 @@ class UndedentedMultilinePrompt(TextRule):
         Invalid(_CLAUDE + "class Bot:\n    SYSTEM_PROMPT = '''Be brief.\n    Cite sources.'''\n", line=4),
         Invalid(_CLAUDE + "def ask(repo):\n    system = f'''Review {repo}.\n    Flag bugs first.'''\n    return client.messages.create(model='m', system=system, messages=[])\n", line=4),
         Invalid(_OPENAI + "PROMPT = '''\n    You label emails.\n    Reply with JSON.\n'''\n", line=3),
+        # Issue 11 (camel): a prompt builder that calls `model_json_schema()` is still a prompt builder, not a
+        # request handler returning the model's reply.
+        Invalid(_OPENAI + "def generate_prompt_for_structured_output(response_format, user_message):\n    schema = response_format.model_json_schema()\n    sys_prompt = f'Answer as JSON: {schema}'\n    final_prompt = f'''\n    {sys_prompt}\n    User message: {user_message}\n    '''\n    return final_prompt\n", line=6),
     ]
 
 

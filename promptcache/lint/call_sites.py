@@ -50,6 +50,14 @@ class CallSites:
             if callee is not None:
                 self.calls.setdefault(id(callee), []).append((call, scope))
 
+    def visible_calls(self, func: Scope) -> list[tuple[cst.Call, Scope]] | None:
+        """Every call of ``func`` in the module when its callers are all visible (see the module docstring),
+        else None."""
+        nested = func.parent is not None and func.parent.kind == "function"
+        if not (func.name.startswith("_") or nested or self.script):
+            return None
+        return self.calls.get(id(func), [])
+
     def fixed_everywhere(self, func: Scope, position: int) -> bool:
         """True when ``func`` is judged (see the module docstring), is called at least once in the module, and
         every call binds parameter ``position`` to a fixed value (a literal, or names bound once at module level)."""
@@ -64,6 +72,18 @@ class CallSites:
             if value is None or not self._fixed(value, scope):
                 return False
         return bool(calls)
+
+    def fixed_somewhere(self, func: Scope, position: int) -> bool:
+        """True when some call of ``func`` in the module binds parameter ``position`` to a fixed value (whoever
+        else may call it): for that call, the text ``func`` builds from it is the same every time."""
+        if position >= len(func.params):
+            return False
+        offset = 1 if func.self_name is not None else 0
+        for call, scope in self.calls.get(id(func), []):
+            value = argument(call, position - (offset if isinstance(call.func, cst.Attribute) else 0), func.params[position])
+            if value is not None and self._fixed(value, scope):
+                return True
+        return False
 
     def default_only(self, func: Scope, position: int) -> bool:
         """True when parameter ``position`` of ``func`` has a literal default and no call in the module passes

@@ -42,6 +42,7 @@ from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.slots import Slot
 from promptcache.lint.summaries import Summaries
 from promptcache.lint.taint import Source, TaintEngine, as_daily
+from promptcache.lint.template_inputs import behind_template_input
 from promptcache.lint.turns import Turns
 from promptcache.lint.walk import TreeFacts
 
@@ -242,7 +243,7 @@ class FlowAnalysis:
             after = system_blocks_after_last_breakpoint(self, slot.sink) if slot.sink is not None and slot.sink.api == "anthropic" else set()
             for node, t in self.sites(slot.expr, slot.scope, SYSTEM_KINDS):
                 past = bool(after) and any(id(n) in after for n in (node, *self.facts.ancestors(node)))
-                flows.append(Flow(slot, node, t, "system", per_request, past))
+                flows.append(Flow(slot, node, t, "system", per_request, past, behind_template_input(self, slot, node)))
         for slot in self.tool_slots:
             area, kinds = ("tools", TOOL_KINDS) if slot.kind == "tools" else ("tool_content", CONTENT_KINDS)
             flows += [Flow(slot, node, t, area) for node, t in self.sites(slot.expr, slot.scope, kinds)]

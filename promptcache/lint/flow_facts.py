@@ -57,6 +57,7 @@ class Flow:
     area: str
     per_request: frozenset[tuple[int, int]] = frozenset()
     after_last_breakpoint: bool = False  # an Anthropic system block past the request's last cache_control
+    behind_template_input: bool = False  # in a builder's text after a per-call input (template_inputs.py)
 
     @cached_property
     def by_kind(self) -> dict[str, list[Source]]:

@@ -20,7 +20,9 @@ Not: the newest message (``h[-1]``, not yet sent), ``cache_control`` markers,
 re-setting the constant system message at index 0 (the same bytes each turn),
 an insert or removal under a size guard or a test of the same list (a one-time
 set-up: ``if not self.history: self.history.insert(0, SYSTEM)``), an insert
-or a removal in a list built fresh for each request.
+or a removal in a list built fresh for each request, a store into the records of
+a ``copy.deepcopy`` made in the same function (a format conversion on the way out),
+a store into a list made for this request (:func:`fresh_list`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.dict_view import entries
-from promptcache.lint.expressions import int_value, is_literal, is_system_dict
+from promptcache.lint.expressions import argument, int_value, is_literal, is_system_dict
 from promptcache.lint.index import Scope
 from promptcache.lint.walk import descendants
 
@@ -50,15 +52,19 @@ def edits(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
             continue
         base = target.value
         if isinstance(target, cst.Subscript) and turns.is_history(base, scope) and not is_last(target, base, flow):
-            if not (constant_index(target) == 0 and _static_system(store.value, turns, scope)):
+            if not (constant_index(target) == 0 and _static_system(store.value, turns, scope)) and \
+                    not fresh_list(turns, base, scope, elements=False):
                 out.append((store.node, flow.code(target)))
             continue
         if isinstance(base, cst.Subscript) and turns.is_history(base.value, scope) and not is_last(base, base.value, flow):
-            out.append((store.node, flow.code(target)))
+            if not fresh_list(turns, base.value, scope, elements=True):
+                out.append((store.node, flow.code(target)))
             continue
         if isinstance(base, cst.Name):
             for b in index.lookup(base.value, scope)[1]:
                 if b.kind != "for":
+                    continue
+                if _deep_copy(turns, iterated(b.value), b.scope):
                     continue
                 refs = turns.list_refs(iterated(b.value), b.scope)
                 if refs & turns.history_refs or refs & rendered.get(key or "", set()) or (
@@ -138,6 +144,74 @@ def _agent_memory(turns: Turns, iterable: cst.BaseExpression | None) -> bool:
         iterable = iterable.value  # `agent.memory.steps[:-2]`
     return (isinstance(iterable, cst.Attribute) and iterable.attr.value == "steps" and isinstance(iterable.value, cst.Attribute)
             and iterable.value.attr.value == "memory" and any(m.split(".")[0] == "smolagents" for m in turns.index.imports))
+
+
+def fresh_list(turns: Turns, expr: cst.BaseExpression, scope: Scope, elements: bool, seen: set | None = None) -> bool:
+    """Whether ``expr`` is a list built for this request only, so a store into it reaches no stored history.
+
+    ``elements=False`` (a slot replaced, ``h[i] = {...}``): a list literal or comprehension made here, or the
+    return of a module function that builds one (``out = []`` then appends). ``elements=True`` (a field of an
+    element changed, ``h[0]["content"] += ...``): the elements must be new too, so only a call of a function of
+    another module that converts the messages (``serialize_messages(messages)``, browser-use), or of a module
+    function whose returns are all such lists. Through local names bound only to such values and through the
+    parameters of a private function whose every call passes one (khoj's ``_format_messages_for_summary``).
+    Never ``self.attr``, a module-level list, the parameter of a public function, or a copy of a known list.
+    ``seen``: the expressions on the path (a cycle, ``msgs = self._clean(msgs)``, adds no other source)."""
+    seen = set() if seen is None else seen
+    if id(expr) in seen:
+        return True
+    if len(seen) > 12:
+        return False
+    seen.add(id(expr))
+    if isinstance(expr, cst.Name):
+        found, bindings = turns.index.lookup(expr.value, scope)
+        if found is None or found.kind != "function" or not bindings:
+            return False
+        for b in bindings:
+            if b.kind == "param":
+                calls = turns.flow.call_sites.visible_calls(b.scope)
+                offset = 1 if b.scope.self_name is not None else 0
+                args = [argument(c, b.index - (offset if isinstance(c.func, cst.Attribute) else 0), expr.value) for c, _ in calls or []]
+                if not calls or any(a is None or not fresh_list(turns, a, s, elements, seen) for a, (_, s) in zip(args, calls)):
+                    return False
+            elif b.kind in ("assign", "walrus"):
+                if not fresh_list(turns, b.value, b.scope, elements, seen):
+                    return False
+            elif b.kind != "mutate":
+                return False
+        return True
+    if isinstance(expr, cst.Await):
+        return fresh_list(turns, expr.expression, scope, elements, seen)
+    if isinstance(expr, (cst.List, cst.ListComp)):
+        return not elements
+    if isinstance(expr, cst.Call):
+        callee = turns.callee(expr, scope)
+        if callee is not None:
+            return bool(callee.returns) and all(fresh_list(turns, r, callee, elements, seen) for r in callee.returns)
+        return elements and not turns.list_refs(expr, scope) and _imported_function(turns, expr.func, scope)
+    return False
+
+
+def _imported_function(turns: Turns, func: cst.BaseExpression, scope: Scope) -> bool:
+    """``serialize_messages`` or ``Serializer.serialize_messages`` bound by an import (not a builtin, not a method
+    of an object the module holds, such as ``self.memory.messages()`` or ``history.copy()``)."""
+    root = func.value if isinstance(func, cst.Attribute) else func
+    if not isinstance(root, cst.Name) or (isinstance(func, cst.Attribute) and func.attr.value in ("copy", "get")):
+        return False
+    bindings = turns.index.lookup(root.value, scope)[1]
+    return bool(bindings) and all(b.kind == "import" for b in bindings)
+
+
+def _deep_copy(turns: Turns, iterable: cst.BaseExpression | None, scope: Scope) -> bool:
+    """``messages = copy.deepcopy(raw_messages)`` (every binding of the name): records copied for this request,
+    so a store into them (a format conversion on the way out) never reaches the stored history (khoj's
+    ``format_message_for_api``; issue 11)."""
+    if not isinstance(iterable, cst.Name):
+        return False
+    bindings = turns.index.lookup(iterable.value, scope)[1]
+    return bool(bindings) and all(
+        b.kind == "assign" and isinstance(b.value, cst.Call) and turns.index.qualified(b.value.func, b.scope) == "copy.deepcopy"
+        for b in bindings)
 
 
 def _head(position: cst.BaseExpression) -> bool:

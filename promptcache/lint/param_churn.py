@@ -256,7 +256,24 @@ def _varies(flow: FlowAnalysis, req: Request, v, loop, ignore: frozenset[str]) -
     holding the call (a write after the call, seen from the next pass on)."""
     if isinstance(v.guard, (cst.For, cst.While)):
         return loop is not None and flow.facts.within(req.call, v.guard)
-    return isinstance(v.guard, cst.BaseExpression) and _per_call_names(flow, v.guard, v.scope, loop, ignore)
+    return isinstance(v.guard, cst.BaseExpression) and _per_call_names(flow, v.guard, v.scope, loop, ignore) \
+        and not _caller_option(flow, v)
+
+
+def _caller_option(flow: FlowAnalysis, v) -> bool:
+    """``if "tools" in kwargs: params["tools"] = kwargs["tools"]``: the guard reads only parameters of the function
+    and the value is read from one of them: the caller's option passed on (a wrapper: TaskWeaver's
+    ``chat_completion(messages, **kwargs)``). Whether it changes over a conversation is the caller's to show."""
+    guard_names = [n for n in descendants(v.guard, cst.Name) if flow.index.lookup(n.value, v.scope)[0] is not None]
+    if not guard_names or v.expr is None:
+        return False
+    params = set()
+    for n in guard_names:
+        bindings = flow.index.lookup(n.value, v.scope)[1]
+        if not bindings or any(b.kind != "param" for b in bindings):
+            return False
+        params.add(n.value)
+    return any(n.value in params for n in descendants(v.expr, cst.Name))
 
 
 def _model_names(req: Request) -> frozenset[str]:

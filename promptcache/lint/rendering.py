@@ -10,7 +10,8 @@ Two precision judgements of the taint engine rest on the data flow here, not on 
 - a parameter's prompt field (``data.instructions``) is a prompt passed through only when it flows back into
   the same field (:func:`same_field`: ``ModelInputData(instructions=data.model_data.instructions + "...")``,
   openai-agents-python's input filters); read into another slot (``system=BASE + profile.instructions``) it
-  is per-user text.
+  is per-user text. So is a message's ``content`` written into the ``content`` of the message it is converted
+  to (``{"role": "system", "content": _serialize(message.content)}``).
 
 ``parents`` is the walk's parent map (:class:`promptcache.lint.walk.TreeFacts`); without it (no tree
 facts) both answer the reporting side (rendered, not the same field).
@@ -69,15 +70,29 @@ def _enclosing_body(node: cst.CSTNode, parents: dict) -> cst.CSTNode:
 
 
 def same_field(attr_node: cst.Attribute, field: str, parents: dict | None) -> bool:
-    """True when ``attr_node`` (``data.instructions``) reaches, through ``+``, ``or`` and conditionals only,
-    a keyword argument of the same name (``instructions=``): the prompt it was given, passed through."""
+    """True when ``attr_node`` (``data.instructions``) reaches, through ``+``, ``or``, conditionals and calls that
+    take it as their only positional argument (a converter: ``_serialize(message.content)``), a keyword argument
+    or a dict key of the same name (``instructions=``, ``{"content": ...}``): the prompt or the message content it
+    was given, passed through (openai-agents-python's input filters; browser-use's message serialisers)."""
     if parents is None:
         return False
     current: cst.CSTNode = attr_node
     parent = parents.get(current)
-    while isinstance(parent, _PASS_THROUGH):
+    while isinstance(parent, _PASS_THROUGH) or _sole_argument(parent, parents):
+        if isinstance(parent, cst.Arg):
+            parent = parents.get(parent)  # the converter call
         current, parent = parent, parents.get(parent)
+    if isinstance(parent, cst.DictElement) and parent.value is current:
+        return isinstance(parent.key, cst.SimpleString) and parent.key.value[1:-1] == field
     return isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value == field
+
+
+def _sole_argument(node: cst.CSTNode | None, parents: dict) -> bool:
+    """``node`` is the only positional argument of a call (``f(x)``, ``Cls.f(x, flag=True)``)."""
+    if not isinstance(node, cst.Arg) or node.keyword is not None or node.star:
+        return False
+    call = parents.get(node)
+    return isinstance(call, cst.Call) and sum(1 for a in call.args if a.keyword is None) == 1
 
 
 def managed(call: cst.Call, parents: dict | None) -> bool:

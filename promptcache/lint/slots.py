@@ -102,7 +102,8 @@ class _Collector:
                             kind = kinds_for(b.value) if b.kind == "assign" else None
                             if kind is not None:
                                 self.add(kind, b.value, scope, name, holder=None)
-            elif scope.parent is not None and scope.parent.kind in ("module", "class") and pattern(scope.name):
+            elif scope.parent is not None and scope.parent.kind in ("module", "class") and pattern(scope.name) \
+                    and not _user_content_only(self.flow, scope) and not _returns_reply(self.flow, scope):
                 for ret in (value for r in scope.returns for value in _returned(r, pattern)):
                     kind = kinds_for(self._shape(ret, scope))
                     if kind is not None:
@@ -159,9 +160,84 @@ def _built_prompt(flow: FlowAnalysis, value: cst.BaseExpression | None, scope: S
 
 def _user_turn(value: cst.BaseExpression | None) -> bool:
     """``{"role": "user", ...}``: a prompt-named builder that returns the user's message builds the newest turn,
-    where per-request data belongs (pydantic-ai's ``_map_user_prompt``; issue 11), whatever its name says."""
-    role = dict_value(value, "role")
-    return isinstance(role, cst.SimpleString) and role.value[1:-1] == "user"
+    where per-request data belongs (pydantic-ai's ``_map_user_prompt``; issue 11), whatever its name says.
+    Also a returned conversation literal (``[{"role": "system", ...}, {"role": "user", ...}]``, gpt-researcher's
+    editor): its system and developer messages are slots of their own (the role dicts), the rest are turns."""
+    if isinstance(value, (cst.List, cst.Tuple)) and value.elements:
+        return all(isinstance(el, cst.Element) and _role(el.value) is not None for el in value.elements)
+    return _role(value) == "user"
+
+
+def _role(value: cst.BaseExpression | None) -> str | None:
+    role = dict_value(value, "role") if value is not None else None
+    return role.value[1:-1] if isinstance(role, cst.SimpleString) else None
+
+
+def _returns_reply(flow: FlowAnalysis, func: Scope) -> bool:
+    """``func`` sends a request (a sink, or a model-bound call such as ``send_message_to_model_wrapper(...)``) and
+    returns what comes back, through local names (``response = await ...; return is_safe, response["reason"]``):
+    a request handler named after the prompt it handles (khoj's ``acheck_if_safe_prompt``,
+    ``generate_better_image_prompt``; issue 11), whose return is the model's reply, not a prompt. Not when a
+    return builds text around it (``f"You help {user.name}. {reply}"``)."""
+    replies: set[str] = set()
+    for call, scope in flow.index.calls:
+        if scope is not func:
+            continue
+        sink = flow.sinks.sink_at(call, scope)
+        if not (sink is not None and sink.is_request or _agent_call(call) and _hands_built_text(func, call)):
+            continue
+        node = flow.facts.parent.get(call)
+        if isinstance(node, cst.Await):
+            node = flow.facts.parent.get(node)
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            replies.add(node.targets[0].target.value)
+    if not replies:
+        return False
+    for _ in range(4):  # `response = json.loads(response.text)`, `reason = response.get("reason")`
+        for name, bindings in func.bindings.items():
+            if name not in replies and any(b.kind == "assign" and b.value is not None and
+                                           any(n.value in replies for n in descendants(b.value, cst.Name)) for b in bindings):
+                replies.add(name)
+    templates = (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation)
+    return any(n.value in replies for r in func.returns for n in descendants(r, cst.Name)) and not any(
+        isinstance(r, templates) or isinstance(r, cst.Call) and isinstance(r.func, cst.Attribute) and r.func.attr.value == "format"
+        for r in func.returns)  # a text built around the reply is a prompt again
+
+
+def _hands_built_text(func: Scope, call: cst.Call) -> bool:
+    """An argument of ``call`` is text built here (an f-string, a concatenation, ``PROMPT.format(...)``), or a name
+    ``func`` binds only to such text: the prompt handed to the model (not ``schema.model_json_schema()``)."""
+    texts = (cst.FormattedString, cst.ConcatenatedString, cst.SimpleString, cst.BinaryOperation)
+    def built(e) -> bool:
+        if isinstance(e, cst.IfExp):
+            return built(e.body) and built(e.orelse)
+        return isinstance(e, texts) or isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and e.func.attr.value == "format"
+    for arg in call.args:
+        if built(arg.value):
+            return True
+        if isinstance(arg.value, cst.Name):
+            bindings = func.bindings.get(arg.value.value, [])
+            if bindings and all(b.kind == "assign" and built(b.value) for b in bindings):
+                return True
+    return False
+
+
+def _user_content_only(flow: FlowAnalysis, func: Scope) -> bool:
+    """Every call of ``func`` (its callers all visible, at least one) is the ``content`` of a user message
+    (``{"role": "user", "content": self._format_instructions(...)}``): the builder writes the newest user turn,
+    whatever its name says (gpt-researcher's editor; issue 11)."""
+    calls = flow.call_sites.visible_calls(func)
+    if not calls:
+        return False
+    for call, _ in calls:
+        value: cst.CSTNode = call
+        element = flow.facts.parent.get(value)
+        if isinstance(element, cst.Await):
+            value, element = element, flow.facts.parent.get(element)
+        if not (isinstance(element, cst.DictElement) and element.value is value and isinstance(element.key, cst.SimpleString)
+                and element.key.value[1:-1] == "content" and _role(flow.facts.parent.get(element)) == "user"):
+            return False
+    return True
 
 
 def system_slots(flow: FlowAnalysis) -> list[Slot]:

@@ -247,20 +247,38 @@ class TaintEngine(CallTaint, FieldSensitivity):
             return frozenset({source(S.ENV, "os.environ", e)})
         named = self.names(attr, attribute=True, origin=e)
         if any(s.kind == S.SUMMARY for s in named):
-            return named
+            if not self._import_constant(e, scope):
+                return named
+            named = frozenset(s for s in named if s.kind != S.SUMMARY)
         t = (self.of(e.value, scope) & self._field(e.value, attr, scope)) | named
-        if PROMPT_FIELD.search(attr) and same_field(e, attr, self.parents):
+        if (PROMPT_FIELD.search(attr) or attr == "content") and same_field(e, attr, self.parents):
             # `ModelInputData(instructions=data.instructions + " Reply briefly.")`: a parameter's prompt field
-            # written back into the same field is the prompt passed through (openai-agents-python; issue 11)
+            # written back into the same field is the prompt passed through (openai-agents-python; issue 11);
+            # `{"role": "system", "content": _serialize(message.content)}`: a message converted (browser-use)
             t = frozenset(s for s in t if s.kind != S.PARAM)
         return t
+
+    def _import_constant(self, e: cst.Attribute, scope: Scope) -> bool:
+        """``prompts.system_prompt_extract_relevant_summary``: an attribute of an imported name that this module
+        never writes (no ``prompts.x = ...``) is a value another module defined, whatever its name says; a
+        conversation summary needs a run-time origin here (a summarise call, a value stored per turn; khoj)."""
+        base = e.value
+        if not isinstance(base, cst.Name):
+            return False
+        bindings = self.index.lookup(base.value, scope)[1]
+        if not bindings or not all(b.kind == "import" for b in bindings):
+            return False
+        return not any(isinstance(st.target, cst.Attribute) and isinstance(st.target.value, cst.Name)
+                       and st.target.value.value == base.value for st in self.index.stores)
 
     def _subscript(self, e: cst.Subscript, scope: Scope) -> frozenset[Source]:
         base = self.of(e.value, scope)
         if self.index.qualified(e.value, scope) == "os.environ":
             return frozenset({source(S.ENV, "os.environ", e)})
         if len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index) and _position(e.slice[0].slice.value) and isinstance(e.value, cst.Name):
-            # `messages[-1]`: one element of a parameter list itself (not `content[-1]` of a message mapped in a loop)
+            # `messages[-1]`: one element of a parameter list itself (not `content[-1]` of a message mapped in a loop);
+            # not `messages[0]`, the head of the conversation given as a whole: its system message, passed through
+            # (open-interpreter's `system_message = messages[0]["content"]`; issue 11)
             base = frozenset(dataclasses.replace(s, picked=True) if s.kind == S.PARAM and s.detail == e.value.value else s for s in base)
         if len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index):
             key = key_text(e.slice[0].slice.value)
@@ -276,10 +294,11 @@ class TaintEngine(CallTaint, FieldSensitivity):
 
 
 def _position(e: cst.BaseExpression) -> bool:
-    """An integer index (``-1``, ``0``): one element by position."""
+    """An integer index other than the head (``-1``, ``1``): one element by position. ``0`` is the head of the
+    conversation (its system message), which a converter given the whole conversation passes through."""
     if isinstance(e, cst.UnaryOperation):
-        e = e.expression
-    return isinstance(e, cst.Integer)
+        return isinstance(e.expression, cst.Integer)
+    return isinstance(e, cst.Integer) and int(e.value, 0) != 0
 
 
 def _per_request_origin(b: Binding) -> bool:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint import history_edits
+from promptcache.lint.history_edits import constant_index
 from promptcache.lint.expressions import evaluated, int_value, is_system_dict
 from promptcache.lint.index import Binding, Scope
 from promptcache.lint.request_view import all_sinks, conversations
@@ -253,9 +254,28 @@ class Turns:
             for sub in descendants(b.value, cst.Subscript):
                 source = self.ref_of(sub.value, b.scope)
                 moving = (source == ref and _front_window(sub)) or (source in self.history_refs and _sliding(sub))
-                if moving and self._unguarded_turn(b.node):
+                if moving and self._unguarded_turn(b.node) and not self._splits_head(b, sub):
                     out.append((sub, self.flow.code(sub)))
         return out
+
+    def _splits_head(self, b: Binding, sub: cst.Subscript) -> bool:
+        """``h = h[1:]`` after an earlier statement of the same block read ``h[0]`` (``instructions = h[0]["content"]``;
+        ``system = h[0]``): the first message is moved to another slot, not dropped (khoj's Responses API call,
+        open-interpreter's ``llm.run``; issue 11). The same message goes out each turn, elsewhere."""
+        sl = _slice(sub)
+        if sl is None or int_value(sl.lower) != 1 or not isinstance(sub.value, cst.Name):
+            return False
+        statement = next((a for a in self.facts.ancestors(b.node) if isinstance(a, cst.SimpleStatementLine)), None)
+        block = self.facts.parent.get(statement)
+        if statement is None or not isinstance(block, (cst.IndentedBlock, cst.Module)):
+            return False
+        name = sub.value.value
+        position = next(i for i, st in enumerate(block.body) if st is statement)
+        for earlier in block.body[:position]:
+            for read in descendants(earlier, cst.Subscript):
+                if isinstance(read.value, cst.Name) and read.value.value == name and constant_index(read) == 0:
+                    return True
+        return False
 
     def _unguarded_turn(self, node: cst.CSTNode) -> bool:
         return self.per_turn(node) and not self.guarded(node)

@@ -1,0 +1,72 @@
+"""Whether a prompt builder's text already differs per call ahead of a value (issue 11, gpt-researcher).
+
+A prompt-named builder (``def generate_report_prompt(question, context): return f'Information: "{context}" ...
+{date}'``) is a template: the parameters inside its text are its inputs, filled per call. A value that enters the
+returned text *after* a per-call input (one that no call in the module binds to a fixed value) changes no cached
+prefix: the text differs from that input on in every call anyway, so the prefix break, if any, is the input's.
+A parameter that *starts* the text (``f"{base} @ {now}"``) is a prompt being wrapped, not an input: often a
+constant system prompt, so the value after it is still reported.
+
+:func:`behind_template_input` answers it for one node of a builder slot; only the text before the node within
+the same f-string, concatenation or ``+`` counts (not an earlier statement).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from promptcache.lint import sources as S
+
+if TYPE_CHECKING:  # pragma: no cover
+    from promptcache.lint.dataflow import FlowAnalysis
+    from promptcache.lint.slots import Slot
+
+
+def behind_template_input(flow: FlowAnalysis, slot: Slot, node: cst.CSTNode) -> bool:
+    """True when ``node`` of the builder slot ``slot`` comes after a per-call template input in the same text."""
+    func = slot.scope
+    if slot.kind != "builder" or func.kind != "function":
+        return False
+    child: cst.CSTNode = node
+    for anc in flow.facts.ancestors(node):
+        earlier = []
+        if isinstance(anc, cst.FormattedString):
+            text = False  # the template's own text seen: an input after it is a data slot, not a wrapped prompt
+            for part in anc.parts:
+                if part is child:
+                    break
+                if isinstance(part, cst.FormattedStringText):
+                    text = text or bool(part.value.strip())
+                elif text:
+                    earlier.append(part.expression)
+        elif isinstance(anc, (cst.BinaryOperation, cst.ConcatenatedString)) and anc.right is child and _starts_with_text(anc.left):
+            earlier = [anc.left]
+        if any(_per_call_input(flow, func, e) for e in earlier):
+            return True
+        if anc is slot.expr or isinstance(anc, (cst.FunctionDef, cst.SimpleStatementLine)):
+            return False
+        child = anc
+    return False
+
+
+def _starts_with_text(e: cst.CSTNode) -> bool:
+    """The leftmost piece of ``e`` is literal text (``"Context: " + context``), not an input (``base + "..."``)."""
+    while isinstance(e, (cst.BinaryOperation, cst.ConcatenatedString)):
+        e = e.left
+    if isinstance(e, cst.FormattedString):
+        first = e.parts[0] if e.parts else None
+        return isinstance(first, cst.FormattedStringText) and bool(first.value.strip())
+    return isinstance(e, cst.SimpleString) and bool(str(e.evaluated_value).strip())
+
+
+def _per_call_input(flow: FlowAnalysis, func, e: cst.BaseExpression) -> bool:
+    for s in flow.taint.of(e, func):
+        if s.kind == S.PARAM and s.func_id == id(func) and not flow.call_sites.fixed_somewhere(func, s.index) \
+                and not flow.call_sites.default_only(func, s.index):
+            return True
+    return False
+
+
+__all__ = ["behind_template_input"]
