@@ -218,7 +218,8 @@ class _Tracer:
             return self._returned(scope, depth, message=False)
         if isinstance(p, cst.Subscript) and p.value is node:
             return up(p)  # `prompt[:2000]`: part of the value
-        if isinstance(p, (cst.Expr, cst.Comparison, cst.If, cst.While, cst.Assert, cst.Index, cst.Slice, cst.UnaryOperation)):
+        if isinstance(p, (cst.Expr, cst.Comparison, cst.ComparisonTarget, cst.If, cst.While, cst.Assert, cst.Index, cst.Slice,
+                          cst.UnaryOperation)):
             return set()  # a statement of its own, a test, a key: the value is not sent from here
         return {UNKNOWN}
 
@@ -232,6 +233,9 @@ class _Tracer:
         method = func.attr.value if isinstance(func, cst.Attribute) else None
         if name in _NOT_SENT or name.startswith(("logging.", "logger.", "log.")) or method in _LOG_METHODS:
             return set()
+        role = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "role"), None)
+        if keyword == "content" and isinstance(role, cst.SimpleString):
+            return self._message(call, role.value[1:-1], scope, depth)  # `Message(role="system", content=...)`
         if name.endswith(_SYSTEM_CLASSES):
             return {PREFIX}
         if name.endswith(_MESSAGE_CLASSES):
@@ -343,7 +347,8 @@ class _Tracer:
             outer = self.parent.get(container)
             if isinstance(outer, cst.BinaryOperation) and outer.left is container:
                 return {PREFIX}  # `[message] + history`
-            return {AFTER}
+            # The last message, provided the list goes somewhere (not only into a comparison: a test's expected value).
+            return {AFTER} if self.land(container, scope, depth + 1) else set()
         if isinstance(p, cst.Arg):
             call = self.parent[p]
             method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None

@@ -122,6 +122,26 @@ def test_the_cache_keeps_facts_not_verdicts(write_tree, run_cli, tmp_path, monke
     assert cached_run()[0] == [("prompts.py", 11)]
 
 
+JSON_PROMPTS = '''\
+import json
+
+
+def build_extraction_prompt(messages):
+    data = {m["role"]: m["content"] for m in messages}
+    return f"Messages:\\n{json.dumps(data)}"
+'''
+
+
+@pytest.mark.parametrize(("placement", "fixed"), [(AS_USER, False), (AS_SYSTEM, True)])
+def test_fixes_follow_the_settled_findings(write_tree, run_cli, placement, fixed):
+    # PC304's fix (sort_keys=True) is offered, and applied, only where the finding stands.
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": JSON_PROMPTS,
+                       "bot/app.py": _app(placement, imports="from .prompts import build_extraction_prompt\nSTATIC_PROMPT = 'Extract.'")})
+    code, out, err = run_cli("lint", root, "--no-cache", "--fix", "--unsafe-fixes")
+    assert ("sort_keys=True" in (root / "bot" / "prompts.py").read_text()) is fixed
+    assert code == 0
+
+
 def _uses(code: str) -> dict[str, tuple[str, ...]]:
     rules = [r for r in discover().values() if r.code != "PC901"]
     return lint_bytes(textwrap.dedent(code).encode(), "app.py", rules, LintConfig()).uses
@@ -139,6 +159,7 @@ def _uses(code: str) -> dict[str, tuple[str, ...]]:
     ('client.chat.completions.create(model="m", messages=[{"role": "user", "content": P(q)}] + history)', "prefix"),
     ('params = {"model": "m", "system": P(q)}\n    client.messages.create(**params, messages=history)', "prefix"),
     ('text = P(q)\n    client.chat.completions.create(model="m", messages=[{"role": "developer", "content": text}, {"role": "user", "content": q}])', "prefix"),
+    ('client.chat.completions.create(model="m", messages=[Message(role="system", content=P(q)), *history])', "prefix"),
     # passed to a function of this module: followed through its parameter
     ('send(P(q), q)', "prefix"),
     # passed somewhere not followed
@@ -155,6 +176,16 @@ def test_where_an_imported_prompt_lands(body, landing):
         f"    {body}\n"
     )
     assert _uses(code) == {".prompts.build_prompt": (landing,)}
+
+
+def test_an_expected_value_in_a_test_is_not_a_use():
+    code = (
+        "import openai\n"
+        "from .prompts import build_prompt\n\n"
+        "def test_render():\n"
+        '    assert render("q") == [{"role": "user", "content": build_prompt("q")}]\n'
+    )
+    assert _uses(code) == {".prompts.build_prompt": ()}
 
 
 def test_a_logged_prompt_is_not_a_use():
