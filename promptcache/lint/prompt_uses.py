@@ -24,6 +24,7 @@ module's own functions and their returns, six steps deep.
 from __future__ import annotations
 
 import sys
+import weakref
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -40,6 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.slots import Slot
 
 PREFIX, AFTER, UNKNOWN = "prefix", "after", "unknown"
+_READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # FlowAnalysis -> {name: the Names reading it}
 _DEPTH = 6
 _PREFIX_KEYS = frozenset({"system", "instructions", "system_prompt", "system_message", "system_instruction", "preamble",
                           "tools", "developer_message"})
@@ -90,9 +92,9 @@ def _read_in_module(flow: FlowAnalysis, symbol: str) -> bool:
     """True when the module reads its own top-level name (``BASE`` in ``SYSTEM = BASE + ...``): that use is
     not followed, so the finding stands."""
     top = symbol.split(".", 1)[0]
-    reads = flow.__dict__.get("_module_reads")
+    reads = _READS.get(flow)
     if reads is None:
-        reads = flow.__dict__["_module_reads"] = {}
+        reads = _READS[flow] = {}
         for node, parent in flow.facts.parent.items():
             if type(node) is cst.Name and not _is_store(node, parent):
                 reads.setdefault(node.value, []).append(node)
