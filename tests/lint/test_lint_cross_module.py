@@ -153,6 +153,7 @@ def _uses(code: str) -> dict[str, tuple[str, ...]]:
     ('history.append({"role": "user", "content": f"{P(q)}\\n{q}"})\n    client.chat.completions.create(model="m", messages=history)', "after"),
     ('client.messages.create(model="m", max_tokens=9, messages=history + [{"role": "user", "content": [{"type": "text", "text": P(q)}]}])', "after"),
     ('msg = {"role": "user", "content": P(q)}\n    client.chat.completions.create(model="m", messages=[*history, msg])', "after"),
+    ('ChatPromptTemplate.from_messages([("system", "S"), ("human", P(q))])', "after"),
     # the prefix: system slots, a message before others, a request dict's system entry
     ('client.messages.create(model="m", max_tokens=9, system=P(q), messages=history)', "prefix"),
     ('client.chat.completions.create(model="m", messages=[{"role": "user", "content": P(q)}, *history])', "prefix"),
@@ -160,6 +161,7 @@ def _uses(code: str) -> dict[str, tuple[str, ...]]:
     ('params = {"model": "m", "system": P(q)}\n    client.messages.create(**params, messages=history)', "prefix"),
     ('text = P(q)\n    client.chat.completions.create(model="m", messages=[{"role": "developer", "content": text}, {"role": "user", "content": q}])', "prefix"),
     ('client.chat.completions.create(model="m", messages=[Message(role="system", content=P(q)), *history])', "prefix"),
+    ('ChatPromptTemplate.from_messages([("system", P(q)), ("human", "{question}")])', "prefix"),
     # passed to a function of this module: followed through its parameter
     ('send(P(q), q)', "prefix"),
     # passed somewhere not followed
