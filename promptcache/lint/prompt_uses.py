@@ -2,18 +2,18 @@
 
 A prompt module (``prompts.py``, imported by LLM code) is linted without its
 importers: a prompt-named constant or builder there is taken for a system
-prompt. What its importers do with it settles that. This module gives each
-file's half of the answer, computed per file and cached with it:
-
-- :func:`definition_symbols`: in a prompt module, the symbol (``NAME``,
-  ``Class.NAME``, ``build_prompt``) a finding at a named definition depends on;
-- :func:`import_uses`: in an LLM file, for each imported prompt-named name
-  (qualified as imported: ``.prompts.build_prompt``, ``app.prompts.SYSTEM``),
-  where its value lands: ``prefix`` (system, instructions, tools, a message
-  before others, a request's ``system`` entry, a PromptBuilder prefix layer),
-  ``after`` (the last message of a message list, an appended message, a
-  PromptBuilder ``.user()``: the newest turn, where per-request content
-  belongs) or ``unknown`` (passed somewhere the analysis does not follow).
+prompt. What its importers do with it settles that. Each file gives its half
+of the answer, computed per file and cached with it: in a prompt module, the
+definitions a finding depends on (:mod:`promptcache.lint.prompt_definitions`);
+here, :func:`import_uses`: in an LLM file, for each imported prompt-named name
+(qualified as imported: ``.prompts.build_prompt``, ``app.prompts.SYSTEM``),
+where its value lands: ``prefix`` (system, instructions, tools, a message
+before others, a request's ``system`` entry, a PromptBuilder prefix layer),
+``after`` (the last message of a message list, an appended message, a
+PromptBuilder ``.user()``: the newest turn, where per-request content
+belongs) or ``unknown`` (passed somewhere the analysis does not follow).
+A read that is never sent (logged, compared, a test's expected value) lands
+nowhere.
 
 The run joins the two (:mod:`promptcache.lint.cross_module`). The value is
 followed forward through f-strings, ``+``, ``.format``/``join``-style method
@@ -24,7 +24,6 @@ module's own functions and their returns, six steps deep.
 from __future__ import annotations
 
 import sys
-import weakref
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -36,13 +35,11 @@ from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
-    from promptcache.lint.flow_facts import Issue
     from promptcache.lint.index import Scope
-    from promptcache.lint.slots import Slot
 
 PREFIX, AFTER, UNKNOWN = "prefix", "after", "unknown"
-_READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # FlowAnalysis -> {name: the Names reading it}
 _DEPTH = 6
+_BUDGET = 5000  # steps per file (a name read in many places, each read assigned on: the fan-out is bounded)
 _PREFIX_KEYS = frozenset({"system", "instructions", "system_prompt", "system_message", "system_instruction", "preamble",
                           "tools", "developer_message"})
 _SYSTEM_ROLES = frozenset({"system", "developer"})
@@ -55,61 +52,7 @@ _MESSAGE_CLASSES = ("HumanMessage", "UserMessage", "AIMessage", "AssistantMessag
 _SYSTEM_CLASSES = ("SystemMessage", "SystemMessagePromptTemplate.from_template")
 
 
-def definition_symbol(slot: Slot) -> str | None:
-    """The module-level symbol a named slot is (``NAME``, ``Class.NAME``, ``build``, ``Class.build``), or None
-    for any other slot (a ``system=`` keyword, a system message): those findings stand on their own."""
-    if slot.kind not in ("constant", "builder") or slot.holder is not None or slot.sink is not None:
-        return None
-    scope = slot.scope
-    if slot.kind == "constant":
-        owner, name = scope, slot.label
-    else:
-        owner, name = scope.parent, scope.name
-    if owner is None:
-        return None
-    if owner.kind == "module":
-        return name
-    if owner.kind == "class" and owner.parent is not None and owner.parent.kind == "module":
-        return f"{owner.name}.{name}"
-    return None
-
-
-def definition_symbols(flow: FlowAnalysis, issue: Issue) -> tuple[str, ...] | None:
-    """The symbols an issue in a prompt module depends on (all its slots are named definitions that the
-    module itself does not read), or None when it stands whatever the importers do."""
-    if not flow.prompt_module:
-        return None
-    found = []
-    for slot in (issue.slot, *issue.more_slots):
-        symbol = definition_symbol(slot)
-        if symbol is None or _read_in_module(flow, symbol):
-            return None
-        found.append(symbol)
-    return tuple(sorted(set(found)))
-
-
-def _read_in_module(flow: FlowAnalysis, symbol: str) -> bool:
-    """True when the module reads its own top-level name (``BASE`` in ``SYSTEM = BASE + ...``): that use is
-    not followed, so the finding stands."""
-    top = symbol.split(".", 1)[0]
-    reads = _READS.get(flow)
-    if reads is None:
-        reads = _READS[flow] = {}
-        for node, parent in flow.facts.parent.items():
-            if type(node) is cst.Name and not _is_store(node, parent):
-                reads.setdefault(node.value, []).append(node)
-    for node in reads.get(top, ()):
-        scope = flow.scope_at(node)
-        if scope is not None and flow.index.lookup(top, scope)[0] is _module_scope(flow):
-            return True
-    return False
-
-
-def _module_scope(flow: FlowAnalysis) -> Scope:
-    return next(s for s in flow.index.scopes if s.kind == "module")
-
-
-def _is_store(node: cst.Name, parent: cst.CSTNode | None) -> bool:
+def is_store(node: cst.Name, parent: cst.CSTNode | None) -> bool:
     """True where a Name is not a read: a target, a parameter, a definition's or an import's name, the
     attribute part of ``x.name``, a keyword's name."""
     if isinstance(parent, (cst.AssignTarget, cst.Param, cst.ImportAlias, cst.FunctionDef, cst.ClassDef, cst.AsName,
@@ -141,7 +84,7 @@ def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
     out: dict[str, set[str]] = {}
     tracer = _Tracer(flow)
     for node, parent in list(flow.facts.parent.items()):
-        if type(node) is not cst.Name or node.value not in imported or _is_store(node, parent):
+        if type(node) is not cst.Name or node.value not in imported or is_store(node, parent):
             continue
         if isinstance(parent, (cst.ImportAlias, cst.Attribute)) and not (isinstance(parent, cst.Attribute) and parent.value is node):
             continue
@@ -169,10 +112,14 @@ class _Tracer:
         self.flow = flow
         self.parent = flow.facts.parent
         self.seen: set[tuple[int, str]] = set()
+        self.steps = 0  # a bound on the work for one file: past _BUDGET steps every answer is UNKNOWN
 
     def land(self, node: cst.CSTNode, scope: Scope, depth: int) -> set[str]:
-        if depth > _DEPTH or (id(node), "v") in self.seen:
-            return {UNKNOWN} if depth > _DEPTH else set()
+        self.steps += 1
+        if depth > _DEPTH or self.steps > _BUDGET:
+            return {UNKNOWN}
+        if (id(node), "v") in self.seen:
+            return set()
         self.seen.add((id(node), "v"))
         try:
             return self._land(node, scope, depth)
@@ -290,7 +237,7 @@ class _Tracer:
             return {UNKNOWN}
         out: set[str] = set()
         for node in descendants(binding_scope.node, cst.Name):
-            if node.value != name or _is_store(node, self.parent.get(node)):
+            if node.value != name or is_store(node, self.parent.get(node)):
                 continue
             scope = self.flow.scope_at(node)
             if scope is None or self.flow.index.lookup(name, scope)[0] is not binding_scope:
@@ -330,8 +277,11 @@ class _Tracer:
 
     def _place(self, message: cst.CSTNode, scope, depth) -> set[str]:
         """Where a non-system message goes: last in a message list or appended (AFTER), before others (PREFIX)."""
-        if depth > _DEPTH or (id(message), "m") in self.seen:
-            return {UNKNOWN} if depth > _DEPTH else set()
+        self.steps += 1
+        if depth > _DEPTH or self.steps > _BUDGET:
+            return {UNKNOWN}
+        if (id(message), "m") in self.seen:
+            return set()
         self.seen.add((id(message), "m"))
         try:
             return self._place_once(message, scope, depth)
@@ -368,7 +318,7 @@ class _Tracer:
                     return {UNKNOWN}
                 found, _ = self.flow.index.lookup(t.value, scope)
                 for node in descendants((found or scope).node, cst.Name):
-                    if node.value == t.value and not _is_store(node, self.parent.get(node)):
+                    if node.value == t.value and not is_store(node, self.parent.get(node)):
                         inner = self.flow.scope_at(node)
                         if inner is not None and self.flow.index.lookup(t.value, inner)[0] is (found or scope):
                             out |= self._place(node, inner, depth + 1)
@@ -387,11 +337,11 @@ class _Tracer:
         name = callee.params[position]
         out: set[str] = set()
         for node in descendants(callee.node, cst.Name):
-            if node.value == name and not _is_store(node, self.parent.get(node)):
+            if node.value == name and not is_store(node, self.parent.get(node)):
                 inner = self.flow.scope_at(node)
                 if inner is not None and self.flow.index.lookup(name, inner)[0] is callee:
                     out |= self._place(node, inner, depth + 1)
         return out
 
 
-__all__ = ["AFTER", "PREFIX", "UNKNOWN", "definition_symbol", "definition_symbols", "import_uses"]
+__all__ = ["AFTER", "PREFIX", "UNKNOWN", "import_uses", "is_store"]

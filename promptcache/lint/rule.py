@@ -180,7 +180,7 @@ class FlowRule(LintRule):
     def leave_Module(self, node: cst.Module) -> None:
         if not self.flow.is_llm_file:
             return
-        from promptcache.lint.prompt_uses import definition_symbols
+        from promptcache.lint.prompt_definitions import definition_symbols
 
         for issue in self.issues():
             self.report(issue.node, self.issue_message(issue), self.issue_fix(issue), self.issue_severity(issue),
