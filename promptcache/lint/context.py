@@ -22,6 +22,8 @@ class Report:
 
     A :class:`SourcedMessage` is rendered by the engine once the lines of its sources are known.
     ``severity`` is this finding's when it differs from the rule's (None: the rule's; PC101's daily case).
+    ``symbols``: in a prompt module, the named definitions the finding depends on (it stands when an importer
+    puts one of them in a prefix slot: :mod:`promptcache.lint.cross_module`); None: it stands on its own.
     """
 
     rule: type[LintRule]
@@ -29,6 +31,7 @@ class Report:
     message: str | SourcedMessage
     fix: NodeFix | None
     severity: Severity | None = None
+    symbols: tuple[str, ...] | None = None
 
 
 @dataclass(eq=False)
@@ -53,5 +56,5 @@ class FileContext:
         return FlowAnalysis(self.module, self.index, self.facts, self.config, self.prompt_module, self.path)
 
     def add(self, rule: LintRule, node: cst.CSTNode, message: str | SourcedMessage, fix: NodeFix | None,
-            severity: Severity | None = None) -> None:
-        self.reports.append(Report(type(rule), node, message, fix, severity))
+            severity: Severity | None = None, symbols: tuple[str, ...] | None = None) -> None:
+        self.reports.append(Report(type(rule), node, message, fix, severity, symbols))

@@ -87,12 +87,7 @@ class FieldSensitivity:
         wanted = _string_key(key)
         if wanted is None or not isinstance(e, (cst.Name, cst.Attribute)):
             return None
-        if isinstance(e, cst.Name):
-            bindings = self.index.lookup(e.value, scope)[1]
-        elif isinstance(e.value, cst.Name) and (cls := self.index.class_of_receiver(e.value, scope)) is not None:
-            bindings = cls.attrs.get(e.attr.value, [])
-        else:
-            return None
+        bindings = self.index.bindings_of(e, scope)
         if not bindings:
             return None
         out: set = set()

@@ -22,8 +22,10 @@ from promptcache.lint.context import FileContext, Report
 from promptcache.lint.errors import unparsable
 from promptcache.lint.finding import Finding, Fix, Severity
 from promptcache.lint.fixes import merge, resolve
+from promptcache.lint.imports import is_llm_module
 from promptcache.lint.index import Indexer
 from promptcache.lint.positions import node_ranges, source_lines
+from promptcache.lint.prompt_uses import import_uses
 from promptcache.lint.rule import LintRule, registered
 from promptcache.lint.source_refs import SourcedMessage, SourceRef
 from promptcache.lint.unused_noqa import UnusedNoqa, unused
@@ -43,11 +45,19 @@ _NOQA_BYTES = re.compile(rb"(?i)noqa")
 
 @dataclass
 class FileResult:
-    """What linting one file produced. ``parsed`` is False when the file was not (or could not be) parsed."""
+    """What linting one file produced. ``parsed`` is False when the file was not (or could not be) parsed.
+
+    The cross-module facts (:mod:`promptcache.lint.prompt_uses`), kept with the findings so the run can
+    settle them against the other files (:mod:`promptcache.lint.cross_module`): ``depends`` maps a finding's
+    ``(code, line)`` to the prompt module's named definitions it depends on (absent: it stands on its own);
+    ``uses`` maps each imported prompt-named name (qualified as imported) to where it lands here.
+    """
 
     path: str
     findings: list[Finding] = field(default_factory=list)
     parsed: bool = False
+    depends: dict[tuple[str, int], tuple[str, ...]] = field(default_factory=dict)
+    uses: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def parse(data: bytes, path: str) -> cst.Module | Finding:
@@ -140,10 +150,11 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
     facts = TreeFacts()
     context = FileContext(path, module, config, indexer.index, facts, prompt_module)
     walk(module, [indexer, *(rule(context) for rule in rules)], facts)
+    uses = import_uses(context.flow) if _imports_code(indexer.index) and context.flow.is_llm_file else {}
     has_noqa = _NOQA_BYTES.search(data) is not None
     check_noqa = has_noqa and any(rule.code == UnusedNoqa.code for rule in rules)
     if not context.reports and not check_noqa:
-        return FileResult(path, [], True)
+        return FileResult(path, [], True, uses=uses)
     targets = [r.node for r in context.reports]
     for report in context.reports:
         if report.fix is not None:
@@ -162,6 +173,7 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
     kept: dict[tuple[str, int], tuple[Report, tuple, list[SourceRef]]] = {}
     fixes: dict[tuple[str, int], list[Fix | None]] = {}
     severities: dict[tuple[str, int], Severity] = {}
+    depends: dict[tuple[str, int], set[str] | None] = {}  # None: a merged report stands on its own
     for report in context.reports:
         r = ranges.get(report.node)
         if r is None:
@@ -175,6 +187,10 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
         sources = report.message.sources if isinstance(report.message, SourcedMessage) else ()
         key = (code, r[0])
         fixes.setdefault(key, []).append(resolve(report.fix, ranges))
+        if report.symbols is None or (key in depends and depends[key] is None):
+            depends[key] = None
+        else:
+            depends.setdefault(key, set()).update(report.symbols)
         severity = report.severity or report.rule.severity
         if key in kept:
             merged = kept[key][2]
@@ -209,7 +225,13 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
         enabled = {rule.code for rule in rules} - (skip if skip is not False else set())  # a file-level noqa judges those
         stale = unused(comments, used, enabled, registered(), path, [line.rstrip("\r\n") for line in source_lines(text)])
         findings += [f for f in stale if not suppression.is_suppressed(f.code, f.line, noqa)]
-    return FileResult(path, sorted(findings, key=lambda f: f.sort_key), True)
+    kept_depends = {(f.code, f.line): tuple(sorted(d)) for f in findings if (d := depends.get((f.code, f.line)))}
+    return FileResult(path, sorted(findings, key=lambda f: f.sort_key), True, kept_depends, uses)
+
+
+def _imports_code(index) -> bool:
+    """True when the module imports anything that is not an LLM SDK (a prompt module may be among it)."""
+    return any(not is_llm_module(m) for m in index.imports)
 
 
 def _message(message: str | SourcedMessage, sources: list[SourceRef], code: str, line: int, ranges, noqa, used) -> str | None:

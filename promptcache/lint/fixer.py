@@ -13,7 +13,7 @@ result would not parse is dropped, and fixing stops there. At most
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from promptcache.lint.config import LintConfig
@@ -109,10 +109,13 @@ def fix_bytes(
     *,
     unsafe: bool = False,
     first: FileResult | None = None,
+    settle: Callable[[FileResult], FileResult] | None = None,
 ) -> FixedFile:
     """Fix ``data`` (one file's bytes) until no allowed fix is left or ``MAX_PASSES`` passes ran.
 
-    ``first`` is a lint of ``data`` already made (saves the first pass's lint). The text keeps its
+    ``first`` is a lint of ``data`` already made (saves the first pass's lint); ``settle`` filters each lint
+    made here as the run filtered ``first`` (a prompt module's findings its importers settle:
+    :mod:`promptcache.lint.cross_module`). The text keeps its
     encoding; a file that does not decode or parse is returned unchanged.
     """
     result = first if first is not None else lint_bytes(data, path, rules, config, prompt_module)
@@ -135,6 +138,8 @@ def fix_bytes(
         outcome.data = new
         outcome.fixed.update(f.code for f in taken)
         outcome.remaining = lint_bytes(new, path, rules, config, prompt_module)
+        if settle is not None:
+            outcome.remaining = settle(outcome.remaining)
     return outcome
 
 

@@ -156,6 +156,17 @@ class ModuleIndex:
             return self.qualified(bindings[0].value, bindings[0].scope, _depth + 1)
         return None
 
+    def bindings_of(self, expr: cst.BaseExpression, scope: Scope) -> list[Binding] | None:
+        """The bindings of a name (LEGB from ``scope``) or of ``self.attr`` / ``Class.attr`` (every method's and
+        the class body's); None for any other expression, or an attribute of something not a known class."""
+        if isinstance(expr, cst.Name):
+            return self.lookup(expr.value, scope)[1]
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            cls = self.class_of_receiver(expr.value, scope)
+            if cls is not None:
+                return cls.attrs.get(expr.attr.value, [])
+        return None
+
     def function_named(self, expr: cst.BaseExpression, scope: Scope) -> Scope | None:
         """The module-local function (or method, for ``self.m``) that ``expr`` names, if any."""
         if isinstance(expr, cst.Name):

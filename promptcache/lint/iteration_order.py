@@ -50,7 +50,7 @@ def set_valued(expr: cst.BaseExpression, index, scope) -> bool:
         return index.qualified(expr.func, scope) in ("set", "frozenset")
     if not isinstance(expr, cst.Name):
         return False
-    _, bindings = index.lookup(expr.value, scope)
+    bindings = index.bindings_of(expr, scope)
     if not bindings:
         return False
     for b in bindings:

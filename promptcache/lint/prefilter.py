@@ -148,29 +148,37 @@ def prompt_modules(scans: dict[Path, Scan]) -> set[Path]:
     found: set[Path] = set()
     if not any(result.llm_code for result in scans.values()):
         return found
-    by_suffix: dict[str, list[tuple[Path, tuple[str, ...]]]] = {}  # module suffix -> (file, import root parts)
-    for path in scans:
+    table = module_table(scans)
+    for path, result in scans.items():
+        if result.llm_code:
+            for module in result.imports:
+                found.update(resolve(path, module, scans, table))
+    return found
+
+
+def module_table(files) -> dict[str, list[tuple[Path, tuple[str, ...]]]]:
+    """``{module suffix: [(file, import root parts)]}`` for :func:`resolve` (``files``: the run's paths)."""
+    by_suffix: dict[str, list[tuple[Path, tuple[str, ...]]]] = {}
+    for path in files:
         parts = path.parts[:-1] + (path.name[: -len(path.suffix)] if path.suffix else path.name,)
         if parts and parts[-1] == "__init__":
             parts = parts[:-1]
         for i in range(len(parts) - 1, max(len(parts) - 6, 0), -1):
             by_suffix.setdefault(".".join(parts[i:]), []).append((path, parts[:i]))
-    for path, result in scans.items():
-        if not result.llm_code:
-            continue
-        for module in result.imports:
-            if module.startswith("."):
-                dots = len(module) - len(module.lstrip("."))
-                base = path.parent
-                for _ in range(dots - 1):
-                    base = base.parent
-                rest = module[dots:].replace(".", "/")
-                for candidate in (base / (rest + ".py"), base / rest / "__init__.py") if rest else ():
-                    if candidate in scans:
-                        found.add(candidate)
-            else:
-                found.update(p for p, root in by_suffix.get(module, ()) if p != path and path.parts[: len(root)] == root)
-    return found
+    return by_suffix
+
+
+def resolve(path: Path, module: str, files, table) -> list[Path]:
+    """The files of ``files`` that ``import <module>`` in ``path`` may load (see :func:`prompt_modules`);
+    ``table`` is :func:`module_table` of ``files``."""
+    if module.startswith("."):
+        dots = len(module) - len(module.lstrip("."))
+        base = path.parent
+        for _ in range(dots - 1):
+            base = base.parent
+        rest = module[dots:].replace(".", "/")
+        return [c for c in ((base / (rest + ".py"), base / rest / "__init__.py") if rest else ()) if c in files]
+    return [p for p, root in table.get(module, ()) if p != path and path.parts[: len(root)] == root]
 
 
 # Names a prompt module is read for: assigned (``SYSTEM_PROMPT = ...``, ``TOOLS: list = ...``) or defined (``def``).

@@ -11,7 +11,10 @@ share it: a cache restored in CI is read). The ``MAX_KEYS`` most recently
 written cache files are kept; older ones are removed when one is written. Inside, entries
 are keyed by the SHA-256 of a file's bytes and whether it is linted as a
 prompt module; an entry holds the findings with their fixes, without the
-path (the run that reads it gives the path). The pre-filter's verdict on each
+path (the run that reads it gives the path), and the file's cross-module
+facts (:attr:`~promptcache.lint.filelint.FileResult.depends` and ``uses``), never
+a verdict that depends on other files: the run settles those afresh
+(:mod:`promptcache.lint.cross_module`), so an edited importer changes it. The pre-filter's verdict on each
 file (:class:`~promptcache.lint.prefilter.Scan`, the costly part of a run
 over code without LLM calls) is kept the same way, by content hash.
 
@@ -103,7 +106,7 @@ class ResultCache:
     def __init__(self, folder: Path, key: str):
         self.folder = folder
         self.file = folder / f"lint-{key}.json"
-        self.entries: dict[str, list[dict]] = {}
+        self.entries: dict[str, dict] = {}
         self.scans: dict[str, dict] = {}
         self.used: set[str] = set()
         self.dirty = False
@@ -131,18 +134,25 @@ class ResultCache:
     def get(self, key: str, path: str) -> FileResult | None:
         """The cached result of the file with entry ``key``, its findings given ``path``; None on a miss."""
         found = self.entries.get(key)
-        if not isinstance(found, list):
+        if not isinstance(found, dict):
             return None
         try:
-            findings = [_finding(item, path) for item in found]
-        except (KeyError, TypeError, ValueError):
+            findings = [_finding(item, path) for item in found["findings"]]
+            depends = {(code, line): tuple(symbols) for code, line, symbols in found.get("depends", ())}
+            uses = {qualified: tuple(kinds) for qualified, kinds in found.get("uses", {}).items()}
+        except (KeyError, TypeError, ValueError, AttributeError):
             return None
         self.used.add(key)
-        return FileResult(path, findings, True)
+        return FileResult(path, findings, True, depends, uses)
 
     def put(self, key: str, result: FileResult) -> None:
-        """Remember ``result`` (a parsed file's findings) under ``key``."""
-        self.entries[key] = [_entry(f) for f in result.findings]
+        """Remember ``result`` (a parsed file's findings and cross-module facts) under ``key``."""
+        entry: dict = {"findings": [_entry(f) for f in result.findings]}
+        if result.depends:
+            entry["depends"] = [[code, line, list(symbols)] for (code, line), symbols in sorted(result.depends.items())]
+        if result.uses:
+            entry["uses"] = {qualified: list(kinds) for qualified, kinds in result.uses.items()}
+        self.entries[key] = entry
         self.used.add(key)
         self.dirty = True
 

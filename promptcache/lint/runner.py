@@ -21,6 +21,7 @@ import pathspec
 
 from promptcache.lint import prefilter
 from promptcache.lint.config import LintConfig
+from promptcache.lint.cross_module import Settlement
 from promptcache.lint.discovery import Discovery, discover, display_path
 from promptcache.lint.errors import unparsable
 from promptcache.lint.filelint import FileResult, lint_bytes
@@ -214,9 +215,13 @@ def lint_paths(
     result.parsed = len(tasks)
     file_results = _run_cached(tasks, [digests.get(p, "") for p in paths_of], visitors, config, jobs, cache, result,
                                progress or _no_progress)
+    # A prompt module's findings stand or fall with what its importers in this run do with the prompt.
+    settlement = Settlement(paths_of, file_results, scans)
     for path, (data, display, module), file_result in zip(paths_of, tasks, file_results):
+        file_result = settlement.settle(path, file_result)
         if fix is not None and any(applicable(f, fix.unsafe) for f in file_result.findings):
-            fixed = fix_bytes(data, display, visitors, config, module, unsafe=fix.unsafe, first=file_result)
+            fixed = fix_bytes(data, display, visitors, config, module, unsafe=fix.unsafe, first=file_result,
+                              settle=lambda r, path=path: settlement.settle(path, r))
             if fixed.changed:
                 result.fixes.append(FileFix(path, display, data, fixed.data, dict(fixed.fixed)))
                 if fix.write and stdin is None:  # --stdin-filename: the fixed source goes to stdout only

@@ -151,13 +151,7 @@ def _carries(flow: FlowAnalysis, s: Source, others: set[tuple]) -> bool:
     scope = flow.scope_at(origin) if isinstance(origin, (cst.Name, cst.Attribute)) else None
     if scope is None or not others:
         return False
-    if isinstance(origin, cst.Name):
-        bindings = flow.index.lookup(origin.value, scope)[1]
-    elif isinstance(origin.value, cst.Name) and (cls := flow.index.class_of_receiver(origin.value, scope)) is not None:
-        bindings = cls.attrs.get(origin.attr.value, [])
-    else:
-        return False
-    for b in bindings:
+    for b in flow.index.bindings_of(origin, scope) or ():
         if b.kind in ("assign", "walrus", "aug", "for", "with") and b.value is not None:
             if any(_key(carried) in others for carried in flow.taint.of(b.value, b.scope)):
                 return True

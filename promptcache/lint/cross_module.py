@@ -1,0 +1,74 @@
+"""Settle a prompt module's findings with what its importers do with the prompt (after all files are linted).
+
+A finding at a named definition of a prompt module (``build_prompt()``,
+``SYSTEM_PROMPT``, ``Templates.ESCALATION``) assumes the prompt is a prefix
+slot. Each file's result carries the facts (:mod:`promptcache.lint.prompt_uses`,
+cached per file content): which definitions a finding depends on, and for LLM
+files where each imported prompt-named name lands. Here the two are joined:
+
+- a definition some use places in a prefix slot (system, tools, a message
+  before others), or passes somewhere not followed: its findings stand;
+- a definition every known use places after the stable prefix (the last
+  message of the list, an appended user turn, PromptBuilder ``.user()``):
+  its findings are dropped, since per-request content belongs there;
+- a definition with no known use in the run (the module linted on its own,
+  its importers not in the run, or only non-LLM files import it): as before,
+  its findings stand.
+
+Only files that build or send LLM requests count as users (the pre-filter's
+``llm_code``, so ``--no-prefilter`` gives the same result).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from promptcache.lint import prefilter
+from promptcache.lint.filelint import FileResult
+from promptcache.lint.prompt_uses import AFTER
+
+
+class Settlement:
+    """The landings of every prompt-module definition used in one run, and the filter they give."""
+
+    def __init__(self, paths: list[Path], results: list[FileResult], scans: dict[Path, prefilter.Scan]):
+        self.landings: dict[tuple[Path, str], set[str]] = {}
+        wanted = {p: {s for symbols in r.depends.values() for s in symbols} for p, r in zip(paths, results) if r.depends}
+        if not wanted:
+            return
+        table = prefilter.module_table(scans)
+        for path, result in zip(paths, results):
+            scan = scans.get(path)
+            if not result.uses or scan is None or not scan.llm_code:
+                continue
+            for qualified, kinds in result.uses.items():
+                if not kinds:
+                    continue  # read, but never sent (logged, compared): not a use that places it
+                for module, symbol in _splits(qualified):
+                    for target in prefilter.resolve(path, module, scans, table):
+                        if symbol in wanted.get(target, ()):
+                            self.landings.setdefault((target, symbol), set()).update(kinds)
+
+    def stands(self, path: Path, symbols: tuple[str, ...]) -> bool:
+        """True unless every symbol has known uses and all of them land after the stable prefix."""
+        return any(self.landings.get((path, s), set()) - {AFTER} or (path, s) not in self.landings for s in symbols)
+
+    def settle(self, path: Path, result: FileResult) -> FileResult:
+        """``result`` without the findings whose definitions are only used after the prefix."""
+        if not result.depends or not self.landings:
+            return result
+        kept = [f for f in result.findings
+                if (f.code, f.line) not in result.depends or self.stands(path, result.depends[(f.code, f.line)])]
+        return result if len(kept) == len(result.findings) else replace(result, findings=kept)
+
+
+def _splits(qualified: str) -> list[tuple[str, str]]:
+    """``(module, symbol)`` readings of a qualified name: ``a.b.C.X`` gives ``(a, b.C.X)``, ``(a.b, C.X)``,
+    ``(a.b.C, X)``; a relative ``.p.X`` gives ``(.p, X)``."""
+    dots = len(qualified) - len(qualified.lstrip("."))
+    parts = qualified[dots:].split(".")
+    return [("." * dots + ".".join(parts[:i]), ".".join(parts[i:])) for i in range(1, len(parts))]
+
+
+__all__ = ["Settlement"]

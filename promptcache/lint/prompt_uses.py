@@ -1,0 +1,347 @@
+"""Where the prompts a file imports from a prompt module land in its requests (the facts of one file).
+
+A prompt module (``prompts.py``, imported by LLM code) is linted without its
+importers: a prompt-named constant or builder there is taken for a system
+prompt. What its importers do with it settles that. Each file gives its half
+of the answer, computed per file and cached with it: in a prompt module, the
+definitions a finding depends on (:mod:`promptcache.lint.prompt_definitions`);
+here, :func:`import_uses`: in an LLM file, for each imported prompt-named name
+(qualified as imported: ``.prompts.build_prompt``, ``app.prompts.SYSTEM``),
+where its value lands: ``prefix`` (system, instructions, tools, a message
+before others, a request's ``system`` entry, a PromptBuilder prefix layer),
+``after`` (the last message of a message list, an appended message, a
+PromptBuilder ``.user()``: the newest turn, where per-request content
+belongs) or ``unknown`` (passed somewhere the analysis does not follow).
+A read that is never sent (logged, compared, a test's expected value) lands
+nowhere.
+
+The run joins the two (:mod:`promptcache.lint.cross_module`). The value is
+followed forward through f-strings, ``+``, ``.format``/``join``-style method
+calls, assignments to names and ``self`` attributes, the parameters of the
+module's own functions and their returns, six steps deep.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from promptcache.lint.imports import is_llm_module
+from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
+from promptcache.lint.slots import dict_value
+from promptcache.lint.walk import descendants
+
+if TYPE_CHECKING:  # pragma: no cover
+    from promptcache.lint.dataflow import FlowAnalysis
+    from promptcache.lint.index import Scope
+
+PREFIX, AFTER, UNKNOWN = "prefix", "after", "unknown"
+_DEPTH = 6
+_BUDGET = 5000  # steps per file (a name read in many places, each read assigned on: the fan-out is bounded)
+_PREFIX_KEYS = frozenset({"system", "instructions", "system_prompt", "system_message", "system_instruction", "preamble",
+                          "tools", "developer_message"})
+_SYSTEM_ROLES = frozenset({"system", "developer"})
+_MESSAGE_ROLES = frozenset({"user", "human", "assistant", "ai", "tool", "function", "model"})
+_TEXT_KEYS = frozenset({"content", "text", "parts"})
+_NOT_SENT = frozenset({"print", "len", "isinstance", "repr", "hash", "bool"})
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+_MESSAGE_CLASSES = ("HumanMessage", "UserMessage", "AIMessage", "AssistantMessage", "ChatMessage",
+                    "HumanMessagePromptTemplate.from_template")
+_SYSTEM_CLASSES = ("SystemMessage", "SystemMessagePromptTemplate.from_template")
+
+
+def is_store(node: cst.Name, parent: cst.CSTNode | None) -> bool:
+    """True where a Name is not a read: a target, a parameter, a definition's or an import's name, the
+    attribute part of ``x.name``, a keyword's name."""
+    if isinstance(parent, (cst.AssignTarget, cst.Param, cst.ImportAlias, cst.FunctionDef, cst.ClassDef, cst.AsName,
+                           cst.Global, cst.Nonlocal, cst.NameItem)):
+        return True
+    if isinstance(parent, cst.Attribute):
+        return parent.attr is node
+    if isinstance(parent, cst.Arg):
+        return parent.keyword is node
+    if isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+        return parent.target is node
+    return False
+
+
+def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
+    """``{qualified name: landings}`` for every read of an imported prompt-named name (see the module docstring).
+
+    Only names imported from modules that are neither an LLM SDK nor the standard library are followed.
+    """
+    imported: dict[str, bool] = {}
+    for scope in flow.index.scopes:
+        for name, bindings in scope.bindings.items():
+            for b in bindings:
+                if b.kind == "import" and b.qualified and not is_llm_module(b.qualified) \
+                        and b.qualified.split(".", 1)[0] not in sys.stdlib_module_names:
+                    imported[name] = True
+    if not imported:
+        return {}
+    out: dict[str, set[str]] = {}
+    tracer = _Tracer(flow)
+    for node, parent in list(flow.facts.parent.items()):
+        if type(node) is not cst.Name or node.value not in imported or is_store(node, parent):
+            continue
+        if isinstance(parent, (cst.ImportAlias, cst.Attribute)) and not (isinstance(parent, cst.Attribute) and parent.value is node):
+            continue
+        scope = flow.scope_at(node)
+        if scope is None or not any(b.kind == "import" for b in flow.index.lookup(node.value, scope)[1]):
+            continue
+        use: cst.BaseExpression = node
+        while isinstance(flow.facts.parent.get(use), cst.Attribute) and flow.facts.parent[use].value is use:
+            use = flow.facts.parent[use]
+        if isinstance(flow.facts.parent.get(use), (cst.Import, cst.ImportFrom, cst.ImportAlias)):
+            continue  # the import statement itself
+        qualified = flow.index.qualified(use, scope)
+        if not qualified or not flow.is_prompt_name(qualified.rsplit(".", 1)[-1]):
+            continue
+        call = flow.facts.parent.get(use)
+        value = call if isinstance(call, cst.Call) and call.func is use else use
+        out.setdefault(qualified, set()).update(tracer.land(value, scope, 0))
+    return {q: tuple(sorted(kinds)) for q, kinds in sorted(out.items())}
+
+
+class _Tracer:
+    """Follows one value forward to where it lands (a set of PREFIX / AFTER / UNKNOWN; empty: never sent)."""
+
+    def __init__(self, flow: FlowAnalysis):
+        self.flow = flow
+        self.parent = flow.facts.parent
+        self.seen: set[tuple[int, str]] = set()
+        self.steps = 0  # a bound on the work for one file: past _BUDGET steps every answer is UNKNOWN
+
+    def land(self, node: cst.CSTNode, scope: Scope, depth: int) -> set[str]:
+        self.steps += 1
+        if depth > _DEPTH or self.steps > _BUDGET:
+            return {UNKNOWN}
+        if (id(node), "v") in self.seen:
+            return set()
+        self.seen.add((id(node), "v"))
+        try:
+            return self._land(node, scope, depth)
+        finally:
+            self.seen.discard((id(node), "v"))
+
+    def _land(self, node, scope, depth) -> set[str]:
+        p = self.parent.get(node)
+        up = lambda n: self.land(n, scope, depth)  # noqa: E731 - the same value, one node further out
+        if isinstance(p, cst.FormattedStringExpression):
+            return up(self.parent[p])
+        if isinstance(p, (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation, cst.Await, cst.StarredElement)):
+            return up(p)
+        if isinstance(p, cst.IfExp):
+            return up(p) if node is not p.test else set()
+        if isinstance(p, cst.BooleanOperation):
+            return up(p)
+        if isinstance(p, cst.Attribute) and p.value is node:
+            call = self.parent.get(p)
+            return up(call) if isinstance(call, cst.Call) and call.func is p else {UNKNOWN}
+        if isinstance(p, cst.Arg):
+            return self._argument(p, self.parent[p], scope, depth)
+        if isinstance(p, cst.Element):
+            container = self.parent[p]
+            if isinstance(container, cst.Tuple) and len(container.elements) == 2 and container.elements[1] is p:
+                role = container.elements[0].value
+                if isinstance(role, cst.SimpleString) and role.value[1:-1] in _SYSTEM_ROLES | _MESSAGE_ROLES:
+                    return self._message(container, role.value[1:-1], scope, depth)
+            return up(container)
+        if isinstance(p, cst.DictElement) and p.value is node:
+            d = self.parent[p]
+            key = p.key.value[1:-1] if isinstance(p.key, cst.SimpleString) else None
+            role = dict_value(d, "role")
+            if role is not None:
+                if key in _TEXT_KEYS and isinstance(role, cst.SimpleString):
+                    return self._message(d, role.value[1:-1], scope, depth)
+                return {UNKNOWN}
+            if key in _PREFIX_KEYS:
+                return {PREFIX}
+            return up(d) if key in _TEXT_KEYS else {UNKNOWN}
+        if isinstance(p, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr)) and p.value is node:
+            targets = [t.target for t in p.targets] if isinstance(p, cst.Assign) else [p.target]
+            return set().union(*(self._target(t, scope, depth) for t in targets))
+        if isinstance(p, cst.Return):
+            return self._returned(scope, depth, message=False)
+        if isinstance(p, cst.Subscript) and p.value is node:
+            return up(p)  # `prompt[:2000]`: part of the value
+        if isinstance(p, (cst.Expr, cst.Comparison, cst.ComparisonTarget, cst.If, cst.While, cst.Assert, cst.Index, cst.Slice,
+                          cst.UnaryOperation)):
+            return set()  # a statement of its own, a test, a key: the value is not sent from here
+        return {UNKNOWN}
+
+    def _argument(self, arg: cst.Arg, call: cst.Call, scope, depth) -> set[str]:
+        flow = self.flow
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword in _PREFIX_KEYS:
+            return {PREFIX}
+        name = flow.index.qualified(call.func, scope) or ""
+        func = call.func
+        method = func.attr.value if isinstance(func, cst.Attribute) else None
+        if name in _NOT_SENT or name.startswith(("logging.", "logger.", "log.")) or method in _LOG_METHODS:
+            return set()
+        role = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "role"), None)
+        if keyword == "content" and isinstance(role, cst.SimpleString):
+            return self._message(call, role.value[1:-1], scope, depth)  # `Message(role="system", content=...)`
+        if name.endswith(_SYSTEM_CLASSES):
+            return {PREFIX}
+        if name.endswith(_MESSAGE_CLASSES):
+            return self._message(call, "user", scope, depth) if keyword in (None, "content", "template") else {UNKNOWN}
+        if method is not None and builder_root(flow.index, func.value, scope) is not None:
+            if method in BUILDER_LAYERS:
+                return {PREFIX}
+            return {AFTER} if method == "user" else {UNKNOWN}
+        if method in ("format", "join", "replace", "strip", "rstrip", "lstrip") or name in ("str", "textwrap.dedent", "inspect.cleandoc"):
+            return self.land(call, scope, depth)
+        callee = flow.index.function_named(func, scope)
+        if callee is not None:
+            return self._parameter(callee, call, arg, depth)
+        if method in ("append", "extend", "insert") and keyword is None:
+            return self._target(func.value, scope, depth)
+        return {UNKNOWN}
+
+    def _parameter(self, callee: Scope, call: cst.Call, arg: cst.Arg, depth) -> set[str]:
+        """Follow an argument into the module's own function through the parameter that receives it."""
+        if arg.star:
+            return {UNKNOWN}
+        params = callee.params
+        if arg.keyword is not None:
+            name = arg.keyword.value
+        else:
+            position = [a for a in call.args if a.keyword is None].index(arg)
+            position += 1 if callee.self_name is not None and isinstance(call.func, cst.Attribute) else 0
+            name = params[position] if position < len(params) else None
+        if name is None or name not in params:
+            return {UNKNOWN}
+        return self._reads_of(name, callee, depth + 1)
+
+    def _target(self, target: cst.BaseExpression, scope, depth) -> set[str]:
+        if isinstance(target, cst.Name):
+            found, _ = self.flow.index.lookup(target.value, scope)
+            return self._reads_of(target.value, found or scope, depth + 1)
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+            cls = self.flow.index.class_of_receiver(target.value, scope)
+            if cls is not None:
+                return self._attribute_reads(cls, target.attr.value, depth + 1)
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            key = target.slice[0].slice if len(target.slice) == 1 else None
+            if isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString) and key.value.value[1:-1] in _PREFIX_KEYS:
+                return {PREFIX}
+        return {UNKNOWN}
+
+    def _reads_of(self, name: str, binding_scope: Scope, depth: int) -> set[str]:
+        """Where the reads of ``name`` (bound in ``binding_scope``) land."""
+        if depth > _DEPTH:
+            return {UNKNOWN}
+        out: set[str] = set()
+        for node in descendants(binding_scope.node, cst.Name):
+            if node.value != name or is_store(node, self.parent.get(node)):
+                continue
+            scope = self.flow.scope_at(node)
+            if scope is None or self.flow.index.lookup(name, scope)[0] is not binding_scope:
+                continue
+            out |= self.land(node, scope, depth)
+        return out
+
+    def _attribute_reads(self, cls, attr: str, depth: int) -> set[str]:
+        out: set[str] = set()
+        for method in cls.methods.values():
+            for node in descendants(method.node, cst.Attribute):
+                if node.attr.value == attr and isinstance(node.value, cst.Name) and node.value.value == method.self_name:
+                    p = self.parent.get(node)
+                    if isinstance(p, cst.AssignTarget) or (isinstance(p, (cst.AugAssign, cst.AnnAssign)) and p.target is node):
+                        continue
+                    out |= self.land(node, self.flow.scope_at(node) or method, depth)
+        return out
+
+    def _returned(self, scope, depth, message: bool) -> set[str]:
+        """Follow a function's return value to the module's calls of it (none: unknown)."""
+        func = self.flow.holder_of(scope)
+        if func is None:
+            return {UNKNOWN}
+        calls = [(c, s) for c, s in self.flow.index.calls if self.flow.index.function_named(c.func, s) is func]
+        if not calls:
+            return {UNKNOWN}
+        out: set[str] = set()
+        for call, call_scope in calls:
+            out |= self._place(call, call_scope, depth + 1) if message else self.land(call, call_scope, depth + 1)
+        return out
+
+    # -- messages ---------------------------------------------------------
+    def _message(self, message: cst.CSTNode, role: str, scope, depth) -> set[str]:
+        if role in _SYSTEM_ROLES:
+            return {PREFIX}
+        return self._place(message, scope, depth)
+
+    def _place(self, message: cst.CSTNode, scope, depth) -> set[str]:
+        """Where a non-system message goes: last in a message list or appended (AFTER), before others (PREFIX)."""
+        self.steps += 1
+        if depth > _DEPTH or self.steps > _BUDGET:
+            return {UNKNOWN}
+        if (id(message), "m") in self.seen:
+            return set()
+        self.seen.add((id(message), "m"))
+        try:
+            return self._place_once(message, scope, depth)
+        finally:
+            self.seen.discard((id(message), "m"))
+
+    def _place_once(self, message, scope, depth) -> set[str]:
+        p = self.parent.get(message)
+        if isinstance(p, cst.Element):
+            container = self.parent[p]
+            if not isinstance(container, (cst.List, cst.Tuple)):
+                return {UNKNOWN}
+            if container.elements[-1] is not p:
+                return {PREFIX}
+            outer = self.parent.get(container)
+            if isinstance(outer, cst.BinaryOperation) and outer.left is container:
+                return {PREFIX}  # `[message] + history`
+            # The last message, provided the list goes somewhere (not only into a comparison: a test's expected value).
+            return {AFTER} if self.land(container, scope, depth + 1) else set()
+        if isinstance(p, cst.Arg):
+            call = self.parent[p]
+            method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+            if method == "append":
+                return {AFTER}
+            if method == "insert":
+                return {PREFIX}
+            callee = self.flow.index.function_named(call.func, scope)
+            return {UNKNOWN} if callee is None else self._parameter_message(callee, call, p, depth)
+        if isinstance(p, (cst.Assign, cst.AnnAssign)) and p.value is message:
+            targets = [t.target for t in p.targets] if isinstance(p, cst.Assign) else [p.target]
+            out: set[str] = set()
+            for t in targets:
+                if not isinstance(t, cst.Name):
+                    return {UNKNOWN}
+                found, _ = self.flow.index.lookup(t.value, scope)
+                for node in descendants((found or scope).node, cst.Name):
+                    if node.value == t.value and not is_store(node, self.parent.get(node)):
+                        inner = self.flow.scope_at(node)
+                        if inner is not None and self.flow.index.lookup(t.value, inner)[0] is (found or scope):
+                            out |= self._place(node, inner, depth + 1)
+            return out
+        if isinstance(p, cst.Return):
+            return self._returned(scope, depth, message=True)
+        return {UNKNOWN}
+
+    def _parameter_message(self, callee, call, arg, depth) -> set[str]:
+        if arg.star or arg.keyword is not None:
+            return {UNKNOWN}
+        position = [a for a in call.args if a.keyword is None].index(arg)
+        position += 1 if callee.self_name is not None and isinstance(call.func, cst.Attribute) else 0
+        if position >= len(callee.params):
+            return {UNKNOWN}
+        name = callee.params[position]
+        out: set[str] = set()
+        for node in descendants(callee.node, cst.Name):
+            if node.value == name and not is_store(node, self.parent.get(node)):
+                inner = self.flow.scope_at(node)
+                if inner is not None and self.flow.index.lookup(name, inner)[0] is callee:
+                    out |= self._place(node, inner, depth + 1)
+        return out
+
+
+__all__ = ["AFTER", "PREFIX", "UNKNOWN", "import_uses", "is_store"]

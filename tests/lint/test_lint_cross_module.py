@@ -1,0 +1,208 @@
+"""A prompt module's findings, settled by where its importers put the prompt (promptcache.lint.cross_module).
+
+mem0 (2026-12): ``configs/prompts.py`` builds ``generate_additive_extraction_prompt()`` with the current
+date in it; ``memory/main.py`` sends it as the *user* message, after a static system prompt. Per-request
+content in the newest turn is right, so no finding; the same builder sent as the system prompt is one.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from promptcache.lint.config import LintConfig
+from promptcache.lint.filelint import lint_bytes
+from promptcache.lint.registry import discover
+
+PROMPTS = '''\
+from datetime import datetime
+
+STATIC_PROMPT = "You extract facts from conversations."
+
+
+def build_extraction_prompt(messages):
+    return f"Today is {datetime.now().isoformat()}.\\nMessages:\\n{messages}"
+
+
+class Templates:
+    DATED_PROMPT = f"Started at {datetime.now().isoformat()}."
+'''
+
+
+def _app(placement: str, *, imports: str = "from .prompts import STATIC_PROMPT, build_extraction_prompt") -> str:
+    return textwrap.dedent('''\
+        import openai
+
+        {imports}
+
+        client = openai.OpenAI()
+
+
+        def extract(messages):
+            prompt = build_extraction_prompt(messages)
+            {placement}
+    ''').format(imports=imports, placement=placement)
+
+
+AS_USER = 'return client.chat.completions.create(model="m", messages=[{"role": "system", "content": STATIC_PROMPT}, {"role": "user", "content": prompt}])'
+AS_SYSTEM = 'return client.chat.completions.create(model="m", messages=[{"role": "system", "content": prompt}, {"role": "user", "content": messages}])'
+
+
+def _lint(run_cli, *paths, extra=()):
+    code, out, err = run_cli("lint", *paths, "--output-format", "json", "--no-cache", *extra)
+    return sorted((f["path"].rsplit("/", 1)[-1], f["code"], f["line"]) for f in json.loads(out))
+
+
+def test_builder_sent_as_the_user_message_elsewhere_is_not_reported(write_tree, run_cli):
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": PROMPTS, "bot/app.py": _app(AS_USER)})
+    assert _lint(run_cli, root, extra=("--select", "PC101")) == [("prompts.py", "PC101", 11)]  # Templates.DATED_PROMPT: no known use
+    assert _lint(run_cli, root, extra=("--select", "PC101", "--no-prefilter")) == [("prompts.py", "PC101", 11)]
+
+
+def test_builder_sent_as_the_system_prompt_elsewhere_is_reported(write_tree, run_cli):
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": PROMPTS, "bot/app.py": _app(AS_SYSTEM)})
+    assert _lint(run_cli, root, extra=("--select", "PC101")) == [("prompts.py", "PC101", 7), ("prompts.py", "PC101", 11)]
+
+
+def test_prompt_module_linted_alone_keeps_its_findings(write_tree, run_cli):
+    # pre-commit passes only the edited file: the importer is not in the run, so nothing is known of its uses.
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": PROMPTS, "bot/app.py": _app(AS_USER)})
+    assert _lint(run_cli, root / "bot" / "prompts.py", extra=("--select", "PC101")) == [
+        ("prompts.py", "PC101", 7), ("prompts.py", "PC101", 11)]
+
+
+def test_one_prefix_use_among_several_keeps_the_finding(write_tree, run_cli):
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": PROMPTS, "bot/app.py": _app(AS_USER),
+                       "bot/planner.py": _app(AS_SYSTEM)})
+    assert ("prompts.py", "PC101", 7) in _lint(run_cli, root, extra=("--select", "PC101"))
+
+
+def test_a_use_that_is_not_followed_keeps_the_finding(write_tree, run_cli):
+    # The prompt goes into a function of another module: where it lands there is not known.
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": PROMPTS,
+                       "bot/app.py": _app("return send(prompt)", imports="from .prompts import build_extraction_prompt\nfrom .transport import send")})
+    assert ("prompts.py", "PC101", 7) in _lint(run_cli, root, extra=("--select", "PC101"))
+
+
+def test_class_constant_and_module_import_are_followed(write_tree, run_cli):
+    app = textwrap.dedent('''\
+        import openai
+
+        from . import prompts
+
+        client = openai.OpenAI()
+
+
+        def extract(messages):
+            text = prompts.Templates.DATED_PROMPT + prompts.build_extraction_prompt(messages)
+            return client.chat.completions.create(model="m", messages=[{"role": "system", "content": prompts.STATIC_PROMPT}, {"role": "user", "content": text}])
+    ''')
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": PROMPTS, "bot/app.py": app})
+    assert _lint(run_cli, root, extra=("--select", "PC101")) == []
+
+
+def test_the_cache_keeps_facts_not_verdicts(write_tree, run_cli, tmp_path, monkeypatch):
+    """An edited importer changes the verdict on an unchanged prompt module read from the cache."""
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": PROMPTS, "bot/app.py": _app(AS_USER),
+                       "pyproject.toml": "[tool.promptcache.lint]\nselect = ['PC101']\n"})
+    monkeypatch.chdir(root)
+
+    def cached_run():
+        code, out, err = run_cli("lint", ".", "--output-format", "json")
+        return sorted((f["path"].rsplit("/", 1)[-1], f["line"]) for f in json.loads(out)), err
+
+    assert cached_run()[0] == [("prompts.py", 11)]
+    (root / "bot" / "app.py").write_text(_app(AS_SYSTEM), encoding="utf-8")
+    found, err = cached_run()
+    assert found == [("prompts.py", 7), ("prompts.py", 11)]
+    assert "parsed 1, 1 read from the cache" in err  # prompts.py is unchanged: read from the cache
+    (root / "bot" / "app.py").write_text(_app(AS_USER), encoding="utf-8")
+    assert cached_run()[0] == [("prompts.py", 11)]
+
+
+JSON_PROMPTS = '''\
+import json
+
+
+def build_extraction_prompt(messages):
+    data = {m["role"]: m["content"] for m in messages}
+    return f"Messages:\\n{json.dumps(data)}"
+'''
+
+
+@pytest.mark.parametrize(("placement", "fixed"), [(AS_USER, False), (AS_SYSTEM, True)])
+def test_fixes_follow_the_settled_findings(write_tree, run_cli, placement, fixed):
+    # PC304's fix (sort_keys=True) is offered, and applied, only where the finding stands.
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": JSON_PROMPTS,
+                       "bot/app.py": _app(placement, imports="from .prompts import build_extraction_prompt\nSTATIC_PROMPT = 'Extract.'")})
+    code, out, err = run_cli("lint", root, "--no-cache", "--fix", "--unsafe-fixes")
+    assert ("sort_keys=True" in (root / "bot" / "prompts.py").read_text()) is fixed
+    assert code == 0
+
+
+def _uses(code: str) -> dict[str, tuple[str, ...]]:
+    rules = [r for r in discover().values() if r.code != "PC901"]
+    return lint_bytes(textwrap.dedent(code).encode(), "app.py", rules, LintConfig()).uses
+
+
+@pytest.mark.parametrize(("body", "landing"), [
+    # the newest turn: the last message of the list, or appended to the history
+    ('client.chat.completions.create(model="m", messages=[{"role": "system", "content": "S"}, {"role": "user", "content": P(q)}])', "after"),
+    ('history.append({"role": "user", "content": f"{P(q)}\\n{q}"})\n    client.chat.completions.create(model="m", messages=history)', "after"),
+    ('client.messages.create(model="m", max_tokens=9, messages=history + [{"role": "user", "content": [{"type": "text", "text": P(q)}]}])', "after"),
+    ('msg = {"role": "user", "content": P(q)}\n    client.chat.completions.create(model="m", messages=[*history, msg])', "after"),
+    ('ChatPromptTemplate.from_messages([("system", "S"), ("human", P(q))])', "after"),
+    # the prefix: system slots, a message before others, a request dict's system entry
+    ('client.messages.create(model="m", max_tokens=9, system=P(q), messages=history)', "prefix"),
+    ('client.chat.completions.create(model="m", messages=[{"role": "user", "content": P(q)}, *history])', "prefix"),
+    ('client.chat.completions.create(model="m", messages=[{"role": "user", "content": P(q)}] + history)', "prefix"),
+    ('params = {"model": "m", "system": P(q)}\n    client.messages.create(**params, messages=history)', "prefix"),
+    ('text = P(q)\n    client.chat.completions.create(model="m", messages=[{"role": "developer", "content": text}, {"role": "user", "content": q}])', "prefix"),
+    ('client.chat.completions.create(model="m", messages=[Message(role="system", content=P(q)), *history])', "prefix"),
+    ('ChatPromptTemplate.from_messages([("system", P(q)), ("human", "{question}")])', "prefix"),
+    # passed to a function of this module: followed through its parameter
+    ('send(P(q), q)', "prefix"),
+    # passed somewhere not followed
+    ('other.send(P(q))', "unknown"),
+])
+def test_where_an_imported_prompt_lands(body, landing):
+    code = (
+        "import openai\n"
+        "from .prompts import build_prompt as P\n\n"
+        "client = openai.OpenAI()\n\n\n"
+        "def send(system_text, q):\n"
+        '    return client.chat.completions.create(model="m", messages=[{"role": "system", "content": system_text}, {"role": "user", "content": q}])\n\n\n'
+        "def run(q, history, other):\n"
+        f"    {body}\n"
+    )
+    assert _uses(code) == {".prompts.build_prompt": (landing,)}
+
+
+def test_an_expected_value_in_a_test_is_not_a_use():
+    code = (
+        "import openai\n"
+        "from .prompts import build_prompt\n\n"
+        "def test_render():\n"
+        '    assert render("q") == [{"role": "user", "content": build_prompt("q")}]\n'
+    )
+    assert _uses(code) == {".prompts.build_prompt": ()}
+
+
+def test_a_logged_prompt_is_not_a_use():
+    code = '''\
+        import logging
+        import openai
+        from .prompts import build_prompt
+
+        log = logging.getLogger(__name__)
+        client = openai.OpenAI()
+
+
+        def run(q):
+            text = build_prompt(q)
+            log.debug("prompt: %s", text)
+            return client.chat.completions.create(model="m", messages=[{"role": "user", "content": text}])
+    '''
+    assert _uses(code) == {".prompts.build_prompt": ("after",)}
