@@ -39,6 +39,9 @@ _RECURSION_LIMIT = 30_000
 _GC_THRESHOLDS = (50_000, 20, 100)
 _STATED_POSITION = re.compile(r"error at (\d+):(\d+)")
 _NOQA_BYTES = re.compile(rb"(?i)noqa")
+# A `# noqa:` whose codes may hold one of ours (a code PC900 can judge); a comment never spans lines. Without
+# one, and without reports to suppress, a file's comments cannot change its findings: it is not tokenized.
+_NOQA_PC_BYTES = re.compile(rb"(?i)noqa:[^\n]*pc")
 
 
 @dataclass
@@ -137,11 +140,20 @@ def lint_bytes(
 
 def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prompt_module, skip) -> FileResult:
     indexer = Indexer()
-    facts = TreeFacts()
-    context = FileContext(path, module, config, indexer.index, facts, prompt_module)
-    walk(module, [indexer, *(rule(context) for rule in rules)], facts)
+    context = FileContext(path, module, config, indexer.index, TreeFacts(), prompt_module)
+    try:
+        return _report(context, [indexer, *(rule(context) for rule in rules)], data, rules, skip)
+    finally:
+        context.release()
+
+
+def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> FileResult:
+    """Walk the tree with ``visitors``, then turn the context's reports into findings (suppressions applied)."""
+    module, path = context.module, context.path
+    walk(module, visitors, context.facts)
     has_noqa = _NOQA_BYTES.search(data) is not None
-    check_noqa = has_noqa and any(rule.code == UnusedNoqa.code for rule in rules)
+    check_noqa = (has_noqa and any(rule.code == UnusedNoqa.code for rule in rules)
+                  and _NOQA_PC_BYTES.search(data) is not None)
     if not context.reports and not check_noqa:
         return FileResult(path, [], True)
     targets = [r.node for r in context.reports]

@@ -102,6 +102,7 @@ class SinkFinder:
         self._extra_qualified = frozenset(s for s in extra_sinks if not s.startswith("*."))
         self._extra_suffixes = tuple(s[2:].split(".") for s in extra_sinks if s.startswith("*."))
         self._memo: dict[cst.Call, Sink | None] = {}
+        self._apis: dict[tuple[cst.Call, Scope], str | None] = {}
         self._all: list[Sink] | None = None
 
     def sink_at(self, call: cst.Call, scope: Scope) -> Sink | None:
@@ -121,7 +122,13 @@ class SinkFinder:
         """The api ``call``'s callee names, whatever its arguments, also through a client returned by a call
         (``self._get_client().chat.completions.create``); None when it names none. Such a call is a request
         when its keywords or ``**params`` dict set a request keyword (:mod:`promptcache.lint.request_view`)."""
-        return self._api(call, scope, _call_path(call.func))
+        if not self.index.is_complete:
+            return self._api(call, scope, _call_path(call.func))
+        key = (call, scope)
+        if key in self._apis:
+            return self._apis[key]
+        found = self._apis[key] = self._api(call, scope, _call_path(call.func))
+        return found
 
     def _api(self, call: cst.Call, scope: Scope, path: list[str]) -> str | None:
         if len(path) >= 3 and path[-2] == "messages" and path[-1] in ("create", "stream"):
