@@ -108,6 +108,7 @@ class ModuleIndex:
         # (expression, scope) -> qualified name, filled once the index is complete (see :meth:`complete`):
         # the rules ask for the callee of every call several times (slots, sinks, summaries, markers).
         self._qualified: dict[tuple[cst.CSTNode, Scope], str | None] | None = None
+        self._functions: dict[tuple[cst.CSTNode, Scope], Scope | None] = {}  # function_named's answers, likewise
 
     def complete(self) -> None:
         """Called when the walk has recorded every binding: from now on the answers cannot change."""
@@ -132,6 +133,7 @@ class ModuleIndex:
         self.classes.clear()
         self.scope_of_node.clear()
         self._qualified = None
+        self._functions.clear()
 
     @property
     def imports_llm(self) -> bool:
@@ -195,6 +197,15 @@ class ModuleIndex:
 
     def function_named(self, expr: cst.BaseExpression, scope: Scope) -> Scope | None:
         """The module-local function (or method, for ``self.m``) that ``expr`` names, if any."""
+        if self._qualified is None:  # the index is not complete: nothing is memoised
+            return self._function_named(expr, scope)
+        key = (expr, scope)
+        if key in self._functions:
+            return self._functions[key]
+        found = self._functions[key] = self._function_named(expr, scope)
+        return found
+
+    def _function_named(self, expr: cst.BaseExpression, scope: Scope) -> Scope | None:
         if isinstance(expr, cst.Name):
             _, bindings = self.lookup(expr.value, scope)
             for binding in bindings:

@@ -82,14 +82,19 @@ def attribute_path(func: cst.BaseExpression) -> list[str]:
 def _call_path(func: cst.BaseExpression) -> list[str]:
     """:func:`attribute_path` that reads through calls: ``self._get_client().chat.completions.create`` gives
     ``["self", "_get_client", "chat", "completions", "create"]``."""
+    # Exact type checks: asked for every call of the module, and an isinstance check that fails on a libcst
+    # class goes through ABCMeta (ten times the cost); a parsed tree holds no subclasses of these node types.
     parts: list[str] = []
-    while isinstance(func, (cst.Attribute, cst.Call)):
-        if isinstance(func, cst.Call):
+    while True:
+        kind = type(func)
+        if kind is cst.Call:
             func = func.func
-            continue
-        parts.append(func.attr.value)
-        func = func.value
-    if isinstance(func, cst.Name):
+        elif kind is cst.Attribute:
+            parts.append(func.attr.value)
+            func = func.value
+        else:
+            break
+    if kind is cst.Name:
         parts.append(func.value)
     return list(reversed(parts))
 
