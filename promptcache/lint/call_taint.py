@@ -95,7 +95,7 @@ class CallTaint:
             return frozenset({source(S.SUMMARY, f"{last}()", e)})
         if (sink := self.sinks.sink_at(e, scope)) is not None and sink.is_request:
             return frozenset({source(S.SUMMARY, "a summarising LLM call", e)}) if self.sinks.asks_to_summarise(e, scope) else EMPTY
-        if constructor_call(func) and not rendered_whole(e, self.parents, lambda f: self.index.qualified(f, scope)):
+        if constructor_call(func) and not rendered_whole(e, self.parents, lambda f: self.index.qualified(f, scope), self._names_in):
             # `Part(content=text, timestamp=now())`: an id or timestamp keyword of a class whose object is not
             # rendered whole is the object's metadata, not its text (pydantic-ai messages, RunContext(run_id=...);
             # issue 11); `asdict(ctx)`, `SystemPrompt(...).render()` may render it

@@ -55,6 +55,14 @@ class FileContext:
         """The data-flow answers, built on first use (only files whose rules ask pay for them)."""
         return FlowAnalysis(self.module, self.index, self.facts, self.config, self.prompt_module, self.path)
 
+    def release(self) -> None:
+        """Break the reference cycles the index and the data-flow analysis hold (their parts point back
+        at each other), so the tree is freed as soon as the file is done; the context is unusable after."""
+        flow = self.__dict__.pop("flow", None)
+        if flow is not None:
+            flow.__dict__.clear()  # FlowAnalysis <-> Turns / Summaries / PromptText, and its cached answers
+        self.index.release()
+
     def add(self, rule: LintRule, node: cst.CSTNode, message: str | SourcedMessage, fix: NodeFix | None,
             severity: Severity | None = None, symbols: tuple[str, ...] | None = None) -> None:
         self.reports.append(Report(type(rule), node, message, fix, severity, symbols))

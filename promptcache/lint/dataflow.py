@@ -65,6 +65,7 @@ class FlowAnalysis:
         self.prompt_name = re.compile(config.prompt_name_regex)
         self.sinks = SinkFinder(index, config.extra_sinks)
         self.taint = TaintEngine(index, self.sinks, re.compile(config.volatile_name_regex), frozenset(config.extra_volatile_sources), facts.parent)
+        self.agent_calls: set[int] | None = None  # ids of the calls that look like agent constructors (slots)
 
     # -- module facts --------------------------------------------------------
     @cached_property

@@ -105,6 +105,35 @@ class ModuleIndex:
         self.deletes: list[tuple[cst.Del, Scope]] = []
         self.imports: list[str] = []
         self.scope_of_node: dict[cst.CSTNode, Scope] = {}
+        # (expression, scope) -> qualified name, filled once the index is complete (see :meth:`complete`):
+        # the rules ask for the callee of every call several times (slots, sinks, summaries, markers).
+        self._qualified: dict[tuple[cst.CSTNode, Scope], str | None] | None = None
+        self._functions: dict[tuple[cst.CSTNode, Scope], Scope | None] = {}  # function_named's answers, likewise
+
+    def complete(self) -> None:
+        """Called when the walk has recorded every binding: from now on the answers cannot change."""
+        self._qualified = {}
+
+    @property
+    def is_complete(self) -> bool:
+        """True once every binding is recorded (answers about names may be memoised)."""
+        return self._qualified is not None
+
+    def release(self) -> None:
+        """Break the scope <-> binding and class <-> scope reference cycles once the file is done, so
+        reference counting frees the tree at once instead of the cyclic collector walking it (about 2 s of
+        CPU on pydantic-ai's 555 parsed files, 2026-12-02)."""
+        for scope in self.scopes:
+            scope.bindings.clear()
+            scope.cls = None
+        for info in self.classes:
+            info.attrs.clear()
+            info.methods.clear()
+        self.scopes.clear()
+        self.classes.clear()
+        self.scope_of_node.clear()
+        self._qualified = None
+        self._functions.clear()
 
     @property
     def imports_llm(self) -> bool:
@@ -136,6 +165,16 @@ class ModuleIndex:
         ``datetime.datetime.now``; an unbound name (a builtin) gives itself;
         a name bound to something other than an import or an alias gives None.
         """
+        memo = self._qualified
+        if memo is not None and _depth == 0:
+            key = (expr, scope)
+            if key in memo:
+                return memo[key]
+            found = memo[key] = self._qualify(expr, scope, 0)
+            return found
+        return self._qualify(expr, scope, _depth)
+
+    def _qualify(self, expr: cst.BaseExpression, scope: Scope, _depth: int) -> str | None:
         if isinstance(expr, cst.Attribute):
             base = self.qualified(expr.value, scope, _depth)
             return None if base is None else f"{base}.{expr.attr.value}"
@@ -169,6 +208,15 @@ class ModuleIndex:
 
     def function_named(self, expr: cst.BaseExpression, scope: Scope) -> Scope | None:
         """The module-local function (or method, for ``self.m``) that ``expr`` names, if any."""
+        if self._qualified is None:  # the index is not complete: nothing is memoised
+            return self._function_named(expr, scope)
+        key = (expr, scope)
+        if key in self._functions:
+            return self._functions[key]
+        found = self._functions[key] = self._function_named(expr, scope)
+        return found
+
+    def _function_named(self, expr: cst.BaseExpression, scope: Scope) -> Scope | None:
         if isinstance(expr, cst.Name):
             _, bindings = self.lookup(expr.value, scope)
             for binding in bindings:
@@ -388,3 +436,4 @@ class Indexer:
                 self._stack.append(scope)
                 self._bind_container(target, Binding("shuffle", call, call, scope))
                 self._stack.pop()
+        self.index.complete()

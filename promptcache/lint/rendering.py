@@ -28,10 +28,12 @@ _SERIALISERS = frozenset({"dataclasses.asdict", "dataclasses.astuple", "asdict",
 _PASS_THROUGH = (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp, cst.ConcatenatedString)
 
 
-def rendered_whole(call: cst.Call, parents: dict | None, qualified) -> bool:
+def rendered_whole(call: cst.Call, parents: dict | None, qualified, names: dict | None = None) -> bool:
     """True when the object ``call`` builds is rendered as a whole (see the module docstring).
 
-    ``qualified(func_expr) -> str | None`` resolves a callee's dotted name (the module index's)."""
+    ``qualified(func_expr) -> str | None`` resolves a callee's dotted name (the module index's); ``names``, a
+    dict the caller keeps for one tree, holds the names of each function body already read (a body is read
+    once, not once per call in it)."""
     if parents is None:
         return True
     parent = parents.get(call)
@@ -44,8 +46,21 @@ def rendered_whole(call: cst.Call, parents: dict | None, qualified) -> bool:
         return False
     name = targets[0].target.value
     body = _enclosing_body(parent, parents)
-    uses = [n for n in descendants(body, cst.Name) if n.value == name and n is not targets[0].target]
+    uses = [n for n in _names_in(body, names).get(name, ()) if n is not targets[0].target]
     return any(_renders(n, parents, qualified) for n in uses)
+
+
+def _names_in(body: cst.CSTNode, names: dict | None) -> dict[str, list[cst.Name]]:
+    """The :class:`cst.Name` nodes of ``body`` (not inside lambdas) by identifier, from ``names`` when read before."""
+    found = names.get(id(body)) if names is not None else None
+    if found is not None and found[0] is body:
+        return found[1]
+    by_value: dict[str, list[cst.Name]] = {}
+    for n in descendants(body, cst.Name):
+        by_value.setdefault(n.value, []).append(n)
+    if names is not None:
+        names[id(body)] = (body, by_value)
+    return by_value
 
 
 def _renders(node: cst.CSTNode, parents: dict, qualified) -> bool:

@@ -89,14 +89,19 @@ def attribute_path(func: cst.BaseExpression) -> list[str]:
 def _call_path(func: cst.BaseExpression) -> list[str]:
     """:func:`attribute_path` that reads through calls: ``self._get_client().chat.completions.create`` gives
     ``["self", "_get_client", "chat", "completions", "create"]``."""
+    # Exact type checks: asked for every call of the module, and an isinstance check that fails on a libcst
+    # class goes through ABCMeta (ten times the cost); a parsed tree holds no subclasses of these node types.
     parts: list[str] = []
-    while isinstance(func, (cst.Attribute, cst.Call)):
-        if isinstance(func, cst.Call):
+    while True:
+        kind = type(func)
+        if kind is cst.Call:
             func = func.func
-            continue
-        parts.append(func.attr.value)
-        func = func.value
-    if isinstance(func, cst.Name):
+        elif kind is cst.Attribute:
+            parts.append(func.attr.value)
+            func = func.value
+        else:
+            break
+    if kind is cst.Name:
         parts.append(func.value)
     return list(reversed(parts))
 
@@ -109,6 +114,7 @@ class SinkFinder:
         self._extra_qualified = frozenset(s for s in extra_sinks if not s.startswith("*."))
         self._extra_suffixes = tuple(s[2:].split(".") for s in extra_sinks if s.startswith("*."))
         self._memo: dict[cst.Call, Sink | None] = {}
+        self._apis: dict[tuple[cst.Call, Scope], str | None] = {}
         self._all: list[Sink] | None = None
 
     def sink_at(self, call: cst.Call, scope: Scope) -> Sink | None:
@@ -128,7 +134,13 @@ class SinkFinder:
         """The api ``call``'s callee names, whatever its arguments, also through a client returned by a call
         (``self._get_client().chat.completions.create``); None when it names none. Such a call is a request
         when its keywords or ``**params`` dict set a request keyword (:mod:`promptcache.lint.request_view`)."""
-        return self._api(call, scope, _call_path(call.func))
+        if not self.index.is_complete:
+            return self._api(call, scope, _call_path(call.func))
+        key = (call, scope)
+        if key in self._apis:
+            return self._apis[key]
+        found = self._apis[key] = self._api(call, scope, _call_path(call.func))
+        return found
 
     def _api(self, call: cst.Call, scope: Scope, path: list[str]) -> str | None:
         if len(path) >= 4 and path[-2] in _RESPONSE_WRAPPERS:  # `.messages.with_raw_response.create`

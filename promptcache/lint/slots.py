@@ -139,14 +139,25 @@ def _registered_order(root: cst.CSTNode) -> bool:
 
 def _agent_call(call: cst.Call) -> bool:
     """True for calls like ``create_agent(...)``, ``Agent(...)``, ``client.beta.assistants.create(...)``."""
-    func = call.func
-    parts = []
-    while isinstance(func, cst.Attribute):
-        parts.append(func.attr.value)
-        func = func.value
+    func = call.func  # the callee's last two names: `Agent`, `assistants.create`, `self.llm`
     if isinstance(func, cst.Name):
-        parts.append(func.value)
-    return any(_AGENT_CALLEE.search(p) for p in parts[:2])
+        return _AGENT_CALLEE.search(func.value) is not None
+    if not isinstance(func, cst.Attribute):
+        return False
+    if _AGENT_CALLEE.search(func.attr.value) is not None:
+        return True
+    outer = func.value
+    if isinstance(outer, cst.Attribute):
+        return _AGENT_CALLEE.search(outer.attr.value) is not None
+    return isinstance(outer, cst.Name) and _AGENT_CALLEE.search(outer.value) is not None
+
+
+def _agent_calls(flow: FlowAnalysis):
+    """``agent_call(call)`` for the calls of the module's index, each decided once (:func:`_agent_call`)."""
+    agents = flow.agent_calls
+    if agents is None:
+        agents = flow.agent_calls = {id(call) for call, _ in flow.index.calls if _agent_call(call)}
+    return lambda call: id(call) in agents
 
 
 def _built_prompt(flow: FlowAnalysis, value: cst.BaseExpression | None, scope: Scope) -> bool:
@@ -249,6 +260,7 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
                 c.add("system", expr, scope, f"{kw}=", req.sink)
     if flow.is_llm_file:
         index = flow.index
+        agent_call = _agent_calls(flow)
         params = [(call, scope) for call, scope in index.calls if is_block(call) and entry(call, "role") is not None]
         for node, scope in [*index.role_dicts, *params]:  # `{"role": ...}`, `ChatCompletionSystemMessageParam(role=...)`
             role = dict_value(node, "role")
@@ -262,11 +274,11 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
             if name.endswith("SystemMessage") or name.endswith("SystemMessagePromptTemplate.from_template"):
                 content = next((a.value for a in call.args if a.keyword is None or a.keyword.value in ("content", "template")), None)
                 c.add("system", content, scope, "the LangChain system message")
-            if flow.sinks.sink_at(call, scope) is None and _agent_call(call):
+            if flow.sinks.sink_at(call, scope) is None and agent_call(call):
                 for arg in call.args:
                     if arg.keyword is not None and arg.keyword.value in _AGENT_KEYWORDS:
                         c.add("system", arg.value, scope, f"{arg.keyword.value}=")
-        framework_slots(flow, c.add, _agent_call)  # pydantic-ai decorators, callable instructions, Gemini
+        framework_slots(flow, c.add, agent_call)  # pydantic-ai decorators, callable instructions, Gemini
         module_scope = next(sc for sc in flow.index.scopes if sc.kind == "module")
         c.named(flow.is_prompt_name, lambda value: None if _built_prompt(flow, value, module_scope) or _user_turn(value) else "constant")
     for call, scope, method in flow.builder_calls:
@@ -319,10 +331,11 @@ def _feeds_tools(flow: FlowAnalysis, func: Scope, sent: list[cst.BaseExpression]
 def tool_slots(flow: FlowAnalysis) -> list[Slot]:
     """``tools=`` of sinks and agent constructors, ``.bind_tools(x)``, tool-named constants and builders."""
     c = _Collector(flow)
+    agent_call = _agent_calls(flow)
     for call, scope in flow.index.calls:
         expr = None
         sink = flow.sinks.sink_at(call, scope)
-        if sink is not None or (flow.is_llm_file and _agent_call(call)):
+        if sink is not None or (flow.is_llm_file and agent_call(call)):
             expr = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "tools"), None)
         if expr is None and flow.is_llm_file and isinstance(call.func, cst.Attribute) and call.func.attr.value == "bind_tools" and call.args:
             expr = call.args[0].value

@@ -51,6 +51,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
         self._returns: dict[int, frozenset[Source]] = {}
         self._fields_active: set[tuple[int, int, str]] = set()
         self._fields_memo: dict[tuple[int, int, str], frozenset[Source]] = {}
+        self._names_in: dict = {}  # the names of each function body rendering asks about (promptcache.lint.rendering)
 
     # -- entry point -------------------------------------------------------
     def of(self, expr: cst.CSTNode | None, scope: Scope) -> frozenset[Source]:

@@ -141,13 +141,25 @@ class TreeFacts:
         return None
 
 
+# (visitor classes, node type) -> the positions of the visitors that have a visit_ / leave_ callback for it.
+# Shared by every file of a run: the same rule classes meet the same node types file after file.
+_CALLBACKS: dict[tuple[tuple[type, ...], type], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+
 def _dispatch_table(visitors: Sequence[object]):
     cache: dict[type, tuple[tuple, tuple]] = {}
+    classes = tuple(type(v) for v in visitors)
 
     def lookup(tp: type) -> tuple[tuple, tuple]:
         name = tp.__name__
-        visits = tuple(m for v in visitors if (m := getattr(v, "visit_" + name, None)) is not None)
-        leaves = tuple(m for v in visitors if (m := getattr(v, "leave_" + name, None)) is not None)
+        found = _CALLBACKS.get((classes, tp))
+        if found is None:
+            found = _CALLBACKS[(classes, tp)] = (
+                tuple(i for i, v in enumerate(visitors) if getattr(v, "visit_" + name, None) is not None),
+                tuple(i for i, v in enumerate(visitors) if getattr(v, "leave_" + name, None) is not None),
+            )
+        visits = tuple(getattr(visitors[i], "visit_" + name) for i in found[0])
+        leaves = tuple(getattr(visitors[i], "leave_" + name) for i in found[1])
         entry = cache[tp] = (visits, leaves)
         return entry
 

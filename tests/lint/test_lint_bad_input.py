@@ -126,3 +126,22 @@ def test_valid_python_libcst_cannot_parse_is_reported_at_its_line(write_tree, ru
     (finding,) = json.loads(out)
     assert code == 2 and finding["code"] == "PC901" and (finding["line"], finding["column"]) == (3, 10)
     assert "libcst cannot parse this file although Python can" in finding["message"]
+
+
+def test_valid_python_libcst_validation_rejects_is_linted_and_validation_is_restored(write_tree, run_cli):
+    # libcst issue #1061: its node validation raises TypeError on `() if 0 else(lambda:())` although its parser
+    # accepted it. The engine parses without that validation (promptcache.lint.filelint._parse_module): the
+    # file is linted like the same code with a space, at the same positions; libcst validates again afterwards.
+    import libcst as cst
+
+    odd = "import anthropic\nfrom datetime import datetime\nclient = anthropic.Anthropic()\nx = () if 0 else(lambda:())\n"
+    call = "client.messages.create(model='m', system=f'Now: {datetime.now()}', messages=[])\n"
+    compile(odd, "odd.py", "exec")  # valid Python 3
+    with pytest.raises(TypeError):
+        cst.parse_module(odd)
+    root = write_tree({"odd.py": odd + call, "spaced.py": odd.replace("else(", "else (") + call})
+    code, out, _ = run_cli("lint", root, "--output-format", "json")
+    found = {os.path.basename(f["path"]): (f["code"], f["line"], f["column"], f["end_line"], f["end_column"]) for f in json.loads(out)}
+    assert code == 1 and found == {"odd.py": ("PC101", 5, 50, 5, 64), "spaced.py": ("PC101", 5, 50, 5, 64)}
+    with pytest.raises(TypeError):
+        cst.parse_module(odd)
