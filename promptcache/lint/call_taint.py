@@ -15,7 +15,7 @@ import libcst as cst
 
 from promptcache.lint import sources as S
 from promptcache.lint.expressions import argument, has_text, key_text, variadic_arguments
-from promptcache.lint.fields import flat_items
+from promptcache.lint.fields import flat_items, implementation_arguments
 from promptcache.lint.index import Scope
 from promptcache.lint.iteration_order import set_valued
 from promptcache.lint.rendering import rendered_whole
@@ -98,8 +98,11 @@ class CallTaint:
         if constructor_call(func) and not rendered_whole(e, self.parents, lambda f: self.index.qualified(f, scope)):
             # `Part(content=text, timestamp=now())`: an id or timestamp keyword of a class whose object is not
             # rendered whole is the object's metadata, not its text (pydantic-ai messages, RunContext(run_id=...);
-            # issue 11); `asdict(ctx)`, `SystemPrompt(...).render()` may render it
-            args = [a.value for a in e.args if a.keyword is None or not self.volatile_name.search(a.keyword.value)]
+            # issue 11); `asdict(ctx)`, `SystemPrompt(...).render()` may render it. Nor is the callable of a tool
+            # object given its schema (`FunctionTool(func=m, openai_tool_schema=s)`: fields.implementation_arguments)
+            code = {id(a) for a in implementation_arguments(e)}
+            args = [a.value for a in e.args if (a.keyword is None or not self.volatile_name.search(a.keyword.value))
+                    and id(a) not in code]
         if method is not None:
             base = func.value
             t = self.of(base, scope) | self.union(args, scope)

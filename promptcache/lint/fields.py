@@ -8,13 +8,17 @@ Two shapes that real LLM-app code uses all the time, where whole-value taint rep
 - objects built with keyword arguments: ``Request(instructions=x, timestamp=now()).instructions`` gets
   ``x``'s sources, not the clock's;
 - dict entries holding session state: ``self.state["rules"]`` gets the values written under ``"rules"``
-  (in a dict literal, ``state["rules"] = ...``, ``state.update({...})``), not ``state["now"]`` beside it.
+  (in a dict literal, ``state["rules"] = ...``, ``state.update({...})``), not ``state["now"]`` beside it;
+- a tool object given its schema: ``FunctionTool(func=session.search, openai_tool_schema=schema)`` renders
+  ``schema``; the callable beside it (and the session it is bound to) is what runs, not what is sent
+  (:func:`implementation_arguments`; camel's ``ChatAgent._clone_tools``).
 
 Both only ever narrow the whole value's sources: a shape they do not know answers with all of them.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -28,12 +32,34 @@ if TYPE_CHECKING:  # pragma: no cover
 
 EMPTY: frozenset = frozenset()
 
+# A keyword giving an object its whole tool definition: camel `openai_tool_schema=`, OpenAI Agents
+# `params_json_schema=`, LangChain `args_schema=`, MCP `inputSchema=`, Anthropic `input_schema=`.
+_SCHEMA_KEYWORD = re.compile(r"(?i)schema$")
+# Keywords that stay part of what such an object renders: the definition fields of the providers' tool formats
+# (name, title, description, parameters, strict) and any text or prompt keyword (a request object holding a
+# response schema beside its messages keeps them).
+_RENDERED_KEYWORD = re.compile(r"(?i)schema$|^_?(name|title|description|parameters|strict)$"
+                               r"|prompt|instruction|system|message|content|text|input")
+
 
 def flat_items(e: cst.CSTNode | None) -> list[cst.BaseExpression] | None:
     """The elements of a tuple or list literal without starred items, else None."""
     if isinstance(e, (cst.Tuple, cst.List)) and not any(isinstance(el, cst.StarredElement) for el in e.elements):
         return [el.value for el in e.elements]
     return None
+
+
+def implementation_arguments(call: cst.Call) -> list[cst.Arg]:
+    """The keyword arguments of ``call`` that are not part of the definition the object renders, when ``call``
+    gives it its schema explicitly (a ``*schema`` keyword that is not ``None``): ``func=`` in
+    ``FunctionTool(func=getattr(toolkit, name), openai_tool_schema=tool.get_openai_tool_schema())`` is the
+    implementation, and a session id bound into it is never sent (camel; issue 11). Without a schema keyword,
+    or for a definition or text keyword (name, description, parameters, strict, prompt, messages...): ``[]``
+    / kept. Positional and ``**`` arguments are always kept."""
+    if not any(a.keyword is not None and _SCHEMA_KEYWORD.search(a.keyword.value)
+               and not (isinstance(a.value, cst.Name) and a.value.value == "None") for a in call.args):
+        return []
+    return [a for a in call.args if a.keyword is not None and not _RENDERED_KEYWORD.search(a.keyword.value)]
 
 
 class FieldSensitivity:
@@ -174,4 +200,4 @@ def _constructs(ret: cst.BaseExpression, attr: str) -> bool:
     return isinstance(ret, cst.Call) and any(a.keyword is not None and a.keyword.value == attr for a in ret.args)
 
 
-__all__ = ["FieldSensitivity", "flat_items"]
+__all__ = ["FieldSensitivity", "flat_items", "implementation_arguments"]
