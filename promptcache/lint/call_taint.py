@@ -98,11 +98,12 @@ class CallTaint:
         if constructor_call(func) and not rendered_whole(e, self.parents, lambda f: self.index.qualified(f, scope)):
             # `Part(content=text, timestamp=now())`: an id or timestamp keyword of a class whose object is not
             # rendered whole is the object's metadata, not its text (pydantic-ai messages, RunContext(run_id=...);
-            # issue 11); `asdict(ctx)`, `SystemPrompt(...).render()` may render it. Nor is the callable of a tool
-            # object given its schema (`FunctionTool(func=m, openai_tool_schema=s)`: fields.implementation_arguments)
-            code = {id(a) for a in implementation_arguments(e)}
-            args = [a.value for a in e.args if (a.keyword is None or not self.volatile_name.search(a.keyword.value))
-                    and id(a) not in code]
+            # issue 11); `asdict(ctx)`, `SystemPrompt(...).render()` may render it
+            args = [a.value for a in e.args if a.keyword is None or not self.volatile_name.search(a.keyword.value)]
+        if constructor_call(func) and (code := {id(a.value) for a in implementation_arguments(e)}):
+            # nor is the callable of a tool object given its schema, rendered or not: it renders the schema
+            # (`FunctionTool(func=m, openai_tool_schema=s)`, camel; fields.implementation_arguments)
+            args = [a for a in args if id(a) not in code]
         if method is not None:
             base = func.value
             t = self.of(base, scope) | self.union(args, scope)

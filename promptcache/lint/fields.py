@@ -32,14 +32,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
 EMPTY: frozenset = frozenset()
 
-# A keyword giving an object its whole tool definition: camel `openai_tool_schema=`, OpenAI Agents
-# `params_json_schema=`, LangChain `args_schema=`, MCP `inputSchema=`, Anthropic `input_schema=`.
-_SCHEMA_KEYWORD = re.compile(r"(?i)schema$")
-# Keywords that stay part of what such an object renders: the definition fields of the providers' tool formats
-# (name, title, description, parameters, strict) and any text or prompt keyword (a request object holding a
-# response schema beside its messages keeps them).
-_RENDERED_KEYWORD = re.compile(r"(?i)schema$|^_?(name|title|description|parameters|strict)$"
-                               r"|prompt|instruction|system|message|content|text|input")
+# A keyword giving an object a tool's input schema: camel `openai_tool_schema=`, OpenAI Agents
+# `params_json_schema=`, pydantic-ai `parameters_json_schema=`, LangChain `args_schema=`, MCP `inputSchema=`,
+# Anthropic `input_schema=`. Not an output, response, state or dependency schema (`Agent(task=t,
+# output_model_schema=Posts)`, browser-use, is no tool).
+_SCHEMA_KEYWORD = re.compile(r"(?i)(tool|input|params?|parameters|args?)_?(json_?)?schema$")
+# Keywords that stay part of what such an object renders: the fields of the providers' tool definitions
+# (OpenAI: type, function, name, description, parameters, strict; Anthropic: name, description, input_schema,
+# cache_control, defer_loading, input_examples; MCP: title, inputSchema) and any text or prompt keyword.
+_RENDERED_KEYWORD = re.compile(r"(?i)schema$|^_?(type|function|name|title|description|parameters|strict|cache_control"
+                               r"|defer_loading|input_examples)$|prompt|instruction|system|message|content|text|input")
 
 
 def flat_items(e: cst.CSTNode | None) -> list[cst.BaseExpression] | None:
@@ -51,11 +53,11 @@ def flat_items(e: cst.CSTNode | None) -> list[cst.BaseExpression] | None:
 
 def implementation_arguments(call: cst.Call) -> list[cst.Arg]:
     """The keyword arguments of ``call`` that are not part of the definition the object renders, when ``call``
-    gives it its schema explicitly (a ``*schema`` keyword that is not ``None``): ``func=`` in
-    ``FunctionTool(func=getattr(toolkit, name), openai_tool_schema=tool.get_openai_tool_schema())`` is the
-    implementation, and a session id bound into it is never sent (camel; issue 11). Without a schema keyword,
-    or for a definition or text keyword (name, description, parameters, strict, prompt, messages...): ``[]``
-    / kept. Positional and ``**`` arguments are always kept."""
+    gives it a tool's input schema explicitly (``openai_tool_schema=``, ``args_schema=``..., not ``None``):
+    ``func=`` in ``FunctionTool(func=getattr(toolkit, name), openai_tool_schema=tool.get_openai_tool_schema())``
+    is the implementation, and a session id bound into it is never sent (camel; issue 11). Without such a
+    keyword: ``[]``. Definition and text keywords (name, description, parameters, strict, prompt, messages...),
+    positional and ``**`` arguments are always kept."""
     if not any(a.keyword is not None and _SCHEMA_KEYWORD.search(a.keyword.value)
                and not (isinstance(a.value, cst.Name) and a.value.value == "None") for a in call.args):
         return []
