@@ -39,9 +39,12 @@ EMPTY: frozenset = frozenset()
 _SCHEMA_KEYWORD = re.compile(r"(?i)(tool|input|params?|parameters|args?)_?(json_?)?schema$")
 # Keywords that stay part of what such an object renders: the fields of the providers' tool definitions
 # (OpenAI: type, function, name, description, parameters, strict; Anthropic: name, description, input_schema,
-# cache_control, defer_loading, input_examples; MCP: title, inputSchema) and any text or prompt keyword.
-_RENDERED_KEYWORD = re.compile(r"(?i)schema$|^_?(type|function|name|title|description|parameters|strict|cache_control"
-                               r"|defer_loading|input_examples)$|prompt|instruction|system|message|content|text|input")
+# cache_control, defer_loading, input_examples; MCP: title, inputSchema), any name, title or description
+# (OpenAI Agents `Handoff(tool_name=, tool_description=)`, crewAI `MCPNativeTool(server_name=, tool_name=)` make
+# the tool's name from them) and any text or prompt keyword.
+_RENDERED_KEYWORD = re.compile(r"(?i)schema$|(^|_)(name|title|description)$|^_?(type|function|parameters|strict"
+                               r"|cache_control|defer_loading|input_examples)$|prompt|instruction|system|message|content"
+                               r"|text|input")
 
 
 def flat_items(e: cst.CSTNode | None) -> list[cst.BaseExpression] | None:

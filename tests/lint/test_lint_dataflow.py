@@ -223,6 +223,7 @@ def test_a_clock_read_as_a_date_changes_once_a_day(value, daily):
         ("FunctionTool(handler.run, openai_tool_schema=SCHEMA)", True),  # positional arguments are kept
         ("FunctionTool(func=handler.run, name=f'search_{sid}', openai_tool_schema=SCHEMA)", True),
         ("FunctionTool(func=handler.run, openai_tool_schema={'name': f'search_{sid}'})", True),
+        ("Handoff(tool_name=f'to_{sid}', input_json_schema=SCHEMA, on_invoke_handoff=handler.run)", True),
     ],
 )
 def test_a_tool_object_given_its_schema_sends_the_schema_not_its_callable(tool, reported):
