@@ -119,7 +119,10 @@ class VolatileInToolDefinition(FlowRule):
     when the tool runs; environment variables and other per-process values
     (one deployment sends the same tools on every request, and each process
     warms its own cache once); functions and classes given as tools, whatever
-    their name (``tools=[lookup_account]`` is code, not an account).
+    their name (``tools=[lookup_account]`` is code, not an account); the
+    callable of a tool object given its schema
+    (``FunctionTool(func=session.search, openai_tool_schema=schema)`` sends
+    ``schema``: a session id bound into the callable is never sent).
     """
 
     code = "PC104"
@@ -144,11 +147,18 @@ class VolatileInToolDefinition(FlowRule):
         _CLAUDE + "import os\nTOOLS = [{'name': 'deploy', 'description': 'Deploy to ' + os.environ['REGION']}]\ndef ask(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n",
         "import os\nfrom agents import Agent, HostedMCPTool\nAUTH = os.environ['CALENDAR_TOKEN']\nagent = Agent(name='a', instructions='Help.', tools=[HostedMCPTool(tool_config={'type': 'mcp', 'authorization': AUTH})])\n",
         "from agents import Agent, Runner, function_tool\nasync def run(question):\n    @function_tool\n    def lookup_account(account_id: str) -> str:\n        return account_id\n    agent = Agent(name='s', instructions='Help.', tools=[lookup_account])\n    return await Runner.run(agent, question)\n",
+        # Issue 11, camel's ChatAgent._clone_tools: the clone's toolkit has a new session id, but each tool keeps
+        # the original's schema; the id is in the callable, which runs the tool and is never sent.
+        _OPENAI + "import uuid\nfrom camel.agents import ChatAgent\nfrom camel.toolkits import FunctionTool\ndef clone(agent):\n    tools = []\n    for tool in agent.tools:\n        toolkit = tool.func.__self__.clone_for_new_session(str(uuid.uuid4())[:8])\n        method = getattr(toolkit, tool.func.__name__)\n        tools.append(FunctionTool(func=method, openai_tool_schema=tool.get_openai_tool_schema()))\n    return ChatAgent(system_message='Help.', tools=tools)\n",
+        "import uuid\nfrom agents import Agent, FunctionTool\nSCHEMA = {'type': 'object', 'properties': {'q': {'type': 'string'}}}\ndef build(session):\n    handler = session.clone(str(uuid.uuid4()))\n    tool = FunctionTool(name='search', description='Search.', params_json_schema=SCHEMA, on_invoke_tool=handler.run)\n    return Agent(name='a', instructions='Help.', tools=[tool])\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'parameters': {\n        'properties': {'p': {'enum': user.project_keys}}}}}\n    return client.chat.completions.create(model='m', messages=[], tools=[tool])\n", line=5),
         Invalid(_CLAUDE + "from datetime import date\ndef ask(q):\n    tools = [{'name': 'book', 'description': f'Book a room. Today is {date.today()}.'}]\n    return client.messages.create(model='m', tools=tools, messages=[])\n", line=5),
         Invalid("from promptcache import PromptBuilder\ndef base(user):\n    return PromptBuilder().tools([{'name': 'f', 'description': f'Files of {user.email}'}])\n", line=3),
+        # The boundary of the camel case: the id in the schema, or in a description given beside it, is sent.
+        Invalid(_OPENAI + "import uuid\nfrom camel.agents import ChatAgent\nfrom camel.toolkits import FunctionTool\ndef clone(search):\n    sid = str(uuid.uuid4())[:8]\n    schema = {'type': 'function', 'function': {'name': f'search_{sid}', 'parameters': {}}}\n    return ChatAgent(system_message='Help.', tools=[FunctionTool(func=search, openai_tool_schema=schema)])\n", line=9),
+        Invalid("import uuid\nfrom agents import Agent, FunctionTool\nSCHEMA = {'type': 'object', 'properties': {'q': {'type': 'string'}}}\ndef build(run):\n    sid = str(uuid.uuid4())[:8]\n    tool = FunctionTool(name='search', description=f'Files of session {sid}.', params_json_schema=SCHEMA, on_invoke_tool=run)\n    return Agent(name='a', instructions='Help.', tools=[tool])\n", line=7),
     ]
 
 

@@ -15,7 +15,7 @@ import libcst as cst
 
 from promptcache.lint import sources as S
 from promptcache.lint.expressions import argument, has_text, key_text, variadic_arguments
-from promptcache.lint.fields import flat_items
+from promptcache.lint.fields import flat_items, implementation_arguments
 from promptcache.lint.index import Scope
 from promptcache.lint.iteration_order import set_valued
 from promptcache.lint.rendering import rendered_whole
@@ -100,6 +100,10 @@ class CallTaint:
             # rendered whole is the object's metadata, not its text (pydantic-ai messages, RunContext(run_id=...);
             # issue 11); `asdict(ctx)`, `SystemPrompt(...).render()` may render it
             args = [a.value for a in e.args if a.keyword is None or not self.volatile_name.search(a.keyword.value)]
+        if constructor_call(func) and (code := {id(a.value) for a in implementation_arguments(e)}):
+            # nor is the callable of a tool object given its schema, rendered or not: it renders the schema
+            # (`FunctionTool(func=m, openai_tool_schema=s)`, camel; fields.implementation_arguments)
+            args = [a for a in args if id(a) not in code]
         if method is not None:
             base = func.value
             t = self.of(base, scope) | self.union(args, scope)

@@ -8,13 +8,17 @@ Two shapes that real LLM-app code uses all the time, where whole-value taint rep
 - objects built with keyword arguments: ``Request(instructions=x, timestamp=now()).instructions`` gets
   ``x``'s sources, not the clock's;
 - dict entries holding session state: ``self.state["rules"]`` gets the values written under ``"rules"``
-  (in a dict literal, ``state["rules"] = ...``, ``state.update({...})``), not ``state["now"]`` beside it.
+  (in a dict literal, ``state["rules"] = ...``, ``state.update({...})``), not ``state["now"]`` beside it;
+- a tool object given its schema: ``FunctionTool(func=session.search, openai_tool_schema=schema)`` renders
+  ``schema``; the callable beside it (and the session it is bound to) is what runs, not what is sent
+  (:func:`implementation_arguments`; camel's ``ChatAgent._clone_tools``).
 
 Both only ever narrow the whole value's sources: a shape they do not know answers with all of them.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -28,12 +32,39 @@ if TYPE_CHECKING:  # pragma: no cover
 
 EMPTY: frozenset = frozenset()
 
+# A keyword giving an object a tool's input schema: camel `openai_tool_schema=`, OpenAI Agents
+# `params_json_schema=`, pydantic-ai `parameters_json_schema=`, LangChain `args_schema=`, MCP `inputSchema=`,
+# Anthropic `input_schema=`. Not an output, response, state or dependency schema (`Agent(task=t,
+# output_model_schema=Posts)`, browser-use, is no tool).
+_SCHEMA_KEYWORD = re.compile(r"(?i)(tool|input|params?|parameters|args?)_?(json_?)?schema$")
+# Keywords that stay part of what such an object renders: the fields of the providers' tool definitions
+# (OpenAI: type, function, name, description, parameters, strict; Anthropic: name, description, input_schema,
+# cache_control, defer_loading, input_examples; MCP: title, inputSchema), any name, title or description
+# (OpenAI Agents `Handoff(tool_name=, tool_description=)`, crewAI `MCPNativeTool(server_name=, tool_name=)` make
+# the tool's name from them) and any text or prompt keyword.
+_RENDERED_KEYWORD = re.compile(r"(?i)schema$|(^|_)(name|title|description)$|^_?(type|function|parameters|strict"
+                               r"|cache_control|defer_loading|input_examples)$|prompt|instruction|system|message|content"
+                               r"|text|input")
+
 
 def flat_items(e: cst.CSTNode | None) -> list[cst.BaseExpression] | None:
     """The elements of a tuple or list literal without starred items, else None."""
     if isinstance(e, (cst.Tuple, cst.List)) and not any(isinstance(el, cst.StarredElement) for el in e.elements):
         return [el.value for el in e.elements]
     return None
+
+
+def implementation_arguments(call: cst.Call) -> list[cst.Arg]:
+    """The keyword arguments of ``call`` that are not part of the definition the object renders, when ``call``
+    gives it a tool's input schema explicitly (``openai_tool_schema=``, ``args_schema=``..., not ``None``):
+    ``func=`` in ``FunctionTool(func=getattr(toolkit, name), openai_tool_schema=tool.get_openai_tool_schema())``
+    is the implementation, and a session id bound into it is never sent (camel; issue 11). Without such a
+    keyword: ``[]``. Definition and text keywords (name, description, parameters, strict, prompt, messages...),
+    positional and ``**`` arguments are always kept."""
+    if not any(a.keyword is not None and _SCHEMA_KEYWORD.search(a.keyword.value)
+               and not (isinstance(a.value, cst.Name) and a.value.value == "None") for a in call.args):
+        return []
+    return [a for a in call.args if a.keyword is not None and not _RENDERED_KEYWORD.search(a.keyword.value)]
 
 
 class FieldSensitivity:
@@ -174,4 +205,4 @@ def _constructs(ret: cst.BaseExpression, attr: str) -> bool:
     return isinstance(ret, cst.Call) and any(a.keyword is not None and a.keyword.value == attr for a in ret.args)
 
 
-__all__ = ["FieldSensitivity", "flat_items"]
+__all__ = ["FieldSensitivity", "flat_items", "implementation_arguments"]

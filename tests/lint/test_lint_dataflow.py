@@ -210,3 +210,32 @@ def test_a_clock_read_as_a_date_changes_once_a_day(value, daily):
     assert finding.code == "PC101"
     assert ("changes once a day" in finding.message) is daily
     assert ("changes on every request" in finding.message) is not daily
+
+
+@pytest.mark.parametrize(
+    ("tool", "reported"),
+    [
+        ("FunctionTool(func=handler.run, openai_tool_schema=SCHEMA)", False),  # the callable runs, the schema is sent
+        ("FunctionTool(func=handler.run, args_schema=SCHEMA, description='Search.')", False),
+        ("FunctionTool(func=handler.run, openai_tool_schema=None)", True),  # no schema: derived from the callable
+        ("FunctionTool(func=handler.run)", True),
+        ("FunctionTool(func=handler.run, output_schema=SCHEMA)", True),  # an output schema is no tool definition
+        ("FunctionTool(handler.run, openai_tool_schema=SCHEMA)", True),  # positional arguments are kept
+        ("FunctionTool(func=handler.run, name=f'search_{sid}', openai_tool_schema=SCHEMA)", True),
+        ("FunctionTool(func=handler.run, openai_tool_schema={'name': f'search_{sid}'})", True),
+        ("Handoff(tool_name=f'to_{sid}', input_json_schema=SCHEMA, on_invoke_handoff=handler.run)", True),
+    ],
+)
+def test_a_tool_object_given_its_schema_sends_the_schema_not_its_callable(tool, reported):
+    code = textwrap.dedent(f"""\
+        import uuid
+        from openai import OpenAI
+        client = OpenAI()
+        SCHEMA = {{'type': 'function', 'function': {{'name': 'search', 'parameters': {{}}}}}}
+        def ask(session, q):
+            sid = str(uuid.uuid4())[:8]
+            handler = session.clone(sid)
+            tool = {tool}
+            return client.chat.completions.create(model='m', messages=[], tools=[tool.schema()])
+        """)
+    assert any(f.code == "PC104" for f in lint_text(code)) is reported
