@@ -304,9 +304,13 @@ class InPlaceHistoryEdit(_SiteRule):
     history (also through a filter ``[m for m in h if ...]``, as when every
     tool result is re-truncated to ``budget // len(tool_msgs)``); a loop that
     clears a field of the records the messages are rendered from
-    (``step.observations = None``); and ``h.remove(old)`` or ``h.insert(0, ...)``
+    (``step.observations = None``); ``h.remove(old)`` or ``h.insert(0, ...)``
     on a history kept across turns (``self.history``, a module-level list;
-    for ``remove`` also the caller's list passed in).
+    for ``remove`` also the caller's list passed in); and a list rebuilt from
+    the history for each request in which older messages are replaced by
+    their position counted from the end (the newest five editor results kept,
+    older ones cut to a stub; tool outputs before the last ``N`` replaced with
+    ``"<omitted>"``): each new message moves one more over the line.
 
     ## Why is this bad?
     The provider cached the conversation as it was sent. Editing an earlier
@@ -336,7 +340,10 @@ class InPlaceHistoryEdit(_SiteRule):
     request (also through a private helper's parameter), a field changed in
     the messages another module's function converted for the request
     (``out = serialize_messages(messages)``) or in a ``copy.deepcopy`` made in
-    the same function.
+    the same function (also after the parameter is rebound to its own copy,
+    ``messages = copy.deepcopy(messages)``: text added there to the system
+    message is PC102's); a rebuilt list whose messages are converted alike or
+    by their content, or by a position counted from the start (``i == 0``).
     """
 
     code = "PC204"

@@ -259,7 +259,10 @@ class PerRequestDataInSystemPrompt(FlowRule):
     Finds per-user or per-request data in the system prompt: identities
     (user, name, email, tenant, account, organisation, locale, time zone,
     level, plan, ``request.user``), or a parameter of the request handler
-    interpolated into a template with static text.
+    interpolated into a template with static text, also text derived from the
+    request added to the system message of the conversation
+    (``if messages[0]["role"] == "system": messages[0]["content"] += knowledge``
+    with ``knowledge`` retrieved for ``messages[-1]``).
 
     ## Why is this bad?
     The instructions are the same for everyone, but with a user's name in
