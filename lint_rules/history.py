@@ -398,6 +398,10 @@ class InPlaceHistoryEdit(_SiteRule):
         # Issue 11 (Qwen-Agent Assistant): text added to the system message of a deep copy the parameter was rebound
         # to (PC102's finding, not a change of a sent message).
         "import copy\n" + _OPENAI + "class Assistant:\n    def run(self, messages):\n        messages = copy.deepcopy(messages)\n        knowledge = self.mem.retrieve(messages[-1]['content'])\n        if messages and messages[0]['role'] == 'system':\n            messages[0]['content'] += '\\n\\n' + '\\n'.join(knowledge)\n        return client.chat.completions.create(model='m', messages=messages)\n",
+        # Cache breakpoints taken off the older messages of the rebuilt list (markers move, the text does not).
+        _CLAUDE + 'KEEP = 2\ndef to_api(history):\n    out = []\n    for i, m in enumerate(history):\n        if i < len(history) - KEEP:\n            m = {k: v for k, v in m.items() if k != "cache_control"}\n        out.append(m)\n    return out\ndef turn(history):\n    return client.messages.create(model="m", max_tokens=9, messages=to_api(history))\n',
+        # Search results of this request shortened by position: no message that was sent before.
+        _OPENAI + 'def answer(self, q):\n    results = self.search(q)\n    out = [{"role": "system", "content": "Answer."}]\n    for i, r in enumerate(reversed(results)):\n        if i > 3:\n            r = {"role": "user", "content": r["content"][:100]}\n        out.append(r)\n    return client.chat.completions.create(model="m", messages=out)\n',
         # A rebuilt list converting messages by their content (the same bytes every request), or by a position
         # counted from the start (the same message every request).
         _OPENAI + 'class Agent:\n    def _to_api(self, memory):\n        out = []\n        for i, msg in enumerate(reversed(memory)):\n            if msg["role"] == "tool":\n                msg = {"role": "tool", "tool_call_id": msg["id"], "content": msg["content"]}\n            out.append(msg)\n        return out[::-1]\n    def step(self):\n        return client.chat.completions.create(model="m", messages=self._to_api(self.memory))\n',

@@ -16,11 +16,12 @@ outputs older than the last N with '<omitted>'" written as a rebuild rather than
 :mod:`promptcache.lint.history_edits`).
 
 A site is an append, inside a ``for`` over a list that is not built for this request, to a list a sink sends,
-where the message appended is the loop's own message or a replacement of it (the loop variable rebound, a
-conditional expression, another append in the loop) and the choice depends on the position **counted from the
-end**: a counter or an ``enumerate`` index over ``reversed(h)`` / ``h[::-1]``, or a test that also reads
-``len(...)``. Not: a conversion applied to every message alike, or by content only (the same bytes each
-request), or a position counted from the start (``i == 0``: the same message each request).
+where the message appended is the loop's own message or a replacement of it (the loop variable rebound, or a
+conditional expression) and the replacement is chosen for the **older** messages by position: a counter or an
+``enumerate`` index over ``reversed(h)`` / ``h[::-1]`` above a bound, or an index below ``len(...)`` minus one.
+Not: a conversion applied to every message alike, or by content only (the same bytes each request), a
+position counted from the start (``i == 0``: the same message each request), a change of the newest messages
+only, or a ``cache_control`` marker (it moves; the text it marks does not change).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint.expressions import argument
 from promptcache.lint.history_edits import fresh_list
 from promptcache.lint.walk import descendants
 
@@ -48,15 +50,17 @@ def masks(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
         if shape is None:
             continue
         item, index, source, from_end = shape
-        if fresh_list(turns, source, b.scope, elements=True):
+        if fresh_list(turns, source, b.scope, elements=True) or not _stored(turns, source, b.scope):
             continue
         positional = _Positional(turns, loop, b.scope, index, from_end)
         value = b.value
         if isinstance(value, cst.Name) and value.value == item:
             for rebind in turns.index.lookup(item, b.scope)[1]:
-                if rebind.kind == "assign" and turns.facts.within(rebind.node, loop.body) and positional.dominates(rebind.node, loop):
+                if rebind.kind == "assign" and turns.facts.within(rebind.node, loop.body) and not _marker(turns, rebind.value) \
+                        and positional.dominates(rebind.node, loop):
                     out.append((rebind.node, _detail(turns, rebind.node)))
-        elif isinstance(value, cst.IfExp) and _item(value.body, item) != _item(value.orelse, item) and positional.test(value.test):
+        elif isinstance(value, cst.IfExp) and _item(value.body, item) != _item(value.orelse, item) and positional.test(value.test) \
+                and not _marker(turns, value):
             out.append((b.node, turns.flow.code(b.node)))
     return list({id(node): (node, detail) for node, detail in out}.values())
 
@@ -67,6 +71,43 @@ def _appends_to_sent(turns: Turns):
         for name, bindings in scope.bindings.items():
             if ("n", id(scope), name) in turns.history_refs:
                 yield from (b for b in bindings if b.kind == "mutate" and b.op == "append" and b.value is not None)
+
+
+def _stored(turns: Turns, source: cst.BaseExpression, scope: Scope) -> bool:
+    """The list iterated is kept across requests: ``self.attr``, a module-level list, or a parameter that the
+    module's calls bind to such a list (``self.parse_editor_result(self.storage[-200:])``; no call in the module:
+    the caller's list). Not a local list made for this request (search results, a list of chunks)."""
+    ref = turns.ref_of(source, scope)
+    if ref is None or not isinstance(source, (cst.Name, cst.Attribute)):
+        return False
+    if ref[0] == "a":
+        return True
+    found, bindings = turns.index.lookup(source.value, scope)
+    if found is not None and found.kind == "module":
+        return True
+    params = [b for b in bindings if b.kind == "param"]
+    if not params or any(b.kind in ("assign", "walrus", "aug") for b in bindings):
+        return False
+    func, position = params[0].scope, params[0].index
+    args = []
+    for call, call_scope in turns.index.calls:
+        if turns.callee(call, call_scope) is func:
+            offset = 1 if func.self_name is not None and isinstance(call.func, cst.Attribute) else 0
+            arg = argument(call, position - offset, source.value)
+            if arg is not None:
+                args.append((arg, call_scope))
+    return not args or any(_kept(turns, ref) for arg, s in args for ref in turns.list_refs(arg, s))
+
+
+def _kept(turns: Turns, ref) -> bool:
+    """A ``self.attr`` list, a module-level name, or a parameter the caller only passes on (not a local list)."""
+    if ref[0].startswith("a"):
+        return True
+    scope = next((s for s in turns.index.scopes if id(s) == ref[1]), None)
+    if scope is None or "[]" in ref[0]:
+        return False
+    bindings = scope.bindings.get(ref[2], [])
+    return scope.kind == "module" or (scope.kind == "function" and bool(bindings) and all(b.kind in ("param", "mutate") for b in bindings))
 
 
 def _loop_shape(loop: cst.For) -> tuple[str, str | None, cst.BaseExpression, bool] | None:
@@ -101,6 +142,11 @@ def _is_call(e: cst.BaseExpression, name: str) -> bool:
     return isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value == name and len(e.args) == 1
 
 
+def _marker(turns: Turns, value: cst.CSTNode | None) -> bool:
+    """The replacement sets a ``cache_control`` breakpoint (a marker, not message text)."""
+    return value is not None and "cache_control" in turns.flow.code(value)
+
+
 def _item(e: cst.BaseExpression, item: str) -> bool:
     return isinstance(e, cst.Name) and e.value == item
 
@@ -115,10 +161,22 @@ class _Positional:
         self.positions = counters | ({index} if index else set())
 
     def test(self, test: cst.BaseExpression) -> bool:
-        names = {n.value for n in descendants(test, cst.Name)}
-        if not names & self.positions:
-            return False
-        return self.from_end or any(isinstance(c.func, cst.Name) and c.func.value == "len" for c in descendants(test, cst.Call))
+        """A comparison that holds for the *older* messages: a count from the end above a bound (``i > keep``
+        over ``reversed(h)``), or an index below ``len(...)`` minus a bound (``i < len(h) - KEEP``). Not an
+        equality, nor a test for the newest messages (``i == len(h) - 1``, ``n < 2`` from the end: a marker on
+        the last message moves, the text of the older ones stays)."""
+        for cmp in descendants(test, cst.Comparison):
+            if len(cmp.comparisons) != 1:
+                continue
+            op, right = cmp.comparisons[0].operator, cmp.comparisons[0].comparator
+            for position, bound, above in ((cmp.left, right, _GREATER), (right, cmp.left, _LESS)):
+                if not (isinstance(position, cst.Name) and position.value in self.positions):
+                    continue
+                if self.from_end and isinstance(op, above):
+                    return True
+                if not self.from_end and isinstance(op, _LESS if above is _GREATER else _GREATER) and _reads_len(bound):
+                    return True
+        return False
 
     def dominates(self, node: cst.CSTNode, loop: cst.For) -> bool:
         """An ``if`` between ``node`` and the loop, with ``node`` in its body, tests a position."""
@@ -130,6 +188,14 @@ class _Positional:
                 return True
             child = anc
         return False
+
+
+_GREATER = (cst.GreaterThan, cst.GreaterThanEqual)
+_LESS = (cst.LessThan, cst.LessThanEqual)
+
+
+def _reads_len(e: cst.BaseExpression) -> bool:
+    return any(isinstance(c.func, cst.Name) and c.func.value == "len" for c in descendants(e, cst.Call))
 
 
 def _detail(turns: Turns, node: cst.CSTNode) -> str:
