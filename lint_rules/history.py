@@ -304,9 +304,13 @@ class InPlaceHistoryEdit(_SiteRule):
     history (also through a filter ``[m for m in h if ...]``, as when every
     tool result is re-truncated to ``budget // len(tool_msgs)``); a loop that
     clears a field of the records the messages are rendered from
-    (``step.observations = None``); and ``h.remove(old)`` or ``h.insert(0, ...)``
+    (``step.observations = None``); ``h.remove(old)`` or ``h.insert(0, ...)``
     on a history kept across turns (``self.history``, a module-level list;
-    for ``remove`` also the caller's list passed in).
+    for ``remove`` also the caller's list passed in); and a list rebuilt from
+    the history for each request in which older messages are replaced by
+    their position counted from the end (the newest five editor results kept,
+    older ones cut to a stub; tool outputs before the last ``N`` replaced with
+    ``"<omitted>"``): each new message moves one more over the line.
 
     ## Why is this bad?
     The provider cached the conversation as it was sent. Editing an earlier
@@ -336,7 +340,10 @@ class InPlaceHistoryEdit(_SiteRule):
     request (also through a private helper's parameter), a field changed in
     the messages another module's function converted for the request
     (``out = serialize_messages(messages)``) or in a ``copy.deepcopy`` made in
-    the same function.
+    the same function (also after the parameter is rebound to its own copy,
+    ``messages = copy.deepcopy(messages)``: text added there to the system
+    message is PC102's); a rebuilt list whose messages are converted alike or
+    by their content, or by a position counted from the start (``i == 0``).
     """
 
     code = "PC204"
@@ -388,6 +395,17 @@ class InPlaceHistoryEdit(_SiteRule):
         # Issue 11 (khoj format_message_for_api): a format conversion on a deep copy made for this request; the
         # stored messages are untouched, the same bytes go out each turn.
         "from copy import deepcopy\n" + _OPENAI + 'def format_messages(raw_messages):\n    out = []\n    messages = deepcopy(raw_messages)\n    for message in messages:\n        if isinstance(message.content, list):\n            message.content = "\\n".join(p["text"] for p in message.content)\n        out.append({"role": message.role, "content": message.content})\n    return out\ndef chat(history):\n    return client.chat.completions.create(model="m", messages=format_messages(history))\n',
+        # Issue 11 (Qwen-Agent Assistant): text added to the system message of a deep copy the parameter was rebound
+        # to (PC102's finding, not a change of a sent message).
+        "import copy\n" + _OPENAI + "class Assistant:\n    def run(self, messages):\n        messages = copy.deepcopy(messages)\n        knowledge = self.mem.retrieve(messages[-1]['content'])\n        if messages and messages[0]['role'] == 'system':\n            messages[0]['content'] += '\\n\\n' + '\\n'.join(knowledge)\n        return client.chat.completions.create(model='m', messages=messages)\n",
+        # Cache breakpoints taken off the older messages of the rebuilt list (markers move, the text does not).
+        _CLAUDE + 'KEEP = 2\ndef to_api(history):\n    out = []\n    for i, m in enumerate(history):\n        if i < len(history) - KEEP:\n            m = {k: v for k, v in m.items() if k != "cache_control"}\n        out.append(m)\n    return out\ndef turn(history):\n    return client.messages.create(model="m", max_tokens=9, messages=to_api(history))\n',
+        # Search results of this request shortened by position: no message that was sent before.
+        _OPENAI + 'def answer(self, q):\n    results = self.search(q)\n    out = [{"role": "system", "content": "Answer."}]\n    for i, r in enumerate(reversed(results)):\n        if i > 3:\n            r = {"role": "user", "content": r["content"][:100]}\n        out.append(r)\n    return client.chat.completions.create(model="m", messages=out)\n',
+        # A rebuilt list converting messages by their content (the same bytes every request), or by a position
+        # counted from the start (the same message every request).
+        _OPENAI + 'class Agent:\n    def _to_api(self, memory):\n        out = []\n        for i, msg in enumerate(reversed(memory)):\n            if msg["role"] == "tool":\n                msg = {"role": "tool", "tool_call_id": msg["id"], "content": msg["content"]}\n            out.append(msg)\n        return out[::-1]\n    def step(self):\n        return client.chat.completions.create(model="m", messages=self._to_api(self.memory))\n',
+        _OPENAI + 'class Agent:\n    def _to_api(self, memory):\n        out = []\n        for i, msg in enumerate(memory):\n            if i == 0:\n                msg = {"role": "system", "content": msg["content"].strip()}\n            out.append(msg)\n        return out\n    def step(self):\n        return client.chat.completions.create(model="m", messages=self._to_api(self.memory))\n',
     ]
     INVALID = [
         Invalid(_OPENAI + "def step(messages):\n    for m in messages:\n        m['content'] = '[removed]'\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),
@@ -417,4 +435,12 @@ class InPlaceHistoryEdit(_SiteRule):
         Invalid(_CLAUDE + "def turn(history, text):\n    for m in history:\n        if m['role'] == 'user':\n            m['content'] = m['content'][:200]\n    history.append({'role': 'user', 'content': text})\n    params = dict(model='m', max_tokens=512, messages=history)\n    return client.messages.create(**params)\n", line=6),
         # Issue 11: the history is a dict entry (`state['messages']`), sent through a `**params` dict.
         Invalid(_CLAUDE + "def turn(state, text):\n    for m in state['messages']:\n        m['content'] = m['content'][:100]\n    params = {'model': 'm', 'max_tokens': 9, 'messages': state['messages']}\n    return client.messages.create(**params)\n", line=5),
+        # A store before the parameter is rebound to its copy, or with the copy made on one branch only, still
+        # changes the caller's messages.
+        Invalid("import copy\n" + _OPENAI + "def run(messages, note):\n    messages[1]['content'] += note\n    messages = copy.deepcopy(messages)\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),
+        Invalid("import copy\n" + _OPENAI + "def run(messages, note, fresh):\n    if fresh:\n        messages = copy.deepcopy(messages)\n    messages[1]['content'] += note\n    return client.chat.completions.create(model='m', messages=messages)\n", line=7),
+        # Issue 11 (MetaGPT parse_editor_result): editor results older than the newest five replaced by a stub in
+        # the rebuilt memory each request; older tool outputs replaced with "<omitted>" by their distance from the end.
+        Invalid(_OPENAI + 'import re\nclass RoleZero:\n    def parse_editor_result(self, memory, keep_latest_count=5):\n        new_memory = []\n        i = 0\n        for msg in reversed(memory):\n            if re.findall(r"Command Editor\\.(\\w+?) executed", msg["content"]):\n                i += 1\n                if i > keep_latest_count:\n                    msg = {"role": "user", "content": msg["content"][:msg["content"].find("Command Editor")]}\n            new_memory.append(msg)\n        new_memory.reverse()\n        return new_memory\n    def think(self):\n        memory = self.parse_editor_result(self.storage)\n        return client.chat.completions.create(model="m", messages=[{"role": "system", "content": "You code."}, *memory])\n', line=12),
+        Invalid(_OPENAI + 'KEEP = 3\nclass Agent:\n    def step(self, q):\n        self.history.append({"role": "user", "content": q})\n        sent = []\n        for i, m in enumerate(self.history):\n            sent.append({"role": "tool", "content": "<omitted>"} if m["role"] == "tool" and i < len(self.history) - KEEP else m)\n        return client.chat.completions.create(model="m", messages=sent)\n', line=9),
     ]

@@ -259,7 +259,10 @@ class PerRequestDataInSystemPrompt(FlowRule):
     Finds per-user or per-request data in the system prompt: identities
     (user, name, email, tenant, account, organisation, locale, time zone,
     level, plan, ``request.user``), or a parameter of the request handler
-    interpolated into a template with static text.
+    interpolated into a template with static text, also text derived from the
+    request added to the system message of the conversation
+    (``if messages[0]["role"] == "system": messages[0]["content"] += knowledge``
+    with ``knowledge`` retrieved for ``messages[-1]``).
 
     ## Why is this bad?
     The instructions are the same for everyone, but with a user's name in
@@ -370,6 +373,9 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + "def call(system_parts, q):\n    return client.messages.create(model='m', system='\\n\\n'.join(system_parts), messages=[{'role': 'user', 'content': q}])\n",
         # A module-level literal is one value for everyone, whatever its name says.
         _CLAUDE + "reading_level = 'grade 8'\ndef ask(q):\n    return client.messages.create(model='m', system=f'Write at {reading_level}.', messages=[])\n",
+        # Issue 11: a store into message 0 with no test that it is the system message (an Anthropic
+        # conversation starts with a user message) is no system slot.
+        _CLAUDE + "def ask(messages, notes):\n    messages[0]['content'] += f'\\nNotes: {notes}'\n    return client.messages.create(model='m', max_tokens=9, messages=messages[-3:])\n",
     ]
     INVALID = [
         # Issue 11: the user's name in the system of a request dict sent as `**params`; a client returned by a call.
@@ -407,4 +413,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
         Invalid(_CLAUDE + "def ask(user, q):\n    return client.messages.create(model='m', system=f'Talking to {user.email}', messages=[])\n", line=4),
         Invalid(_OPENAI + "def ask(doc, q):\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'system', 'content': f'Answer from this document:\\n{doc}'}, {'role': 'user', 'content': q}])\n", line=5),
         Invalid(_CLAUDE + "BASE = 'Answer tax questions.'\ndef build(country):\n    return BASE + ' Country: ' + country\ndef ask(country, q):\n    return client.messages.create(model='m', system=build(country), messages=[])\n", line=7),
+        # Issue 11 (Qwen-Agent Assistant): knowledge retrieved for the newest message added to the system message
+        # of the request's copy (`+=` under a role test), or put in a new system message (line 12).
+        Invalid("import copy\n" + _OPENAI + "class Assistant:\n    def run(self, messages):\n        messages = copy.deepcopy(messages)\n        knowledge = self.mem.retrieve(messages[-1]['content'])\n        knowledge_prompt = '# Knowledge\\n' + '\\n\\n'.join(knowledge)\n        if messages and messages[0]['role'] == 'system':\n            messages[0]['content'] += '\\n\\n' + knowledge_prompt\n        else:\n            messages = [{'role': 'system', 'content': knowledge_prompt}] + messages\n        return client.chat.completions.create(model='m', messages=messages)\n", line=10),
+        Invalid("import copy\n" + _OPENAI + "class Assistant:\n    def run(self, messages):\n        messages = copy.deepcopy(messages)\n        knowledge = self.mem.retrieve(messages[-1]['content'])\n        knowledge_prompt = '# Knowledge\\n' + '\\n\\n'.join(knowledge)\n        if messages and messages[0]['role'] == 'system':\n            messages[0]['content'] += '\\n\\n' + knowledge_prompt\n        else:\n            messages = [{'role': 'system', 'content': knowledge_prompt}] + messages\n        return client.chat.completions.create(model='m', messages=messages)\n", line=12),
     ]

@@ -53,11 +53,11 @@ def edits(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
         base = target.value
         if isinstance(target, cst.Subscript) and turns.is_history(base, scope) and not is_last(target, base, flow):
             if not (constant_index(target) == 0 and _static_system(store.value, turns, scope)) and \
-                    not fresh_list(turns, base, scope, elements=False):
+                    not fresh_list(turns, base, scope, elements=False) and not copied_before(turns, base, scope, store.node):
                 out.append((store.node, flow.code(target)))
             continue
         if isinstance(base, cst.Subscript) and turns.is_history(base.value, scope) and not is_last(base, base.value, flow):
-            if not fresh_list(turns, base.value, scope, elements=True):
+            if not fresh_list(turns, base.value, scope, elements=True) and not copied_before(turns, base.value, scope, store.node):
                 out.append((store.node, flow.code(target)))
             continue
         if isinstance(base, cst.Name):
@@ -212,6 +212,33 @@ def _deep_copy(turns: Turns, iterable: cst.BaseExpression | None, scope: Scope) 
     return bool(bindings) and all(
         b.kind == "assign" and isinstance(b.value, cst.Call) and turns.index.qualified(b.value.func, b.scope) == "copy.deepcopy"
         for b in bindings)
+
+
+def copied_before(turns: Turns, expr: cst.BaseExpression, scope: Scope, node: cst.CSTNode) -> bool:
+    """``messages = copy.deepcopy(messages)`` as a statement of the function body before ``node``, with no other
+    binding of the name between the copy and ``node``: a store at ``node`` changes the copy made for this request
+    (Qwen-Agent's ``_prepend_knowledge_prompt`` rebinds its parameter to its copy; issue 11). Stores before the
+    copy, or after a later rebinding (``messages = self.history``), still reach the caller's list."""
+    if not isinstance(expr, cst.Name):
+        return False
+    found, bindings = turns.index.lookup(expr.value, scope)
+    if found is None or found.kind != "function":
+        return False
+    order = turns.facts.order
+    at = order.get(node, -1)
+    copies = [b for b in bindings if b.kind == "assign" and isinstance(b.value, cst.Call) and order.get(b.node, at) < at
+              and turns.index.qualified(b.value.func, b.scope) == "copy.deepcopy" and _body_statement(turns, b.node, found)]
+    if not copies:
+        return False
+    last = max(order[c.node] for c in copies)
+    return not any(b.kind not in ("mutate", "param") and last < order.get(b.node, -1) < at for b in bindings)
+
+
+def _body_statement(turns: Turns, node: cst.CSTNode, scope: Scope) -> bool:
+    """``node`` is a simple statement directly in the body of ``scope``'s function (not under an ``if`` or a loop)."""
+    line = turns.facts.parent.get(node)
+    block = turns.facts.parent.get(line)
+    return isinstance(line, cst.SimpleStatementLine) and block is not None and turns.facts.parent.get(block) is scope.node
 
 
 def _head(position: cst.BaseExpression) -> bool:

@@ -31,6 +31,7 @@ from promptcache.lint.dict_view import entry, is_block
 from promptcache.lint.framework_slots import framework_slots
 from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
+from promptcache.lint.system_edits import system_content_stores
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -279,6 +280,8 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
                     if arg.keyword is not None and arg.keyword.value in _AGENT_KEYWORDS:
                         c.add("system", arg.value, scope, f"{arg.keyword.value}=")
         framework_slots(flow, c.add, agent_call)  # pydantic-ai decorators, callable instructions, Gemini
+        for value, scope in system_content_stores(flow):  # `if h[0]["role"] == "system": h[0]["content"] += x`
+            c.add("system", value, scope, "the system message")
         module_scope = next(sc for sc in flow.index.scopes if sc.kind == "module")
         c.named(flow.is_prompt_name, lambda value: None if _built_prompt(flow, value, module_scope) or _user_turn(value) else "constant")
     for call, scope, method in flow.builder_calls:

@@ -47,7 +47,9 @@ class TaintEngine(CallTaint, FieldSensitivity):
         self.volatile_name = volatile_name
         self.extra_volatile = extra_volatile
         self._memo: dict[tuple[int, int], frozenset[Source]] = {}
-        self._active: set[tuple[int, int]] = set()
+        self._active: dict[tuple[int, int], int] = {}  # the keys being computed, with their depth
+        self._cut: int | None = None  # the smallest depth whose key a cycle read as EMPTY (None: no open cycle)
+        self._provisional: dict[tuple[int, int], frozenset[Source]] = {}  # results computed inside an open cycle
         self._returns: dict[int, frozenset[Source]] = {}
         self._fields_active: set[tuple[int, int, str]] = set()
         self._fields_memo: dict[tuple[int, int, str], frozenset[Source]] = {}
@@ -60,16 +62,27 @@ class TaintEngine(CallTaint, FieldSensitivity):
             return EMPTY
         key = (id(expr), id(scope))
         found = self._memo.get(key)
+        if found is None:
+            found = self._provisional.get(key)
         if found is not None:
             return found
-        if key in self._active:
+        depth = self._active.get(key)
+        if depth is not None:  # a cycle: read as EMPTY here, so what is computed above `depth` is provisional
+            self._cut = depth if self._cut is None else min(self._cut, depth)
             return EMPTY
-        self._active.add(key)
+        depth = len(self._active)
+        self._active[key] = depth
         try:
             result = self._compute(expr, scope)
         finally:
-            self._active.discard(key)
-        self._memo[key] = result
+            del self._active[key]
+        if self._cut is not None and depth > self._cut:
+            self._provisional[key] = result  # read an unfinished value: reused only until that value is done
+        else:
+            self._memo[key] = result
+            if self._cut is not None:  # the cycle is closed here (issue 11: Qwen-Agent's two system slots
+                self._cut = None  # read one another's knowledge text through `messages`; the second read EMPTY)
+                self._provisional.clear()
         return result
 
     def names(self, name: str, attribute: bool = False, origin: cst.CSTNode | None = None) -> frozenset[Source]:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from promptcache.lint import history_edits
+from promptcache.lint import history_edits, history_masking
 from promptcache.lint.history_edits import constant_index
 from promptcache.lint.expressions import evaluated, int_value, is_system_dict
 from promptcache.lint.index import Binding, Scope
@@ -282,8 +282,9 @@ class Turns:
 
     @cached_property
     def edits(self) -> list[tuple[cst.CSTNode, str]]:
-        """PC204 sites: changes to an already-sent message (:mod:`promptcache.lint.history_edits`)."""
-        return history_edits.edits(self)
+        """PC204 sites: changes to an already-sent message (:mod:`promptcache.lint.history_edits`), older messages
+        masked by position in a rebuilt list (:mod:`promptcache.lint.history_masking`)."""
+        return history_edits.edits(self) + history_masking.masks(self)
 
 
 def _ends_in_exit(body: cst.BaseSuite) -> bool:
