@@ -233,7 +233,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
     parameter's prompt field written back into the same field with text added
     (``ModelInputData(instructions=data.instructions + " Be brief.")``: a prompt
     passed through); a message's ``content`` converted into the message it becomes
-    (``{"role": "system", "content": _serialize(message.content)}``); the reply a prompt-named
+    (``{"role": "system", "content": _serialize(message.content)}``; not with text joined to it:
+    ``"Write like: " + message.content`` is reported); the reply a prompt-named
     request handler returns (``check_if_safe_prompt``). A number or a ``Literal`` annotation does not make a
     parameter a setting: a customer number or a plan tier is per-user data.
     """

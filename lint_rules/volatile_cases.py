@@ -104,6 +104,9 @@ PC102_INVALID = [
     Invalid(_OPENAI + "def build_system_prompt(user, q):\n    reply = client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}])\n    return f'You help {user.name}. Topic: {reply.choices[0].message.content}'\n", line=5),
     # The user's message content templated into the system message is no conversion (issue 11, browser-use).
     Invalid(_OPENAI + "def mimic(message, history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Write in the style of: {message.content}'}, *history])\n", line=4),
+    # Nor joined to text by `+` or through a one-argument call (issue 11 review): only the content whole is passed.
+    Invalid(_OPENAI + "def mimic(message, history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Write in the style of: ' + message.content}, *history])\n", line=4),
+    Invalid(_OPENAI + "def ask(request, history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Rules.\\n' + str(request.content)}, *history])\n", line=4),
     # A value read from the clock is not a source constant.
     Invalid(_CLAUDE + "from datetime import datetime\ndef _run(started, q):\n    return client.messages.create(model='m', system=f'Session started {started}.', messages=[q])\ndef ask(q):\n    return _run(datetime.now().isoformat(), q)\n", line=5),
     # A text parameter beside them is still the request's.
