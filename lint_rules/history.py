@@ -129,9 +129,11 @@ class SummaryBeforeHistory(FlowRule):
     ## When it does not fire
     A summary appended after the history; summaries of documents that are
     not names like ``summary``/``recap``/``digest`` and not produced by a
-    summarising call; an attribute of an imported module that the module
-    never writes (``prompts.system_prompt_extract_relevant_summary``: a
-    prompt another module defines, not a summary made at run time).
+    summarising call; an attribute of an imported name that the module
+    neither writes nor calls anything on
+    (``prompts.system_prompt_extract_relevant_summary``: a prompt another
+    module defines, not a summary made at run time; ``session.refresh()``
+    then ``session.summary`` is reported).
     """
 
     code = "PC202"

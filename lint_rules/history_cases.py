@@ -35,6 +35,8 @@ PC201_INVALID = [
 # PC202 (SummaryBeforeHistory)
 PC202_INVALID = [
     # The same module writes the attribute at run time: a summary kept on an imported state object.
+    # An imported object that refreshes its own summary through a method is no constant (issue 11 review).
+    Invalid(_OPENAI + "from app.memory import session\ndef turn(history, q):\n    session.refresh_summary(history)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Rules. ' + session.conversation_summary}, *history, {'role': 'user', 'content': q}])\n", line=6),
     Invalid(_OPENAI + "from app import state\ndef turn(history, q):\n    state.summary = summarize(history)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': state.summary}, *history[-4:], {'role': 'user', 'content': q}])\n", line=6),
     Invalid(_CLAUDE + "def turn(history):\n    recap = compact_history(history)\n    return client.messages.create(model='m', system=f'Plan.\\n{recap}', messages=history[-4:])\n", line=5),
     Invalid(_CLAUDE + "class Planner:\n    def turn(self, text):\n        return client.messages.create(model='m', system=f'Plan.\\n{self.summary}', messages=[])\n", line=5),
