@@ -79,10 +79,11 @@ class VolatileInSystemPrompt(FlowRule):
     ``asdict(ctx)`` or ``SystemPrompt(...).render()`` may render it); a clock written to another entry of a
     state dict than the one the prompt reads (``state["last_seen"] = now()`` beside ``state["rules"]``);
     ``time.strftime`` is given an explicit time; the module
-    has no LLM call and no prompt-named constant that an LLM file imports; the value follows a per-call
-    input in a prompt builder's template (``f'Info: "{context}" ... {date.today()}'``: the text already
-    differs per call there); a builder whose every call is a user message's ``content``, or that returns a
-    conversation literal (its system messages are checked as such).
+    has no LLM call and no prompt-named constant that an LLM file imports; the value follows a per-request
+    input in a prompt builder's template (``f'Info: "{context}" ... {date.today()}'``, no call in the module
+    passing it a fixed, per-user or per-session value such as ``self.name``: the text already differs per
+    request there); a builder whose every call is the ``content`` of the last user message sent, or that
+    returns a conversation sent last (its system messages are checked as such).
     """
 
     code = "PC101"

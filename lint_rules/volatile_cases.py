@@ -77,6 +77,9 @@ PC101_INVALID = [
     Invalid(_OPENAI + "from datetime import datetime\ndef ask(q):\n    return client.responses.with_raw_response.create(model='m', instructions=f'Now: {datetime.now()}', input=q)\n", line=5),
     # The system message built with the SDK's TypedDict, read like the dict literal it makes.
     Invalid(_OPENAI + "from datetime import datetime\nfrom openai.types.chat import ChatCompletionSystemMessageParam\ndef ask(q):\n    system = ChatCompletionSystemMessageParam(role='system', content=f'Now: {datetime.now()}')\n    return client.chat.completions.create(model='m', messages=[system, {'role': 'user', 'content': q}])\n", line=6),
+    # Issue 11 review: a template input that is per user or per session (an attribute set in `__init__`) is the
+    # same on every turn: the clock after it still breaks the conversation's prefix.
+    Invalid(_OPENAI + "from datetime import datetime\ndef build_system_prompt(user_name):\n    return f'You help {user_name}. Now: {datetime.now().isoformat()}'\nclass Bot:\n    def __init__(self, name):\n        self.name = name\n        self.history = []\n    def turn(self, q):\n        self.history.append({'role': 'user', 'content': q})\n        return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': build_system_prompt(self.name)}, *self.history])\n", line=5),
     # Issue 11 review: a user message is the newest turn by its position, not its role. A builder whose text is
     # a user message sent *before* the history, or a conversation spliced ahead of it, is part of the prefix.
     Invalid(_OPENAI + "from datetime import datetime\ndef _context_prompt(profile):\n    return f'Now: {datetime.now()}. Profile: {profile}'\ndef turn(profile, history, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': _context_prompt(profile)}, *history, {'role': 'user', 'content': q}])\n", line=5),
