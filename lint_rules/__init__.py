@@ -13,6 +13,9 @@
 - :mod:`lint_rules.breakpoints` (PC601, PC602): where Anthropic cache breakpoints sit;
   :mod:`lint_rules.breakpoint_sizes` (PC603, PC604): prefixes left uncached or below the minimum.
 
+:mod:`lint_rules.volatile_cases` and :mod:`lint_rules.history_cases` hold case data (INVALID code strings) of
+the PC1xx and PC201-PC203 rules, to keep the rule modules short; they define no rules.
+
 The engine imports every module of this package and reads the rules they
 register (:mod:`promptcache.lint.registry`).
 """

@@ -88,17 +88,22 @@ def same_field(attr_node: cst.Attribute, field: str, parents: dict | None) -> bo
     """True when ``attr_node`` (``data.instructions``) reaches, through ``+``, ``or``, conditionals and calls that
     take it as their only positional argument (a converter: ``_serialize(message.content)``), a keyword argument
     or a dict key of the same name (``instructions=``, ``{"content": ...}``): the prompt or the message content it
-    was given, passed through (openai-agents-python's input filters; browser-use's message serialisers)."""
+    was given, passed through (openai-agents-python's input filters; browser-use's message serialisers). A dict
+    key only takes the value whole or converted, without ``+`` (text joined to a message's content is new text)."""
     if parents is None:
         return False
     current: cst.CSTNode = attr_node
     parent = parents.get(current)
+    built = False  # text joined to the value on the way (`"Rules: " + m.content`)
     while isinstance(parent, _PASS_THROUGH) or _sole_argument(parent, parents):
+        built |= isinstance(parent, (cst.BinaryOperation, cst.ConcatenatedString))
         if isinstance(parent, cst.Arg):
             parent = parents.get(parent)  # the converter call
         current, parent = parent, parents.get(parent)
     if isinstance(parent, cst.DictElement) and parent.value is current:
-        return isinstance(parent.key, cst.SimpleString) and parent.key.value[1:-1] == field
+        # A message's content converted into the message it becomes is the whole value, nothing joined to it:
+        # `"Write like: " + message.content` in a system message is the request's text in the prefix (issue 11 review).
+        return not built and isinstance(parent.key, cst.SimpleString) and parent.key.value[1:-1] == field
     return isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value == field
 
 

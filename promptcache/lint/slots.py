@@ -106,7 +106,10 @@ class _Collector:
             elif scope.parent is not None and scope.parent.kind in ("module", "class") and pattern(scope.name) \
                     and not _user_content_only(self.flow, scope) and not _returns_reply(self.flow, scope):
                 for ret in (value for r in scope.returns for value in _returned(r, pattern)):
-                    kind = kinds_for(self._shape(ret, scope))
+                    shape = self._shape(ret, scope)
+                    kind = kinds_for(shape)
+                    if kind is None and _conversation(shape) and not _sent_last(self.flow, scope, shape):
+                        kind = "constant"  # a conversation spliced ahead of the history: all of it is prefix
                     if kind is not None:
                         self.add("builder" if kind == "constant" else kind, ret, scope, f"{scope.name}()", holder=None)
 
@@ -174,10 +177,42 @@ def _user_turn(value: cst.BaseExpression | None) -> bool:
     """``{"role": "user", ...}``: a prompt-named builder that returns the user's message builds the newest turn,
     where per-request data belongs (pydantic-ai's ``_map_user_prompt``; issue 11), whatever its name says.
     Also a returned conversation literal (``[{"role": "system", ...}, {"role": "user", ...}]``, gpt-researcher's
-    editor): its system and developer messages are slots of their own (the role dicts), the rest are turns."""
-    if isinstance(value, (cst.List, cst.Tuple)) and value.elements:
-        return all(isinstance(el, cst.Element) and _role(el.value) is not None for el in value.elements)
-    return _role(value) == "user"
+    editor): its system and developer messages are slots of their own (the role dicts), the rest are turns,
+    provided the conversation is sent last (:func:`_sent_last`, checked where the builder is known)."""
+    return _conversation(value) or _role(value) == "user"
+
+
+def _conversation(value: cst.BaseExpression | None) -> bool:
+    """A list or tuple literal of role dicts (a conversation)."""
+    return isinstance(value, (cst.List, cst.Tuple)) and bool(value.elements) and all(
+        isinstance(el, cst.Element) and _role(el.value) is not None for el in value.elements)
+
+
+def _newest(flow: FlowAnalysis, message: cst.CSTNode, scope: Scope) -> bool:
+    """``message`` goes out last (the last message of the list sent, or appended): the newest turn, by position,
+    not by role. A message before others (``[ctx, *history, q]``) or sent somewhere unknown is not."""
+    from promptcache.lint.prompt_uses import AFTER, _Tracer  # prompt_uses imports this module
+    return _Tracer(flow)._place(message, scope, 0) == {AFTER}
+
+
+def _sent_last(flow: FlowAnalysis, func: Scope, conversation: cst.List | cst.Tuple) -> bool:
+    """The conversation ``func`` returns is the end of what is sent: its last message goes out last
+    (:func:`_newest`) and no call of ``func`` is spliced ahead of other messages (``[*func(), *history, q]``,
+    ``func() + history``)."""
+    for call, scope in flow.index.calls:
+        if flow.index.function_named(call.func, scope) is not func:
+            continue
+        node: cst.CSTNode = call
+        while isinstance(flow.facts.parent.get(node), cst.Await):
+            node = flow.facts.parent[node]
+        p = flow.facts.parent.get(node)
+        if isinstance(p, (cst.StarredElement, cst.Element)) and flow.facts.parent.get(p) is not None:
+            elements = getattr(flow.facts.parent[p], "elements", None)
+            if elements and elements[-1] is not p:
+                return False
+        if isinstance(p, cst.BinaryOperation) and p.left is node:
+            return False
+    return _newest(flow, conversation.elements[-1].value, func)
 
 
 def _role(value: cst.BaseExpression | None) -> str | None:
@@ -236,12 +271,12 @@ def _hands_built_text(func: Scope, call: cst.Call) -> bool:
 
 def _user_content_only(flow: FlowAnalysis, func: Scope) -> bool:
     """Every call of ``func`` (its callers all visible, at least one) is the ``content`` of a user message
-    (``{"role": "user", "content": self._format_instructions(...)}``): the builder writes the newest user turn,
-    whatever its name says (gpt-researcher's editor; issue 11)."""
+    (``{"role": "user", "content": self._format_instructions(...)}``) that goes out last (:func:`_newest`): the
+    builder writes the newest user turn, whatever its name says (gpt-researcher's editor; issue 11)."""
     calls = flow.call_sites.visible_calls(func)
     if not calls:
         return False
-    for call, _ in calls:
+    for call, scope in calls:
         value: cst.CSTNode = call
         element = flow.facts.parent.get(value)
         if isinstance(element, cst.Await):
@@ -249,6 +284,8 @@ def _user_content_only(flow: FlowAnalysis, func: Scope) -> bool:
         if not (isinstance(element, cst.DictElement) and element.value is value and isinstance(element.key, cst.SimpleString)
                 and element.key.value[1:-1] == "content" and _role(flow.facts.parent.get(element)) == "user"):
             return False
+        if not _newest(flow, flow.facts.parent[element], scope):
+            return False  # a user message ahead of the history is part of the cached prefix
     return True
 
 

@@ -273,14 +273,19 @@ class TaintEngine(CallTaint, FieldSensitivity):
         return t
 
     def _import_constant(self, e: cst.Attribute, scope: Scope) -> bool:
-        """``prompts.system_prompt_extract_relevant_summary``: an attribute of an imported name that this module
-        never writes (no ``prompts.x = ...``) is a value another module defined, whatever its name says; a
-        conversation summary needs a run-time origin here (a summarise call, a value stored per turn; khoj)."""
+        """``prompts.system_prompt_extract_relevant_summary``: an attribute of an imported name used here only as a
+        namespace of values is a value another module defined, whatever its name says (khoj). Not when this module
+        writes its attributes (``state.summary = ...``) or calls anything on it (``session.refresh_summary(h)``:
+        an imported object, or a module function, that can rewrite the attribute at run time): a conversation
+        summary needs a run-time origin, and those are one."""
         base = e.value
         if not isinstance(base, cst.Name):
             return False
         bindings = self.index.lookup(base.value, scope)[1]
         if not bindings or not all(b.kind == "import" for b in bindings):
+            return False
+        if any(isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)
+               and call.func.value.value == base.value for call, _ in self.index.calls):
             return False
         return not any(isinstance(st.target, cst.Attribute) and isinstance(st.target.value, cst.Name)
                        and st.target.value.value == base.value for st in self.index.stores)

@@ -2,8 +2,12 @@
 
 A prompt-named builder (``def generate_report_prompt(question, context): return f'Information: "{context}" ...
 {date}'``) is a template: the parameters inside its text are its inputs, filled per call. A value that enters the
-returned text *after* a per-call input (one that no call in the module binds to a fixed value) changes no cached
-prefix: the text differs from that input on in every call anyway, so the prefix break, if any, is the input's.
+returned text *after* a per-request input changes no cached prefix: the text differs from that input on in every
+request anyway, so the prefix break, if any, is the input's. An input counts as per-request when no call in the
+module binds it to a fixed value and every call there passes it a parameter of the calling function (none: the
+builder is called from elsewhere, as gpt-researcher's ``PromptFamily`` methods are). A per-user or per-session
+input (``build_system_prompt(self.name)``, an attribute set in ``__init__``) is the same on every turn of one
+conversation, so a clock after it is still reported.
 A parameter that *starts* the text (``f"{base} @ {now}"``) is a prompt being wrapped, not an input: often a
 constant system prompt, so the value after it is still reported.
 
@@ -18,6 +22,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint import sources as S
+from promptcache.lint.expressions import argument
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
@@ -64,9 +69,27 @@ def _starts_with_text(e: cst.CSTNode) -> bool:
 def _per_call_input(flow: FlowAnalysis, func, e: cst.BaseExpression) -> bool:
     for s in flow.taint.of(e, func):
         if s.kind == S.PARAM and s.func_id == id(func) and not flow.call_sites.fixed_somewhere(func, s.index) \
-                and not flow.call_sites.default_only(func, s.index):
+                and not flow.call_sites.default_only(func, s.index) and _per_request_everywhere(flow, func, s.index):
             return True
     return False
+
+
+def _per_request_everywhere(flow: FlowAnalysis, func, position: int) -> bool:
+    """Every call of ``func`` in the module passes parameter ``position`` a request's own value: a parameter of
+    the calling function (not of ``__init__``, not an object's attribute such as ``self.name``: those are per
+    user or per session, the same on every turn of one conversation)."""
+    if position >= len(func.params):
+        return False
+    offset = 1 if func.self_name is not None else 0
+    for call, scope in flow.index.calls:
+        if flow.index.function_named(call.func, scope) is not func:
+            continue
+        value = argument(call, position - (offset if isinstance(call.func, cst.Attribute) else 0), func.params[position])
+        holder = flow.holder_of(scope)
+        if value is None or holder is None or holder.name == "__init__" or not any(
+                s.kind == S.PARAM and s.func_id == id(holder) for s in flow.taint.of(value, scope)):
+            return False
+    return True
 
 
 __all__ = ["behind_template_input"]

@@ -259,22 +259,43 @@ class Turns:
         return out
 
     def _splits_head(self, b: Binding, sub: cst.Subscript) -> bool:
-        """``h = h[1:]`` after an earlier statement of the same block read ``h[0]`` (``instructions = h[0]["content"]``;
-        ``system = h[0]``): the first message is moved to another slot, not dropped (khoj's Responses API call,
-        open-interpreter's ``llm.run``; issue 11). The same message goes out each turn, elsewhere."""
+        """``h = h[1:]`` in a function, outside any loop (the rebinding does not carry over to the next turn), after
+        an earlier statement of the same block bound ``h[0]`` to a name that function sends in another slot
+        (``instructions = h[0]["content"]`` then ``instructions=instructions``, or a system message's content): the
+        first message is moved to that slot, not dropped (khoj's Responses API call, open-interpreter's
+        ``llm.run``; issue 11). The same message goes out each turn, elsewhere."""
         sl = _slice(sub)
-        if sl is None or int_value(sl.lower) != 1 or not isinstance(sub.value, cst.Name):
+        if sl is None or int_value(sl.lower) != 1 or not isinstance(sub.value, cst.Name) or b.scope.kind != "function":
             return False
         statement = next((a for a in self.facts.ancestors(b.node) if isinstance(a, cst.SimpleStatementLine)), None)
         block = self.facts.parent.get(statement)
         if statement is None or not isinstance(block, (cst.IndentedBlock, cst.Module)):
             return False
+        for anc in self.facts.ancestors(statement):
+            if isinstance(anc, (cst.For, cst.While)):
+                return False  # `for q in inbox: ... h = h[1:]`: one more message dropped every turn
+            if anc is b.scope.node:
+                break
         name = sub.value.value
         position = next(i for i, st in enumerate(block.body) if st is statement)
         for earlier in block.body[:position]:
-            for read in descendants(earlier, cst.Subscript):
-                if isinstance(read.value, cst.Name) and read.value.value == name and constant_index(read) == 0:
-                    return True
+            reads = any(isinstance(read.value, cst.Name) and read.value.value == name and constant_index(read) == 0
+                        for read in descendants(earlier, cst.Subscript))
+            if reads and any(self._sent_in_slot(target, b.scope) for target in _assigned_names(earlier)):
+                return True
+        return False
+
+    def _sent_in_slot(self, name: str, func: Scope) -> bool:
+        """``name`` is passed in ``func`` as a system slot of a call (``instructions=``, ``system=``,
+        ``system_message=``, ``system_prompt=``) or as the content of a system message literal."""
+        for node in descendants(func.node, cst.Name):
+            if node.value != name:
+                continue
+            p = self.facts.parent.get(node)
+            if isinstance(p, cst.Arg) and p.value is node and p.keyword is not None and p.keyword.value in _HEAD_SLOTS:
+                return True
+            if isinstance(p, cst.DictElement) and p.value is node and is_system_dict(self.facts.parent.get(p)):
+                return True
         return False
 
     def _unguarded_turn(self, node: cst.CSTNode) -> bool:
@@ -285,6 +306,20 @@ class Turns:
         """PC204 sites: changes to an already-sent message (:mod:`promptcache.lint.history_edits`), older messages
         masked by position in a rebuilt list (:mod:`promptcache.lint.history_masking`)."""
         return history_edits.edits(self) + history_masking.masks(self)
+
+
+_HEAD_SLOTS = frozenset({"instructions", "system", "system_message", "system_prompt"})
+
+
+def _assigned_names(statement: cst.CSTNode) -> list[str]:
+    """The names a simple statement line assigns (``x = ...``, ``x: T = ...``)."""
+    out = []
+    for small in getattr(statement, "body", ()):
+        if isinstance(small, cst.Assign):
+            out += [t.target.value for t in small.targets if isinstance(t.target, cst.Name)]
+        elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+            out.append(small.target.value)
+    return out
 
 
 def _ends_in_exit(body: cst.BaseSuite) -> bool:

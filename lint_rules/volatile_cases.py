@@ -1,0 +1,134 @@
+"""Case data of the PC1xx rules in :mod:`lint_rules.volatile`: the INVALID code strings (kept here so the rule
+module stays short; the rule classes name them as their ``INVALID``)."""
+
+from __future__ import annotations
+
+from promptcache.lint.rule import Invalid
+
+_CLAUDE = 'import anthropic\nclient = anthropic.Anthropic()\n'
+_OPENAI = 'from openai import OpenAI\nclient = OpenAI()\n'
+_CC = '"cache_control": {"type": "ephemeral"}'
+_B2 = 'import anthropic\nfrom datetime import datetime\nclient = anthropic.Anthropic()\nRULES = "You are a support agent."\n'
+
+# PC101 (VolatileInSystemPrompt)
+PC101_INVALID = [
+    # The date ahead of the inputs, or after an input every call fixes: the builder's text starts the same.
+    Invalid("from datetime import date\nfrom langchain_core.documents import Document\ndef build_prompt(question):\n    return f'Today is {date.today()}. Answer: {question}'\n", line=4),
+    # A parameter that starts the text is a prompt being wrapped (often a constant system prompt), not an input.
+    Invalid("from datetime import date\nfrom langchain_core.documents import Document\ndef with_date_prompt(system):\n    return f'{system}\\nToday is {date.today()}.'\n", line=4),
+    Invalid(_OPENAI + "from datetime import date\ndef _prompt(kind):\n    return f'You write {kind} reports. Today is {date.today()}.'\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': _prompt('weekly')}, {'role': 'user', 'content': q}])\n", line=5),
+    # Issue 11: a clock in the system of a request dict sent as `**params`; a client returned by a call (crewAI).
+    Invalid(_B2 + 'def ask(history, q):\n    params = {"model": "m", "max_tokens": 512, "system": f"{RULES}\\nNow: {datetime.now()}", "messages": history + [q]}\n    return client.messages.create(**params)\n', line=6),
+    Invalid(_B2 + 'def ask(history, q, tools):\n    params = dict(model="m", max_tokens=512, messages=history + [q])\n    if tools:\n        params["tools"] = tools\n    params["system"] = f"{RULES}\\nNow: {datetime.now():%H:%M}"\n    return client.messages.create(**params)\n', line=9),
+    Invalid(_B2 + 'class Agent:\n    def _get_client(self):\n        return client\n    def ask(self, history, q):\n        return self._get_client().messages.create(model="m", max_tokens=512, system=f"{RULES}\\nNow: {datetime.now():%H:%M}", messages=history + [q])\n', line=9),
+    # A breakpoint added to the newest message at run time puts the system blocks before it.
+    Invalid(_CLAUDE + f"from datetime import datetime\nRULES = open('rules.md').read()\ndef ask(q, history):\n    history[-1]['content'][-1]['cache_control'] = {{'type': 'ephemeral'}}\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'Now: {{datetime.now()}}'}}], messages=history + [q])\n", line=7),
+    # The field a local factory fills from the clock still carries it.
+    Invalid(_CLAUDE + "from datetime import datetime\nfrom .types import Params\ndef build(system):\n    return Params(instructions=f'{system} at {datetime.now()}', input=[])\ndef ask():\n    p = build('Be brief.')\n    return client.messages.create(model='m', system=p.instructions, messages=p.input)\n", line=9),
+    # A factory of this module is not a constructor: `.system` of its result carries what it put there.
+    Invalid(_CLAUDE + "from datetime import datetime\nclass Request:\n    def __init__(self, system):\n        self.system = system\ndef make_request(system):\n    return Request(system=f'{system} at {datetime.now()}')\ndef ask(q):\n    return client.messages.create(model='m', system=make_request(system='Be helpful').system, messages=[])\n", line=10),
+    # A prompt builder returning (text, length): the text is still the prompt.
+    Invalid(_CLAUDE + "from datetime import datetime\ndef build_system_prompt(user_id):\n    text = f'You help {user_id} at {datetime.now()}'\n    return text, len(text)\n", line=6),
+    Invalid(_CLAUDE + "from datetime import datetime\ndef ask(q):\n    return client.messages.create(model='m', system=f'Now: {datetime.now()}', messages=[])\n", line=5),
+    # Issue 11 review: a prompt-named builder is the user's turn by what it returns (a user-role message, VALID
+    # above), not by a `user_prompt` in its name.
+    Invalid(_CLAUDE + "from datetime import datetime\ndef build_system_prompt_for_user_message(q):\n    return f'You are helpful. Time: {datetime.now()}'\n", line=5),
+    # Issue 11 review: automatic caching (`cache_control=` on the request) and a marker an imported helper
+    # adds to the history put the system blocks before a breakpoint.
+    Invalid(_CLAUDE + f"from datetime import datetime\nRULES = open('rules.md').read()\ndef ask(q, history):\n    return client.messages.create(model='m', cache_control={{'type': 'ephemeral'}}, system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'Now: {{datetime.now()}}'}}], messages=history + [q])\n", line=6),
+    Invalid(_CLAUDE + f"from datetime import datetime\nfrom .cache import mark_last\nRULES = open('rules.md').read()\ndef ask(q, history):\n    history = mark_last(history)\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'Now: {{datetime.now()}}'}}], messages=history + [q])\n", line=8),
+    # Issue 11 review: a timestamp keyword is metadata only while the object is not rendered whole
+    # (`asdict`, `.render()`), and only for a class or a context manager (a function may render it).
+    Invalid(_OPENAI + "from dataclasses import asdict\nfrom datetime import datetime\nfrom .ctx import PromptContext\nTEMPLATE = 'Current time: {now}. Locale: {locale}.'\ndef ask(history, q):\n    ctx = PromptContext(locale='en', now=datetime.now())\n    system = TEMPLATE.format(**asdict(ctx))\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, *history, q])\n", line=10),
+    Invalid(_CLAUDE + "from datetime import datetime\nfrom .prompts import SystemPrompt\ndef ask(history, q):\n    sp = SystemPrompt(base='You are helpful.', timestamp=datetime.now().isoformat())\n    return client.messages.create(model='m', system=sp.render(), messages=history + [q])\n", line=7),
+    Invalid(_OPENAI + "from datetime import datetime\nfrom .prompts import prompt_registry\ndef ask(history, q):\n    p = prompt_registry.render(name='support-system', now=datetime.now())\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': p.text}, *history, q])\n", line=7),
+    # Issue 11 review (snips/k_ts_kw.py): a timestamp keyword packed into a local render's `**values`.
+    Invalid(_OPENAI + "from datetime import datetime\nPRODUCT = 'Acme CRM'\ndef render(template, **values):\n    return template.format(**values)\ndef ask(history, q):\n    system = render('You are helpful. Time: {now}', now=datetime.now())\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, *history, {'role': 'user', 'content': q}])\n", line=9),
+    # int() / round() drop ordering taint only: the number is still the clock.
+    Invalid(_CLAUDE + "import time\ndef ask(q):\n    return client.messages.create(model='m', system=f'Epoch {int(time.time())}', messages=[])\n", line=5),
+    Invalid(_CLAUDE + "import time\ndef ask(q):\n    return client.messages.create(model='m', system='Seed: %d' % round(time.time()), messages=[])\n", line=5),
+    # promptcache's own builder: its system layer is a prefix slot (the SDK refuses the value at run time).
+    Invalid("from datetime import datetime\nfrom promptcache import PromptBuilder\ndef base():\n    return PromptBuilder().system('Be brief.', f'Now: {datetime.now()}')\n", line=4),
+    Invalid(_OPENAI + "import uuid\nclass Chat:\n    def __init__(self):\n        self.sid = uuid.uuid4().hex\n        self.messages = [{'role': 'system', 'content': f'Session {self.sid}'}]\n    def ask(self):\n        return client.chat.completions.create(model='m', messages=self.messages)\n", line=7),
+    Invalid("import time\nfrom langchain_core.messages import SystemMessage\nsystem = SystemMessage(content=f\"Received {time.strftime('%H:%M')}\")\n", line=3),
+    Invalid("import anthropic\nfrom datetime import date\nSYSTEM_PROMPT = 'Today is ' + str(date.today())\n", line=3),
+    # Read once at import (claude-quickstarts' loop.py, mem0's prompts.py): reported as fixed per process.
+    Invalid(_CLAUDE + "from datetime import datetime\nSYSTEM = f'Started at {datetime.now()}. Be brief.'\ndef ask(q):\n    return client.messages.create(model='m', system=SYSTEM, messages=[q])\n", line=4),
+    # The same builder with the date in its system layer: a prefix slot.
+    Invalid("from datetime import date\nfrom promptcache import PromptBuilder\ntoday = date.today().isoformat()\nprompt = PromptBuilder().system('Be brief.', f'Today is {today}.').user('hi').build()\n", line=4),
+    # Issue 11 Build 2, `system += ...`:
+    Invalid(_B2 + 'def ask(history, q):\n    system = RULES\n    system += f"\\nCurrent time: {datetime.now()}"\n    return client.messages.create(model="m", system=system, messages=history + [q])\n', line=8),
+    # Issue 11 Build 2, `parts.append(...)` then `"\n".join(parts)`:
+    Invalid(_B2 + 'def ask(history, q):\n    parts = [RULES]\n    parts.append(f"Current time: {datetime.now():%H:%M}")\n    return client.messages.create(model="m", system="\\n".join(parts), messages=history + [q])\n', line=8),
+    # Issue 11 Build 2, `list.extend` then join:
+    Invalid(_B2 + 'def ask(history, q):\n    lines = [RULES]\n    lines.extend(["Be brief.", f"Now: {datetime.now()}"])\n    system = "\\n".join(lines)\n    return client.messages.create(model="m", system=system, messages=history + [q])\n', line=9),
+    # Issue 11 Build 2, `str.join` over a generator:
+    Invalid(_B2 + 'def ask(history, q, user):\n    facts = {"time": datetime.now().isoformat(), "plan": "pro"}\n    system = RULES + "\\n" + "\\n".join(f"{k}: {v}" for k, v in facts.items())\n    return client.messages.create(model="m", system=system, messages=history + [q])\n', line=8),
+    # Issue 11 Build 2, a helper function that returns text:
+    Invalid(_B2 + 'def build_system():\n    header = f"Today is {datetime.now():%A %H:%M}."\n    return RULES + "\\n" + header\ndef ask(history, q):\n    return client.messages.create(model="m", system=build_system(), messages=history + [q])\n', line=7),
+    # Issue 11 Build 2, a dict entry holding session state:
+    Invalid(_B2 + 'class Session:\n    def __init__(self):\n        self.state = {"rules": RULES}\n    def turn(self, history, q):\n        self.state["now"] = datetime.now().isoformat()\n        system = f"{self.state[\'rules\']}\\nNow: {self.state[\'now\']}"\n        return client.messages.create(model="m", system=system, messages=history + [q])\n', line=11),
+    # Issue 11 Build 2, an object attribute holding session state:
+    Invalid(_B2 + 'class Agent:\n    def __init__(self):\n        self.clock = None\n    def _refresh(self):\n        self.clock = datetime.now().strftime("%H:%M:%S")\n    def turn(self, history, q):\n        self._refresh()\n        system = f"{RULES}\\nLocal time {self.clock}"\n        return client.messages.create(model="m", system=system, messages=history + [q])\n', line=13),
+    # Issue 11 Build 2, a method of the same class:
+    Invalid(_B2 + 'class Agent:\n    def _system(self):\n        return f"{RULES}\\nNow: {datetime.now().isoformat()}"\n    def turn(self, history, q):\n        return client.messages.create(model="m", system=self._system(), messages=history + [q])\n', line=7),
+    # Issue 11: the SDKs' raw-response wrappers send the same request.
+    Invalid(_CLAUDE + "from datetime import datetime\ndef ask(history):\n    return client.beta.messages.with_raw_response.create(model='m', max_tokens=512, system=f'Today is {datetime.now()}.', messages=history)\n", line=5),
+    Invalid(_OPENAI + "from datetime import datetime\ndef ask(q):\n    return client.responses.with_raw_response.create(model='m', instructions=f'Now: {datetime.now()}', input=q)\n", line=5),
+    # The system message built with the SDK's TypedDict, read like the dict literal it makes.
+    Invalid(_OPENAI + "from datetime import datetime\nfrom openai.types.chat import ChatCompletionSystemMessageParam\ndef ask(q):\n    system = ChatCompletionSystemMessageParam(role='system', content=f'Now: {datetime.now()}')\n    return client.chat.completions.create(model='m', messages=[system, {'role': 'user', 'content': q}])\n", line=6),
+    # Issue 11 review: a template input that is per user or per session (an attribute set in `__init__`) is the
+    # same on every turn: the clock after it still breaks the conversation's prefix.
+    Invalid(_OPENAI + "from datetime import datetime\ndef build_system_prompt(user_name):\n    return f'You help {user_name}. Now: {datetime.now().isoformat()}'\nclass Bot:\n    def __init__(self, name):\n        self.name = name\n        self.history = []\n    def turn(self, q):\n        self.history.append({'role': 'user', 'content': q})\n        return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': build_system_prompt(self.name)}, *self.history])\n", line=5),
+    # Issue 11 review: a user message is the newest turn by its position, not its role. A builder whose text is
+    # a user message sent *before* the history, or a conversation spliced ahead of it, is part of the prefix.
+    Invalid(_OPENAI + "from datetime import datetime\ndef _context_prompt(profile):\n    return f'Now: {datetime.now()}. Profile: {profile}'\ndef turn(profile, history, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': _context_prompt(profile)}, *history, {'role': 'user', 'content': q}])\n", line=5),
+    Invalid(_OPENAI + "from datetime import datetime\ndef build_context_prompt(profile):\n    return [{'role': 'user', 'content': f'Now: {datetime.now()}. Profile: {profile}'}, {'role': 'assistant', 'content': 'Noted.'}]\ndef turn(profile, history, q):\n    return client.chat.completions.create(model='m', messages=[*build_context_prompt(profile), *history, {'role': 'user', 'content': q}])\n", line=5),
+
+]
+
+# PC102 (PerRequestDataInSystemPrompt)
+PC102_INVALID = [
+    # Issue 11: the user's name in the system of a request dict sent as `**params`; a client returned by a call.
+    Invalid(_CLAUDE + "def ask(user, history, q):\n    params = dict(model='m', max_tokens=512, messages=history + [q])\n    params['system'] = f'You talk to {user.name}.'\n    return client.messages.create(**params)\n", line=5),
+    Invalid(_CLAUDE + "def get_client():\n    return client\ndef ask(user, q):\n    return get_client().messages.create(model='m', max_tokens=512, system=f'You talk to {user.name}.', messages=[q])\n", line=6),
+    # Issue 11 review: the exclusions above are data flow, not names. A language detected from the newest
+    # message of the `messages` parameter; a per-user number or plan choice however it is annotated; a
+    # per-user `.instructions` read into another slot; a library module with a `def test_*` health check.
+    Invalid(_OPENAI + "from langdetect import detect\ndef respond(messages):\n    lang = detect(messages[-1]['content'])\n    system = {'role': 'system', 'content': f'You are helpful. Always reply in {lang}.'}\n    return client.chat.completions.create(model='m', messages=[system, *messages])\n", line=6),
+    Invalid(_CLAUDE + "def ask(q: str, customer_number: int):\n    return client.messages.create(model='m', system=f'You help customer #{customer_number}. Be polite.', messages=[{'role': 'user', 'content': q}])\n", line=4),
+    Invalid(_CLAUDE + "from typing import Literal\ndef ask(q: str, history: list, tier: Literal['free', 'pro'], balance: float):\n    return client.messages.create(model='m', system=f'The user is on the {tier} plan with balance {balance:.2f} USD.', messages=history + [q])\n", line=5),
+    Invalid(_CLAUDE + "BASE = 'You are the ACME assistant.'\ndef chat(profile, history, q):\n    system = BASE + \"\\n\\nThe user's own instructions:\\n\" + profile.instructions\n    return client.messages.create(model='m', system=system, messages=history + [q])\n", line=6),
+    Invalid(_CLAUDE + "def answer(account_tier, q):\n    return client.messages.create(model='m', system=f'You help a {account_tier}-tier customer.', messages=[{'role': 'user', 'content': q}])\ndef test_connection():\n    return answer('free', 'ping')\n", line=4, path="support/answers.py"),
+    # Issue 11 review: an object built for one request (`Tutor(...).ask(q)`): its `__init__` parameters are the
+    # request's, not the object's.
+    Invalid(_CLAUDE + "class Tutor:\n    def __init__(self, topic, student_notes):\n        self.system = f'You tutor {topic}. Notes: {student_notes}'\n    def ask(self, q):\n        return client.messages.create(model='m', system=self.system, messages=[{'role': 'user', 'content': q}])\ndef handle(req):\n    return Tutor(req.topic, req.notes).ask(req.q)\n", line=7),
+    # A builder that asks the model and builds text around the reply and the user's name is a prompt builder.
+    Invalid(_OPENAI + "def build_system_prompt(user, q):\n    reply = client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}])\n    return f'You help {user.name}. Topic: {reply.choices[0].message.content}'\n", line=5),
+    # The user's message content templated into the system message is no conversion (issue 11, browser-use).
+    Invalid(_OPENAI + "def mimic(message, history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Write in the style of: {message.content}'}, *history])\n", line=4),
+    # Nor joined to text by `+` or through a one-argument call (issue 11 review): only the content whole is passed.
+    Invalid(_OPENAI + "def mimic(message, history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Write in the style of: ' + message.content}, *history])\n", line=4),
+    Invalid(_OPENAI + "def ask(request, history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Rules.\\n' + str(request.content)}, *history])\n", line=4),
+    # A value read from the clock is not a source constant.
+    Invalid(_CLAUDE + "from datetime import datetime\ndef _run(started, q):\n    return client.messages.create(model='m', system=f'Session started {started}.', messages=[q])\ndef ask(q):\n    return _run(datetime.now().isoformat(), q)\n", line=5),
+    # A text parameter beside them is still the request's.
+    Invalid(_CLAUDE + "def generate(topic: str, n_examples: int = 3):\n    return client.messages.create(model='m', system=f'Write {n_examples} cases about {topic}.', messages=[])\n", line=4),
+    # A script's chat loop reads a new value per request: still reported.
+    Invalid(_OPENAI + "def run(path):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Answer about the repo at {path}.'}, {'role': 'user', 'content': 'Who?'}])\ndef main():\n    while True:\n        path = input('Repository: ')\n        run(path)\nif __name__ == '__main__':\n    main()\n", line=4),
+    # A helper called once per step with a different value is per call (openai-agents-python: true).
+    Invalid(_CLAUDE + "STEPS = ['draft', 'review']\ndef _run(step, history):\n    return client.messages.create(model='m', system=f'You do the {step} step.', messages=history)\ndef go(history):\n    for step in STEPS:\n        _run(step, history)\n", line=5),
+    # A public function of a library module: other modules may call it with per-request data.
+    Invalid(_CLAUDE + "NAME = 'ACME'\ndef build(company, q):\n    return client.messages.create(model='m', system=f'You support {company}.', messages=[q])\nbuild(NAME, 'hi')\n", line=5),
+    # Field-sensitive taint must not hide these (issue 11 review): an imported per-request value, and a
+    # field the constructor does not name (a property may derive it from `user_id`).
+    Invalid(_CLAUDE + "from flask_login import current_user\ndef ask(q):\n    return client.messages.create(model='m', system=f'Helping {current_user}', messages=[])\n", line=5),
+    Invalid(_CLAUDE + "from .ctx import AgentContext\ndef ask(q, user_id):\n    ctx = AgentContext(user_id=user_id, model='m')\n    return client.messages.create(model='m', system=ctx.system_prompt, messages=[])\n", line=6),
+    Invalid(_CLAUDE + "def ask(user, q):\n    return client.messages.create(model='m', system=f'Talking to {user.email}', messages=[])\n", line=4),
+    Invalid(_OPENAI + "def ask(doc, q):\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'system', 'content': f'Answer from this document:\\n{doc}'}, {'role': 'user', 'content': q}])\n", line=5),
+    Invalid(_CLAUDE + "BASE = 'Answer tax questions.'\ndef build(country):\n    return BASE + ' Country: ' + country\ndef ask(country, q):\n    return client.messages.create(model='m', system=build(country), messages=[])\n", line=7),
+    # Issue 11 (Qwen-Agent Assistant): knowledge retrieved for the newest message added to the system message
+    # of the request's copy (`+=` under a role test), or put in a new system message (line 12).
+    Invalid("import copy\n" + _OPENAI + "class Assistant:\n    def run(self, messages):\n        messages = copy.deepcopy(messages)\n        knowledge = self.mem.retrieve(messages[-1]['content'])\n        knowledge_prompt = '# Knowledge\\n' + '\\n\\n'.join(knowledge)\n        if messages and messages[0]['role'] == 'system':\n            messages[0]['content'] += '\\n\\n' + knowledge_prompt\n        else:\n            messages = [{'role': 'system', 'content': knowledge_prompt}] + messages\n        return client.chat.completions.create(model='m', messages=messages)\n", line=10),
+    Invalid("import copy\n" + _OPENAI + "class Assistant:\n    def run(self, messages):\n        messages = copy.deepcopy(messages)\n        knowledge = self.mem.retrieve(messages[-1]['content'])\n        knowledge_prompt = '# Knowledge\\n' + '\\n\\n'.join(knowledge)\n        if messages and messages[0]['role'] == 'system':\n            messages[0]['content'] += '\\n\\n' + knowledge_prompt\n        else:\n            messages = [{'role': 'system', 'content': knowledge_prompt}] + messages\n        return client.chat.completions.create(model='m', messages=messages)\n", line=12),
+]
