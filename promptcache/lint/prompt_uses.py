@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from promptcache.lint.imports import is_llm_module
+from promptcache.lint.imports import imported_modules, is_llm_module
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.slots import dict_value
 from promptcache.lint.walk import descendants
@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.index import Scope
 
 PREFIX, AFTER, UNKNOWN = "prefix", "after", "unknown"
+UNSEEN: dict[str, tuple[str, ...]] = {"*": (UNKNOWN,)}  # the uses of a file that was not analysed (see cross_module)
 _DEPTH = 6
 _BUDGET = 5000  # steps per file (a name read in many places, each read assigned on: the fan-out is bounded)
 _PREFIX_KEYS = frozenset({"system", "instructions", "system_prompt", "system_message", "system_instruction", "preamble",
@@ -73,15 +74,19 @@ def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
     Only names imported from modules that are neither an LLM SDK nor the standard library are followed.
     """
     imported: dict[str, bool] = {}
+    out: dict[str, set[str]] = {}
+    for node in list(flow.facts.parent):
+        if type(node) is cst.ImportFrom and isinstance(node.names, cst.ImportStar):
+            module = imported_modules(node)[0]
+            if module.strip(".") and not _external(module):
+                out[module + ".*"] = {UNKNOWN}  # `from .prompts import *`: its names are read unseen
     for scope in flow.index.scopes:
         for name, bindings in scope.bindings.items():
             for b in bindings:
-                if b.kind == "import" and b.qualified and not is_llm_module(b.qualified) \
-                        and b.qualified.split(".", 1)[0] not in sys.stdlib_module_names:
+                if b.kind == "import" and b.qualified and not _external(b.qualified):
                     imported[name] = True
     if not imported:
-        return {}
-    out: dict[str, set[str]] = {}
+        return {q: tuple(sorted(kinds)) for q, kinds in sorted(out.items())}
     tracer = _Tracer(flow)
     for node, parent in list(flow.facts.parent.items()):
         if type(node) is not cst.Name or node.value not in imported or is_store(node, parent):
@@ -103,6 +108,11 @@ def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
         value = call if isinstance(call, cst.Call) and call.func is use else use
         out.setdefault(qualified, set()).update(tracer.land(value, scope, 0))
     return {q: tuple(sorted(kinds)) for q, kinds in sorted(out.items())}
+
+
+def _external(module: str) -> bool:
+    """An LLM SDK or a standard-library module (not where a project's prompts are defined)."""
+    return is_llm_module(module) or (not module.startswith(".") and module.split(".", 1)[0] in sys.stdlib_module_names)
 
 
 class _Tracer:
@@ -296,11 +306,7 @@ class _Tracer:
                 return {UNKNOWN}
             if container.elements[-1] is not p:
                 return {PREFIX}
-            outer = self.parent.get(container)
-            if isinstance(outer, cst.BinaryOperation) and outer.left is container:
-                return {PREFIX}  # `[message] + history`
-            # The last message, provided the list goes somewhere (not only into a comparison: a test's expected value).
-            return {AFTER} if self.land(container, scope, depth + 1) else set()
+            return self._list(container, scope, depth + 1)  # last in the literal: after the prefix if sent as it is
         if isinstance(p, cst.Arg):
             call = self.parent[p]
             method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
@@ -327,7 +333,8 @@ class _Tracer:
             return self._returned(scope, depth, message=True)
         return {UNKNOWN}
 
-    def _parameter_message(self, callee, call, arg, depth) -> set[str]:
+    def _parameter_message(self, callee, call, arg, depth, follow=None) -> set[str]:
+        """Follow a positional argument into the module's own function (``follow``: ``_place`` or ``_list``)."""
         if arg.star or arg.keyword is not None:
             return {UNKNOWN}
         position = [a for a in call.args if a.keyword is None].index(arg)
@@ -340,8 +347,81 @@ class _Tracer:
             if node.value == name and not is_store(node, self.parent.get(node)):
                 inner = self.flow.scope_at(node)
                 if inner is not None and self.flow.index.lookup(name, inner)[0] is callee:
-                    out |= self._place(node, inner, depth + 1)
+                    out |= (follow or self._place)(node, inner, depth + 1)
+        return out
+
+    # -- the list a message is last in ------------------------------------
+    def _list(self, node: cst.BaseExpression, scope, depth) -> set[str]:
+        """Where a list whose last element is the message goes: AFTER only when it is handed to a call as it
+        is (``create(messages=msgs)``, a wrapper's ``generate(messages=[...])``); PREFIX when something is
+        placed after it (``[*msgs, *history]``, ``msgs + history``); UNKNOWN when it may be extended, spliced,
+        copied or stored before it is sent (``msgs.extend(history)``, ``msgs += history``, ``self.msgs = msgs``)
+        or goes anywhere else; empty when it is not sent (a comparison, a log call)."""
+        self.steps += 1
+        if depth > _DEPTH or self.steps > _BUDGET:
+            return {UNKNOWN}
+        if (id(node), "l") in self.seen:
+            return set()
+        self.seen.add((id(node), "l"))
+        try:
+            return self._list_once(node, scope, depth)
+        finally:
+            self.seen.discard((id(node), "l"))
+
+    def _list_once(self, node, scope, depth) -> set[str]:
+        p = self.parent.get(node)
+        if isinstance(p, cst.StarredElement):  # `[*msgs, ...]`
+            container = self.parent.get(p)
+            if not isinstance(container, (cst.List, cst.Tuple)):
+                return {UNKNOWN}
+            return self._list(container, scope, depth + 1) if container.elements[-1] is p else {PREFIX}
+        if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, cst.Add):
+            return {PREFIX} if p.left is node else self._list(p, scope, depth + 1)
+        if isinstance(p, cst.Arg) and p.value is node and not p.star:
+            return self._handed(p, self.parent[p], scope, depth)
+        if isinstance(p, (cst.Assign, cst.AnnAssign)) and p.value is node:
+            targets = [t.target for t in p.targets] if isinstance(p, cst.Assign) else [p.target]
+            if not all(isinstance(t, cst.Name) for t in targets):
+                return {UNKNOWN}  # `self.messages = [...]`: kept, and may be extended later
+            return set().union(*(self._list_reads(t.value, scope, depth + 1) for t in targets))
+        if isinstance(p, cst.Return):
+            func = self.flow.holder_of(scope)
+            calls = [(c, s) for c, s in self.flow.index.calls if func is not None and self.flow.index.function_named(c.func, s) is func]
+            return set().union(*(self._list(c, s, depth + 1) for c, s in calls)) if calls else {UNKNOWN}
+        if isinstance(p, (cst.Expr, cst.Comparison, cst.ComparisonTarget, cst.If, cst.While, cst.Assert)):
+            return set()
+        return {UNKNOWN}  # a method of the list (`.copy()`, `.extend()`), a slice, an element of another value
+
+    def _handed(self, arg: cst.Arg, call: cst.Call, scope, depth) -> set[str]:
+        """The list is an argument of ``call``."""
+        name = self.flow.index.qualified(call.func, scope) or ""
+        method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+        if name in _NOT_SENT or name.startswith(("logging.", "logger.", "log.")) or method in _LOG_METHODS:
+            return set()
+        if method in ("append", "extend", "insert") or name in ("list", "tuple", "copy.copy", "copy.deepcopy"):
+            return {UNKNOWN}  # spliced into another list, or a copy that may be extended
+        callee = self.flow.index.function_named(call.func, scope)
+        if callee is not None:
+            return self._parameter_message(callee, call, arg, depth, follow=self._list)
+        return {AFTER}  # handed over as written: the request, or a call that sends it
+
+    def _list_reads(self, name: str, scope, depth) -> set[str]:
+        """Where the list bound to ``name`` goes; ``name += ...`` anywhere in its scope extends it (UNKNOWN)."""
+        found, _ = self.flow.index.lookup(name, scope)
+        home = found or scope
+        out: set[str] = set()
+        for node in descendants(home.node, cst.Name):
+            if node.value != name:
+                continue
+            parent = self.parent.get(node)
+            inner = self.flow.scope_at(node)
+            if inner is None or self.flow.index.lookup(name, inner)[0] is not home:
+                continue
+            if isinstance(parent, cst.AugAssign) and parent.target is node:
+                out.add(UNKNOWN)
+            elif not is_store(node, parent):
+                out |= self._list(node, inner, depth)
         return out
 
 
-__all__ = ["AFTER", "PREFIX", "UNKNOWN", "import_uses", "is_store"]
+__all__ = ["AFTER", "PREFIX", "UNKNOWN", "UNSEEN", "import_uses", "is_store"]
