@@ -8,8 +8,12 @@ files where each imported prompt-named name lands. Here the two are joined:
 
 - a definition some use places in a prefix slot (system, tools, a message
   before others), or passes somewhere not followed: its findings stand;
+- an LLM file whose uses were not seen (``UNSEEN``: a file-level noqa, a
+  parse failure) or that star-imports the module: every symbol it may use
+  from the modules it imports is ``unknown``, so those findings stand;
 - a definition every known use places after the stable prefix (the last
-  message of the list, an appended user turn, PromptBuilder ``.user()``):
+  message of a list handed to a call as written, an appended message,
+  PromptBuilder ``.user()``; see :mod:`promptcache.lint.prompt_uses`):
   its findings are dropped, since per-request content belongs there;
 - a definition with no known use in the run (the module linted on its own,
   its importers not in the run, or only non-LLM files import it): as before,

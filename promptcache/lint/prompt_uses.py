@@ -8,12 +8,15 @@ definitions a finding depends on (:mod:`promptcache.lint.prompt_definitions`);
 here, :func:`import_uses`: in an LLM file, for each imported prompt-named name
 (qualified as imported: ``.prompts.build_prompt``, ``app.prompts.SYSTEM``),
 where its value lands: ``prefix`` (system, instructions, tools, a message
-before others, a request's ``system`` entry, a PromptBuilder prefix layer),
-``after`` (the last message of a message list, an appended message, a
-PromptBuilder ``.user()``: the newest turn, where per-request content
-belongs) or ``unknown`` (passed somewhere the analysis does not follow).
-A read that is never sent (logged, compared, a test's expected value) lands
-nowhere.
+before others, a request's ``system`` entry, a PromptBuilder prefix layer,
+a list spread or concatenated ahead of others), ``after`` (the last message
+of a list that is handed to a call as written, an appended message (later
+edits of that list are not checked), a PromptBuilder ``.user()``: the
+newest turn, where per-request content belongs) or ``unknown`` (passed
+somewhere the analysis does not follow; a list that is also extended,
+``+=``-ed, copied or stored). ``from m import *`` gives ``m.*: unknown``;
+a file that was not analysed has :data:`UNSEEN`. A read that is never sent
+(logged, compared, a test's expected value) lands nowhere.
 
 The run joins the two (:mod:`promptcache.lint.cross_module`). The value is
 followed forward through f-strings, ``+``, ``.format``/``join``-style method
@@ -29,6 +32,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.imports import imported_modules, is_llm_module
+from promptcache.lint.prompt_places import AFTER, BUDGET, DEPTH, LOG_METHODS, NOT_SENT, PREFIX, SYSTEM_ROLES, UNKNOWN, Placer, is_store
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.slots import dict_value
 from promptcache.lint.walk import descendants
@@ -37,35 +41,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
     from promptcache.lint.index import Scope
 
-PREFIX, AFTER, UNKNOWN = "prefix", "after", "unknown"
 UNSEEN: dict[str, tuple[str, ...]] = {"*": (UNKNOWN,)}  # the uses of a file that was not analysed (see cross_module)
-_DEPTH = 6
-_BUDGET = 5000  # steps per file (a name read in many places, each read assigned on: the fan-out is bounded)
 _PREFIX_KEYS = frozenset({"system", "instructions", "system_prompt", "system_message", "system_instruction", "preamble",
                           "tools", "developer_message"})
-_SYSTEM_ROLES = frozenset({"system", "developer"})
 _MESSAGE_ROLES = frozenset({"user", "human", "assistant", "ai", "tool", "function", "model"})
 _TEXT_KEYS = frozenset({"content", "text", "parts"})
-_NOT_SENT = frozenset({"print", "len", "isinstance", "repr", "hash", "bool"})
-_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 _MESSAGE_CLASSES = ("HumanMessage", "UserMessage", "AIMessage", "AssistantMessage", "ChatMessage",
                     "HumanMessagePromptTemplate.from_template")
 _SYSTEM_CLASSES = ("SystemMessage", "SystemMessagePromptTemplate.from_template")
-
-
-def is_store(node: cst.Name, parent: cst.CSTNode | None) -> bool:
-    """True where a Name is not a read: a target, a parameter, a definition's or an import's name, the
-    attribute part of ``x.name``, a keyword's name."""
-    if isinstance(parent, (cst.AssignTarget, cst.Param, cst.ImportAlias, cst.FunctionDef, cst.ClassDef, cst.AsName,
-                           cst.Global, cst.Nonlocal, cst.NameItem)):
-        return True
-    if isinstance(parent, cst.Attribute):
-        return parent.attr is node
-    if isinstance(parent, cst.Arg):
-        return parent.keyword is node
-    if isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
-        return parent.target is node
-    return False
 
 
 def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
@@ -115,18 +98,18 @@ def _external(module: str) -> bool:
     return is_llm_module(module) or (not module.startswith(".") and module.split(".", 1)[0] in sys.stdlib_module_names)
 
 
-class _Tracer:
+class _Tracer(Placer):
     """Follows one value forward to where it lands (a set of PREFIX / AFTER / UNKNOWN; empty: never sent)."""
 
     def __init__(self, flow: FlowAnalysis):
         self.flow = flow
         self.parent = flow.facts.parent
         self.seen: set[tuple[int, str]] = set()
-        self.steps = 0  # a bound on the work for one file: past _BUDGET steps every answer is UNKNOWN
+        self.steps = 0  # a bound on the work for one file: past BUDGET steps every answer is UNKNOWN
 
     def land(self, node: cst.CSTNode, scope: Scope, depth: int) -> set[str]:
         self.steps += 1
-        if depth > _DEPTH or self.steps > _BUDGET:
+        if depth > DEPTH or self.steps > BUDGET:
             return {UNKNOWN}
         if (id(node), "v") in self.seen:
             return set()
@@ -156,7 +139,7 @@ class _Tracer:
             container = self.parent[p]
             if isinstance(container, cst.Tuple) and len(container.elements) == 2 and container.elements[1] is p:
                 role = container.elements[0].value
-                if isinstance(role, cst.SimpleString) and role.value[1:-1] in _SYSTEM_ROLES | _MESSAGE_ROLES:
+                if isinstance(role, cst.SimpleString) and role.value[1:-1] in SYSTEM_ROLES | _MESSAGE_ROLES:
                     return self._message(container, role.value[1:-1], scope, depth)
             return up(container)
         if isinstance(p, cst.DictElement) and p.value is node:
@@ -190,7 +173,7 @@ class _Tracer:
         name = flow.index.qualified(call.func, scope) or ""
         func = call.func
         method = func.attr.value if isinstance(func, cst.Attribute) else None
-        if name in _NOT_SENT or name.startswith(("logging.", "logger.", "log.")) or method in _LOG_METHODS:
+        if name in NOT_SENT or name.startswith(("logging.", "logger.", "log.")) or method in LOG_METHODS:
             return set()
         role = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "role"), None)
         if keyword == "content" and isinstance(role, cst.SimpleString):
@@ -243,7 +226,7 @@ class _Tracer:
 
     def _reads_of(self, name: str, binding_scope: Scope, depth: int) -> set[str]:
         """Where the reads of ``name`` (bound in ``binding_scope``) land."""
-        if depth > _DEPTH:
+        if depth > DEPTH:
             return {UNKNOWN}
         out: set[str] = set()
         for node in descendants(binding_scope.node, cst.Name):
@@ -278,150 +261,5 @@ class _Tracer:
         for call, call_scope in calls:
             out |= self._place(call, call_scope, depth + 1) if message else self.land(call, call_scope, depth + 1)
         return out
-
-    # -- messages ---------------------------------------------------------
-    def _message(self, message: cst.CSTNode, role: str, scope, depth) -> set[str]:
-        if role in _SYSTEM_ROLES:
-            return {PREFIX}
-        return self._place(message, scope, depth)
-
-    def _place(self, message: cst.CSTNode, scope, depth) -> set[str]:
-        """Where a non-system message goes: last in a message list or appended (AFTER), before others (PREFIX)."""
-        self.steps += 1
-        if depth > _DEPTH or self.steps > _BUDGET:
-            return {UNKNOWN}
-        if (id(message), "m") in self.seen:
-            return set()
-        self.seen.add((id(message), "m"))
-        try:
-            return self._place_once(message, scope, depth)
-        finally:
-            self.seen.discard((id(message), "m"))
-
-    def _place_once(self, message, scope, depth) -> set[str]:
-        p = self.parent.get(message)
-        if isinstance(p, cst.Element):
-            container = self.parent[p]
-            if not isinstance(container, (cst.List, cst.Tuple)):
-                return {UNKNOWN}
-            if container.elements[-1] is not p:
-                return {PREFIX}
-            return self._list(container, scope, depth + 1)  # last in the literal: after the prefix if sent as it is
-        if isinstance(p, cst.Arg):
-            call = self.parent[p]
-            method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
-            if method == "append":
-                return {AFTER}
-            if method == "insert":
-                return {PREFIX}
-            callee = self.flow.index.function_named(call.func, scope)
-            return {UNKNOWN} if callee is None else self._parameter_message(callee, call, p, depth)
-        if isinstance(p, (cst.Assign, cst.AnnAssign)) and p.value is message:
-            targets = [t.target for t in p.targets] if isinstance(p, cst.Assign) else [p.target]
-            out: set[str] = set()
-            for t in targets:
-                if not isinstance(t, cst.Name):
-                    return {UNKNOWN}
-                found, _ = self.flow.index.lookup(t.value, scope)
-                for node in descendants((found or scope).node, cst.Name):
-                    if node.value == t.value and not is_store(node, self.parent.get(node)):
-                        inner = self.flow.scope_at(node)
-                        if inner is not None and self.flow.index.lookup(t.value, inner)[0] is (found or scope):
-                            out |= self._place(node, inner, depth + 1)
-            return out
-        if isinstance(p, cst.Return):
-            return self._returned(scope, depth, message=True)
-        return {UNKNOWN}
-
-    def _parameter_message(self, callee, call, arg, depth, follow=None) -> set[str]:
-        """Follow a positional argument into the module's own function (``follow``: ``_place`` or ``_list``)."""
-        if arg.star or arg.keyword is not None:
-            return {UNKNOWN}
-        position = [a for a in call.args if a.keyword is None].index(arg)
-        position += 1 if callee.self_name is not None and isinstance(call.func, cst.Attribute) else 0
-        if position >= len(callee.params):
-            return {UNKNOWN}
-        name = callee.params[position]
-        out: set[str] = set()
-        for node in descendants(callee.node, cst.Name):
-            if node.value == name and not is_store(node, self.parent.get(node)):
-                inner = self.flow.scope_at(node)
-                if inner is not None and self.flow.index.lookup(name, inner)[0] is callee:
-                    out |= (follow or self._place)(node, inner, depth + 1)
-        return out
-
-    # -- the list a message is last in ------------------------------------
-    def _list(self, node: cst.BaseExpression, scope, depth) -> set[str]:
-        """Where a list whose last element is the message goes: AFTER only when it is handed to a call as it
-        is (``create(messages=msgs)``, a wrapper's ``generate(messages=[...])``); PREFIX when something is
-        placed after it (``[*msgs, *history]``, ``msgs + history``); UNKNOWN when it may be extended, spliced,
-        copied or stored before it is sent (``msgs.extend(history)``, ``msgs += history``, ``self.msgs = msgs``)
-        or goes anywhere else; empty when it is not sent (a comparison, a log call)."""
-        self.steps += 1
-        if depth > _DEPTH or self.steps > _BUDGET:
-            return {UNKNOWN}
-        if (id(node), "l") in self.seen:
-            return set()
-        self.seen.add((id(node), "l"))
-        try:
-            return self._list_once(node, scope, depth)
-        finally:
-            self.seen.discard((id(node), "l"))
-
-    def _list_once(self, node, scope, depth) -> set[str]:
-        p = self.parent.get(node)
-        if isinstance(p, cst.StarredElement):  # `[*msgs, ...]`
-            container = self.parent.get(p)
-            if not isinstance(container, (cst.List, cst.Tuple)):
-                return {UNKNOWN}
-            return self._list(container, scope, depth + 1) if container.elements[-1] is p else {PREFIX}
-        if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, cst.Add):
-            return {PREFIX} if p.left is node else self._list(p, scope, depth + 1)
-        if isinstance(p, cst.Arg) and p.value is node and not p.star:
-            return self._handed(p, self.parent[p], scope, depth)
-        if isinstance(p, (cst.Assign, cst.AnnAssign)) and p.value is node:
-            targets = [t.target for t in p.targets] if isinstance(p, cst.Assign) else [p.target]
-            if not all(isinstance(t, cst.Name) for t in targets):
-                return {UNKNOWN}  # `self.messages = [...]`: kept, and may be extended later
-            return set().union(*(self._list_reads(t.value, scope, depth + 1) for t in targets))
-        if isinstance(p, cst.Return):
-            func = self.flow.holder_of(scope)
-            calls = [(c, s) for c, s in self.flow.index.calls if func is not None and self.flow.index.function_named(c.func, s) is func]
-            return set().union(*(self._list(c, s, depth + 1) for c, s in calls)) if calls else {UNKNOWN}
-        if isinstance(p, (cst.Expr, cst.Comparison, cst.ComparisonTarget, cst.If, cst.While, cst.Assert)):
-            return set()
-        return {UNKNOWN}  # a method of the list (`.copy()`, `.extend()`), a slice, an element of another value
-
-    def _handed(self, arg: cst.Arg, call: cst.Call, scope, depth) -> set[str]:
-        """The list is an argument of ``call``."""
-        name = self.flow.index.qualified(call.func, scope) or ""
-        method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
-        if name in _NOT_SENT or name.startswith(("logging.", "logger.", "log.")) or method in _LOG_METHODS:
-            return set()
-        if method in ("append", "extend", "insert") or name in ("list", "tuple", "copy.copy", "copy.deepcopy"):
-            return {UNKNOWN}  # spliced into another list, or a copy that may be extended
-        callee = self.flow.index.function_named(call.func, scope)
-        if callee is not None:
-            return self._parameter_message(callee, call, arg, depth, follow=self._list)
-        return {AFTER}  # handed over as written: the request, or a call that sends it
-
-    def _list_reads(self, name: str, scope, depth) -> set[str]:
-        """Where the list bound to ``name`` goes; ``name += ...`` anywhere in its scope extends it (UNKNOWN)."""
-        found, _ = self.flow.index.lookup(name, scope)
-        home = found or scope
-        out: set[str] = set()
-        for node in descendants(home.node, cst.Name):
-            if node.value != name:
-                continue
-            parent = self.parent.get(node)
-            inner = self.flow.scope_at(node)
-            if inner is None or self.flow.index.lookup(name, inner)[0] is not home:
-                continue
-            if isinstance(parent, cst.AugAssign) and parent.target is node:
-                out.add(UNKNOWN)
-            elif not is_store(node, parent):
-                out |= self._list(node, inner, depth)
-        return out
-
 
 __all__ = ["AFTER", "PREFIX", "UNKNOWN", "UNSEEN", "import_uses", "is_store"]
