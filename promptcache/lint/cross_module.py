@@ -8,8 +8,12 @@ files where each imported prompt-named name lands. Here the two are joined:
 
 - a definition some use places in a prefix slot (system, tools, a message
   before others), or passes somewhere not followed: its findings stand;
+- an LLM file whose uses were not seen (``UNSEEN``: a file-level noqa, a
+  parse failure) or that star-imports the module: every symbol it may use
+  from the modules it imports is ``unknown``, so those findings stand;
 - a definition every known use places after the stable prefix (the last
-  message of the list, an appended user turn, PromptBuilder ``.user()``):
+  message of a list handed to a call as written, an appended message,
+  PromptBuilder ``.user()``; see :mod:`promptcache.lint.prompt_uses`):
   its findings are dropped, since per-request content belongs there;
 - a definition with no known use in the run (the module linted on its own,
   its importers not in the run, or only non-LLM files import it): as before,
@@ -26,7 +30,7 @@ from pathlib import Path
 
 from promptcache.lint import prefilter
 from promptcache.lint.filelint import FileResult
-from promptcache.lint.prompt_uses import AFTER
+from promptcache.lint.prompt_uses import AFTER, UNKNOWN, UNSEEN
 
 
 class Settlement:
@@ -40,15 +44,19 @@ class Settlement:
         table = prefilter.module_table(scans)
         for path, result in zip(paths, results):
             scan = scans.get(path)
-            if not result.uses or scan is None or not scan.llm_code:
+            if scan is None or not scan.llm_code:
                 continue
-            for qualified, kinds in result.uses.items():
+            uses = result.uses
+            if UNSEEN.keys() <= uses.keys():  # not analysed: whatever it imports may land anywhere
+                uses = {module + ".*": (UNKNOWN,) for module in scan.imports}
+            for qualified, kinds in uses.items():
                 if not kinds:
                     continue  # read, but never sent (logged, compared): not a use that places it
-                for module, symbol in _splits(qualified):
+                for module, symbol, whole in _readings(qualified):
                     for target in prefilter.resolve(path, module, scans, table):
-                        if symbol in wanted.get(target, ()):
-                            self.landings.setdefault((target, symbol), set()).update(kinds)
+                        for s in wanted.get(target, ()):
+                            if symbol is None or s == symbol or (whole and s.startswith(symbol + ".")):
+                                self.landings.setdefault((target, s), set()).update(kinds)
 
     def stands(self, path: Path, symbols: tuple[str, ...]) -> bool:
         """True unless every symbol has known uses and all of them land after the stable prefix."""
@@ -69,6 +77,16 @@ def _splits(qualified: str) -> list[tuple[str, str]]:
     dots = len(qualified) - len(qualified.lstrip("."))
     parts = qualified[dots:].split(".")
     return [("." * dots + ".".join(parts[:i]), ".".join(parts[i:])) for i in range(1, len(parts))]
+
+
+def _readings(qualified: str) -> list[tuple[str, str | None, bool]]:
+    """``(module, symbol, whole)`` readings of a use: ``.p.X`` is symbol ``X`` of ``.p``; ``.p.X.*`` (a star
+    import, or an import of an unseen file) is all of ``X`` (``whole``: ``X.Y`` too), or all of module
+    ``.p.X`` (symbol None)."""
+    if not qualified.endswith(".*"):
+        return [(m, s, False) for m, s in _splits(qualified)]
+    base = qualified[:-2]
+    return [(m, s, True) for m, s in _splits(base)] + [(base, None, True)]
 
 
 __all__ = ["Settlement"]

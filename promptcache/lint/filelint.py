@@ -25,7 +25,7 @@ from promptcache.lint.fixes import merge, resolve
 from promptcache.lint.imports import is_llm_module
 from promptcache.lint.index import Indexer
 from promptcache.lint.positions import node_ranges, source_lines
-from promptcache.lint.prompt_uses import import_uses
+from promptcache.lint.prompt_uses import UNSEEN, import_uses
 from promptcache.lint.rule import LintRule, registered
 from promptcache.lint.source_refs import SourcedMessage, SourceRef
 from promptcache.lint.unused_noqa import UnusedNoqa, unused
@@ -53,7 +53,9 @@ class FileResult:
     The cross-module facts (:mod:`promptcache.lint.prompt_uses`), kept with the findings so the run can
     settle them against the other files (:mod:`promptcache.lint.cross_module`): ``depends`` maps a finding's
     ``(code, line)`` to the prompt module's named definitions it depends on (absent: it stands on its own);
-    ``uses`` maps each imported prompt-named name (qualified as imported) to where it lands here.
+    ``uses`` maps each imported prompt-named name (qualified as imported) to where it lands here; it is
+    ``UNSEEN`` when the file's uses could not be computed (a file-level ``# promptcache: noqa``, a file that
+    does not parse or could not be analysed), so that whatever it imports counts as used somewhere unknown.
     """
 
     path: str
@@ -151,7 +153,7 @@ def lint_bytes(
     """
     skip = suppression.file_noqa(data)
     if skip is None:
-        return FileResult(path)
+        return FileResult(path, uses=UNSEEN)  # not linted: its uses of a prompt module are not known either
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))  # long `a + b + ...` chains nest one level per operand
     thresholds = gc.get_threshold()
@@ -160,12 +162,12 @@ def lint_bytes(
     try:
         parsed = parse(data, path)
         if isinstance(parsed, Finding):
-            return FileResult(path, [parsed] if skip is False or parsed.code not in skip else [])
+            return FileResult(path, [parsed] if skip is False or parsed.code not in skip else [], uses=UNSEEN)
         try:
             return _lint_module(parsed, data, path, rules, config, prompt_module, skip)
         except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
             reason = f"promptcache could not analyse this file ({type(exc).__name__}: {exc}); please report it"
-            return FileResult(path, [unparsable(path, reason)], True)
+            return FileResult(path, [unparsable(path, reason)], True, uses=UNSEEN)
     finally:
         sys.setrecursionlimit(limit)
         gc.set_threshold(*thresholds)
@@ -184,7 +186,8 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
     """Walk the tree with ``visitors``, then turn the context's reports into findings (suppressions applied)."""
     module, path = context.module, context.path
     walk(module, visitors, context.facts)
-    uses = import_uses(context.flow) if _imports_code(context.index) and context.flow.is_llm_file else {}
+    # Every file that imports code gives its uses; the run counts only LLM code's (cross_module, pre-filter).
+    uses = import_uses(context.flow) if _imports_code(context.index) else {}
     has_noqa = _NOQA_BYTES.search(data) is not None
     check_noqa = (has_noqa and any(rule.code == UnusedNoqa.code for rule in rules)
                   and _NOQA_PC_BYTES.search(data) is not None)

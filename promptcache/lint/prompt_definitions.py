@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from promptcache.lint.prompt_uses import is_store
+from promptcache.lint.prompt_places import is_store
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis

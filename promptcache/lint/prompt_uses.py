@@ -8,12 +8,15 @@ definitions a finding depends on (:mod:`promptcache.lint.prompt_definitions`);
 here, :func:`import_uses`: in an LLM file, for each imported prompt-named name
 (qualified as imported: ``.prompts.build_prompt``, ``app.prompts.SYSTEM``),
 where its value lands: ``prefix`` (system, instructions, tools, a message
-before others, a request's ``system`` entry, a PromptBuilder prefix layer),
-``after`` (the last message of a message list, an appended message, a
-PromptBuilder ``.user()``: the newest turn, where per-request content
-belongs) or ``unknown`` (passed somewhere the analysis does not follow).
-A read that is never sent (logged, compared, a test's expected value) lands
-nowhere.
+before others, a request's ``system`` entry, a PromptBuilder prefix layer,
+a list spread or concatenated ahead of others), ``after`` (the last message
+of a list that is handed to a call as written, an appended message (later
+edits of that list are not checked), a PromptBuilder ``.user()``: the
+newest turn, where per-request content belongs) or ``unknown`` (passed
+somewhere the analysis does not follow; a list that is also extended,
+``+=``-ed, copied or stored). ``from m import *`` gives ``m.*: unknown``;
+a file that was not analysed has :data:`UNSEEN`. A read that is never sent
+(logged, compared, a test's expected value) lands nowhere.
 
 The run joins the two (:mod:`promptcache.lint.cross_module`). The value is
 followed forward through f-strings, ``+``, ``.format``/``join``-style method
@@ -28,43 +31,24 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from promptcache.lint.imports import is_llm_module
+from promptcache.lint.imports import imported_modules, is_llm_module
+from promptcache.lint.prompt_places import AFTER, BUDGET, DEPTH, LOG_METHODS, NOT_SENT, PREFIX, SYSTEM_ROLES, UNKNOWN, Placer, is_store
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
-from promptcache.lint.slots import dict_value
+from promptcache.lint.dict_view import entry as dict_value
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
     from promptcache.lint.index import Scope
 
-PREFIX, AFTER, UNKNOWN = "prefix", "after", "unknown"
-_DEPTH = 6
-_BUDGET = 5000  # steps per file (a name read in many places, each read assigned on: the fan-out is bounded)
+UNSEEN: dict[str, tuple[str, ...]] = {"*": (UNKNOWN,)}  # the uses of a file that was not analysed (see cross_module)
 _PREFIX_KEYS = frozenset({"system", "instructions", "system_prompt", "system_message", "system_instruction", "preamble",
                           "tools", "developer_message"})
-_SYSTEM_ROLES = frozenset({"system", "developer"})
 _MESSAGE_ROLES = frozenset({"user", "human", "assistant", "ai", "tool", "function", "model"})
 _TEXT_KEYS = frozenset({"content", "text", "parts"})
-_NOT_SENT = frozenset({"print", "len", "isinstance", "repr", "hash", "bool"})
-_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 _MESSAGE_CLASSES = ("HumanMessage", "UserMessage", "AIMessage", "AssistantMessage", "ChatMessage",
                     "HumanMessagePromptTemplate.from_template")
 _SYSTEM_CLASSES = ("SystemMessage", "SystemMessagePromptTemplate.from_template")
-
-
-def is_store(node: cst.Name, parent: cst.CSTNode | None) -> bool:
-    """True where a Name is not a read: a target, a parameter, a definition's or an import's name, the
-    attribute part of ``x.name``, a keyword's name."""
-    if isinstance(parent, (cst.AssignTarget, cst.Param, cst.ImportAlias, cst.FunctionDef, cst.ClassDef, cst.AsName,
-                           cst.Global, cst.Nonlocal, cst.NameItem)):
-        return True
-    if isinstance(parent, cst.Attribute):
-        return parent.attr is node
-    if isinstance(parent, cst.Arg):
-        return parent.keyword is node
-    if isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
-        return parent.target is node
-    return False
 
 
 def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
@@ -73,15 +57,19 @@ def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
     Only names imported from modules that are neither an LLM SDK nor the standard library are followed.
     """
     imported: dict[str, bool] = {}
+    out: dict[str, set[str]] = {}
+    for node in list(flow.facts.parent):
+        if type(node) is cst.ImportFrom and isinstance(node.names, cst.ImportStar):
+            module = imported_modules(node)[0]
+            if module.strip(".") and not _external(module):
+                out[module + ".*"] = {UNKNOWN}  # `from .prompts import *`: its names are read unseen
     for scope in flow.index.scopes:
         for name, bindings in scope.bindings.items():
             for b in bindings:
-                if b.kind == "import" and b.qualified and not is_llm_module(b.qualified) \
-                        and b.qualified.split(".", 1)[0] not in sys.stdlib_module_names:
+                if b.kind == "import" and b.qualified and not _external(b.qualified):
                     imported[name] = True
     if not imported:
-        return {}
-    out: dict[str, set[str]] = {}
+        return {q: tuple(sorted(kinds)) for q, kinds in sorted(out.items())}
     tracer = _Tracer(flow)
     for node, parent in list(flow.facts.parent.items()):
         if type(node) is not cst.Name or node.value not in imported or is_store(node, parent):
@@ -105,18 +93,23 @@ def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
     return {q: tuple(sorted(kinds)) for q, kinds in sorted(out.items())}
 
 
-class _Tracer:
+def _external(module: str) -> bool:
+    """An LLM SDK or a standard-library module (not where a project's prompts are defined)."""
+    return is_llm_module(module) or (not module.startswith(".") and module.split(".", 1)[0] in sys.stdlib_module_names)
+
+
+class _Tracer(Placer):
     """Follows one value forward to where it lands (a set of PREFIX / AFTER / UNKNOWN; empty: never sent)."""
 
     def __init__(self, flow: FlowAnalysis):
         self.flow = flow
         self.parent = flow.facts.parent
         self.seen: set[tuple[int, str]] = set()
-        self.steps = 0  # a bound on the work for one file: past _BUDGET steps every answer is UNKNOWN
+        self.steps = 0  # a bound on the work for one file: past BUDGET steps every answer is UNKNOWN
 
     def land(self, node: cst.CSTNode, scope: Scope, depth: int) -> set[str]:
         self.steps += 1
-        if depth > _DEPTH or self.steps > _BUDGET:
+        if depth > DEPTH or self.steps > BUDGET:
             return {UNKNOWN}
         if (id(node), "v") in self.seen:
             return set()
@@ -146,7 +139,7 @@ class _Tracer:
             container = self.parent[p]
             if isinstance(container, cst.Tuple) and len(container.elements) == 2 and container.elements[1] is p:
                 role = container.elements[0].value
-                if isinstance(role, cst.SimpleString) and role.value[1:-1] in _SYSTEM_ROLES | _MESSAGE_ROLES:
+                if isinstance(role, cst.SimpleString) and role.value[1:-1] in SYSTEM_ROLES | _MESSAGE_ROLES:
                     return self._message(container, role.value[1:-1], scope, depth)
             return up(container)
         if isinstance(p, cst.DictElement) and p.value is node:
@@ -180,7 +173,7 @@ class _Tracer:
         name = flow.index.qualified(call.func, scope) or ""
         func = call.func
         method = func.attr.value if isinstance(func, cst.Attribute) else None
-        if name in _NOT_SENT or name.startswith(("logging.", "logger.", "log.")) or method in _LOG_METHODS:
+        if name in NOT_SENT or name.startswith(("logging.", "logger.", "log.")) or method in LOG_METHODS:
             return set()
         role = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "role"), None)
         if keyword == "content" and isinstance(role, cst.SimpleString):
@@ -233,7 +226,7 @@ class _Tracer:
 
     def _reads_of(self, name: str, binding_scope: Scope, depth: int) -> set[str]:
         """Where the reads of ``name`` (bound in ``binding_scope``) land."""
-        if depth > _DEPTH:
+        if depth > DEPTH:
             return {UNKNOWN}
         out: set[str] = set()
         for node in descendants(binding_scope.node, cst.Name):
@@ -269,79 +262,10 @@ class _Tracer:
             out |= self._place(call, call_scope, depth + 1) if message else self.land(call, call_scope, depth + 1)
         return out
 
-    # -- messages ---------------------------------------------------------
-    def _message(self, message: cst.CSTNode, role: str, scope, depth) -> set[str]:
-        if role in _SYSTEM_ROLES:
-            return {PREFIX}
-        return self._place(message, scope, depth)
-
-    def _place(self, message: cst.CSTNode, scope, depth) -> set[str]:
-        """Where a non-system message goes: last in a message list or appended (AFTER), before others (PREFIX)."""
-        self.steps += 1
-        if depth > _DEPTH or self.steps > _BUDGET:
-            return {UNKNOWN}
-        if (id(message), "m") in self.seen:
-            return set()
-        self.seen.add((id(message), "m"))
-        try:
-            return self._place_once(message, scope, depth)
-        finally:
-            self.seen.discard((id(message), "m"))
-
-    def _place_once(self, message, scope, depth) -> set[str]:
-        p = self.parent.get(message)
-        if isinstance(p, cst.Element):
-            container = self.parent[p]
-            if not isinstance(container, (cst.List, cst.Tuple)):
-                return {UNKNOWN}
-            if container.elements[-1] is not p:
-                return {PREFIX}
-            outer = self.parent.get(container)
-            if isinstance(outer, cst.BinaryOperation) and outer.left is container:
-                return {PREFIX}  # `[message] + history`
-            # The last message, provided the list goes somewhere (not only into a comparison: a test's expected value).
-            return {AFTER} if self.land(container, scope, depth + 1) else set()
-        if isinstance(p, cst.Arg):
-            call = self.parent[p]
-            method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
-            if method == "append":
-                return {AFTER}
-            if method == "insert":
-                return {PREFIX}
-            callee = self.flow.index.function_named(call.func, scope)
-            return {UNKNOWN} if callee is None else self._parameter_message(callee, call, p, depth)
-        if isinstance(p, (cst.Assign, cst.AnnAssign)) and p.value is message:
-            targets = [t.target for t in p.targets] if isinstance(p, cst.Assign) else [p.target]
-            out: set[str] = set()
-            for t in targets:
-                if not isinstance(t, cst.Name):
-                    return {UNKNOWN}
-                found, _ = self.flow.index.lookup(t.value, scope)
-                for node in descendants((found or scope).node, cst.Name):
-                    if node.value == t.value and not is_store(node, self.parent.get(node)):
-                        inner = self.flow.scope_at(node)
-                        if inner is not None and self.flow.index.lookup(t.value, inner)[0] is (found or scope):
-                            out |= self._place(node, inner, depth + 1)
-            return out
-        if isinstance(p, cst.Return):
-            return self._returned(scope, depth, message=True)
-        return {UNKNOWN}
-
-    def _parameter_message(self, callee, call, arg, depth) -> set[str]:
-        if arg.star or arg.keyword is not None:
-            return {UNKNOWN}
-        position = [a for a in call.args if a.keyword is None].index(arg)
-        position += 1 if callee.self_name is not None and isinstance(call.func, cst.Attribute) else 0
-        if position >= len(callee.params):
-            return {UNKNOWN}
-        name = callee.params[position]
-        out: set[str] = set()
-        for node in descendants(callee.node, cst.Name):
-            if node.value == name and not is_store(node, self.parent.get(node)):
-                inner = self.flow.scope_at(node)
-                if inner is not None and self.flow.index.lookup(name, inner)[0] is callee:
-                    out |= self._place(node, inner, depth + 1)
-        return out
+__all__ = ["AFTER", "PREFIX", "UNKNOWN", "UNSEEN", "import_uses", "is_store"]
 
 
-__all__ = ["AFTER", "PREFIX", "UNKNOWN", "import_uses", "is_store"]
+def sent_last(flow: FlowAnalysis, message: cst.CSTNode, scope) -> bool:
+    """``message`` goes out last in every request it is followed to (the last message of a list sent as written,
+    or appended): the newest turn, by position, not by role. False where a place is a prefix or unknown."""
+    return _Tracer(flow)._place(message, scope, 0) == {AFTER}

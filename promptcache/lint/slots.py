@@ -29,6 +29,7 @@ import libcst as cst
 
 from promptcache.lint.dict_view import entry, is_block
 from promptcache.lint.framework_slots import framework_slots
+from promptcache.lint.prompt_uses import sent_last
 from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.system_edits import system_content_stores
@@ -191,8 +192,7 @@ def _conversation(value: cst.BaseExpression | None) -> bool:
 def _newest(flow: FlowAnalysis, message: cst.CSTNode, scope: Scope) -> bool:
     """``message`` goes out last (the last message of the list sent, or appended): the newest turn, by position,
     not by role. A message before others (``[ctx, *history, q]``) or sent somewhere unknown is not."""
-    from promptcache.lint.prompt_uses import AFTER, _Tracer  # prompt_uses imports this module
-    return _Tracer(flow)._place(message, scope, 0) == {AFTER}
+    return sent_last(flow, message, scope)
 
 
 def _sent_last(flow: FlowAnalysis, func: Scope, conversation: cst.List | cst.Tuple) -> bool:

@@ -162,6 +162,20 @@ def _uses(code: str) -> dict[str, tuple[str, ...]]:
     ('text = P(q)\n    client.chat.completions.create(model="m", messages=[{"role": "developer", "content": text}, {"role": "user", "content": q}])', "prefix"),
     ('client.chat.completions.create(model="m", messages=[Message(role="system", content=P(q)), *history])', "prefix"),
     ('ChatPromptTemplate.from_messages([("system", P(q)), ("human", "{question}")])', "prefix"),
+    # last in a list literal, but the list is then extended, concatenated or spliced ahead of the history
+    ('messages = [{"role": "system", "content": "S"}, {"role": "user", "content": P(q)}]\n    messages.extend(history)\n'
+     '    client.chat.completions.create(model="m", messages=messages)', ("after", "unknown")),  # the send and the extend
+    ('messages = [{"role": "user", "content": P(q)}]\n    messages += history\n    client.chat.completions.create(model="m", messages=messages)',
+     ("after", "unknown")),
+    ('msgs = [{"role": "system", "content": "S"}, {"role": "user", "content": P(q)}]\n    client.chat.completions.create(model="m", messages=msgs + history)', "prefix"),
+    ('ctx = [{"role": "user", "content": P(q)}]\n    client.chat.completions.create(model="m", messages=[*ctx, *history])', "prefix"),
+    ('ctx = [{"role": "user", "content": P(q)}]\n    client.chat.completions.create(model="m", messages=[*history, *ctx])', "after"),
+    ('msgs = list([{"role": "user", "content": P(q)}])\n    client.chat.completions.create(model="m", messages=msgs)', "unknown"),
+    ('self.messages = [{"role": "user", "content": P(q)}]', "unknown"),
+    ('history.extend([{"role": "user", "content": P(q)}])', "unknown"),
+    # handed to a call as written (mem0's `self.llm.generate_response(messages=[system, user])`)
+    ('other.generate_response(messages=[{"role": "system", "content": "S"}, {"role": "user", "content": P(q)}])', "after"),
+    ('client.chat.completions.create(model="m", messages=build([{"role": "user", "content": P(q)}], history))', "prefix"),
     # passed to a function of this module: followed through its parameter
     ('send(P(q), q)', "prefix"),
     # passed somewhere not followed
@@ -174,10 +188,12 @@ def test_where_an_imported_prompt_lands(body, landing):
         "client = openai.OpenAI()\n\n\n"
         "def send(system_text, q):\n"
         '    return client.chat.completions.create(model="m", messages=[{"role": "system", "content": system_text}, {"role": "user", "content": q}])\n\n\n'
+        "def build(context, history):\n"
+        "    return [*context, *history]\n\n\n"
         "def run(q, history, other):\n"
         f"    {body}\n"
     )
-    assert _uses(code) == {".prompts.build_prompt": (landing,)}
+    assert _uses(code) == {".prompts.build_prompt": (landing,) if isinstance(landing, str) else landing}
 
 
 def test_an_expected_value_in_a_test_is_not_a_use():
@@ -206,3 +222,48 @@ def test_a_logged_prompt_is_not_a_use():
             return client.chat.completions.create(model="m", messages=[{"role": "user", "content": text}])
     '''
     assert _uses(code) == {".prompts.build_prompt": ("after",)}
+
+
+# Review 11b item 1 (x1): a context message last in its literal, then the history added to the list.
+EXTENDED = AS_USER.replace('return client.chat.completions.create(model="m", messages=[', "messages = [").replace("}])", "}]") + (
+    '\n    messages.extend(history)\n    return client.chat.completions.create(model="m", messages=messages)')
+
+
+def test_a_message_followed_by_the_history_keeps_the_finding(write_tree, run_cli):
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": PROMPTS,
+                       "bot/app.py": _app(EXTENDED).replace("def extract(messages)", "def extract(messages, history)")})
+    assert ("prompts.py", "PC101", 7) in _lint(run_cli, root, extra=("--select", "PC101"))
+
+
+# Review 11b item 7: an importer whose uses are not seen makes what it imports "unknown" (the finding stands).
+PREFIX_USE = 'return client.chat.completions.create(model="m", messages=[{"role": "system", "content": build_extraction_prompt(messages)}])'
+
+
+@pytest.mark.parametrize("chat", [
+    _app(PREFIX_USE, imports="from .prompts import *"),                                  # star import
+    "# promptcache: noqa\n" + _app(PREFIX_USE, imports="from .prompts import build_extraction_prompt"),  # file-level noqa
+    _app(PREFIX_USE, imports="from .prompts import build_extraction_prompt") + "\ndef broken(:\n",     # does not parse
+    _app(PREFIX_USE, imports="from . import prompts").replace("build_extraction_prompt(", "prompts.build_extraction_prompt(")
+    .replace("import openai\n", "# promptcache: noqa\nimport openai\n"),              # a module import, not linted
+])
+def test_an_importer_whose_uses_are_not_seen_keeps_the_finding(write_tree, run_cli, chat):
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": PROMPTS, "bot/app.py": _app(AS_USER), "bot/chat.py": chat})
+    assert ("prompts.py", "PC101", 7) in _lint(run_cli, root, extra=("--select", "PC101"))
+    # the same importer beside one that only sends the prompt as the user turn: still dropped without it
+    (root / "bot" / "chat.py").unlink()
+    assert ("prompts.py", "PC101", 7) not in _lint(run_cli, root, extra=("--select", "PC101"))
+
+
+def test_an_unseen_importer_read_from_the_cache_keeps_the_finding(write_tree, run_cli, monkeypatch):
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": PROMPTS, "bot/app.py": _app(AS_USER),
+                       "bot/chat.py": "# promptcache: noqa\n" + _app(PREFIX_USE, imports="from .prompts import build_extraction_prompt"),
+                       "pyproject.toml": "[tool.promptcache.lint]\nselect = ['PC101']\n"})
+    monkeypatch.chdir(root)
+    for _ in range(2):  # linted, then every file read from the cache
+        code, out, err = run_cli("lint", ".", "--output-format", "json")
+        assert ("prompts.py", 7) in [(f["path"].rsplit("/", 1)[-1], f["line"]) for f in json.loads(out)]
+    assert "0 parsed" in err or "parsed 0" in err
+
+
+def test_a_star_import_is_an_unknown_use_of_the_whole_module():
+    assert _uses("import openai\nfrom .prompts import *\nfrom json import *\n") == {".prompts.*": ("unknown",)}
