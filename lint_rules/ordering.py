@@ -321,8 +321,12 @@ class McpToolsUnsorted(FlowRule):
         _CLAUDE + "TOOLS = [{'name': 'a'}]\nasync def ask(s, m):\n    await s.list_tools()\n    return client.messages.create(model='m', tools=TOOLS, messages=m)\n",
         # Listed once before the turn loop: only the loop body is the per-turn path.
         _CLAUDE + "async def agent(session, questions):\n    listed = await session.list_tools()\n    tools = sorted(({'name': t.name} for t in listed.tools), key=lambda t: t['name'])\n    history = []\n    for q in questions:\n        history.append({'role': 'user', 'content': q})\n        r = client.messages.create(model='m', tools=tools, messages=history)\n        history.append({'role': 'assistant', 'content': r.content})\n",
+        # Issue 11 (agno's MCP test client): a tool-named method returning the tools' names, not definitions.
+        _CLAUDE + "class Client:\n    async def list_tools(self):\n        result = await self.session.list_tools()\n        return [tool.name for tool in result.tools]\n",
     ]
     INVALID = [
+        # The same method returning definitions built from the listing is a tool builder.
+        Invalid(_CLAUDE + "class Client:\n    async def list_tools(self):\n        result = await self.session.list_tools()\n        return [{'name': tool.name, 'input_schema': tool.inputSchema} for tool in result.tools]\n", line=6),
         Invalid(_CLAUDE + "async def ask(s, m):\n    return client.messages.create(model='m', messages=m,\n        tools=[{'name': t.name} for t in (await s.list_tools()).tools])\n", line=5),
         Invalid(_CLAUDE + "async def ask(s, m):\n    listed = await s.list_tools()\n    tools = sorted(listed.tools, key=lambda t: t.name)\n    return client.messages.create(model='m', tools=tools, messages=m)\n", line=4),
         Invalid(_CLAUDE + "class A:\n    async def connect(self, s):\n        self.tools = (await s.list_tools()).tools\n    async def ask(self, m):\n        return client.messages.create(model='m', tools=self.tools, messages=m)\n", line=7),

@@ -343,6 +343,14 @@ def _returned(ret: cst.BaseExpression, pattern) -> list[cst.BaseExpression]:
     return named or [ret]  # no element is named like the result: the whole tuple, as before
 
 
+def _names_only(value: cst.BaseExpression) -> bool:
+    """``[t.name for t in listed.tools]``: a comprehension of the tools' names (or of strings) lists names, not
+    the definitions a request sends (agno's MCP test client ``list_tools()``; issue 11)."""
+    elt = value.elt if isinstance(value, (cst.ListComp, cst.GeneratorExp)) else None
+    return (isinstance(elt, cst.Attribute) and elt.attr.value == "name"
+            or isinstance(elt, (cst.SimpleString, cst.FormattedString)))
+
+
 def _feeds_tools(flow: FlowAnalysis, func: Scope, sent: list[cst.BaseExpression]) -> bool:
     """Whether a tool-named builder's result can be a tool list: the module never calls it (used elsewhere, its
     name is all there is), or a call of it is returned, or is, or is bound to a name that is, in a ``tools=``
@@ -387,6 +395,8 @@ def tool_slots(flow: FlowAnalysis) -> list[Slot]:
     if flow.is_llm_file:
 
         def kind_of(value) -> str | None:
+            if _names_only(value):
+                return None
             if isinstance(value, _TOOL_LISTS) or (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("list", "sorted", "tuple")):
                 return "tools"
             return "tool_table" if isinstance(value, _TOOL_TABLES) else None
