@@ -73,7 +73,7 @@ class Placer:
             if container.elements[-1] is not p:
                 return {PREFIX}
             return self._list(container, scope, depth + 1)  # last in the literal: after the prefix if sent as it is
-        if isinstance(p, cst.Arg):
+        if isinstance(p, cst.Arg) and isinstance(self.parent[p], cst.Call):
             call = self.parent[p]
             method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
             if method == "append":
@@ -143,7 +143,7 @@ class Placer:
             return self._list(container, scope, depth + 1) if container.elements[-1] is p else {PREFIX}
         if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, cst.Add):
             return {PREFIX} if p.left is node else self._list(p, scope, depth + 1)
-        if isinstance(p, cst.Arg) and p.value is node and not p.star:
+        if isinstance(p, cst.Arg) and p.value is node and not p.star and isinstance(self.parent[p], cst.Call):
             return self._handed(p, self.parent[p], scope, depth)
         if isinstance(p, (cst.Assign, cst.AnnAssign)) and p.value is node:
             targets = [t.target for t in p.targets] if isinstance(p, cst.Assign) else [p.target]

@@ -134,7 +134,8 @@ class _Tracer(Placer):
             call = self.parent.get(p)
             return up(call) if isinstance(call, cst.Call) and call.func is p else {UNKNOWN}
         if isinstance(p, cst.Arg):
-            return self._argument(p, self.parent[p], scope, depth)
+            call = self.parent[p]  # a Call, or a ClassDef whose base or keyword it is: no value sent
+            return self._argument(p, call, scope, depth) if isinstance(call, cst.Call) else set()
         if isinstance(p, cst.Element):
             container = self.parent[p]
             if isinstance(container, cst.Tuple) and len(container.elements) == 2 and container.elements[1] is p:

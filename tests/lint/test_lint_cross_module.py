@@ -267,3 +267,13 @@ def test_an_unseen_importer_read_from_the_cache_keeps_the_finding(write_tree, ru
 
 def test_a_star_import_is_an_unknown_use_of_the_whole_module():
     assert _uses("import openai\nfrom .prompts import *\nfrom json import *\n") == {".prompts.*": ("unknown",)}
+
+
+def test_an_imported_prompt_named_class_used_as_a_base_class_is_no_use(write_tree, run_cli):
+    # onyx (2026-12, a blind run): `class AnthropicPromptCacheProvider(PromptCacheProvider)` crashed the use
+    # tracer (a class base is an Arg whose parent is the ClassDef, not a Call): PC901 on a valid file.
+    base = "class PromptCacheProvider:\n    pass\n"
+    app = ("import anthropic\nfrom .base import PromptCacheProvider\n\n\n"
+           "class AnthropicPromptCacheProvider(PromptCacheProvider, metaclass=type):\n    pass\n")
+    root = write_tree({"bot/__init__.py": "", "bot/base.py": base, "bot/app.py": app})
+    assert _lint(run_cli, root) == []
