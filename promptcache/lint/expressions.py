@@ -14,7 +14,7 @@ import re
 import libcst as cst
 
 from promptcache.lint import sources as S
-from promptcache.lint.dict_view import entry
+from promptcache.lint.dict_view import entry, string_key
 from promptcache.lint.literals import PLACEHOLDER, pieces
 
 _ALNUM = re.compile(r"[A-Za-z0-9]")
@@ -35,11 +35,10 @@ def is_dict_view(node: cst.BaseExpression) -> bool:
 
 
 def key_text(node: cst.BaseExpression) -> str | None:
-    """The identifier-like text of a string key (``"x-request-id"`` gives ``x_request_id``)."""
-    if isinstance(node, cst.SimpleString):
-        value = node.value.strip("\"'rRbBuU")
-        return value.replace("-", "_")
-    return None
+    """The identifier-like text of a string key (``"x-request-id"`` gives ``x_request_id``): its
+    :func:`~promptcache.lint.dict_view.string_key` with dashes as underscores."""
+    text = string_key(node)
+    return None if text is None else text.replace("-", "_")
 
 
 _LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Imaginary)
