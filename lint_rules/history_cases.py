@@ -1,4 +1,4 @@
-"""Case data of the PC201-PC203 rules in :mod:`lint_rules.history`: their INVALID code strings (kept here so the
+"""Case data of the PC201-PC204 rules in :mod:`lint_rules.history`: their INVALID code strings (kept here so the
 rule module stays short; the rule classes name them as their ``INVALID``)."""
 
 from __future__ import annotations
@@ -76,4 +76,52 @@ PC203_INVALID = [
     Invalid(_CLAUDE + "def turn(history, text):\n    history = history[-8:]\n    params = {'model': 'm', 'max_tokens': 512}\n    params['messages'] = history\n    return client.messages.create(**params)\n", line=4),
     Invalid(_OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    return client.chat.completions.with_raw_response.create(model='m', messages=history[-8:])\n", line=5),
     Invalid(_OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    with client.chat.completions.with_streaming_response.create(model='m', messages=history[-8:]) as r:\n        return r.read()\n", line=5),
+]
+
+
+# PC204 (InPlaceHistoryEdit)
+PC204_INVALID = [
+    Invalid(_OPENAI + "def step(messages):\n    for m in messages:\n        m['content'] = '[removed]'\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),
+    Invalid(_OPENAI + "def step(messages, note):\n    messages[1]['content'] = note\n    return client.chat.completions.create(model='m', messages=messages)\n", line=4),
+    Invalid(_SDK + "def step(history, note):\n    history[1]['content'] = note\n    return PromptBuilder().history(history).build()\n", line=3),
+    Invalid(_CLAUDE + "class Agent:\n    def turn(self):\n        for i, m in enumerate(self.messages):\n            m['content'] = m['content'][:100]\n        return client.messages.create(model='m', messages=self.messages)\n", line=6),
+    # Issue 11 Build 2: every tool result re-truncated to a budget shared by their count.
+    Invalid(_OPENAI + 'BUDGET = 20000\n\ndef turn(messages, q):\n    messages.append({"role": "user", "content": q})\n    tool_msgs = [m for m in messages if m["role"] == "tool"]\n    if tool_msgs:\n        per = BUDGET // len(tool_msgs)\n        for t in tool_msgs:\n            t["content"] = t["content"][:per]\n    return client.chat.completions.create(model="m", messages=messages)\n', line=11),
+    # Issue 11 Build 2: a fixed message index replaced with current state.
+    Invalid(_OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.messages = [{"role": "system", "content": "Plan."}, {"role": "system", "content": ""}]\n    def turn(self, q):\n        self.messages[1] = {"role": "system", "content": self.render_state()}\n        self.messages.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.messages)\n', line=9),
+    # Issue 11 Build 2: a message inserted at the head of a stored history each turn.
+    Invalid(_OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.history = []\n    def turn(self, q, notes):\n        self.history.insert(0, {"role": "user", "content": f"Notes: {notes}"})\n        self.history.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.history)\n', line=9),
+    # Issue 11 Build 2: string contents normalised in place.
+    Invalid(_OPENAI + 'BUDGET = 20000\n\ndef turn(messages, q):\n    for m in messages:\n        if isinstance(m["content"], str):\n            m["content"] = m["content"].strip()\n    messages.append({"role": "user", "content": q})\n    return client.chat.completions.create(model="m", messages=messages)\n', line=8),
+    # Issue 11 Build 2: `messages.remove(old)` on the sent list.
+    Invalid(_OPENAI + 'BUDGET = 20000\n\ndef turn(messages, q):\n    for old in list(messages):\n        if old["role"] == "tool" and old.get("stale"):\n            messages.remove(old)\n    messages.append({"role": "user", "content": q})\n    return client.chat.completions.create(model="m", messages=messages)\n', line=8),
+    # Issue 11 Build 2: a field of earlier steps cleared, the messages rendered from it.
+    Invalid(_OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.steps = []\n    def to_messages(self):\n        messages = []\n        for step in self.steps:\n            messages.append({"role": "user", "content": step.observations})\n        return messages\n    def run(self, task):\n        while True:\n            for step in self.steps[:-2]:\n                step.observations = None\n            reply = client.chat.completions.create(model="m", messages=self.to_messages())\n            self.steps.append(reply)\n', line=16),
+    # Issue 11 Build 2: older tool outputs replaced with "<omitted>".
+    Invalid(_OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.messages = []\n    def step(self, q):\n        for old in self.messages[:-1]:\n            if old["role"] == "tool":\n                old["content"] = "<omitted>"\n        self.messages.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.messages)\n', line=11),
+    # The same private helper given the stored history: its slots are replaced for good.
+    Invalid(_OPENAI + 'class Agent:\n    def _for_summary(self, formatted):\n        for idx, msg in enumerate(formatted):\n            if isinstance(msg, str):\n                formatted[idx] = {"role": "user", "content": msg}\n        return formatted\n    def call(self):\n        msgs = self._for_summary(self.messages)\n        return client.responses.create(model="m", input=msgs)\n', line=7),
+    # Issue 11 review (smolagents' vision browser example): screenshots cleared from older memory steps on
+    # every step; the agent renders every memory step into the next model call's messages.
+    Invalid("from smolagents import CodeAgent\ndef save_screenshot(memory_step, agent):\n    for previous in agent.memory.steps:\n        if previous.step_number <= memory_step.step_number - 2:\n            previous.observations_images = None\n    memory_step.observations_images = [take_screenshot()]\n", line=5),
+    # Issue 11: earlier messages rewritten, the history sent through `dict(...)` as `**params`.
+    Invalid(_CLAUDE + "def turn(history, text):\n    for m in history:\n        if m['role'] == 'user':\n            m['content'] = m['content'][:200]\n    history.append({'role': 'user', 'content': text})\n    params = dict(model='m', max_tokens=512, messages=history)\n    return client.messages.create(**params)\n", line=6),
+    # Issue 11: the history is a dict entry (`state['messages']`), sent through a `**params` dict.
+    Invalid(_CLAUDE + "def turn(state, text):\n    for m in state['messages']:\n        m['content'] = m['content'][:100]\n    params = {'model': 'm', 'max_tokens': 9, 'messages': state['messages']}\n    return client.messages.create(**params)\n", line=5),
+    # A store before the parameter is rebound to its copy, or with the copy made on one branch only, still
+    # changes the caller's messages.
+    Invalid("import copy\n" + _OPENAI + "def run(messages, note):\n    messages[1]['content'] += note\n    messages = copy.deepcopy(messages)\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),
+    Invalid("import copy\n" + _OPENAI + "def run(messages, note, fresh):\n    if fresh:\n        messages = copy.deepcopy(messages)\n    messages[1]['content'] += note\n    return client.chat.completions.create(model='m', messages=messages)\n", line=7),
+    # Issue 11 (MetaGPT parse_editor_result): editor results older than the newest five replaced by a stub in
+    # the rebuilt memory each request; older tool outputs replaced with "<omitted>" by their distance from the end.
+    Invalid(_OPENAI + 'import re\nclass RoleZero:\n    def parse_editor_result(self, memory, keep_latest_count=5):\n        new_memory = []\n        i = 0\n        for msg in reversed(memory):\n            if re.findall(r"Command Editor\\.(\\w+?) executed", msg["content"]):\n                i += 1\n                if i > keep_latest_count:\n                    msg = {"role": "user", "content": msg["content"][:msg["content"].find("Command Editor")]}\n            new_memory.append(msg)\n        new_memory.reverse()\n        return new_memory\n    def think(self):\n        memory = self.parse_editor_result(self.storage)\n        return client.chat.completions.create(model="m", messages=[{"role": "system", "content": "You code."}, *memory])\n', line=12),
+    Invalid(_OPENAI + 'KEEP = 3\nclass Agent:\n    def step(self, q):\n        self.history.append({"role": "user", "content": q})\n        sent = []\n        for i, m in enumerate(self.history):\n            sent.append({"role": "tool", "content": "<omitted>"} if m["role"] == "tool" and i < len(self.history) - KEEP else m)\n        return client.chat.completions.create(model="m", messages=sent)\n', line=9),
+    # Issue 11 review: a moving "<omitted>" mask on a list built for this request, or on a deep copy: the boundary
+    # (the list's length minus a bound, every message but the newest) moves each turn.
+    Invalid(_OPENAI + 'def to_api(history):\n    out = []\n    for m in history:\n        out.append({"role": m["role"], "content": m["content"]})\n    return out\ndef turn(history, q):\n    history.append({"role": "user", "content": q})\n    msgs = to_api(history)\n    for i in range(len(msgs) - 3):\n        if msgs[i]["role"] == "tool":\n            msgs[i] = {"role": "tool", "content": "<omitted>"}\n    return client.chat.completions.create(model="m", messages=msgs)\n', line=13),
+    Invalid("import copy\n" + _OPENAI + 'class Agent:\n    def turn(self, q):\n        self.history.append({"role": "user", "content": q})\n        messages = copy.deepcopy(self.history)\n        keep = len(messages) - 3\n        for i, m in enumerate(messages):\n            if i < keep and m["role"] == "tool":\n                m["content"] = "<omitted>"\n        return client.chat.completions.create(model="m", messages=messages)\n', line=11),
+    Invalid("import copy\n" + _OPENAI + 'class Agent:\n    def turn(self, q):\n        self.history.append({"role": "user", "content": q})\n        messages = copy.deepcopy(self.history)\n        for m in messages:\n            if m["role"] == "tool" and m is not messages[-1]:\n                m["content"] = "<omitted>"\n        return client.chat.completions.create(model="m", messages=messages)\n', line=10),
+    Invalid("from .serializer import serialize_messages\n" + _OPENAI + 'def ask(messages):\n    out = serialize_messages(messages)\n    out[len(out) - 3]["content"] = "<omitted>"\n    return client.chat.completions.create(model="m", messages=out)\n', line=6),
+    # A message of the list literal after the spliced history is a sent one.
+    Invalid(_OPENAI + 'RULES = "Be brief."\ndef turn(history, q):\n    messages = [{"role": "system", "content": "Base."}, *history, {"role": "user", "content": q}]\n    messages[1]["content"] += RULES\n    return client.chat.completions.create(model="m", messages=messages)\n', line=6),
 ]

@@ -43,9 +43,12 @@ def param_type(call: cst.BaseExpression) -> str | None:
     return name if name is not None and _PARAM_TYPE.match(name) else None
 
 
-def _key(node: cst.BaseExpression | None) -> str | None:
-    if isinstance(node, cst.SimpleString) and node.value[-1:] in ("'", '"') and len(node.value) >= 2:
-        return node.value[1:-1] if node.value[0] in ("'", '"') else None
+def string_key(node: cst.BaseExpression | None) -> str | None:
+    """The text of a plain string literal used as a key (``"role"``, ``'''role'''``, ``r"role"``), else None
+    (not bytes, an f-string or a name). The one reader of a string key for the lint engine."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
     return None
 
 
@@ -69,7 +72,7 @@ def entries(node: cst.CSTNode | None) -> list[tuple[str, cst.BaseExpression]] | 
     ``TypedDict`` call, in source order; None when ``node`` is neither (see :func:`is_block`)."""
     if isinstance(node, cst.Dict):
         return [(key, el.value) for el in node.elements
-                if isinstance(el, cst.DictElement) and (key := _key(el.key)) is not None]
+                if isinstance(el, cst.DictElement) and (key := string_key(el.key)) is not None]
     if is_block(node):
         positional = _positional(node)  # `TypedDict(mapping, **kwargs)` is `dict(mapping, **kwargs)`
         first = entries(positional[0].value) if positional else []
@@ -85,4 +88,4 @@ def entry(node: cst.CSTNode | None, key: str) -> cst.BaseExpression | None:
     return None
 
 
-__all__ = ["entries", "entry", "is_block", "param_type"]
+__all__ = ["entries", "entry", "is_block", "param_type", "string_key"]

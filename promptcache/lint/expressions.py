@@ -35,7 +35,11 @@ def is_dict_view(node: cst.BaseExpression) -> bool:
 
 
 def key_text(node: cst.BaseExpression) -> str | None:
-    """The identifier-like text of a string key (``"x-request-id"`` gives ``x_request_id``)."""
+    """The identifier-like text of a string key (``"x-request-id"`` gives ``x_request_id``).
+
+    Known flaw, kept so findings stay as reviewed: the strip also drops a key's own leading or trailing
+    ``r``/``b``/``u`` letters (``"user"`` reads ``se``); reading the key with
+    :func:`~promptcache.lint.dict_view.string_key` instead changes findings (gptme's ``ROLE_COLOR['user']``)."""
     if isinstance(node, cst.SimpleString):
         value = node.value.strip("\"'rRbBuU")
         return value.replace("-", "_")

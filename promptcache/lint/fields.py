@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint.dict_view import string_key
 from promptcache.lint.index import Scope
 from promptcache.lint.rendering import managed
 from promptcache.lint.value_syntax import constructor_call
@@ -115,7 +116,7 @@ class FieldSensitivity:
         holds, when every binding of it says what it writes under which key: a dict literal, ``d["k"] = v``,
         ``d.update({...})``. A computed key or ``**spread`` counts for every key; any other binding (a call,
         a parameter, a loop) answers None (the whole value's sources apply)."""
-        wanted = _string_key(key)
+        wanted = string_key(key)
         if wanted is None or not isinstance(e, (cst.Name, cst.Attribute)):
             return None
         bindings = self.index.bindings_of(e, scope)
@@ -127,7 +128,7 @@ class FieldSensitivity:
                 b.value if b.kind == "mutate" and b.op == "extend" and isinstance(b.node, cst.Call) else None
             if isinstance(literal, cst.Dict):
                 for el in literal.elements:
-                    k = _string_key(el.key) if isinstance(el, cst.DictElement) else None
+                    k = string_key(el.key) if isinstance(el, cst.DictElement) else None
                     if k is None or k == wanted:
                         out |= self.of(el.value, b.scope) | (self.of(el.key, b.scope) if isinstance(el, cst.DictElement) and k is None else EMPTY)
             elif b.kind == "mutate" and b.op == "setitem":
@@ -178,13 +179,6 @@ class FieldSensitivity:
         return self.of(e, scope)
 
 
-def _string_key(e: cst.BaseExpression | None) -> str | None:
-    """The text of a plain string literal key (``"rules"``), else None."""
-    if isinstance(e, cst.SimpleString):
-        return e.evaluated_value if isinstance(e.evaluated_value, str) else None
-    return None
-
-
 def _written_key(stmt: cst.CSTNode, container: cst.BaseExpression) -> tuple[bool, str | None]:
     """For a ``container[k]... = v`` statement: whether it writes into ``container`` through one of its entries,
     and that entry's key when it is a string literal (``(True, None)``: a computed key)."""
@@ -195,7 +189,7 @@ def _written_key(stmt: cst.CSTNode, container: cst.BaseExpression) -> tuple[bool
             t = t.value
         if isinstance(t, cst.Subscript) and t.value.deep_equals(container):
             index = t.slice[0].slice if len(t.slice) == 1 else None
-            return True, _string_key(index.value) if isinstance(index, cst.Index) else None
+            return True, string_key(index.value) if isinstance(index, cst.Index) else None
     return False, None
 
 

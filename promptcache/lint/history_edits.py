@@ -22,7 +22,11 @@ an insert or removal under a size guard or a test of the same list (a one-time
 set-up: ``if not self.history: self.history.insert(0, SYSTEM)``), an insert
 or a removal in a list built fresh for each request, a store into the records of
 a ``copy.deepcopy`` made in the same function (a format conversion on the way out),
-a store into a list made for this request (:func:`fresh_list`).
+a store into a list made for this request (:func:`fresh_list`), a constant added to
+a dict literal of a list literal made here (``messages[0]["content"] += RULES``).
+The copies count only where the messages changed are not picked by the list's
+length or from its end (:mod:`promptcache.lint.history_positions`): a moving
+``<omitted>`` mask on a per-request copy changes bytes that were sent unmasked.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import libcst as cst
 
 from promptcache.lint.dict_view import entries
 from promptcache.lint.expressions import argument, int_value, is_literal, is_system_dict
+from promptcache.lint.history_positions import chosen_by_position
 from promptcache.lint.index import Scope
 from promptcache.lint.walk import descendants
 
@@ -53,18 +58,19 @@ def edits(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
         base = target.value
         if isinstance(target, cst.Subscript) and turns.is_history(base, scope) and not is_last(target, base, flow):
             if not (constant_index(target) == 0 and _static_system(store.value, turns, scope)) and \
-                    not fresh_list(turns, base, scope, elements=False) and not copied_before(turns, base, scope, store.node):
+                    not _request_copy(turns, base, scope, store.node, target, elements=False):
                 out.append((store.node, flow.code(target)))
             continue
         if isinstance(base, cst.Subscript) and turns.is_history(base.value, scope) and not is_last(base, base.value, flow):
-            if not fresh_list(turns, base.value, scope, elements=True) and not copied_before(turns, base.value, scope, store.node):
+            if not _request_copy(turns, base.value, scope, store.node, base, elements=True) and \
+                    not _own_literal_dict(turns, base, scope, store.value):
                 out.append((store.node, flow.code(target)))
             continue
         if isinstance(base, cst.Name):
             for b in index.lookup(base.value, scope)[1]:
                 if b.kind != "for":
                     continue
-                if _deep_copy(turns, iterated(b.value), b.scope):
+                if _deep_copy(turns, iterated(b.value), b.scope) and not chosen_by_position(turns, store.node, scope):
                     continue
                 refs = turns.list_refs(iterated(b.value), b.scope)
                 if refs & turns.history_refs or refs & rendered.get(key or "", set()) or (
@@ -192,6 +198,53 @@ def fresh_list(turns: Turns, expr: cst.BaseExpression, scope: Scope, elements: b
     return False
 
 
+def _request_copy(turns: Turns, lst: cst.BaseExpression, scope: Scope, node: cst.CSTNode, sub: cst.Subscript,
+                  elements: bool) -> bool:
+    """A store at ``node`` into ``sub`` (``lst[i]``) changes only a copy made for this request, at a position
+    that does not move: ``lst`` is a :func:`fresh_list` or a :func:`copied_before` copy, and neither the index
+    nor an enclosing loop picks the messages by the list's length or from its end (a moving ``<omitted>`` mask
+    on a per-request copy changes bytes the previous request sent unmasked)."""
+    if not (fresh_list(turns, lst, scope, elements) or copied_before(turns, lst, scope, node)):
+        return False
+    index = sub.slice[0].slice.value if len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) else None
+    return not chosen_by_position(turns, node, scope, index)
+
+
+def _own_literal_dict(turns: Turns, sub: cst.Subscript, scope: Scope, value: cst.BaseExpression | None) -> bool:
+    """``messages[0]["content"] += RULES`` where ``messages`` is bound only to list literals made in this function
+    (``[{"role": "system", "content": "Base."}, *history, ...]``) whose element at that constant index, with no
+    starred element before it, is a dict literal, and the value stored is a constant: that dict is built for this
+    request and gets the same text each time (the ``**params`` spelling of the same code is not a sent list)."""
+    at, lst = constant_index(sub), sub.value
+    if at is None or at < 0 or not isinstance(lst, cst.Name) or not _constant(turns, value, scope):
+        return False
+    found, bindings = turns.index.lookup(lst.value, scope)
+    if found is None or found.kind != "function" or not bindings:
+        return False
+    if any(isinstance(st.target, cst.Subscript) and isinstance(st.target.value, cst.Name) and st.target.value.value == lst.value
+           and st.scope is found for st in turns.index.stores):
+        return False  # `messages[i] = other`: an element may be another list's message
+    for b in bindings:
+        if b.kind == "mutate" and b.op in ("append", "extend", "setitem"):
+            continue
+        if b.kind != "assign" or not isinstance(b.value, cst.List) or len(b.value.elements) <= at:
+            return False
+        els = b.value.elements[:at + 1]
+        if any(isinstance(el, cst.StarredElement) for el in els) or not isinstance(els[-1].value, cst.Dict):
+            return False
+    return True
+
+
+def _constant(turns: Turns, value: cst.BaseExpression | None, scope: Scope) -> bool:
+    """A literal, a module-level constant, or ``+`` of them."""
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+        return _constant(turns, value.left, scope) and _constant(turns, value.right, scope)
+    if isinstance(value, cst.Name) and not is_literal(value):
+        found, bindings = turns.index.lookup(value.value, scope)
+        return found is not None and found.kind == "module" and bool(bindings) and all(b.kind == "assign" for b in bindings)
+    return is_literal(value)
+
+
 def _imported_function(turns: Turns, func: cst.BaseExpression, scope: Scope) -> bool:
     """``serialize_messages`` or ``Serializer.serialize_messages`` bound by an import (not a builtin, not a method
     of an object the module holds, such as ``self.memory.messages()`` or ``history.copy()``)."""
@@ -279,15 +332,8 @@ def _static_system(value: cst.BaseExpression | None, turns: Turns, scope: Scope)
     if not is_system_dict(value):
         return False
     values = [el.value for el in value.elements] if isinstance(value, cst.Dict) else [v for _, v in entries(value) or ()]
-    for v in values:  # a dict literal, or an SDK param call (`ChatCompletionSystemMessageParam(role=..., content=...)`)
-        if is_literal(v):
-            continue
-        if isinstance(v, cst.Name):
-            found, bindings = turns.index.lookup(v.value, scope)
-            if found is not None and found.kind == "module" and bindings and all(b.kind == "assign" for b in bindings):
-                continue
-        return False
-    return True
+    # a dict literal, or an SDK param call (`ChatCompletionSystemMessageParam(role=..., content=...)`)
+    return all(_constant(turns, v, scope) and not isinstance(v, cst.BinaryOperation) for v in values)
 
 
 def constant_index(sub_or_expr: cst.CSTNode | None) -> int | None:

@@ -18,8 +18,8 @@ outputs older than the last N with '<omitted>'" written as a rebuild rather than
 A site is an append, inside a ``for`` over a list that is not built for this request, to a list a sink sends,
 where the message appended is the loop's own message or a replacement of it (the loop variable rebound, or a
 conditional expression) and the replacement is chosen for the **older** messages by position: a counter or an
-``enumerate`` index over ``reversed(h)`` / ``h[::-1]`` above a bound, or an index below ``len(...)`` minus one.
-Not: a conversion applied to every message alike, or by content only (the same bytes each request), a
+``enumerate`` index over ``reversed(h)`` / ``h[::-1]`` above a bound, or an index below ``len(...)`` minus one
+(the position tests: :mod:`promptcache.lint.history_positions`). Not: a conversion applied to every message alike, or by content only (the same bytes each request), a
 position counted from the start (``i == 0``: the same message each request), a change of the newest messages
 only, or a ``cache_control`` marker (it moves; the text it marks does not change).
 """
@@ -32,7 +32,7 @@ import libcst as cst
 
 from promptcache.lint.expressions import argument
 from promptcache.lint.history_edits import fresh_list
-from promptcache.lint.walk import descendants
+from promptcache.lint.history_positions import Positional, loop_shape
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.index import Scope
@@ -46,13 +46,13 @@ def masks(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
         loop = turns.facts.loop_of(b.node)
         if not isinstance(loop, cst.For):
             continue
-        shape = _loop_shape(loop)
+        shape = loop_shape(loop)
         if shape is None:
             continue
         item, index, source, from_end = shape
         if fresh_list(turns, source, b.scope, elements=True) or not _stored(turns, source, b.scope):
             continue
-        positional = _Positional(turns, loop, b.scope, index, from_end)
+        positional = Positional(turns, loop, b.scope, index, from_end)
         value = b.value
         if isinstance(value, cst.Name) and value.value == item:
             for rebind in turns.index.lookup(item, b.scope)[1]:
@@ -110,38 +110,6 @@ def _kept(turns: Turns, ref) -> bool:
     return scope.kind == "module" or (scope.kind == "function" and bool(bindings) and all(b.kind in ("param", "mutate") for b in bindings))
 
 
-def _loop_shape(loop: cst.For) -> tuple[str, str | None, cst.BaseExpression, bool] | None:
-    """``(item, index, list, from_end)`` for ``for m in h``, ``for i, m in enumerate(h)``, with ``h`` also as
-    ``reversed(h)`` or ``h[::-1]`` (``from_end``); None for other shapes."""
-    target, it, index = loop.target, loop.iter, None
-    if isinstance(target, cst.Tuple) and len(target.elements) == 2 and _is_call(it, "enumerate"):
-        first, second = (el.value for el in target.elements)
-        if not (isinstance(first, cst.Name) and isinstance(second, cst.Name)):
-            return None
-        index, target, it = first.value, second, it.args[0].value
-    if not isinstance(target, cst.Name):
-        return None
-    from_end = False
-    if _is_call(it, "reversed"):
-        it, from_end = it.args[0].value, True
-    elif isinstance(it, cst.Subscript) and _reverse_slice(it):
-        it, from_end = it.value, True
-    return target.value, index, it, from_end
-
-
-def _reverse_slice(sub: cst.Subscript) -> bool:
-    """``h[::-1]``."""
-    if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Slice):
-        return False
-    sl = sub.slice[0].slice
-    step = sl.step
-    return sl.lower is None and sl.upper is None and isinstance(step, cst.UnaryOperation) and isinstance(step.operator, cst.Minus)
-
-
-def _is_call(e: cst.BaseExpression, name: str) -> bool:
-    return isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value == name and len(e.args) == 1
-
-
 def _marker(turns: Turns, value: cst.CSTNode | None) -> bool:
     """The replacement sets a ``cache_control`` breakpoint (a marker, not message text)."""
     return value is not None and "cache_control" in turns.flow.code(value)
@@ -149,53 +117,6 @@ def _marker(turns: Turns, value: cst.CSTNode | None) -> bool:
 
 def _item(e: cst.BaseExpression, item: str) -> bool:
     return isinstance(e, cst.Name) and e.value == item
-
-
-class _Positional:
-    """Tests that pick messages by their position counted from the end of the list."""
-
-    def __init__(self, turns: Turns, loop: cst.For, scope: Scope, index: str | None, from_end: bool):
-        self.turns, self.loop, self.from_end = turns, loop, from_end
-        counters = {name for name, bindings in scope.bindings.items()
-                    if any(b.kind == "aug" and turns.facts.within(b.node, loop.body) for b in bindings)}
-        self.positions = counters | ({index} if index else set())
-
-    def test(self, test: cst.BaseExpression) -> bool:
-        """A comparison that holds for the *older* messages: a count from the end above a bound (``i > keep``
-        over ``reversed(h)``), or an index below ``len(...)`` minus a bound (``i < len(h) - KEEP``). Not an
-        equality, nor a test for the newest messages (``i == len(h) - 1``, ``n < 2`` from the end: a marker on
-        the last message moves, the text of the older ones stays)."""
-        for cmp in descendants(test, cst.Comparison):
-            if len(cmp.comparisons) != 1:
-                continue
-            op, right = cmp.comparisons[0].operator, cmp.comparisons[0].comparator
-            for position, bound, above in ((cmp.left, right, _GREATER), (right, cmp.left, _LESS)):
-                if not (isinstance(position, cst.Name) and position.value in self.positions):
-                    continue
-                if self.from_end and isinstance(op, above):
-                    return True
-                if not self.from_end and isinstance(op, _LESS if above is _GREATER else _GREATER) and _reads_len(bound):
-                    return True
-        return False
-
-    def dominates(self, node: cst.CSTNode, loop: cst.For) -> bool:
-        """An ``if`` between ``node`` and the loop, with ``node`` in its body, tests a position."""
-        child = node
-        for anc in self.turns.facts.ancestors(node):
-            if anc is loop:
-                return False
-            if isinstance(anc, cst.If) and child is anc.body and self.test(anc.test):
-                return True
-            child = anc
-        return False
-
-
-_GREATER = (cst.GreaterThan, cst.GreaterThanEqual)
-_LESS = (cst.LessThan, cst.LessThanEqual)
-
-
-def _reads_len(e: cst.BaseExpression) -> bool:
-    return any(isinstance(c.func, cst.Name) and c.func.value == "len" for c in descendants(e, cst.Call))
 
 
 def _detail(turns: Turns, node: cst.CSTNode) -> str:

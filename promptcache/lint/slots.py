@@ -7,7 +7,8 @@
   ``SystemMessage(...)`` / ``("system", ...)`` / ``SystemMessagePromptTemplate``,
   agent ``system_prompt=`` / ``instructions=``, module or class constants whose
   name matches ``prompt-name-regex`` and the returns of prompt-named builder
-  functions.
+  functions (not those whose return is a reply or the newest turn:
+  :mod:`promptcache.lint.builder_returns`).
 - **PromptBuilder layers**: ``.system(...)``, ``.document(...)``, ``.example(...)``
   (system slots) and ``.tools(...)`` (a tool slot, checked for content: the
   builder orders tools by name) of a :class:`promptcache.PromptBuilder`; the
@@ -27,9 +28,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint.builder_returns import conversation, conversation_sent_last, returns_reply, user_content_only, user_turn
 from promptcache.lint.dict_view import entry, is_block
 from promptcache.lint.framework_slots import framework_slots
-from promptcache.lint.prompt_uses import sent_last
 from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.system_edits import system_content_stores
@@ -105,11 +106,11 @@ class _Collector:
                             if kind is not None:
                                 self.add(kind, b.value, scope, name, holder=None)
             elif scope.parent is not None and scope.parent.kind in ("module", "class") and pattern(scope.name) \
-                    and not _user_content_only(self.flow, scope) and not _returns_reply(self.flow, scope):
+                    and not user_content_only(self.flow, scope) and not returns_reply(self.flow, scope, _agent_calls(self.flow)):
                 for ret in (value for r in scope.returns for value in _returned(r, pattern)):
                     shape = self._shape(ret, scope)
                     kind = kinds_for(shape)
-                    if kind is None and _conversation(shape) and not _sent_last(self.flow, scope, shape):
+                    if kind is None and conversation(shape) and not conversation_sent_last(self.flow, scope, shape):
                         kind = "constant"  # a conversation spliced ahead of the history: all of it is prefix
                     if kind is not None:
                         self.add("builder" if kind == "constant" else kind, ret, scope, f"{scope.name}()", holder=None)
@@ -174,121 +175,6 @@ def _built_prompt(flow: FlowAnalysis, value: cst.BaseExpression | None, scope: S
     return value is not None and builder_root(flow.index, value, scope) is not None
 
 
-def _user_turn(value: cst.BaseExpression | None) -> bool:
-    """``{"role": "user", ...}``: a prompt-named builder that returns the user's message builds the newest turn,
-    where per-request data belongs (pydantic-ai's ``_map_user_prompt``; issue 11), whatever its name says.
-    Also a returned conversation literal (``[{"role": "system", ...}, {"role": "user", ...}]``, gpt-researcher's
-    editor): its system and developer messages are slots of their own (the role dicts), the rest are turns,
-    provided the conversation is sent last (:func:`_sent_last`, checked where the builder is known)."""
-    return _conversation(value) or _role(value) == "user"
-
-
-def _conversation(value: cst.BaseExpression | None) -> bool:
-    """A list or tuple literal of role dicts (a conversation)."""
-    return isinstance(value, (cst.List, cst.Tuple)) and bool(value.elements) and all(
-        isinstance(el, cst.Element) and _role(el.value) is not None for el in value.elements)
-
-
-def _newest(flow: FlowAnalysis, message: cst.CSTNode, scope: Scope) -> bool:
-    """``message`` goes out last (the last message of the list sent, or appended): the newest turn, by position,
-    not by role. A message before others (``[ctx, *history, q]``) or sent somewhere unknown is not."""
-    return sent_last(flow, message, scope)
-
-
-def _sent_last(flow: FlowAnalysis, func: Scope, conversation: cst.List | cst.Tuple) -> bool:
-    """The conversation ``func`` returns is the end of what is sent: its last message goes out last
-    (:func:`_newest`) and no call of ``func`` is spliced ahead of other messages (``[*func(), *history, q]``,
-    ``func() + history``)."""
-    for call, scope in flow.index.calls:
-        if flow.index.function_named(call.func, scope) is not func:
-            continue
-        node: cst.CSTNode = call
-        while isinstance(flow.facts.parent.get(node), cst.Await):
-            node = flow.facts.parent[node]
-        p = flow.facts.parent.get(node)
-        if isinstance(p, (cst.StarredElement, cst.Element)) and flow.facts.parent.get(p) is not None:
-            elements = getattr(flow.facts.parent[p], "elements", None)
-            if elements and elements[-1] is not p:
-                return False
-        if isinstance(p, cst.BinaryOperation) and p.left is node:
-            return False
-    return _newest(flow, conversation.elements[-1].value, func)
-
-
-def _role(value: cst.BaseExpression | None) -> str | None:
-    role = dict_value(value, "role") if value is not None else None
-    return role.value[1:-1] if isinstance(role, cst.SimpleString) else None
-
-
-def _returns_reply(flow: FlowAnalysis, func: Scope) -> bool:
-    """``func`` sends a request (a sink, or a model-bound call such as ``send_message_to_model_wrapper(...)``) and
-    returns what comes back, through local names (``response = await ...; return is_safe, response["reason"]``):
-    a request handler named after the prompt it handles (khoj's ``acheck_if_safe_prompt``,
-    ``generate_better_image_prompt``; issue 11), whose return is the model's reply, not a prompt. Not when a
-    return builds text around it (``f"You help {user.name}. {reply}"``)."""
-    replies: set[str] = set()
-    for call, scope in flow.index.calls:
-        if scope is not func:
-            continue
-        sink = flow.sinks.sink_at(call, scope)
-        if not (sink is not None and sink.is_request or _agent_call(call) and _hands_built_text(func, call)):
-            continue
-        node = flow.facts.parent.get(call)
-        if isinstance(node, cst.Await):
-            node = flow.facts.parent.get(node)
-        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            replies.add(node.targets[0].target.value)
-    if not replies:
-        return False
-    for _ in range(4):  # `response = json.loads(response.text)`, `reason = response.get("reason")`
-        for name, bindings in func.bindings.items():
-            if name not in replies and any(b.kind == "assign" and b.value is not None and
-                                           any(n.value in replies for n in descendants(b.value, cst.Name)) for b in bindings):
-                replies.add(name)
-    templates = (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation)
-    return any(n.value in replies for r in func.returns for n in descendants(r, cst.Name)) and not any(
-        isinstance(r, templates) or isinstance(r, cst.Call) and isinstance(r.func, cst.Attribute) and r.func.attr.value == "format"
-        for r in func.returns)  # a text built around the reply is a prompt again
-
-
-def _hands_built_text(func: Scope, call: cst.Call) -> bool:
-    """An argument of ``call`` is text built here (an f-string, a concatenation, ``PROMPT.format(...)``), or a name
-    ``func`` binds only to such text: the prompt handed to the model (not ``schema.model_json_schema()``)."""
-    texts = (cst.FormattedString, cst.ConcatenatedString, cst.SimpleString, cst.BinaryOperation)
-    def built(e) -> bool:
-        if isinstance(e, cst.IfExp):
-            return built(e.body) and built(e.orelse)
-        return isinstance(e, texts) or isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and e.func.attr.value == "format"
-    for arg in call.args:
-        if built(arg.value):
-            return True
-        if isinstance(arg.value, cst.Name):
-            bindings = func.bindings.get(arg.value.value, [])
-            if bindings and all(b.kind == "assign" and built(b.value) for b in bindings):
-                return True
-    return False
-
-
-def _user_content_only(flow: FlowAnalysis, func: Scope) -> bool:
-    """Every call of ``func`` (its callers all visible, at least one) is the ``content`` of a user message
-    (``{"role": "user", "content": self._format_instructions(...)}``) that goes out last (:func:`_newest`): the
-    builder writes the newest user turn, whatever its name says (gpt-researcher's editor; issue 11)."""
-    calls = flow.call_sites.visible_calls(func)
-    if not calls:
-        return False
-    for call, scope in calls:
-        value: cst.CSTNode = call
-        element = flow.facts.parent.get(value)
-        if isinstance(element, cst.Await):
-            value, element = element, flow.facts.parent.get(element)
-        if not (isinstance(element, cst.DictElement) and element.value is value and isinstance(element.key, cst.SimpleString)
-                and element.key.value[1:-1] == "content" and _role(flow.facts.parent.get(element)) == "user"):
-            return False
-        if not _newest(flow, flow.facts.parent[element], scope):
-            return False  # a user message ahead of the history is part of the cached prefix
-    return True
-
-
 def system_slots(flow: FlowAnalysis) -> list[Slot]:
     """System-prompt slots, prompt-named constants and prompt-builder returns, in source order."""
     c = _Collector(flow)
@@ -320,7 +206,7 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
         for value, scope in system_content_stores(flow):  # `if h[0]["role"] == "system": h[0]["content"] += x`
             c.add("system", value, scope, "the system message")
         module_scope = next(sc for sc in flow.index.scopes if sc.kind == "module")
-        c.named(flow.is_prompt_name, lambda value: None if _built_prompt(flow, value, module_scope) or _user_turn(value) else "constant")
+        c.named(flow.is_prompt_name, lambda value: None if _built_prompt(flow, value, module_scope) or user_turn(value) else "constant")
     for call, scope, method in flow.builder_calls:
         if method != "tools":
             for arg in call.args:

@@ -27,7 +27,8 @@ import libcst as cst
 
 from promptcache.lint import history_edits, history_masking
 from promptcache.lint.history_edits import constant_index
-from promptcache.lint.expressions import evaluated, int_value, is_system_dict
+from promptcache.lint.dict_view import string_key
+from promptcache.lint.expressions import int_value, is_system_dict
 from promptcache.lint.index import Binding, Scope
 from promptcache.lint.request_view import all_sinks, conversations
 from promptcache.lint.sdk_builder import conversation_messages
@@ -335,10 +336,7 @@ def _ends_in_exit(body: cst.BaseSuite) -> bool:
 def _entry_key(expr: cst.BaseExpression) -> str | None:
     """``"messages"`` for ``x["messages"]`` (a string-literal key), else None."""
     if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
-        key = expr.slice[0].slice.value
-        if isinstance(key, cst.SimpleString):
-            value = evaluated(key.value)
-            return value if isinstance(value, str) else None
+        return string_key(expr.slice[0].slice.value)
     return None
 
 
