@@ -115,10 +115,10 @@ class CallTaint:
                 return templated(t)
             if method == "get" and args:
                 entry = self.entry(base, args[0], scope)
+                key = key_text(args[0])
                 if entry is not None:  # `self.state.get("rules", RULES)`: that entry (or the default) only
                     t = entry | self.union(args[1:], scope)
-                key = key_text(args[0])
-                if key:
+                elif key:  # an entry not seen here: its key's name is all there is
                     t |= self.names(key, origin=e)
             return t
         return self.union(args, scope)

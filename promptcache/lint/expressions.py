@@ -14,7 +14,7 @@ import re
 import libcst as cst
 
 from promptcache.lint import sources as S
-from promptcache.lint.dict_view import entry
+from promptcache.lint.dict_view import entry, string_key
 from promptcache.lint.literals import PLACEHOLDER, pieces
 
 _ALNUM = re.compile(r"[A-Za-z0-9]")
@@ -35,15 +35,9 @@ def is_dict_view(node: cst.BaseExpression) -> bool:
 
 
 def key_text(node: cst.BaseExpression) -> str | None:
-    """The identifier-like text of a string key (``"x-request-id"`` gives ``x_request_id``).
-
-    Known flaw, kept so findings stay as reviewed: the strip also drops a key's own leading or trailing
-    ``r``/``b``/``u`` letters (``"user"`` reads ``se``); reading the key with
-    :func:`~promptcache.lint.dict_view.string_key` instead changes findings (gptme's ``ROLE_COLOR['user']``)."""
-    if isinstance(node, cst.SimpleString):
-        value = node.value.strip("\"'rRbBuU")
-        return value.replace("-", "_")
-    return None
+    """The identifier-like text of a string key (``"x-request-id"`` gives ``x_request_id``), else None."""
+    key = string_key(node)
+    return key.replace("-", "_") if key is not None else None
 
 
 _LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Imaginary)

@@ -304,7 +304,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
             entry = self.entry(e.value, e.slice[0].slice.value, scope)
             if entry is not None:
                 base = entry  # `self.state["rules"]`: that entry's values, not `state["now"]` beside it
-            if key:
+            elif key:  # an entry not seen here: its key's name is all there is (`ROLE_COLOR['user']` is "green")
                 named = self.names(key, origin=e)
                 if any(s.kind == S.SUMMARY for s in named):
                     return named
