@@ -237,14 +237,14 @@ def lint_paths(
 def _named_modules_importers(named, scans, contents, modules: set[Path], config: LintConfig) -> dict[Path, prefilter.Scan]:
     """The LLM files outside the run that import a prompt module named on the command line (``{file: scan}``).
 
-    Only files named themselves (pre-commit, changed-files CI, ``--stdin-filename``) that do not pass the
-    pre-filter on their own and define a prompt- or tool-named name are looked up
-    (:func:`~promptcache.lint.prefilter.llm_importers`: their package and import root, bytes only); each
-    one found makes the file a prompt module (added to ``modules``).
+    Only files named themselves (pre-commit, changed-files CI, ``--stdin-filename``) that define a prompt- or
+    tool-named name are looked up (:func:`~promptcache.lint.prefilter.llm_importers`: their package and import
+    root, bytes only); each one found makes the file a prompt module (added to ``modules``), whether or not it
+    passes the pre-filter on its own, as in a run over its folder.
     """
     importers: dict[Path, prefilter.Scan] = {}
     for path in sorted(named):
-        if path not in scans or scans[path].passes:
+        if path not in scans:
             continue
         if not prefilter.may_hold_prompts(contents[path], config.prompt_name_regex):
             continue

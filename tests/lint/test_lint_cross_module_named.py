@@ -148,3 +148,11 @@ def test_fix_and_diff_follow_the_settled_findings(write_tree, run_cli, monkeypat
     code, out, err = run_cli("lint", "bot/prompts.py", "--no-cache", "--select", "PC304", "--fix", "--unsafe-fixes")
     assert ("sort_keys=True" in (root / "bot" / "prompts.py").read_text()) is fixed
     assert code == 0
+
+
+def test_a_prompt_module_that_imports_an_sdk_itself_gets_the_folder_verdict(write_tree, run_cli, monkeypatch):
+    # it passes the pre-filter on its own; the folder run still reads it as a prompt module of app.py
+    root = _tree(write_tree, AFTER, prompts="import openai\n" + PROMPTS)
+    monkeypatch.chdir(root)
+    assert _lint(run_cli, ".", "--no-cache")[1] == [("prompts.py", 12)]
+    assert _lint(run_cli, "bot/prompts.py", "--no-cache")[1] == [("prompts.py", 12)]
