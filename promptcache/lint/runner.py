@@ -199,7 +199,7 @@ def lint_paths(
     result.unreadable = len(unreadable)
     result.files = len(contents) + result.unreadable
     modules = prefilter.prompt_modules(scans)
-    importers = _named_modules_importers(found.named, scans, contents, modules, config)
+    importers_of = _named_modules_importers(found.named, scans, contents, modules, config)
     tasks, paths_of = [], []
     for path, data in contents.items():
         if prefilter_files and not (scans[path].passes or path in modules):
@@ -213,6 +213,10 @@ def lint_paths(
                                progress or _no_progress)
     # A prompt module's findings stand or fall with what its importers do with the prompt: those in this run,
     # and for a prompt module named on its own those of its package outside the run (linted for their uses only).
+    # Only the importers of named modules with findings that hang on a definition are linted (the cost).
+    results_of = dict(zip(paths_of, file_results))
+    importers = {p: s for named, found_importers in importers_of.items()
+                 if named in results_of and results_of[named].depends for p, s in found_importers.items()}
     outside, outside_results = _lint_importers(importers, visitors, config, jobs, cache)
     settlement = Settlement(paths_of + outside, file_results + outside_results, {**importers, **scans})
     for path, (data, display, module), file_result in zip(paths_of, tasks, file_results):
@@ -234,24 +238,28 @@ def lint_paths(
     return result
 
 
-def _named_modules_importers(named, scans, contents, modules: set[Path], config: LintConfig) -> dict[Path, prefilter.Scan]:
-    """The LLM files outside the run that import a prompt module named on the command line (``{file: scan}``).
+def _named_modules_importers(named, scans, contents, modules: set[Path],
+                             config: LintConfig) -> dict[Path, dict[Path, prefilter.Scan]]:
+    """The LLM files outside the run that import each prompt module named on the command line
+    (``{named file: {importer: scan}}``).
 
     Only files named themselves (pre-commit, changed-files CI, ``--stdin-filename``) that define a prompt- or
     tool-named name are looked up (:func:`~promptcache.lint.prefilter.llm_importers`: their package and import
     root, bytes only); each one found makes the file a prompt module (added to ``modules``), whether or not it
     passes the pre-filter on its own, as in a run over its folder.
     """
-    importers: dict[Path, prefilter.Scan] = {}
+    importers: dict[Path, dict[Path, prefilter.Scan]] = {}
+    seen: dict[Path, prefilter.Scan] = {}
     for path in sorted(named):
         if path not in scans:
             continue
         if not prefilter.may_hold_prompts(contents[path], config.prompt_name_regex):
             continue
-        found = prefilter.llm_importers(path, scans[path], config, known={**importers, **scans})
+        found = prefilter.llm_importers(path, scans[path], config, known={**seen, **scans})
         if found:
             modules.add(path)
-        importers.update((p, s) for p, s in found.items() if p not in contents)
+        importers[path] = {p: s for p, s in found.items() if p not in contents}
+        seen.update(importers[path])
     return importers
 
 
