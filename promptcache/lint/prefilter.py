@@ -233,7 +233,14 @@ def import_root(path: Path) -> tuple[Path, Path | None]:
 
 
 def imported_by_llm_code(path: Path, own: Scan, config: LintConfig, known: dict[Path, Scan] | None = None) -> bool:
-    """True when a file of ``path``'s package or import root that uses an LLM SDK imports ``path``.
+    """True when a file of ``path``'s package or import root that uses an LLM SDK imports ``path``
+    (:func:`llm_importers` is not empty)."""
+    return bool(llm_importers(path, own, config, known))
+
+
+def llm_importers(path: Path, own: Scan, config: LintConfig, known: dict[Path, Scan] | None = None) -> dict[Path, Scan]:
+    """``{file: its scan}`` for the files of ``path``'s package or import root that are LLM code
+    (:attr:`Scan.llm_code`) and import ``path``, in search order.
 
     Searches, reading bytes only (no parsing): every file of the top package
     (honouring ``exclude`` and ``.gitignore``) and the files directly in the
@@ -266,4 +273,6 @@ def imported_by_llm_code(path: Path, own: Scan, config: LintConfig, known: dict[
             except OSError:
                 continue
         scans[candidate] = found
-    return path in prompt_modules(scans)
+    table = module_table(scans)
+    return {p: s for p, s in scans.items()
+            if p != path and s.llm_code and any(path in resolve(p, m, scans, table) for m in s.imports)}

@@ -27,6 +27,7 @@ from promptcache.lint.errors import unparsable
 from promptcache.lint.filelint import FileResult, lint_bytes
 from promptcache.lint.finding import Finding, Severity
 from promptcache.lint.fixer import applicable, fix_bytes
+from promptcache.lint.prompt_uses import UNSEEN
 from promptcache.lint.registry import discover as discover_rules
 from promptcache.lint.result_cache import ResultCache, digest, entry_key
 from promptcache.lint.rule import LintRule
@@ -198,12 +199,7 @@ def lint_paths(
     result.unreadable = len(unreadable)
     result.files = len(contents) + result.unreadable
     modules = prefilter.prompt_modules(scans)
-    for path in sorted(found.named):
-        # A prompt module named on its own: its importers are not in the run, so look for them.
-        if path in scans and not scans[path].passes and path not in modules:
-            if prefilter.may_hold_prompts(contents[path], config.prompt_name_regex):
-                if prefilter.imported_by_llm_code(path, scans[path], config, known=scans):
-                    modules.add(path)
+    importers_of = _named_modules_importers(found.named, scans, contents, modules, config)
     tasks, paths_of = [], []
     for path, data in contents.items():
         if prefilter_files and not (scans[path].passes or path in modules):
@@ -215,8 +211,14 @@ def lint_paths(
     result.parsed = len(tasks)
     file_results = _run_cached(tasks, [digests.get(p, "") for p in paths_of], visitors, config, jobs, cache, result,
                                progress or _no_progress)
-    # A prompt module's findings stand or fall with what its importers in this run do with the prompt.
-    settlement = Settlement(paths_of, file_results, scans)
+    # A prompt module's findings stand or fall with what its importers do with the prompt: those in this run,
+    # and for a prompt module named on its own those of its package outside the run (linted for their uses only).
+    # Only the importers of named modules with findings that hang on a definition are linted (the cost).
+    results_of = dict(zip(paths_of, file_results))
+    importers = {p: s for named, found_importers in importers_of.items()
+                 if named in results_of and results_of[named].depends for p, s in found_importers.items()}
+    outside, outside_results = _lint_importers(importers, visitors, config, jobs, cache)
+    settlement = Settlement(paths_of + outside, file_results + outside_results, {**importers, **scans})
     for path, (data, display, module), file_result in zip(paths_of, tasks, file_results):
         file_result = settlement.settle(path, file_result)
         if fix is not None and any(applicable(f, fix.unsafe) for f in file_result.findings):
@@ -234,6 +236,48 @@ def lint_paths(
     result.count_fixable()
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _named_modules_importers(named, scans, contents, modules: set[Path],
+                             config: LintConfig) -> dict[Path, dict[Path, prefilter.Scan]]:
+    """The LLM files outside the run that import each prompt module named on the command line
+    (``{named file: {importer: scan}}``).
+
+    Only files named themselves (pre-commit, changed-files CI, ``--stdin-filename``) that define a prompt- or
+    tool-named name are looked up (:func:`~promptcache.lint.prefilter.llm_importers`: their package and import
+    root, bytes only); each one found makes the file a prompt module (added to ``modules``), whether or not it
+    passes the pre-filter on its own, as in a run over its folder.
+    """
+    importers: dict[Path, dict[Path, prefilter.Scan]] = {}
+    seen: dict[Path, prefilter.Scan] = {}
+    for path in sorted(named):
+        if path not in scans:
+            continue
+        if not prefilter.may_hold_prompts(contents[path], config.prompt_name_regex):
+            continue
+        found = prefilter.llm_importers(path, scans[path], config, known={**seen, **scans})
+        if found:
+            modules.add(path)
+        importers[path] = {p: s for p, s in found.items() if p not in contents}
+        seen.update(importers[path])
+    return importers
+
+
+def _lint_importers(importers: dict[Path, prefilter.Scan], rules, config, jobs, cache: ResultCache | None):
+    """``(paths, results)`` of the importers outside the run, linted (through ``cache``) for their ``uses``
+    only: not counted in the run's summary, their findings never reported."""
+    paths, tasks, digests, unread = [], [], [], []
+    for path in sorted(importers):
+        try:
+            data = path.read_bytes()
+        except OSError:  # gone since it was scanned: its uses are not known, so what it imports stands
+            unread.append(path)
+            continue
+        paths.append(path)
+        tasks.append((data, display_path(path), False))
+        digests.append(digest(data) if cache is not None else "")
+    results = _run_cached(tasks, digests, rules, config, jobs, cache, LintResult(), _no_progress) if tasks else []
+    return paths + unread, results + [FileResult(display_path(p), uses=UNSEEN) for p in unread]
 
 
 def _no_progress(done: int, total: int) -> None:

@@ -66,11 +66,11 @@ def test_builder_sent_as_the_system_prompt_elsewhere_is_reported(write_tree, run
     assert _lint(run_cli, root, extra=("--select", "PC101")) == [("prompts.py", "PC101", 7), ("prompts.py", "PC101", 11)]
 
 
-def test_prompt_module_linted_alone_keeps_its_findings(write_tree, run_cli):
-    # pre-commit passes only the edited file: the importer is not in the run, so nothing is known of its uses.
+def test_prompt_module_linted_alone_is_settled_by_its_importers(write_tree, run_cli):
+    # pre-commit passes only the edited file: its importers in the package are analysed for their uses
+    # (more in test_lint_cross_module_named.py).
     root = write_tree({"bot/__init__.py": "", "bot/prompts.py": PROMPTS, "bot/app.py": _app(AS_USER)})
-    assert _lint(run_cli, root / "bot" / "prompts.py", extra=("--select", "PC101")) == [
-        ("prompts.py", "PC101", 7), ("prompts.py", "PC101", 11)]
+    assert _lint(run_cli, root / "bot" / "prompts.py", extra=("--select", "PC101")) == [("prompts.py", "PC101", 11)]
 
 
 def test_one_prefix_use_among_several_keeps_the_finding(write_tree, run_cli):
