@@ -202,7 +202,7 @@ class SlidingWindowTrim(_SiteRule):
     ## Use instead
     ```python
     if len(history) > MAX_MESSAGES:
-        history = [summary_message(history)] + history[-KEEP:]
+        history = [summary_message(history)] + history[-(MAX_MESSAGES // 2):]
     ```
     Trim to well below the threshold (at most half of it), so the trim happens
     rarely and most turns only append.
