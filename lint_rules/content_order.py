@@ -60,7 +60,7 @@ class ShuffledPrefix(FlowRule):
     def findings(self, flow) -> list:
         """A shuffle on a value in the system prompt (unless it is also volatile: PC101), in ``tools=`` or in
         a message before the last; reported where each shuffle happens."""
-        if not flow.has(S.SHUFFLED) or (flow.area == "system" and flow.has(S.VOLATILE)):
+        if not flow.has(S.SHUFFLED) or (flow.area == "system" and self.owned_by(flow, (S.VOLATILE, "PC101"))):
             return []
         return [self.issue(flow, node=s.origin or flow.node, detail=s.detail) for s in flow.of(S.SHUFFLED)]
 
@@ -127,9 +127,9 @@ class UnsortedJsonInPrompt(FlowRule):
         a tool (unless PC104 does); reported at the ``json.dumps`` call."""
         if not flow.has(S.UNSORTED_JSON):
             return []
-        if flow.area == "system" and flow.has(S.VOLATILE, S.SHUFFLED):
+        if flow.area == "system" and self.owned_by(flow, (S.VOLATILE, "PC101"), (S.SHUFFLED, "PC303")):
             return []
-        if flow.area in ("tools", "tool_content") and flow.has(S.VOLATILE, S.IDENTITY):
+        if flow.area in ("tools", "tool_content") and self.owned_by(flow, (S.VOLATILE, "PC104"), (S.IDENTITY, "PC104")):
             return []
         if flow.area not in ("system", "tools", "tool_content"):
             return []

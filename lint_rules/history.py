@@ -14,7 +14,8 @@ from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import FlowRule, Invalid, LintRule
 
-from lint_rules.history_cases import PC201_INVALID, PC202_INVALID, PC203_INVALID, PC204_INVALID
+from lint_rules.history_cases import (
+    PC201_INVALID, PC202_INVALID, PC203_HYSTERESIS_VALID, PC203_INVALID, PC204_INVALID)
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
@@ -145,8 +146,9 @@ class SummaryBeforeHistory(FlowRule):
     )
 
     def findings(self, flow) -> list:
-        """A summary source on a value in the system prompt, unless PC101, PC303 or PC304 reports the value."""
-        if flow.area != "system" or not flow.has(S.SUMMARY) or flow.has(S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON):
+        """A summary source on a value in the system prompt, unless PC101 or PC303 (enabled) reports the value. A
+        summary dumped as unsorted JSON is two problems, both reported (PC304 fixes the key order, not the summary)."""
+        if flow.area != "system" or not flow.has(S.SUMMARY) or self.owned_by(flow, (S.VOLATILE, "PC101"), (S.SHUFFLED, "PC303")):
             return []
         return [self.issue(flow, detail=flow.of(S.SUMMARY)[0].detail)]
 
@@ -201,12 +203,22 @@ class SlidingWindowTrim(_SiteRule):
     ## Use instead
     ```python
     if len(history) > MAX_MESSAGES:
-        history = [summary_message(history)] + history[-KEEP:]
+        history = [summary_message(history)] + history[-(MAX_MESSAGES // 2):]
     ```
-    Trim rarely and in large steps, at a threshold, so most turns append.
+    Trim to well below the threshold (at most half of it), so the trim happens
+    rarely and most turns only append.
+
+    A size guard alone is not enough: ``if len(h) > MAX: h = h[-MAX:]``,
+    ``if len(h) > MAX: h.pop(0)`` and ``while len(h) > MAX: h.pop(0)`` (or
+    ``while tokens(h) > 8000:``) keep the list at the threshold once full, so
+    every turn still drops the oldest message.
 
     ## When it does not fire
-    The trim is under a size guard; the list never reaches ``messages=`` /
+    The trim is under a size guard with hysteresis: ``if len(h) > T:`` (or an
+    early ``if len(h) <= T: return``) keeping ``K`` messages with ``K <= T / 2``
+    (both integer literals or module constants, or ``K`` written ``T // 2``),
+    dropping ``k >= T / 2`` (``del h[:k]``), or a guard or sizes it cannot
+    compare (``if too_long(h):``, names of unknown value); the list never reaches ``messages=`` /
     ``input=`` / ``PromptBuilder.history()``; a fixed slice such as
     ``history[1:]`` passed inline; ``h = h[1:]`` in a function, outside a loop,
     after ``h[0]`` was bound to a name the function sends as ``instructions=`` /
@@ -220,7 +232,8 @@ class SlidingWindowTrim(_SiteRule):
     severity = Severity.WARNING
     message = (
         "`{detail}` drops the oldest messages on every turn: the message after the system prompt changes each "
-        "request, so the cached conversation is never reused; trim rarely, at a size threshold"
+        "request, so the cached conversation is never reused; trim to well below a size threshold (e.g. half), so "
+        "it happens rarely"
     )
 
     def sites(self) -> list:
@@ -246,7 +259,7 @@ class SlidingWindowTrim(_SiteRule):
         # Issue 11 (khoj, open-interpreter): the first message moved to `instructions=` (read as `h[0]` just
         # before), not dropped: the same message goes out each turn, in another slot.
         _OPENAI + 'def respond(messages):\n    formatted = [dict(m) for m in messages]\n    instructions = None\n    if formatted and formatted[0].get("role") == "system":\n        instructions = formatted[0].get("content")\n        formatted = formatted[1:]\n    return client.responses.create(model="m", instructions=instructions, input=formatted)\n',
-    ]
+    ] + PC203_HYSTERESIS_VALID
     INVALID = PC203_INVALID
 
 

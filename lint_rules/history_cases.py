@@ -1,5 +1,5 @@
-"""Case data of the PC201-PC204 rules in :mod:`lint_rules.history`: their INVALID code strings (kept here so the
-rule module stays short; the rule classes name them as their ``INVALID``)."""
+"""Case data of the PC201-PC204 rules in :mod:`lint_rules.history` (kept here so the rule module stays short):
+their INVALID code strings, and PC203's hysteresis VALID cases."""
 
 from __future__ import annotations
 
@@ -48,7 +48,20 @@ PC202_INVALID = [
 ]
 
 
+# PC202: issue 11, a summary dumped as unsorted JSON is two problems (PC304 reports the key order).
+PC202_INVALID.append(Invalid(_OPENAI + "import json\ndef turn(history, q):\n    recap = summarize_history(history)\n    notes = {'summary': recap}\n    for k in history[0]:\n        notes[k] = 1\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': json.dumps(notes)}, *history[-4:], {'role': 'user', 'content': q}])\n", line=9))
+
+
 # PC203 (SlidingWindowTrim)
+# Issue 11 (newcomer): VALID cases of the size-guard hysteresis rule (kept here to keep history.py short).
+PC203_HYSTERESIS_VALID = [
+    # A guard with hysteresis: trimmed to half the threshold (symbolic or by constants), or by half of it.
+    _CLAUDE + "MAX_HISTORY = 40\ndef turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > MAX_HISTORY:\n        history = history[-(MAX_HISTORY // 2):]\n    return client.messages.create(model='m', messages=history)\n",
+    _CLAUDE + "LIMIT = 40\nKEEP_LAST = 16\ndef turn(history, text):\n    if len(history) > LIMIT:\n        history = history[-KEEP_LAST:]\n    return client.messages.create(model='m', messages=history)\n",
+    _OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > 40:\n        del history[:20]\n    return client.chat.completions.create(model='m', messages=history)\n",
+    # Moving a leading system message out (an emptiness test, not a window size): the same message each turn.
+    _CLAUDE + "def turn(history):\n    system = ''\n    if len(history) > 0 and history[0]['role'] == 'system':\n        system = history.pop(0)['content']\n    return client.messages.create(model='m', system=system, messages=history)\n",
+]
 PC203_INVALID = [
     Invalid(_OPENAI + "def loop(history):\n    while True:\n        history = history[-12:]\n        client.chat.completions.create(model='m', messages=history)\n", line=5),
     # The head read from another list is no split: `history[1:]` drops the oldest message each turn.
@@ -75,6 +88,14 @@ PC203_INVALID = [
     Invalid(_OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    params = {'model': 'm', 'messages': history[-8:]}\n    return client.chat.completions.create(**params)\n", line=5),
     Invalid(_CLAUDE + "def turn(history, text):\n    history = history[-8:]\n    params = {'model': 'm', 'max_tokens': 512}\n    params['messages'] = history\n    return client.messages.create(**params)\n", line=4),
     Invalid(_OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    return client.chat.completions.with_raw_response.create(model='m', messages=history[-8:])\n", line=5),
+    # Issue 11 (newcomer): a size guard without hysteresis keeps the list at the threshold, so once full every turn
+    # drops a message: the window equal to (or within 2 of) the threshold, one pop per turn under `if` or `while`.
+    Invalid(_CLAUDE + "MAX_HISTORY = 10\ndef turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > MAX_HISTORY:\n        history = history[-MAX_HISTORY:]\n    return client.messages.create(model='m', messages=history)\n", line=7),
+    Invalid(_CLAUDE + "def turn(history, text):\n    if len(history) > 40:\n        history = history[-38:]\n    return client.messages.create(model='m', messages=history)\n", line=5),
+    Invalid(_CLAUDE + "MAX_TURNS = 20\nclass Bot:\n    def __init__(self):\n        self.messages = []\n    def turn(self, text):\n        self.messages.append({'role': 'user', 'content': text})\n        while len(self.messages) > MAX_TURNS:\n            self.messages.pop(0)\n        return client.messages.create(model='m', messages=self.messages)\n", line=10),
+    Invalid(_OPENAI + "def turn(history, text, tokens):\n    history.append({'role': 'user', 'content': text})\n    while tokens(history) > 8000:\n        history.pop(0)\n    return client.chat.completions.create(model='m', messages=history)\n", line=6),
+    Invalid(_OPENAI + 'class Condenser:\n    def __init__(self, max_events=40):\n        self.max_events = max_events\n    def condense(self, events):\n        if len(events) <= self.max_events:\n            return events\n        return events[-self.max_events :]\ndef step(events):\n    messages = Condenser().condense(events)\n    return client.chat.completions.create(model="m", messages=messages)\n', line=9),
+    Invalid(_OPENAI + "LIMIT = 30\ndef turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > LIMIT:\n        del history[0]\n    return client.chat.completions.create(model='m', messages=history)\n", line=7),
     Invalid(_OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    with client.chat.completions.with_streaming_response.create(model='m', messages=history[-8:]) as r:\n        return r.read()\n", line=5),
 ]
 

@@ -95,7 +95,7 @@ class ToolsFromUnorderedCollection(FlowRule):
     def findings(self, flow) -> list:
         """A set or completion-order source on ``tools=``, unless a shuffle, an MCP listing or a directory
         listing on the same value is reported instead (PC303, PC305, PC302)."""
-        if flow.area != "tools" or not flow.has(S.UNORDERED) or flow.has(S.SHUFFLED, S.MCP, S.FS_ORDER):
+        if flow.area != "tools" or not flow.has(S.UNORDERED) or self.owned_by(flow, (S.SHUFFLED, "PC303"), (S.MCP, "PC305"), (S.FS_ORDER, "PC302")):
             return []
         return [self.issue(flow, detail=flow.of(S.UNORDERED)[0].detail)]
 
@@ -245,7 +245,7 @@ class ToolsFromFilesystemOrder(FlowRule):
     def findings(self, flow) -> list:
         """A directory or entry-point listing on ``tools=``, unless a shuffle or an MCP listing on the same
         value is reported instead (PC303, PC305); reported where the listing starts when that is known."""
-        if flow.area != "tools" or not flow.has(S.FS_ORDER) or flow.has(S.SHUFFLED, S.MCP):
+        if flow.area != "tools" or not flow.has(S.FS_ORDER) or self.owned_by(flow, (S.SHUFFLED, "PC303"), (S.MCP, "PC305")):
             return []
         first = flow.of(S.FS_ORDER)[0]
         return [self.issue(flow, detail=first.detail, origin=first.origin)]
@@ -303,11 +303,11 @@ class McpToolsUnsorted(FlowRule):
     def findings(self, flow) -> list:
         """An unsorted MCP listing on ``tools=`` (unless shuffled: PC303), else a sorted listing that is
         made again on the per-turn path (unless a set or directory order on it is reported: PC301, PC302)."""
-        if flow.area != "tools" or flow.has(S.SHUFFLED):
+        if flow.area != "tools" or self.owned_by(flow, (S.SHUFFLED, "PC303")):
             return []
         if flow.has(S.MCP):
             return [self.issue(flow, detail="unsorted")]
-        if flow.has(S.FS_ORDER, S.UNORDERED):
+        if self.owned_by(flow, (S.FS_ORDER, "PC302"), (S.UNORDERED, "PC301")):
             return []
         return [self.issue(flow, node=s.origin, detail="re-listed") for s in flow.of(S.MCP_CALL)
                 if s.origin is not None and self.flow.turns.per_turn(s.origin)]

@@ -230,7 +230,9 @@ class PerRequestDataInSystemPrompt(FlowRule):
     function of a script (``if __name__ == "__main__":``) or of a pytest module
     (by file name: ``test_*.py``, ``*_test.py``, ``conftest.py``); a parameter
     whose only value in the module is its literal default (no call passes it);
-    a parameter typed as a class (``type[...]``: code); the ``messages`` /
+    a parameter typed as a class (``type[...]``: code) or as a database handle
+    (``conn: psycopg.Connection``, ``Session``, ``Cursor``: what it reads is per-request only through the
+    query's arguments, reported themselves); the ``messages`` /
     ``tools`` a converter is given as a whole, and their head ``messages[0]``
     (the system message, passed through; a value picked from another message,
     such as a language detected from ``messages[-1]``, is reported); a
@@ -253,8 +255,10 @@ class PerRequestDataInSystemPrompt(FlowRule):
 
     def findings(self, flow) -> list:
         """An identity, or a parameter that differs between calls, in the system prompt; a value that is also
-        volatile, shuffled, unsorted JSON or a summary is reported by that rule (PC101, PC303, PC304, PC202)."""
-        if flow.area != "system" or flow.has(S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON, S.SUMMARY) or flow.after_last_breakpoint:
+        volatile, shuffled or a summary is reported by that rule (PC101, PC303, PC202) when it is enabled. Unsorted
+        JSON of per-request data is two problems (key order: PC304, ``sort_keys=True``; per-request data: this
+        rule, move it to the user turn), both reported."""
+        if flow.area != "system" or flow.after_last_breakpoint or self.owned_by(flow, (S.VOLATILE, "PC101"), (S.SHUFFLED, "PC303"), (S.SUMMARY, "PC202")):
             return []
         params = flow.per_request_params()
         if flow.has(S.IDENTITY):
@@ -310,5 +314,7 @@ class PerRequestDataInSystemPrompt(FlowRule):
         # Issue 11: a store into message 0 with no test that it is the system message (an Anthropic
         # conversation starts with a user message) is no system slot.
         _CLAUDE + "def ask(messages, notes):\n    messages[0]['content'] += f'\\nNotes: {notes}'\n    return client.messages.create(model='m', max_tokens=9, messages=messages[-3:])\n",
+        # Issue 11 (shared case pc304_glossary_in_system.py): a database handle is not request data; a constant query.
+        _CLAUDE + "import psycopg\ndef ask(conn: psycopg.Connection, q):\n    row = conn.execute('SELECT text FROM rules').fetchone()\n    return client.messages.create(model='m', max_tokens=9, system=row[0], messages=[q])\n",
     ]
     INVALID = PC102_INVALID

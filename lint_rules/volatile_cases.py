@@ -89,6 +89,11 @@ PC101_INVALID = [
 
 # PC102 (PerRequestDataInSystemPrompt)
 PC102_INVALID = [
+    # ... while a query's per-request argument read through a database handle is reported.
+    Invalid(_CLAUDE + "import psycopg\ndef ask(conn: psycopg.Connection, user_id, q):\n    row = conn.execute('SELECT bio FROM users WHERE id = %s', (user_id,)).fetchone()\n    return client.messages.create(model='m', max_tokens=9, system=row[0], messages=[q])\n", line=6),
+    # Issue 11 (newcomer): per-request data dumped as unsorted JSON is two problems: PC304 reports the key order,
+    # this rule the per-request data (sort_keys=True fixes only the first).
+    Invalid(_OPENAI + "import json\ndef ask(q, settings):\n    cfg = {}\n    for k, v in settings.items():\n        cfg[k] = v\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'system', 'content': 'Config: ' + json.dumps(cfg)},\n        {'role': 'user', 'content': q}])\n", line=9),
     # Issue 11: the user's name in the system of a request dict sent as `**params`; a client returned by a call.
     Invalid(_CLAUDE + "def ask(user, history, q):\n    params = dict(model='m', max_tokens=512, messages=history + [q])\n    params['system'] = f'You talk to {user.name}.'\n    return client.messages.create(**params)\n", line=5),
     Invalid(_CLAUDE + "def get_client():\n    return client\ndef ask(user, q):\n    return get_client().messages.create(model='m', max_tokens=512, system=f'You talk to {user.name}.', messages=[q])\n", line=6),

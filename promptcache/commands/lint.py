@@ -60,6 +60,8 @@ def _fail(message: str) -> None:
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes [default: CPU count].")
 @click.option("--no-respect-gitignore", is_flag=True, help="Lint files that .gitignore excludes.")
 @click.option("-v", "--verbose", is_flag=True, help="Say which files were parsed and which the pre-filter skipped.")
+@click.option("--explain", hidden=True, is_flag=False, flag_value="", expose_value=False, is_eager=True,
+              callback=lambda ctx, param, value: _no_explain(value))
 def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format, output_file, fix, unsafe_fixes, show_diff,
          show_fixes, add_noqa, stdin_filename, diff_since, no_cache, cache_dir, force_exclude, no_prefilter, config_file,
          jobs, no_respect_gitignore, verbose):
@@ -149,6 +151,13 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
     sys.exit(result.exit_code(config.fail_on, exit_zero))
 
 
+def _no_explain(code: str | None) -> None:
+    """``lint --explain CODE`` (ruff's spelling): a usage error naming the command that shows a rule's page."""
+    if code is not None:
+        raise click.UsageError(f"lint has no --explain option: run `promptcache rule {code.strip() or 'CODE'}` to read a "
+                               "rule's page (`promptcache rules` lists them)")
+
+
 def _print_diff(result, show_fixes: bool) -> int:
     """``--diff``: a unified diff per fixed file on stdout, a count on stderr; 1 when there is a diff."""
     for fixed in result.fixes:
@@ -161,6 +170,10 @@ def _print_diff(result, show_fixes: bool) -> int:
     files = len(result.fixes)
     click.echo(f"Would fix {result.fixed} finding{'s' if result.fixed != 1 else ''} in {files} file{'s' if files != 1 else ''}"
                f" ({len(result.findings)} left after that)." if files else "No fixes to apply.", err=True)
+    if result.unsafe_fixable:  # fixes left out because they are unsafe: say how to see them
+        n = result.unsafe_fixable
+        click.echo(f"{n} unsafe fix{'es' if n != 1 else ''} available: add --unsafe-fixes (they change prompt bytes once).",
+                   err=True)
     return EXIT_FINDINGS if files else EXIT_CLEAN
 
 

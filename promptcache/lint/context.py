@@ -49,11 +49,13 @@ class FileContext:
     facts: TreeFacts
     prompt_module: bool = False
     reports: list[Report] = field(default_factory=list)
+    enabled: frozenset[str] | None = None  # the codes that run on this file (None: all)
 
     @cached_property
     def flow(self) -> FlowAnalysis:
         """The data-flow answers, built on first use (only files whose rules ask pay for them)."""
-        return FlowAnalysis(self.module, self.index, self.facts, self.config, self.prompt_module, self.path)
+        return FlowAnalysis(self.module, self.index, self.facts, self.config, self.prompt_module, self.path,
+                            self.enabled)
 
     def release(self) -> None:
         """Break the reference cycles the index and the data-flow analysis hold (their parts point back

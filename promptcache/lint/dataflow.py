@@ -55,9 +55,10 @@ class FlowAnalysis:
     """Per-file data-flow answers, computed lazily and cached."""
 
     def __init__(self, module: cst.Module, index: ModuleIndex, facts: TreeFacts, config: LintConfig, prompt_module: bool = False,
-                 path: str = ""):
+                 path: str = "", enabled: frozenset[str] | None = None):
         self.module = module
         self.path = path
+        self.enabled_codes = enabled
         self.index = index
         self.facts = facts
         self.config = config
@@ -66,6 +67,10 @@ class FlowAnalysis:
         self.sinks = SinkFinder(index, config.extra_sinks)
         self.taint = TaintEngine(index, self.sinks, re.compile(config.volatile_name_regex), frozenset(config.extra_volatile_sources), facts.parent)
         self.agent_calls: set[int] | None = None  # ids of the calls that look like agent constructors (slots)
+
+    def enabled(self, code: str) -> bool:
+        """Rule ``code`` runs on this file (selected, not ignored, not in a file-level ``# promptcache: noqa``)."""
+        return self.enabled_codes is None or code in self.enabled_codes
 
     # -- module facts --------------------------------------------------------
     @cached_property

@@ -175,7 +175,8 @@ def lint_bytes(
 
 def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prompt_module, skip) -> FileResult:
     indexer = Indexer()
-    context = FileContext(path, module, config, indexer.index, TreeFacts(), prompt_module)
+    enabled = frozenset(rule.code for rule in rules) - (skip if skip is not False else set())
+    context = FileContext(path, module, config, indexer.index, TreeFacts(), prompt_module, enabled=enabled)
     try:
         return _report(context, [indexer, *(rule(context) for rule in rules)], data, rules, skip)
     finally:

@@ -177,6 +177,12 @@ class FlowRule(LintRule):
                 out.append(i)
         return out
 
+    def owned_by(self, flow, *owners: tuple[str, str]) -> bool:
+        """The fact is another rule's finding: it carries one of the ``(source kind, rule code)`` pairs and that
+        rule runs on this file. One problem, one report, chosen among the enabled rules only: an ignored
+        ``--ignore PC101`` hides nothing (issue 11)."""
+        return any(flow.has(kind) and self.flow.enabled(code) for kind, code in owners)
+
     def leave_Module(self, node: cst.Module) -> None:
         if not self.flow.is_llm_file:
             return

@@ -31,7 +31,7 @@ from promptcache.lint.fields import FieldSensitivity
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
 from promptcache.lint.rendering import same_field
-from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, date_format, imports_code
+from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, date_format, handle_annotation, imports_code
 
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
 
@@ -236,7 +236,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
             t = self.of(b.value, b.scope)
             return templated(t) if b.op == "AddAssign" else t
         if kind == "param":
-            if b.scope.self_name == name or class_annotation(b.node):
+            if b.scope.self_name == name or class_annotation(b.node) or handle_annotation(b.node):
                 return EMPTY
             if set_annotation(b.node):
                 return frozenset({Source(S.PARAM, name, func_id=id(b.scope), index=b.index),

@@ -25,13 +25,14 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from promptcache.lint import history_edits, history_masking
+from promptcache.lint import history_edits, history_masking, trim_guard
 from promptcache.lint.history_edits import constant_index
 from promptcache.lint.dict_view import string_key
 from promptcache.lint.expressions import int_value, is_system_dict
 from promptcache.lint.index import Binding, Scope
 from promptcache.lint.request_view import all_sinks, conversations
 from promptcache.lint.sdk_builder import conversation_messages
+from promptcache.lint.trim_guard import Trim, ends_in_exit
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,7 +41,6 @@ if TYPE_CHECKING:  # pragma: no cover
 Ref = tuple[str, int, str]
 _GUARD_WORD = re.compile(r"(?i)(max|limit|threshold|budget|token|too_|exceed|overflow)")
 _LIST_CALLS = ("list", "tuple", "reversed", "collections.deque")
-_EXITS = (cst.Return, cst.Continue, cst.Break, cst.Raise)
 
 
 class Turns:
@@ -178,7 +178,7 @@ class Turns:
                 for stmt in anc.body:
                     if stmt is child:
                         break
-                    if isinstance(stmt, cst.If) and self.is_size_guard(stmt.test) and _ends_in_exit(stmt.body):
+                    if isinstance(stmt, cst.If) and self.is_size_guard(stmt.test) and ends_in_exit(stmt.body):
                         return True
             if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
                 break
@@ -207,17 +207,18 @@ class Turns:
             func = call.func
             if isinstance(func, cst.Attribute) and self.is_history(func.value, scope):
                 is_pop0 = func.attr.value == "pop" and len(call.args) == 1 and int_value(call.args[0].value) == 0
-                if (is_pop0 or (func.attr.value == "popleft" and not call.args)) and self._unguarded_turn(call):
+                single = Trim(func.value, single=True)
+                if (is_pop0 or (func.attr.value == "popleft" and not call.args)) and self._per_turn_trim(call, single, scope):
                     out.append((call, f"{self.flow.code(func)}(...)"))
         for node, scope in self.index.deletes:
             for target in node.target.elements if isinstance(node.target, cst.Tuple) else [node.target]:
                 t = target.value if isinstance(target, cst.Element) else target
-                if isinstance(t, cst.Subscript) and self.is_history(t.value, scope) and _drops_front(t) and self._unguarded_turn(node):
+                if isinstance(t, cst.Subscript) and self.is_history(t.value, scope) and _drops_front(t) and self._per_turn_trim(node, trim_guard.of_slice(t), scope):
                     out.append((node, "del " + self.flow.code(t)))
         for _, expr, sent_scope, _ in conversations(self.flow):
             for sent, scope in [(expr, sent_scope), *self._returns_sent(expr, sent_scope, set())]:
                 for sub in descendants(sent, cst.Subscript):
-                    if _sliding(sub) and self.list_refs(sub.value, scope) & self.history_refs and not self.guarded(sub):
+                    if _sliding(sub) and self.list_refs(sub.value, scope) & self.history_refs and not trim_guard.rare(self, sub, trim_guard.of_slice(sub), scope):
                         out.append((sub, self.flow.code(sub)))
         return list({id(node): (node, detail) for node, detail in out}.values())
 
@@ -255,7 +256,7 @@ class Turns:
             for sub in descendants(b.value, cst.Subscript):
                 source = self.ref_of(sub.value, b.scope)
                 moving = (source == ref and _front_window(sub)) or (source in self.history_refs and _sliding(sub))
-                if moving and self._unguarded_turn(b.node) and not self._splits_head(b, sub):
+                if moving and self._per_turn_trim(b.node, trim_guard.of_slice(sub), b.scope) and not self._splits_head(b, sub):
                     out.append((sub, self.flow.code(sub)))
         return out
 
@@ -299,8 +300,9 @@ class Turns:
                 return True
         return False
 
-    def _unguarded_turn(self, node: cst.CSTNode) -> bool:
-        return self.per_turn(node) and not self.guarded(node)
+    def _per_turn_trim(self, node: cst.CSTNode, trim: Trim, scope: Scope) -> bool:
+        """On the per-turn path and not made rare by a size guard with hysteresis (:mod:`promptcache.lint.trim_guard`)."""
+        return self.per_turn(node) and not trim_guard.rare(self, node, trim, scope)
 
     @cached_property
     def edits(self) -> list[tuple[cst.CSTNode, str]]:
@@ -321,16 +323,6 @@ def _assigned_names(statement: cst.CSTNode) -> list[str]:
         elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
             out.append(small.target.value)
     return out
-
-
-def _ends_in_exit(body: cst.BaseSuite) -> bool:
-    if isinstance(body, cst.IndentedBlock) and body.body:
-        last = body.body[-1]
-        if isinstance(last, cst.SimpleStatementLine):
-            return any(isinstance(s, _EXITS) for s in last.body)
-    if isinstance(body, cst.SimpleStatementSuite):
-        return any(isinstance(s, _EXITS) for s in body.body)
-    return False
 
 
 def _entry_key(expr: cst.BaseExpression) -> str | None:

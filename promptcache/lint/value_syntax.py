@@ -47,6 +47,34 @@ def class_annotation(param: cst.CSTNode) -> bool:
     return ann is not None and _setting_type(ann)
 
 
+_HANDLE = re.compile(r"^(Async)?(Connection|Cursor|Session|Engine|Pool)$")
+
+
+def handle_annotation(param: cst.CSTNode) -> bool:
+    """A parameter annotated as a database handle (``conn: psycopg.Connection``, ``db: Session | None``, ``Cursor``,
+    ``Engine``, ``Pool``): the value is a connection to outside state, not request text. What a query through it
+    reads is per-request only through the query's arguments, which carry their own taint (the shared case
+    ``pc304_glossary_in_system.py``: a glossary read with a constant query; issue 11)."""
+    ann = param.annotation.annotation if isinstance(param, cst.Param) and param.annotation is not None else None
+    return ann is not None and _handle_type(ann)
+
+
+def _handle_type(ann: cst.BaseExpression) -> bool:
+    if isinstance(ann, cst.SimpleString):
+        try:
+            return _handle_type(cst.parse_expression(ann.evaluated_value))
+        except (cst.ParserSyntaxError, ValueError, TypeError):
+            return False
+    if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):  # Session | None
+        sides = [x for x in (ann.left, ann.right) if not (isinstance(x, cst.Name) and x.value == "None")]
+        return bool(sides) and all(_handle_type(x) for x in sides)
+    if isinstance(ann, cst.Subscript) and isinstance(ann.value, cst.Name) and ann.value.value == "Optional" \
+            and len(ann.slice) == 1 and isinstance(ann.slice[0].slice, cst.Index):
+        return _handle_type(ann.slice[0].slice.value)
+    name = ann.attr.value if isinstance(ann, cst.Attribute) else ann.value if isinstance(ann, cst.Name) else ""
+    return bool(_HANDLE.match(name))
+
+
 def _setting_type(ann: cst.BaseExpression) -> bool:
     if isinstance(ann, cst.SimpleString):  # a string annotation: "type[BaseModel] | None" (gptme; issue 11)
         try:
@@ -100,4 +128,5 @@ def constructor_call(func: cst.BaseExpression) -> bool:
     return name[:1].isupper() and not name.isupper()
 
 
-__all__ = ["PROMPT_FIELD", "constructor_call", "date_format", "imports_code", "literal_key", "class_annotation"]
+__all__ = ["PROMPT_FIELD", "constructor_call", "date_format", "imports_code", "literal_key", "class_annotation",
+           "handle_annotation"]

@@ -84,6 +84,7 @@ def test_diff_prints_writes_nothing_and_exits_1(lint_cases_dir, tmp_path, run_cl
     # Without --unsafe-fixes the only fix is unsafe: nothing to apply, exit 0.
     status, out, err = run_cli("lint", target, "--diff")
     assert (status, out) == (0, "") and "No fixes to apply." in err
+    assert "1 unsafe fix available: add --unsafe-fixes (they change prompt bytes once)." in err
 
 
 def test_fix_applies_only_safe_fixes_without_unsafe_fixes(tmp_path, run_cli):

@@ -26,3 +26,19 @@ def test_an_output_file_that_cannot_be_written_is_a_usage_error_before_linting(w
     code, out, err = run_cli("lint", root / "app.py", "-o", target, "--output-format", "json")
     assert (code, out, err) == (2, "", f"error: cannot write {target}: {expected}\n")  # no summary: nothing linted
     assert not target.exists()
+
+
+def test_lint_explain_points_to_the_rule_command(run_cli):
+    # ruff users type `lint --explain CODE`; promptcache shows a rule's page with `promptcache rule CODE`.
+    code, out, err = run_cli("lint", "--explain", "PC203")
+    assert code == 2 and out == ""
+    assert err.endswith("Error: lint has no --explain option: run `promptcache rule PC203` to read a rule's page "
+                        "(`promptcache rules` lists them)\n")
+    code, _, _ = run_cli("rule", "PC203")
+    assert code == 0
+
+
+def test_the_summary_counts_one_line_in_the_singular(write_tree, run_cli):
+    root = write_tree({"app.py": "x = 1\n"})
+    code, out, err = run_cli("lint", root / "app.py")
+    assert code == 0 and "Checked 1 file (1 line): parsed" in out + err

@@ -29,7 +29,7 @@ def summary(result: LintResult) -> str:
     unreadable = f", {result.unreadable} unreadable" if result.unreadable else ""
     parsed = f"parsed {result.parsed - result.cached}, {result.cached} read from the cache" if result.cached else f"parsed {result.parsed}"
     line = (
-        f"{head} Checked {_plural(result.files, 'file')} ({result.lines} lines): {parsed}, "
+        f"{head} Checked {_plural(result.files, 'file')} ({_plural(result.lines, 'line')}): {parsed}, "
         f"skipped {result.skipped} by the pre-filter{unreadable}, in {result.seconds:.2f} s."
     )
     return line + _hint(result)

@@ -1,0 +1,42 @@
+"""One problem, one report, chosen among the enabled rules only (issue 11): a rule that defers a fact to another
+rule reports it itself when that rule is not enabled, and two problems on one value are two findings."""
+
+from __future__ import annotations
+
+from lint_support import lint_text
+
+from promptcache.lint.registry import discover
+
+# `cfg` built from the per-request parameter `settings`, dumped without sort_keys=True into the system message.
+UNSORTED_PER_REQUEST = (
+    "import json\nfrom openai import OpenAI\nclient = OpenAI()\n"
+    "def ask(q, settings):\n    cfg = {}\n    for k, v in settings.items():\n        cfg[k] = v\n"
+    "    return client.chat.completions.create(model='m', messages=[\n"
+    "        {'role': 'system', 'content': 'Config: ' + json.dumps(cfg)},\n        {'role': 'user', 'content': q}])\n"
+)
+# One value both volatile (a timestamp) and per-request (the user's name): one cause of a changing prefix.
+VOLATILE_PER_REQUEST = (
+    "import anthropic\nfrom datetime import datetime\nclient = anthropic.Anthropic()\n"
+    "def build(user):\n    return 'Now: ' + str(datetime.now()) + user.name\n"
+    "def ask(user, q):\n    return client.messages.create(model='m', max_tokens=9, system=build(user), messages=[q])\n"
+)
+
+
+def _codes(code: str, ignore: tuple[str, ...] = ()) -> list[tuple[str, int]]:
+    rules = [r for r in discover().values() if r.code not in ignore]
+    return sorted((f.code, f.line) for f in lint_text(code, rules))
+
+
+def test_unsorted_json_of_per_request_data_is_two_problems():
+    # sort_keys=True fixes the key order, not the per-request data: both are reported.
+    assert _codes(UNSORTED_PER_REQUEST) == [("PC102", 9), ("PC304", 9)]
+
+
+def test_an_ignored_rule_hides_nothing():
+    assert _codes(UNSORTED_PER_REQUEST, ignore=("PC304",)) == [("PC102", 9)]
+    assert _codes(VOLATILE_PER_REQUEST) == [("PC101", 7)]
+    assert _codes(VOLATILE_PER_REQUEST, ignore=("PC101",)) == [("PC102", 7)]
+
+
+def test_a_file_level_noqa_counts_as_not_enabled():
+    assert _codes("# promptcache: noqa: PC101\n" + VOLATILE_PER_REQUEST) == [("PC102", 8)]
