@@ -28,7 +28,9 @@ class ToolsFromUnorderedCollection(FlowRule):
     literal or comprehension, ``frozenset``, ``|``/``&``/``-`` of sets,
     a parameter annotated ``set[...]``, ``asyncio.as_completed``) without
     ``sorted()``, whether a comprehension or a ``for`` loop appending to the
-    list iterates it.
+    list iterates it. A set that only filters (``x in ids``, SQLAlchemy
+    ``Column.in_(ids)`` / ``not_in``, pandas ``isin``, ``issubset``) passes
+    no order on: the rows come back in the query's order.
 
     ## Why is this bad?
     String hashing is randomised per process (``PYTHONHASHSEED``), so a set of
