@@ -28,7 +28,9 @@ class ToolsFromUnorderedCollection(FlowRule):
     literal or comprehension, ``frozenset``, ``|``/``&``/``-`` of sets,
     a parameter annotated ``set[...]``, ``asyncio.as_completed``) without
     ``sorted()``, whether a comprehension or a ``for`` loop appending to the
-    list iterates it.
+    list iterates it. A set that only filters (``x in ids``, SQLAlchemy
+    ``Column.in_(ids)`` / ``not_in``, pandas ``isin``, ``issubset``) passes
+    no order on: the rows come back in the query's order.
 
     ## Why is this bad?
     String hashing is randomised per process (``PYTHONHASHSEED``), so a set of
@@ -148,6 +150,9 @@ class ToolsFromUnorderedCollection(FlowRule):
         # Issue 11 review: a loop over the sorted set fills the list in a fixed order.
         _OPENAI + "class Agent:\n    def __init__(self, tools):\n        self.tool_names = set(t['function']['name'] for t in tools)\n        self.by_name = {t['function']['name']: t for t in tools}\n    def step(self, messages):\n        tools = []\n        for name in sorted(self.tool_names):\n            tools.append(self.by_name[name])\n        return client.chat.completions.create(model='m', messages=messages, tools=tools)\n",
         _OPENAI + "def ask(messages, enabled: set[str], tool_specs: dict):\n    return client.chat.completions.create(model='m', messages=messages, tools=[tool_specs[n] for n in sorted(enabled)])\n",
+        # onyx review #6: a set that only filters an SQL query (`Column.in_(ids)`) passes no order on; the rows
+        # come back in the query's order.
+        _OPENAI + "from sqlalchemy import select\nfrom .models import Server, Tool\ndef ask(db, q, user):\n    ids = {s.id for s in db.scalars(select(Server)) if s.owner == user}\n    rows = db.scalars(select(Tool).where(Tool.server_id.in_(ids)).order_by(Tool.id)).all()\n    return client.chat.completions.create(model='m', messages=[q], tools=[t.spec for t in rows])\n",
         # Issue 11 (gptme mcp_adapter.py): a tool object holding a set as a field (capability tags used to filter
         # tools) is not ordered by it; the list of tools keeps the order it was filled in.
         _OPENAI + "from .base import ToolSpec\ndef mcp_tools(servers):\n    specs = []\n    for server in servers:\n        for tool in server.tools:\n            hints: frozenset[str] = frozenset()\n            if tool.annotations:\n                hints = frozenset(tool.annotations.tags)\n            specs.append(ToolSpec(name=tool.name, description=tool.description, hints=hints))\n    return specs\ndef ask(q, servers):\n    return client.chat.completions.create(model='m', messages=[q], tools=[s.to_param() for s in mcp_tools(servers)])\n",
@@ -172,6 +177,8 @@ class ToolsFromUnorderedCollection(FlowRule):
         Invalid(_OPENAI + "from .specs import SPECS\ndef list_tools(enabled):\n    return [SPECS[n] for n in {'search', 'fetch'} | set(enabled)]\ndef ask(messages, enabled):\n    tools = list_tools(enabled)\n    return client.chat.completions.create(model='m', messages=messages, tools=tools)\n", line=5),
         # A parameter typed as a set, iterated into the tool list.
         Invalid(_OPENAI + "def ask(messages, enabled: set[str], tool_specs: dict):\n    return client.chat.completions.create(model='m', messages=messages, tools=[tool_specs[n] for n in enabled])\n", line=4),
+        # ... but the same set iterated into the tools is (it is a membership argument only inside `.in_()`).
+        Invalid(_OPENAI + "from sqlalchemy import select\nfrom .models import Server, Tool\ndef ask(db, q, user):\n    ids = {s.id for s in db.scalars(select(Server)) if s.owner == user}\n    specs = {t.server_id: t.spec for t in db.scalars(select(Tool).where(Tool.server_id.in_(ids)))}\n    return client.chat.completions.create(model='m', messages=[q], tools=[specs[i] for i in ids])\n", line=8),
     ]
 
 

@@ -23,6 +23,14 @@ from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
 from promptcache.lint.value_syntax import constructor_call, date_format, literal_key
 
 
+# Methods that test membership in their argument and never iterate it into their result: SQLAlchemy
+# ``ColumnOperators.in_`` / ``not_in`` / ``notin_`` (an SQL ``IN`` filter: rows come back in the query's
+# ``order_by``), pandas ``Series.isin``, and ``set.issubset`` / ``issuperset`` / ``isdisjoint`` (a bool).
+# A set given to them passes no order on (onyx ``Tool.server_id.in_(visible_ids)``; onyx review #6).
+_MEMBERSHIP_METHODS = frozenset({"in_", "not_in", "notin_", "isin", "issubset", "issuperset", "isdisjoint"})
+_BOOL_METHODS = frozenset({"issubset", "issuperset", "isdisjoint"})
+
+
 class CallTaint:
     """Methods of :class:`~promptcache.lint.taint.TaintEngine` (``of``, ``union``, ``names``, ``index``,
     ``sinks``, ``parents``, ``_static`` come from it, ``entry`` from :mod:`promptcache.lint.fields`)."""
@@ -106,6 +114,10 @@ class CallTaint:
             args = [a for a in args if id(a) not in code]
         if method is not None:
             base = func.value
+            if method in _MEMBERSHIP_METHODS:  # the argument's order (and a bool's) goes nowhere
+                unordered = self.union(args, scope) | (self.of(base, scope) if method in _BOOL_METHODS else EMPTY)
+                kept = EMPTY if method in _BOOL_METHODS else self.of(base, scope)
+                return kept | frozenset(s for s in unordered if s.kind not in S.ORDER_KINDS)
             t = self.of(base, scope) | self.union(args, scope)
             if method == "strftime" and date_format(args[0] if args else None) or method == "date" and not args:
                 return as_daily(t, True)
