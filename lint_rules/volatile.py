@@ -182,6 +182,8 @@ class VolatileInSystemPrompt(FlowRule):
         # (editor.py) a builder of the user message, and a conversation literal whose system message is constant.
         "from datetime import datetime\nfrom langchain_core.documents import Document\nclass PromptFamily:\n    @staticmethod\n    def generate_report_prompt(question, context):\n        return f'Information: \"{context}\"\\nAnswer: {question}\\nAssume the current date is {datetime.now():%B %d, %Y}.'\n",
         _OPENAI + "from datetime import datetime\nclass Editor:\n    async def plan(self, research):\n        return await call_model(prompt=self._create_planning_prompt(research))\n    def _create_planning_prompt(self, research):\n        return [{'role': 'system', 'content': 'You are a research editor.'}, {'role': 'user', 'content': self._format_planning_instructions(research)}]\n    def _format_planning_instructions(self, research):\n        today = datetime.now().strftime('%d/%m/%Y')\n        return f'Today is {today}\\nResearch summary: {research}'\n",
+        # Onyx (#3/#4): the clock is assigned after the prompt is built, into a result every caller discards (`_`).
+        _OPENAI + "from datetime import datetime\ndef process_with_prompt_cache(prefix, suffix):\n    meta = None\n    prompt = prepare(prefix, suffix, meta=meta)\n    meta = {'created_at': datetime.now()}\n    return prompt, meta\ndef ask(messages):\n    prompt, _ = process_with_prompt_cache(messages[:-1], messages[-1:])\n    return client.chat.completions.create(model='m', messages=prompt)\n",
     ]
     INVALID = PC101_INVALID
 

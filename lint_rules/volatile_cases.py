@@ -84,7 +84,9 @@ PC101_INVALID = [
     # a user message sent *before* the history, or a conversation spliced ahead of it, is part of the prefix.
     Invalid(_OPENAI + "from datetime import datetime\ndef _context_prompt(profile):\n    return f'Now: {datetime.now()}. Profile: {profile}'\ndef turn(profile, history, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': _context_prompt(profile)}, *history, {'role': 'user', 'content': q}])\n", line=5),
     Invalid(_OPENAI + "from datetime import datetime\ndef build_context_prompt(profile):\n    return [{'role': 'user', 'content': f'Now: {datetime.now()}. Profile: {profile}'}, {'role': 'assistant', 'content': 'Noted.'}]\ndef turn(profile, history, q):\n    return client.chat.completions.create(model='m', messages=[*build_context_prompt(profile), *history, {'role': 'user', 'content': q}])\n", line=5),
-
+    # Onyx (#3/#4): a clock assigned before the prompt is built, or in a loop around the build, still reaches it.
+    Invalid(_OPENAI + "from datetime import datetime\ndef process_with_prompt_cache(prefix, suffix):\n    meta = None\n    meta = {'created_at': datetime.now()}\n    prompt = prepare(prefix, suffix, meta=meta)\n    return prompt, meta\ndef ask(messages):\n    prompt, _ = process_with_prompt_cache(messages[:-1], messages[-1:])\n    return client.chat.completions.create(model='m', messages=prompt)\n", line=8),
+    Invalid(_OPENAI + "from datetime import datetime\ndef process_with_prompt_cache(prefix, parts):\n    meta = None\n    for part in parts:\n        prompt = prepare(prefix, part, meta=meta)\n        meta = {'created_at': datetime.now()}\n    return prompt, meta\ndef ask(messages):\n    prompt, _ = process_with_prompt_cache(messages[:-1], messages[-1:])\n    return client.chat.completions.create(model='m', messages=prompt)\n", line=9),
 ]
 
 # PC102 (PerRequestDataInSystemPrompt)

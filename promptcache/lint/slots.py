@@ -107,7 +107,7 @@ class _Collector:
                                 self.add(kind, b.value, scope, name, holder=None)
             elif scope.parent is not None and scope.parent.kind in ("module", "class") and pattern(scope.name) \
                     and not user_content_only(self.flow, scope) and not returns_reply(self.flow, scope, _agent_calls(self.flow)):
-                for ret in (value for r in scope.returns for value in _returned(r, pattern)):
+                for ret in (value for r in scope.returns for value in _returned(r, pattern, _discarded(self.flow, scope))):
                     shape = self._shape(ret, scope)
                     kind = kinds_for(shape)
                     if kind is None and conversation(shape) and not conversation_sent_last(self.flow, scope, shape):
@@ -216,12 +216,35 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
     return c.slots
 
 
-def _returned(ret: cst.BaseExpression, pattern) -> list[cst.BaseExpression]:
+def _discarded(flow: FlowAnalysis, func: Scope) -> frozenset[tuple[int, int]]:
+    """``(position, length)`` of the tuple elements every call of ``func`` in the module unpacks into ``_``
+    (``prompt, _ = process_with_prompt_cache(...)``, onyx): results no caller uses. Empty when the module never
+    calls it, or a call is used any other way."""
+    calls = [call for call, scope in flow.index.calls if flow.index.function_named(call.func, scope) is func]
+    common: set[tuple[int, int]] | None = None
+    for call in calls:
+        node = flow.facts.parent.get(call)
+        node = flow.facts.parent.get(node) if isinstance(node, cst.Await) else node
+        if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Tuple)):
+            return frozenset()
+        items = node.targets[0].target.elements
+        if any(isinstance(el, cst.StarredElement) for el in items):
+            return frozenset()
+        mine = {(i, len(items)) for i, el in enumerate(items) if isinstance(el.value, cst.Name) and el.value.value == "_"}
+        common = mine if common is None else common & mine
+    return frozenset(common or ())
+
+
+def _returned(ret: cst.BaseExpression, pattern, discarded: frozenset = frozenset()) -> list[cst.BaseExpression]:
     """What a builder returns as its prompt or tools: ``ret`` itself, or from a multi-value return
     (``return tools, servers, betas``: a tuple of names, attributes or calls) the elements whose name
-    matches ``pattern`` (the others are other results, not the prompt or the tool list), when any does."""
+    matches ``pattern`` (the others are other results, not the prompt or the tool list), when any does,
+    less those every caller discards (``discarded``: ``(position, length)``, :func:`_discarded`)."""
     if not (isinstance(ret, cst.Tuple) and len(ret.elements) > 1):
         return [ret]
+    size = len(ret.elements)
+    if any((i, size) in discarded for i in range(size)) and not any(isinstance(el, cst.StarredElement) for el in ret.elements):
+        return [el.value for i, el in enumerate(ret.elements) if (i, size) not in discarded]
     values = [el.value for el in ret.elements]
     if not all(isinstance(v, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) for v in values):
         return [ret]

@@ -10,7 +10,8 @@ function returns through per-function summaries) are :mod:`promptcache.lint.call
 the part of a value a source reaches (tuple elements, fields, dict entries)
 :mod:`promptcache.lint.fields`'.
 
-It is flow-insensitive: a name carries the union of all its bindings.
+It is flow-insensitive: a name carries the union of all its bindings, less the plain assignments of its
+function that cannot run before the read (:mod:`promptcache.lint.binding_order`).
 Parameters become per-request data only once they are interpolated into a
 template with static text (``param`` sources with ``templated=True``).
 """
@@ -23,6 +24,7 @@ import re
 import libcst as cst
 
 from promptcache.lint import sources as S
+from promptcache.lint.binding_order import unreached
 from promptcache.lint.index import Binding, ModuleIndex, Scope
 from promptcache.lint.iteration_order import filling_loops, set_annotation
 from promptcache.lint.call_taint import CallTaint
@@ -204,6 +206,9 @@ class TaintEngine(CallTaint, FieldSensitivity):
         if bindings and all(b.kind in ("def", "class") for b in bindings):
             out = set()  # `tools=[lookup_account]`: a function or class is code, not a user's data
         for binding in bindings:
+            if binding.kind in ("assign", "walrus") and found_scope is scope and scope.kind == "function" \
+                    and self.parents is not None and unreached(binding.node, e, self.parents):
+                continue  # `meta = None; prepare(meta=meta); meta = Meta(now())`: assigned after this read (onyx)
             out |= self._binding(binding, e.value)
         if found_scope is not None and e.value in found_scope.sorted_names:
             out = {s for s in out if s.kind not in S.ORDER_KINDS}

@@ -1,0 +1,45 @@
+"""Statement order inside one function body: which bindings of a name cannot reach a read of it.
+
+The taint engine is flow-insensitive (a name carries the union of its bindings); this narrows it for the one
+shape where that is plainly wrong: ``meta = None; prepare(meta=meta); meta = Meta(created=now())`` (onyx's
+``process_with_prompt_cache``): the clock assigned *after* the use does not reach it. Conservative: only a
+plain rebinding (``=``, ``:=``; never ``+=`` or a mutation, which can change an object shared with the read),
+only when the binding statement comes after the read in source order under their closest common ancestor,
+and no loop (``for``, ``while``, a comprehension) inside the function encloses both.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+_BOUNDARIES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
+_LOOPS = (cst.For, cst.While, cst.CompFor)
+
+
+def unreached(binding: cst.CSTNode, read: cst.CSTNode, parents: dict) -> bool:
+    """True when the statement ``binding`` cannot run before ``read`` in one call of their function: it is later
+    in the source, and no loop of the function encloses both. False whenever that is not certain (the read is
+    inside the binding, the two are in different functions, a parent is unknown)."""
+    chain = [read]
+    while not isinstance(chain[-1], _BOUNDARIES):
+        parent = parents.get(chain[-1])
+        if parent is None:
+            return False
+        chain.append(parent)
+    position = {id(n): i for i, n in enumerate(chain)}
+    node, below = binding, None
+    while id(node) not in position:
+        if isinstance(node, _BOUNDARIES):
+            return False  # the binding is in another function than the read
+        below, node = node, parents.get(node)
+        if node is None:
+            return False
+    at = position[id(node)]
+    if below is None or at == 0 or isinstance(node, _BOUNDARIES):
+        return False  # the read is inside the binding statement (`x = f(x)`), or they meet at the function
+    if any(isinstance(n, _LOOPS) for n in chain[at:]):
+        return False
+    children = list(node.children)
+    mine = next((i for i, c in enumerate(children) if c is below), None)
+    theirs = next((i for i, c in enumerate(children) if c is chain[at - 1]), None)
+    return mine is not None and theirs is not None and mine > theirs
