@@ -122,9 +122,7 @@ class VolatileInToolDefinition(FlowRule):
     their name (``tools=[lookup_account]`` is code, not an account); the
     callable of a tool object given its schema
     (``FunctionTool(func=session.search, openai_tool_schema=schema)`` sends
-    ``schema``: a session id bound into the callable is never sent); a value
-    set under ``if info:`` when every call in the module passes ``info=None``
-    (or ``False``, or leaves a ``None`` default) and there is at least one call.
+    ``schema``: a session id bound into the callable is never sent).
     """
 
     code = "PC104"
@@ -152,8 +150,6 @@ class VolatileInToolDefinition(FlowRule):
         # Issue 11, camel's ChatAgent._clone_tools: the clone's toolkit has a new session id, but each tool keeps
         # the original's schema; the id is in the callable, which runs the tool and is never sent.
         _OPENAI + "import uuid\nfrom camel.agents import ChatAgent\nfrom camel.toolkits import FunctionTool\ndef clone(agent):\n    tools = []\n    for tool in agent.tools:\n        toolkit = tool.func.__self__.clone_for_new_session(str(uuid.uuid4())[:8])\n        method = getattr(toolkit, tool.func.__name__)\n        tools.append(FunctionTool(func=method, openai_tool_schema=tool.get_openai_tool_schema()))\n    return ChatAgent(system_message='Help.', tools=tools)\n",
-        # Onyx review #7: the per-user substitution is under `if info:` and the module's only call passes None.
-        _OPENAI + "SCHEMA = {'name': 'f', 'parameters': {}}\ndef build(schema, info=None):\n    if info:\n        schema = {**schema, 'description': f'Files of {info.user_email}'}\n    return [{'type': 'function', 'function': schema}]\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[], tools=build(SCHEMA, None))\n",
         "import uuid\nfrom agents import Agent, FunctionTool\nSCHEMA = {'type': 'object', 'properties': {'q': {'type': 'string'}}}\ndef build(session):\n    handler = session.clone(str(uuid.uuid4()))\n    tool = FunctionTool(name='search', description='Search.', params_json_schema=SCHEMA, on_invoke_tool=handler.run)\n    return Agent(name='a', instructions='Help.', tools=[tool])\n",
     ]
     INVALID = [
@@ -162,8 +158,6 @@ class VolatileInToolDefinition(FlowRule):
         Invalid("from promptcache import PromptBuilder\ndef base(user):\n    return PromptBuilder().tools([{'name': 'f', 'description': f'Files of {user.email}'}])\n", line=3),
         # The boundary of the camel case: the id in the schema, or in a description given beside it, is sent.
         Invalid(_OPENAI + "import uuid\nfrom camel.agents import ChatAgent\nfrom camel.toolkits import FunctionTool\ndef clone(search):\n    sid = str(uuid.uuid4())[:8]\n    schema = {'type': 'function', 'function': {'name': f'search_{sid}', 'parameters': {}}}\n    return ChatAgent(system_message='Help.', tools=[FunctionTool(func=search, openai_tool_schema=schema)])\n", line=9),
-        # The boundary of onyx #7: one call passes a real value, so the guarded substitution can run.
-        Invalid(_OPENAI + "SCHEMA = {'name': 'f', 'parameters': {}}\ndef build(schema, info=None):\n    if info:\n        schema = {**schema, 'description': f'Files of {info.user_email}'}\n    return [{'type': 'function', 'function': schema}]\ndef ask(q, user):\n    print(build(SCHEMA, None))\n    return client.chat.completions.create(model='m', messages=[], tools=build(SCHEMA, user))\n", line=10),
         Invalid("import uuid\nfrom agents import Agent, FunctionTool\nSCHEMA = {'type': 'object', 'properties': {'q': {'type': 'string'}}}\ndef build(run):\n    sid = str(uuid.uuid4())[:8]\n    tool = FunctionTool(name='search', description=f'Files of session {sid}.', params_json_schema=SCHEMA, on_invoke_tool=run)\n    return Agent(name='a', instructions='Help.', tools=[tool])\n", line=7),
     ]
 

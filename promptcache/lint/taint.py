@@ -31,7 +31,7 @@ from promptcache.lint.call_taint import CallTaint
 from promptcache.lint.expressions import has_text, is_dict_view, is_literal, key_text
 from promptcache.lint.fields import FieldSensitivity
 from promptcache.lint.sinks import SinkFinder
-from promptcache.lint.default_branch import dead_binding, default_branch
+from promptcache.lint.default_branch import default_branch
 from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
 from promptcache.lint.rendering import same_field
 from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, date_format, handle_annotation, imports_code
@@ -192,7 +192,6 @@ class TaintEngine(CallTaint, FieldSensitivity):
     # -- names -----------------------------------------------------------------
     def _name(self, e: cst.Name, scope: Scope) -> frozenset[Source]:
         found_scope, bindings = self.index.lookup(e.value, scope)
-        bindings = [b for b in bindings if not dead_binding(b.node, b.scope, self.index, self.parents)]  # onyx #7
         out = set(self.names(e.value, origin=e))
         if any(s.kind == S.SUMMARY for s in out):
             if not bindings or not all(self._fixed(b) for b in bindings):
