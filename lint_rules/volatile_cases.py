@@ -87,6 +87,8 @@ PC101_INVALID = [
     # Onyx (#3/#4): a clock assigned before the prompt is built, or in a loop around the build, still reaches it.
     Invalid(_OPENAI + "from datetime import datetime\ndef process_with_prompt_cache(prefix, suffix):\n    meta = None\n    meta = {'created_at': datetime.now()}\n    prompt = prepare(prefix, suffix, meta=meta)\n    return prompt, meta\ndef ask(messages):\n    prompt, _ = process_with_prompt_cache(messages[:-1], messages[-1:])\n    return client.chat.completions.create(model='m', messages=prompt)\n", line=8),
     Invalid(_OPENAI + "from datetime import datetime\ndef process_with_prompt_cache(prefix, parts):\n    meta = None\n    for part in parts:\n        prompt = prepare(prefix, part, meta=meta)\n        meta = {'created_at': datetime.now()}\n    return prompt, meta\ndef ask(messages):\n    prompt, _ = process_with_prompt_cache(messages[:-1], messages[-1:])\n    return client.chat.completions.create(model='m', messages=prompt)\n", line=9),
+    # Issue 11 review: a `global` assigned after the read reaches the next call.
+    Invalid(_CLAUDE + 'from datetime import datetime\nlast_seen = "never"\ndef ask(q):\n    global last_seen\n    system = f"Last visit: {last_seen}"\n    last_seen = datetime.now().isoformat()\n    return client.messages.create(model="m", max_tokens=9, system=system, messages=[q])\n', line=9),
 ]
 
 # PC102 (PerRequestDataInSystemPrompt)
@@ -138,4 +140,6 @@ PC102_INVALID = [
     # of the request's copy (`+=` under a role test), or put in a new system message (line 12).
     Invalid("import copy\n" + _OPENAI + "class Assistant:\n    def run(self, messages):\n        messages = copy.deepcopy(messages)\n        knowledge = self.mem.retrieve(messages[-1]['content'])\n        knowledge_prompt = '# Knowledge\\n' + '\\n\\n'.join(knowledge)\n        if messages and messages[0]['role'] == 'system':\n            messages[0]['content'] += '\\n\\n' + knowledge_prompt\n        else:\n            messages = [{'role': 'system', 'content': knowledge_prompt}] + messages\n        return client.chat.completions.create(model='m', messages=messages)\n", line=10),
     Invalid("import copy\n" + _OPENAI + "class Assistant:\n    def run(self, messages):\n        messages = copy.deepcopy(messages)\n        knowledge = self.mem.retrieve(messages[-1]['content'])\n        knowledge_prompt = '# Knowledge\\n' + '\\n\\n'.join(knowledge)\n        if messages and messages[0]['role'] == 'system':\n            messages[0]['content'] += '\\n\\n' + knowledge_prompt\n        else:\n            messages = [{'role': 'system', 'content': knowledge_prompt}] + messages\n        return client.chat.completions.create(model='m', messages=messages)\n", line=12),
+    # Issue 11 review: a bare `Session` annotation may be a chat session, not a database handle.
+    Invalid(_CLAUDE + 'from google.adk.sessions import Session\ndef ask(session: Session, q):\n    return client.messages.create(model="m", max_tokens=9, system=f"Notes: {session.state}", messages=[q])\n', line=5),
 ]

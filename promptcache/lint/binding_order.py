@@ -42,4 +42,25 @@ def unreached(binding: cst.CSTNode, read: cst.CSTNode, parents: dict) -> bool:
     children = list(node.children)
     mine = next((i for i, c in enumerate(children) if c is below), None)
     theirs = next((i for i, c in enumerate(children) if c is chain[at - 1]), None)
-    return mine is not None and theirs is not None and mine > theirs
+    # `global x` / `nonlocal x`: the later binding reaches the next call (issue 11 review)
+    return mine is not None and theirs is not None and mine > theirs and not _declared_shared(read, parents)
+
+
+def _declared_shared(read: cst.CSTNode, parents: dict) -> bool:
+    """The name read is declared ``global`` or ``nonlocal`` in a function enclosing the read."""
+    name = read.value if isinstance(read, cst.Name) else None
+    node = parents.get(read)
+    while node is not None and name is not None:
+        if isinstance(node, cst.FunctionDef):
+            for stmt in _walk(node.body):
+                if isinstance(stmt, (cst.Global, cst.Nonlocal)) and any(n.name.value == name for n in stmt.names):
+                    return True
+        node = parents.get(node)
+    return False
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        if not isinstance(child, (cst.FunctionDef, cst.ClassDef)):
+            yield from _walk(child)

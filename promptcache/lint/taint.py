@@ -31,7 +31,6 @@ from promptcache.lint.call_taint import CallTaint
 from promptcache.lint.expressions import has_text, is_dict_view, is_literal, key_text
 from promptcache.lint.fields import FieldSensitivity
 from promptcache.lint.sinks import SinkFinder
-from promptcache.lint.default_branch import default_branch
 from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
 from promptcache.lint.rendering import same_field
 from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, date_format, handle_annotation, imports_code
@@ -152,9 +151,8 @@ class TaintEngine(CallTaint, FieldSensitivity):
             return t | {source(S.UNORDERED, "a set comprehension", e)} if isinstance(e, cst.SetComp) else t
         if isinstance(e, (cst.Await, cst.UnaryOperation)):
             return of(e.expression, scope)
-        if isinstance(e, cst.IfExp):  # a flag left at its default: only its branch (onyx review #5)
-            only = default_branch(e, self.index, scope)
-            return of(only, scope) if only is not None else of(e.body, scope) | of(e.orelse, scope)
+        if isinstance(e, cst.IfExp):
+            return of(e.body, scope) | of(e.orelse, scope)
         if isinstance(e, cst.BooleanOperation):
             return of(e.left, scope) | of(e.right, scope)
         if isinstance(e, cst.NamedExpr):

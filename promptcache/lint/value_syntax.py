@@ -48,11 +48,14 @@ def class_annotation(param: cst.CSTNode) -> bool:
 
 
 _HANDLE = re.compile(r"^(Async)?(Connection|Cursor|Session|Engine|Pool)$")
+# Database client modules whose handle classes are written qualified (`psycopg.Connection`, `sqlalchemy.orm.Session`).
+_DB_MODULES = frozenset({"psycopg", "psycopg2", "asyncpg", "sqlite3", "aiosqlite", "sqlalchemy", "pymysql", "duckdb",
+                         "redis", "pymongo", "motor"})
 
 
 def handle_annotation(param: cst.CSTNode) -> bool:
-    """A parameter annotated as a database handle (``conn: psycopg.Connection``, ``db: Session | None``, ``Cursor``,
-    ``Engine``, ``Pool``): the value is a connection to outside state, not request text. What a query through it
+    """A parameter annotated as a database handle, written qualified by its client module
+    (``conn: psycopg.Connection``, ``db: sqlalchemy.orm.Session | None``, ``sqlite3.Cursor``): the value is a connection to outside state, not request text. What a query through it
     reads is per-request only through the query's arguments, which carry their own taint (the shared case
     ``pc304_glossary_in_system.py``: a glossary read with a constant query; issue 11)."""
     ann = param.annotation.annotation if isinstance(param, cst.Param) and param.annotation is not None else None
@@ -71,8 +74,12 @@ def _handle_type(ann: cst.BaseExpression) -> bool:
     if isinstance(ann, cst.Subscript) and isinstance(ann.value, cst.Name) and ann.value.value == "Optional" \
             and len(ann.slice) == 1 and isinstance(ann.slice[0].slice, cst.Index):
         return _handle_type(ann.slice[0].slice.value)
-    name = ann.attr.value if isinstance(ann, cst.Attribute) else ann.value if isinstance(ann, cst.Name) else ""
-    return bool(_HANDLE.match(name))
+    if not isinstance(ann, cst.Attribute):
+        return False  # a bare `Session` / `Connection` may be a chat session or a socket (issue 11 review)
+    root = ann
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    return isinstance(root, cst.Name) and root.value in _DB_MODULES and bool(_HANDLE.match(ann.attr.value))
 
 
 def _setting_type(ann: cst.BaseExpression) -> bool:

@@ -192,21 +192,6 @@ def test_field_taint_is_memoised_on_long_rebinding_chains():
 
 
 @pytest.mark.parametrize(
-    ("call", "daily"),
-    [("today()", True), ("today(False)", False), ("today(with_time=True)", False), ("today(*flags)", False)],
-)
-def test_a_format_chosen_by_a_flag_left_at_its_default_is_graded_by_that_format(call, daily):
-    # onyx review #5: `now.strftime(clock) if flag else now.strftime(date)` with `flag=False` by default and no call
-    # passing it shows the date only; a call that passes the flag (any value: not judged) may select the clock.
-    code = (HEAD + "from datetime import datetime\ndef today(with_time: bool = False):\n    now = datetime.now()\n"
-            "    return now.strftime('%B %d, %Y %H:%M') if with_time else now.strftime('%B %d, %Y')\n"
-            f"def ask(q, flags):\n    return client.messages.create(model='m', system=f'Today: {{{call}}}', messages=[q])\n")
-    [finding] = lint_text(code)
-    assert finding.code == "PC101"
-    assert ("changes once a day" in finding.message) is daily
-
-
-@pytest.mark.parametrize(
     ("value", "daily"),
     [
         ("{date.today()}", True),
