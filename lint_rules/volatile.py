@@ -233,7 +233,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
     (by file name: ``test_*.py``, ``*_test.py``, ``conftest.py``); a parameter
     whose only value in the module is its literal default (no call passes it);
     a parameter typed as a class (``type[...]``: code) or as a database handle
-    (``conn: psycopg.Connection``, ``Session``, ``Cursor``: what it reads is per-request only through the
+    written with its client module (``conn: psycopg.Connection``, ``sqlalchemy.orm.Session``; not a bare
+    ``Session``, which may be a chat session): what it reads is per-request only through the
     query's arguments, reported themselves); the ``messages`` /
     ``tools`` a converter is given as a whole, and their head ``messages[0]``
     (the system message, passed through; a value picked from another message,
