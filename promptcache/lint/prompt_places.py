@@ -51,18 +51,24 @@ class Placer:
             return {PREFIX}
         return self._place(message, scope, depth)
 
-    def _place(self, message: cst.CSTNode, scope, depth) -> set[str]:
-        """Where a non-system message goes: last in a message list or appended (AFTER), before others (PREFIX)."""
+    def _step(self, once, node: cst.CSTNode, tag: str, scope, depth) -> set[str]:
+        """``once(node, scope, depth)`` within the bounds: UNKNOWN past DEPTH or BUDGET steps, nothing for a
+        ``node`` already being followed under ``tag`` (a cycle)."""
         self.steps += 1
         if depth > DEPTH or self.steps > BUDGET:
             return {UNKNOWN}
-        if (id(message), "m") in self.seen:
+        key = (id(node), tag)
+        if key in self.seen:
             return set()
-        self.seen.add((id(message), "m"))
+        self.seen.add(key)
         try:
-            return self._place_once(message, scope, depth)
+            return once(node, scope, depth)
         finally:
-            self.seen.discard((id(message), "m"))
+            self.seen.discard(key)
+
+    def _place(self, message: cst.CSTNode, scope, depth) -> set[str]:
+        """Where a non-system message goes: last in a message list or appended (AFTER), before others (PREFIX)."""
+        return self._step(self._place_once, message, "m", scope, depth)
 
     def _place_once(self, message, scope, depth) -> set[str]:
         p = self.parent.get(message)
@@ -123,16 +129,7 @@ class Placer:
         placed after it (``[*msgs, *history]``, ``msgs + history``); UNKNOWN when it may be extended, spliced,
         copied or stored before it is sent (``msgs.extend(history)``, ``msgs += history``, ``self.msgs = msgs``)
         or goes anywhere else; empty when it is not sent (a comparison, a log call)."""
-        self.steps += 1
-        if depth > DEPTH or self.steps > BUDGET:
-            return {UNKNOWN}
-        if (id(node), "l") in self.seen:
-            return set()
-        self.seen.add((id(node), "l"))
-        try:
-            return self._list_once(node, scope, depth)
-        finally:
-            self.seen.discard((id(node), "l"))
+        return self._step(self._list_once, node, "l", scope, depth)
 
     def _list_once(self, node, scope, depth) -> set[str]:
         p = self.parent.get(node)

@@ -108,16 +108,7 @@ class _Tracer(Placer):
         self.steps = 0  # a bound on the work for one file: past BUDGET steps every answer is UNKNOWN
 
     def land(self, node: cst.CSTNode, scope: Scope, depth: int) -> set[str]:
-        self.steps += 1
-        if depth > DEPTH or self.steps > BUDGET:
-            return {UNKNOWN}
-        if (id(node), "v") in self.seen:
-            return set()
-        self.seen.add((id(node), "v"))
-        try:
-            return self._land(node, scope, depth)
-        finally:
-            self.seen.discard((id(node), "v"))
+        return self._step(self._land, node, "v", scope, depth)
 
     def _land(self, node, scope, depth) -> set[str]:
         p = self.parent.get(node)
