@@ -122,7 +122,12 @@ class VolatileInToolDefinition(FlowRule):
     their name (``tools=[lookup_account]`` is code, not an account); the
     callable of a tool object given its schema
     (``FunctionTool(func=session.search, openai_tool_schema=schema)`` sends
-    ``schema``: a session id bound into the callable is never sent).
+    ``schema``: a session id bound into the callable is never sent); a user
+    given as is to a function whose body is not seen
+    (``construct_tools(user=user)``, ``store.get(user_id)``: it picks or
+    authorises the tools, it is not known to be in their schemas); a builder
+    called with ``None`` for the parameter whose fields fill the schema
+    (``build(SCHEMA, info=None)``: the ``if info:`` substitution never runs).
     """
 
     code = "PC104"
@@ -135,9 +140,14 @@ class VolatileInToolDefinition(FlowRule):
 
     def findings(self, flow) -> list:
         """A volatile or identity source on a value inside ``tools=`` (an environment value is per process)."""
-        if flow.area not in ("tools", "tool_content") or not flow.has(S.VOLATILE, S.IDENTITY):
+        if flow.area not in ("tools", "tool_content"):
             return []
-        return [self.issue(flow, detail=flow.of(S.VOLATILE, S.IDENTITY)[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
+        # an identity given to a call whose body is not seen (`construct_tools(user=user)`) picks or authorises the
+        # tools; it is not known to be in their schemas (onyx, open_deep_research; Source.through_call)
+        found = [s for s in flow.of(S.VOLATILE, S.IDENTITY) if not s.through_call]
+        if not found:
+            return []
+        return [self.issue(flow, detail=found[0].detail, sources=tuple(found))]
 
     VALID = [
         _OPENAI + "TOOLS = [{'type': 'function', 'function': {'name': 'f', 'parameters': {}}}]\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=TOOLS)\n",
@@ -151,6 +161,12 @@ class VolatileInToolDefinition(FlowRule):
         # the original's schema; the id is in the callable, which runs the tool and is never sent.
         _OPENAI + "import uuid\nfrom camel.agents import ChatAgent\nfrom camel.toolkits import FunctionTool\ndef clone(agent):\n    tools = []\n    for tool in agent.tools:\n        toolkit = tool.func.__self__.clone_for_new_session(str(uuid.uuid4())[:8])\n        method = getattr(toolkit, tool.func.__name__)\n        tools.append(FunctionTool(func=method, openai_tool_schema=tool.get_openai_tool_schema()))\n    return ChatAgent(system_message='Help.', tools=tools)\n",
         "import uuid\nfrom agents import Agent, FunctionTool\nSCHEMA = {'type': 'object', 'properties': {'q': {'type': 'string'}}}\ndef build(session):\n    handler = session.clone(str(uuid.uuid4()))\n    tool = FunctionTool(name='search', description='Search.', params_json_schema=SCHEMA, on_invoke_tool=handler.run)\n    return Agent(name='a', instructions='Help.', tools=[tool])\n",
+        # Issue 11, onyx and open_deep_research: an identity given as is to a function whose body is not seen picks
+        # or authorises the tools (`construct_tools(user=user)`, auth tokens looked up by the user's id)...
+        _OPENAI + "from app.tools import construct_tools\ndef ask(persona, user, q):\n    tools = construct_tools(persona=persona, user=user)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=tools)\n",
+        _OPENAI + "async def ask(store, config, q):\n    user_id = config['metadata']['owner']\n    tokens = await store.aget((user_id, 'tokens'), 'data')\n    tools = await load_mcp_tools(headers={'Authorization': tokens['access_token']})\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=tools)\n",
+        # ...and a call passing None for the parameter whose fields fill the schema (onyx's `__main__` demo).
+        "import json\nfrom openai import OpenAI\nclient = OpenAI()\nSCHEMA = {'name': 'get_item', 'parameters': {'type': 'object'}}\nclass Tool:\n    def __init__(self, schema):\n        self.schema = schema\n    def definition(self):\n        return {'type': 'function', 'function': self.schema}\ndef build(schema, info=None):\n    if info:\n        schema = json.loads(json.dumps(schema).replace('USER_ID', str(info.user_id)))\n    return [Tool(schema)]\ndef ask(q):\n    tools = build(SCHEMA, info=None)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[t.definition() for t in tools])\ndef ask_again(q):\n    tools = build(SCHEMA)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[t.definition() for t in tools])\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'parameters': {\n        'properties': {'p': {'enum': user.project_keys}}}}}\n    return client.chat.completions.create(model='m', messages=[], tools=[tool])\n", line=5),
@@ -159,6 +175,10 @@ class VolatileInToolDefinition(FlowRule):
         # The boundary of the camel case: the id in the schema, or in a description given beside it, is sent.
         Invalid(_OPENAI + "import uuid\nfrom camel.agents import ChatAgent\nfrom camel.toolkits import FunctionTool\ndef clone(search):\n    sid = str(uuid.uuid4())[:8]\n    schema = {'type': 'function', 'function': {'name': f'search_{sid}', 'parameters': {}}}\n    return ChatAgent(system_message='Help.', tools=[FunctionTool(func=search, openai_tool_schema=schema)])\n", line=9),
         Invalid("import uuid\nfrom agents import Agent, FunctionTool\nSCHEMA = {'type': 'object', 'properties': {'q': {'type': 'string'}}}\ndef build(run):\n    sid = str(uuid.uuid4())[:8]\n    tool = FunctionTool(name='search', description=f'Files of session {sid}.', params_json_schema=SCHEMA, on_invoke_tool=run)\n    return Agent(name='a', instructions='Help.', tools=[tool])\n", line=7),
+        # The boundary of the onyx cases: a builder whose body is seen puts the identity in the schema, and the
+        # same builder given a session object for the parameter.
+        Invalid(_OPENAI + "def make_tools(user):\n    return [{'type': 'function', 'function': {'name': 'files', 'description': f'Files of {user.email}'}}]\ndef ask(user, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=make_tools(user))\n", line=4),
+        Invalid("import json\nfrom openai import OpenAI\nclient = OpenAI()\nSCHEMA = {'name': 'get_item', 'parameters': {'type': 'object'}}\nclass Tool:\n    def __init__(self, schema):\n        self.schema = schema\n    def definition(self):\n        return {'type': 'function', 'function': self.schema}\ndef build(schema, info=None):\n    if info:\n        schema = json.loads(json.dumps(schema).replace('USER_ID', str(info.user_id)))\n    return [Tool(schema)]\ndef ask(q, session):\n    tools = build(SCHEMA, info=session)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[t.definition() for t in tools])\ndef ask_again(q):\n    tools = build(SCHEMA)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[t.definition() for t in tools])\n", line=16),
     ]
 
 

@@ -9,7 +9,10 @@ left symbolic; a call substitutes its arguments: :meth:`CallTaint.bind_params`).
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
+import re
+import sys
 
 import libcst as cst
 
@@ -19,8 +22,9 @@ from promptcache.lint.fields import flat_items, implementation_arguments
 from promptcache.lint.index import Scope
 from promptcache.lint.iteration_order import set_valued
 from promptcache.lint.rendering import rendered_whole
-from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
+from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated, through_call
 from promptcache.lint.value_syntax import constructor_call, date_format, literal_key
+from promptcache.lint.walk import descendants
 
 
 # Methods that test membership in their argument and never iterate it into their result: SQLAlchemy
@@ -29,6 +33,10 @@ from promptcache.lint.value_syntax import constructor_call, date_format, literal
 # A set given to them passes no order on (onyx ``Tool.server_id.in_(visible_ids)``; onyx review #6).
 _MEMBERSHIP_METHODS = frozenset({"in_", "not_in", "notin_", "isin", "issubset", "issuperset", "isdisjoint"})
 _BOOL_METHODS = frozenset({"issubset", "issuperset", "isdisjoint"})
+# Methods that look a value up by their arguments (`store.aget((user_id, "tokens"))`, `db.fetch_profile(user)`):
+# the result is per-user data, not the id itself (open_deep_research's MCP auth tokens; Source.through_call).
+_BUILTINS = frozenset(dir(builtins))
+_LOOKUP = re.compile(r"_*a?(get|fetch|load|find|lookup|query|read|search|retrieve|select)(_|$)")
 
 
 class CallTaint:
@@ -118,7 +126,7 @@ class CallTaint:
                 unordered = self.union(args, scope) | (self.of(base, scope) if method in _BOOL_METHODS else EMPTY)
                 kept = EMPTY if method in _BOOL_METHODS else self.of(base, scope)
                 return kept | frozenset(s for s in unordered if s.kind not in S.ORDER_KINDS)
-            t = self.of(base, scope) | self.union(args, scope)
+            t = self.of(base, scope) | (self._unseen_call(args, scope, qualified) if _LOOKUP.match(method) else self.union(args, scope))
             if method == "strftime" and date_format(args[0] if args else None) or method == "date" and not args:
                 return as_daily(t, True)
             if method == "join" and (has_text(base) or self._has_static_element(args, scope)):
@@ -133,7 +141,16 @@ class CallTaint:
                 elif key:  # an entry not seen here: its key's name is all there is
                     t |= self.names(key, origin=e)
             return t
-        return self.union(args, scope)
+        return self.union(args, scope) if constructor_call(func) else self._unseen_call(args, scope, qualified)
+
+    def _unseen_call(self, args: list, scope: Scope, qualified: str | None) -> frozenset[Source]:
+        """The taint of a call whose body is not seen: its arguments'. An identity given as is (``user``,
+        ``(user_id, "tokens")``) to a function outside the standard library picks what the call returns; it is not
+        known to be in it (:func:`~promptcache.lint.sources.through_call`; onyx ``construct_tools(user=user)``); an object
+        built from it (``Tool(schema)``) holds it."""
+        if qualified is not None and (qualified in _BUILTINS or qualified.split(".")[0] in sys.stdlib_module_names):
+            return self.union(args, scope)  # `str(info.user_id)`, `json.loads(text)`: the value itself
+        return EMPTY.union(*(through_call(self.of(a, scope)) if _as_is(a) else self.of(a, scope) for a in args))
 
     def _has_static_element(self, args: list, scope: Scope) -> bool:
         if not args or not isinstance(args[0], (cst.List, cst.Tuple)):
@@ -198,6 +215,10 @@ class CallTaint:
         offset = 1 if callee.self_name is not None and isinstance(call.func, cst.Attribute) else 0
         out: set[Source] = set()
         for s in summary:
+            if s.func_id == id(callee) and s.kind != S.PARAM:  # `info.user_id` of parameter `info`
+                if not _none_at(call, s.index, offset, callee):
+                    out.add(s)
+                continue
             if s.kind != S.PARAM or s.func_id != id(callee):
                 out.add(s)
                 continue
@@ -206,6 +227,32 @@ class CallTaint:
             t = self.of(arg, scope) if arg is not None else self.union(variadic_arguments(call, callee.node, name, offset), scope)
             out |= templated(t) if s.templated else t
         return frozenset(out)
+
+
+def _as_is(e: cst.BaseExpression) -> bool:
+    """A name, an attribute of one, or a tuple of those and literals (a lookup key): not text built around it."""
+    if isinstance(e, cst.Name):
+        return True
+    if isinstance(e, cst.Attribute):
+        return _as_is(e.value)
+    if isinstance(e, cst.Tuple):
+        return all(isinstance(el.value, (cst.SimpleString, cst.Integer)) or _as_is(el.value) for el in e.elements)
+    return False
+
+
+def _none_at(call: cst.Call, index: int, offset: int, callee: Scope) -> bool:
+    """The call passes ``None`` for ``callee.params[index]`` (``offset``: a bound ``self``): written, or left at a
+    ``None`` default."""
+    if not 0 <= index < len(callee.params) or not isinstance(callee.node, cst.FunctionDef):
+        return False
+    name = callee.params[index]
+    arg = argument(call, index - offset, name)
+    if arg is None:
+        if any(a.star for a in call.args):
+            return False
+        param = next((p for p in descendants(callee.node.params, cst.Param) if p.name.value == name), None)
+        arg = param.default if param is not None else None
+    return isinstance(arg, cst.Name) and arg.value == "None"
 
 
 __all__ = ["CallTaint"]

@@ -257,6 +257,8 @@ class Source:
     picked: bool = False  # one element picked from a parameter by position (`messages[-1]`): not the whole list
     daily: bool = False  # a clock read formatted as a date (`date.today()`, `strftime("%Y-%m-%d")`): changes once a day
     import_time: bool = False  # read once, when the module is imported (module or class body): fixed per process
+    through_call: bool = False  # an argument of a call whose body is not seen (`store.get(user_id)`): in the result's
+    # value, not known to be in its text
     origin: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
 
 
@@ -272,6 +274,14 @@ def templated(taint: frozenset[Source]) -> frozenset[Source]:
     if not any(s.kind == PARAM and not s.templated for s in taint):
         return taint
     return frozenset(dataclasses.replace(s, templated=True) if s.kind == PARAM else s for s in taint)
+
+
+def through_call(taint: frozenset[Source]) -> frozenset[Source]:
+    """``taint`` as the result of an unseen call that took it as an argument: identity sources marked
+    :attr:`Source.through_call` (a lookup keyed by the user returns per-user data, not the user's id)."""
+    if not any(s.kind == IDENTITY and not s.through_call for s in taint):
+        return taint
+    return frozenset(dataclasses.replace(s, through_call=True) if s.kind == IDENTITY else s for s in taint)
 
 
 def as_daily(t: frozenset[Source], daily: bool) -> frozenset[Source]:

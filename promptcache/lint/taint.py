@@ -36,6 +36,7 @@ from promptcache.lint.rendering import same_field
 from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, date_format, handle_annotation, imports_code
 
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
+_NAMED = (S.VOLATILE, S.IDENTITY)  # the kinds a name gives (TaintEngine.names)
 
 
 class TaintEngine(CallTaint, FieldSensitivity):
@@ -264,7 +265,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
         qualified = self.index.qualified(e, scope)
         if qualified == "os.environ":
             return frozenset({source(S.ENV, "os.environ", e)})
-        named = self.names(attr, attribute=True, origin=e)
+        named = self._of_param(e.value, scope, self.names(attr, attribute=True, origin=e))
         if any(s.kind == S.SUMMARY for s in named):
             if not self._import_constant(e, scope):
                 return named
@@ -276,6 +277,17 @@ class TaintEngine(CallTaint, FieldSensitivity):
             # `{"role": "system", "content": _serialize(message.content)}`: a message converted (browser-use)
             t = frozenset(s for s in t if s.kind != S.PARAM)
         return t
+
+    def _of_param(self, base: cst.BaseExpression, scope: Scope, named: frozenset[Source]) -> frozenset[Source]:
+        """``named`` (the identity of ``info.user_id``, the id of ``info.session_id``) tied to parameter ``info`` when ``base`` is one, so that a
+        call passing ``None`` for it drops them (:meth:`CallTaint.bind_params`; onyx's ``dynamic_schema_info=None``)."""
+        if not named or not isinstance(base, cst.Name):
+            return named
+        params = [b for b in self.index.lookup(base.value, scope)[1] if b.kind == "param"]
+        if len(params) != 1:
+            return named
+        p = params[0]
+        return frozenset(dataclasses.replace(s, func_id=id(p.scope), index=p.index) if s.kind in _NAMED else s for s in named)
 
     def _import_constant(self, e: cst.Attribute, scope: Scope) -> bool:
         """``prompts.system_prompt_extract_relevant_summary``: an attribute of an imported name used here only as a
