@@ -45,6 +45,8 @@ PC202_INVALID = [
     Invalid(_SDK + "def turn(history):\n    recap = summarize_thread(history)\n    return PromptBuilder().history([{'role': 'user', 'content': recap}, *history]).build()\n", line=4),
     # Issue 11: the same in a request dict sent as `**params`.
     Invalid(_OPENAI + "def turn(history, summary):\n    params = {'model': 'm', 'messages': [{'role': 'user', 'content': summary}, *history]}\n    return client.chat.completions.create(**params)\n", line=4),
+    # Issue 11: the boundary of the sweep case: a builder that a system message of the module calls.
+    Invalid("from openai import OpenAI\nclient = OpenAI()\nclass Planner:\n    def build_prompt(self):\n        return f'Plan the trip.\\nSo far: {self.summary}'\n    def turn(self, history):\n        return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': self.build_prompt()}, *history])\n", line=5),
 ]
 
 
