@@ -18,7 +18,7 @@ from promptcache.lint.rule import FlowRule, Invalid, LintRule
 from promptcache.lint.walk import descendants
 
 from lint_rules.history_cases import (
-    PC201_INVALID, PC202_INVALID, PC203_HYSTERESIS_VALID, PC203_INVALID, PC204_INVALID)
+    PC201_INVALID, PC202_INVALID, PC203_HYSTERESIS_VALID, PC203_INVALID, PC204_INVALID, PC204_NORMALISED_VALID)
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
@@ -339,7 +339,10 @@ class InPlaceHistoryEdit(_SiteRule):
     added to a dict literal of a list literal made in the same function
     (``messages[0]["content"] += RULES``); a rebuilt list whose messages are
     converted alike or by their content, or by a position counted from the
-    start (``i == 0``).
+    start (``i == 0``); a field normalised in place, the same bytes each time
+    (``m["content"] = m["content"].rstrip()``, ``m.content = clean(m.content)``,
+    ``if m["role"] == "system": m["role"] = "user"``), unless the function adds
+    messages to that list afterwards (they go out as written, then change).
     """
 
     code = "PC204"
@@ -405,5 +408,5 @@ class InPlaceHistoryEdit(_SiteRule):
         # counted from the start (the same message every request).
         _OPENAI + 'class Agent:\n    def _to_api(self, memory):\n        out = []\n        for i, msg in enumerate(reversed(memory)):\n            if msg["role"] == "tool":\n                msg = {"role": "tool", "tool_call_id": msg["id"], "content": msg["content"]}\n            out.append(msg)\n        return out[::-1]\n    def step(self):\n        return client.chat.completions.create(model="m", messages=self._to_api(self.memory))\n',
         _OPENAI + 'class Agent:\n    def _to_api(self, memory):\n        out = []\n        for i, msg in enumerate(memory):\n            if i == 0:\n                msg = {"role": "system", "content": msg["content"].strip()}\n            out.append(msg)\n        return out\n    def step(self):\n        return client.chat.completions.create(model="m", messages=self._to_api(self.memory))\n',
-    ]
+    ] + PC204_NORMALISED_VALID
     INVALID = PC204_INVALID
