@@ -8,18 +8,22 @@ conversation again.
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import FlowRule, Invalid, LintRule
+from promptcache.lint.walk import descendants
 
 from lint_rules.history_cases import (
-    PC201_INVALID, PC202_INVALID, PC203_HYSTERESIS_VALID, PC203_INVALID, PC204_INVALID)
+    PC201_INVALID, PC202_INVALID, PC203_HYSTERESIS_VALID, PC203_INVALID, PC204_INVALID, PC204_NORMALISED_VALID)
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
 _SDK = "from promptcache import Conversation, PromptBuilder\n"
+_SYSTEM_NAME = re.compile(r"(?i)system|instruction")  # `build_system_prompt()`, `SYSTEM_PROMPT`, `INSTRUCTIONS`
 
 
 class _SiteRule(LintRule):
@@ -134,7 +138,9 @@ class SummaryBeforeHistory(FlowRule):
     neither writes nor calls anything on
     (``prompts.system_prompt_extract_relevant_summary``: a prompt another
     module defines, not a summary made at run time; ``session.refresh()``
-    then ``session.summary`` is reported).
+    then ``session.summary`` is reported); a prompt-named builder or constant
+    whose name does not say it is the system prompt and that no system slot of
+    the module calls (``construct_prompt()`` holding an issue's ``summary``).
     """
 
     code = "PC202"
@@ -150,7 +156,20 @@ class SummaryBeforeHistory(FlowRule):
         summary dumped as unsorted JSON is two problems, both reported (PC304 fixes the key order, not the summary)."""
         if flow.area != "system" or not flow.has(S.SUMMARY) or self.owned_by(flow, (S.VOLATILE, "PC101"), (S.SHUFFLED, "PC303")):
             return []
+        if flow.slot.kind != "system" and not self._system_prompt(flow.slot):
+            return []
         return [self.issue(flow, detail=flow.of(S.SUMMARY)[0].detail)]
+
+    def _system_prompt(self, slot) -> bool:
+        """A prompt-named constant or builder return is ahead of the history when its name says it is the system
+        prompt or a system slot of the module calls the builder; ``construct_prompt()`` of an issue's ``summary``
+        field, or a route listing report summaries, is not known to be (sweep, screenshot-to-code; issue 11)."""
+        if _SYSTEM_NAME.search(slot.label):
+            return True
+        index = self.flow.index
+        return slot.kind == "builder" and any(
+            index.function_named(call.func, other.scope) is slot.scope
+            for other in self.flow.system_slots if other.kind == "system" for call in descendants(other.expr, cst.Call))
 
     def leave_Module(self, node: cst.Module) -> None:
         super().leave_Module(node)
@@ -174,6 +193,10 @@ class SummaryBeforeHistory(FlowRule):
         _CLAUDE + "SUMMARY = 'Reply with a one-line summary of the ticket.'\ndef turn(history):\n    return client.messages.create(model='m', system=SUMMARY, messages=history)\n",
         # Issue 11: a `**params` request with the summary after the history.
         _OPENAI + "def turn(history, summary):\n    params = {'model': 'm', 'messages': [*history, {'role': 'user', 'content': summary}]}\n    return client.chat.completions.create(**params)\n",
+        # Issue 11 (sweep, screenshot-to-code): a prompt-named builder no system slot calls, holding an issue's
+        # `summary` field or a list of report summaries, is not known to be placed ahead of any history.
+        "from openai import OpenAI\nfrom pydantic import BaseModel\nclient = OpenAI()\nclass HumanMessagePrompt(BaseModel):\n    title: str\n    summary: str\n    def construct_prompt(self):\n        return [{'role': 'user', 'content': f'Issue: {self.title}\\nDescription: {self.summary}'}]\n",
+        "from fastapi import APIRouter\nfrom openai import OpenAI\nrouter = APIRouter()\nclient = OpenAI()\n@router.get('/prompt-reports')\nasync def list_prompt_reports(folder):\n    reports = []\n    for name in sorted(folder.iterdir()):\n        summary = read_report(name)\n        reports.append(summary)\n    return {'reports': reports}\n",
     ]
     INVALID = PC202_INVALID
 
@@ -316,7 +339,10 @@ class InPlaceHistoryEdit(_SiteRule):
     added to a dict literal of a list literal made in the same function
     (``messages[0]["content"] += RULES``); a rebuilt list whose messages are
     converted alike or by their content, or by a position counted from the
-    start (``i == 0``).
+    start (``i == 0``); a field normalised in place, the same bytes each time
+    (``m["content"] = m["content"].rstrip()``, ``m.content = clean(m.content)``,
+    ``if m["role"] == "system": m["role"] = "user"``), unless the function adds
+    messages to that list afterwards (they go out as written, then change).
     """
 
     code = "PC204"
@@ -382,5 +408,5 @@ class InPlaceHistoryEdit(_SiteRule):
         # counted from the start (the same message every request).
         _OPENAI + 'class Agent:\n    def _to_api(self, memory):\n        out = []\n        for i, msg in enumerate(reversed(memory)):\n            if msg["role"] == "tool":\n                msg = {"role": "tool", "tool_call_id": msg["id"], "content": msg["content"]}\n            out.append(msg)\n        return out[::-1]\n    def step(self):\n        return client.chat.completions.create(model="m", messages=self._to_api(self.memory))\n',
         _OPENAI + 'class Agent:\n    def _to_api(self, memory):\n        out = []\n        for i, msg in enumerate(memory):\n            if i == 0:\n                msg = {"role": "system", "content": msg["content"].strip()}\n            out.append(msg)\n        return out\n    def step(self):\n        return client.chat.completions.create(model="m", messages=self._to_api(self.memory))\n',
-    ]
+    ] + PC204_NORMALISED_VALID
     INVALID = PC204_INVALID

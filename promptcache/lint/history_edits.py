@@ -23,7 +23,8 @@ set-up: ``if not self.history: self.history.insert(0, SYSTEM)``), an insert
 or a removal in a list built fresh for each request, a store into the records of
 a ``copy.deepcopy`` made in the same function (a format conversion on the way out),
 a store into a list made for this request (:func:`fresh_list`), a constant added to
-a dict literal of a list literal made here (``messages[0]["content"] += RULES``).
+a dict literal of a list literal made here (``messages[0]["content"] += RULES``), a field normalised in place
+(``m["content"] = m["content"].rstrip()``: :mod:`promptcache.lint.normalising_edits`).
 The copies count only where the messages changed are not picked by the list's
 length or from its end (:mod:`promptcache.lint.history_positions`): a moving
 ``<omitted>`` mask on a per-request copy changes bytes that were sent unmasked.
@@ -39,6 +40,7 @@ from promptcache.lint.dict_view import entries
 from promptcache.lint.expressions import argument, int_value, is_literal, is_system_dict
 from promptcache.lint.history_positions import chosen_by_position
 from promptcache.lint.index import Scope
+from promptcache.lint.normalising_edits import normalising_store
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,6 +58,8 @@ def edits(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
         if key == "cache_control":
             continue
         base = target.value
+        if normalising_store(target, store.value, store.node, flow.code, flow.facts.parent.get, flow.facts.order):
+            continue  # `m["content"] = m["content"].rstrip()`: the same bytes as last sent (normalising_edits)
         if isinstance(target, cst.Subscript) and turns.is_history(base, scope) and not is_last(target, base, flow):
             if not (constant_index(target) == 0 and _static_system(store.value, turns, scope)) and \
                     not _request_copy(turns, base, scope, store.node, target, elements=False):

@@ -63,17 +63,11 @@ def handle_annotation(param: cst.CSTNode) -> bool:
 
 
 def _handle_type(ann: cst.BaseExpression) -> bool:
-    if isinstance(ann, cst.SimpleString):
-        try:
-            return _handle_type(cst.parse_expression(ann.evaluated_value))
-        except (cst.ParserSyntaxError, ValueError, TypeError):
-            return False
-    if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):  # Session | None
-        sides = [x for x in (ann.left, ann.right) if not (isinstance(x, cst.Name) and x.value == "None")]
-        return bool(sides) and all(_handle_type(x) for x in sides)
-    if isinstance(ann, cst.Subscript) and isinstance(ann.value, cst.Name) and ann.value.value == "Optional" \
-            and len(ann.slice) == 1 and isinstance(ann.slice[0].slice, cst.Index):
-        return _handle_type(ann.slice[0].slice.value)
+    sides = annotation_types(ann)
+    return bool(sides) and all(_handle_class(x) for x in sides)
+
+
+def _handle_class(ann: cst.BaseExpression) -> bool:
     if not isinstance(ann, cst.Attribute):
         return False  # a bare `Session` / `Connection` may be a chat session or a socket (issue 11 review)
     root = ann
@@ -82,18 +76,28 @@ def _handle_type(ann: cst.BaseExpression) -> bool:
     return isinstance(root, cst.Name) and root.value in _DB_MODULES and bool(_HANDLE.match(ann.attr.value))
 
 
-def _setting_type(ann: cst.BaseExpression) -> bool:
-    if isinstance(ann, cst.SimpleString):  # a string annotation: "type[BaseModel] | None" (gptme; issue 11)
+def annotation_types(ann: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The types an annotation allows besides ``None``: ``"X | None"``, ``Optional[X]`` and ``X | Y`` unwrapped
+    (a string annotation parsed); ``[]`` when it is only ``None`` or does not parse."""
+    if isinstance(ann, cst.SimpleString):
         try:
-            return _setting_type(cst.parse_expression(ann.evaluated_value))
+            return annotation_types(cst.parse_expression(ann.evaluated_value))
         except (cst.ParserSyntaxError, ValueError, TypeError):
-            return False
-    if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):  # type[X] | None
-        sides = [x for x in (ann.left, ann.right) if not (isinstance(x, cst.Name) and x.value == "None")]
-        return bool(sides) and all(_setting_type(x) for x in sides)
+            return []
+    if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
+        return [*annotation_types(ann.left), *annotation_types(ann.right)]
     if isinstance(ann, cst.Subscript) and isinstance(ann.value, cst.Name) and ann.value.value == "Optional" \
             and len(ann.slice) == 1 and isinstance(ann.slice[0].slice, cst.Index):
-        return _setting_type(ann.slice[0].slice.value)
+        return annotation_types(ann.slice[0].slice.value)
+    return [] if isinstance(ann, cst.Name) and ann.value == "None" else [ann]
+
+
+def _setting_type(ann: cst.BaseExpression) -> bool:
+    sides = annotation_types(ann)  # a string annotation: "type[BaseModel] | None" (gptme; issue 11)
+    return bool(sides) and all(_class_type(x) for x in sides)
+
+
+def _class_type(ann: cst.BaseExpression) -> bool:
     if isinstance(ann, cst.Name):
         return ann.value in _CLASS_TYPES
     if isinstance(ann, cst.Attribute):
@@ -135,5 +139,5 @@ def constructor_call(func: cst.BaseExpression) -> bool:
     return name[:1].isupper() and not name.isupper()
 
 
-__all__ = ["PROMPT_FIELD", "constructor_call", "date_format", "imports_code", "literal_key", "class_annotation",
-           "handle_annotation"]
+__all__ = ["PROMPT_FIELD", "annotation_types", "constructor_call", "date_format", "imports_code", "literal_key",
+           "class_annotation", "handle_annotation"]
