@@ -197,7 +197,8 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
             name = index.qualified(call.func, scope) or ""
             if name.endswith("SystemMessage") or name.endswith("SystemMessagePromptTemplate.from_template"):
                 content = next((a.value for a in call.args if a.keyword is None or a.keyword.value in ("content", "template")), None)
-                c.add("system", content, scope, "the LangChain system message")
+                # an app's own `SystemMessage` class is no LangChain message (onyx's `onyx.llm.models`)
+                c.add("system", content, scope, "the LangChain system message" if name.startswith("langchain") else "the system message")
             if flow.sinks.sink_at(call, scope) is None and agent_call(call):
                 for arg in call.args:
                     if arg.keyword is not None and arg.keyword.value in _AGENT_KEYWORDS:
