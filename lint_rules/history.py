@@ -8,14 +8,11 @@ conversation again.
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import FlowRule, Invalid, LintRule
-from promptcache.lint.walk import descendants
 
 from lint_rules.history_cases import (
     PC201_INVALID, PC202_INVALID, PC203_HYSTERESIS_VALID, PC203_INVALID, PC204_INVALID, PC204_NORMALISED_VALID)
@@ -23,7 +20,6 @@ from lint_rules.history_cases import (
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
 _SDK = "from promptcache import Conversation, PromptBuilder\n"
-_SYSTEM_NAME = re.compile(r"(?i)system|instruction")  # `build_system_prompt()`, `SYSTEM_PROMPT`, `INSTRUCTIONS`
 
 
 class _SiteRule(LintRule):
@@ -138,9 +134,9 @@ class SummaryBeforeHistory(FlowRule):
     neither writes nor calls anything on
     (``prompts.system_prompt_extract_relevant_summary``: a prompt another
     module defines, not a summary made at run time; ``session.refresh()``
-    then ``session.summary`` is reported); a prompt-named builder or constant
-    whose name does not say it is the system prompt and that no system slot of
-    the module calls (``construct_prompt()`` holding an issue's ``summary``).
+    then ``session.summary`` is reported); a request handler named like a
+    prompt (``@router.get(...)`` ``list_prompt_reports()``): it returns the
+    HTTP response, not a prompt.
     """
 
     code = "PC202"
@@ -156,20 +152,7 @@ class SummaryBeforeHistory(FlowRule):
         summary dumped as unsorted JSON is two problems, both reported (PC304 fixes the key order, not the summary)."""
         if flow.area != "system" or not flow.has(S.SUMMARY) or self.owned_by(flow, (S.VOLATILE, "PC101"), (S.SHUFFLED, "PC303")):
             return []
-        if flow.slot.kind != "system" and not self._system_prompt(flow.slot):
-            return []
         return [self.issue(flow, detail=flow.of(S.SUMMARY)[0].detail)]
-
-    def _system_prompt(self, slot) -> bool:
-        """A prompt-named constant or builder return is ahead of the history when its name says it is the system
-        prompt or a system slot of the module calls the builder; ``construct_prompt()`` of an issue's ``summary``
-        field, or a route listing report summaries, is not known to be (sweep, screenshot-to-code; issue 11)."""
-        if _SYSTEM_NAME.search(slot.label):
-            return True
-        index = self.flow.index
-        return slot.kind == "builder" and any(
-            index.function_named(call.func, other.scope) is slot.scope
-            for other in self.flow.system_slots if other.kind == "system" for call in descendants(other.expr, cst.Call))
 
     def leave_Module(self, node: cst.Module) -> None:
         super().leave_Module(node)
@@ -193,9 +176,7 @@ class SummaryBeforeHistory(FlowRule):
         _CLAUDE + "SUMMARY = 'Reply with a one-line summary of the ticket.'\ndef turn(history):\n    return client.messages.create(model='m', system=SUMMARY, messages=history)\n",
         # Issue 11: a `**params` request with the summary after the history.
         _OPENAI + "def turn(history, summary):\n    params = {'model': 'm', 'messages': [*history, {'role': 'user', 'content': summary}]}\n    return client.chat.completions.create(**params)\n",
-        # Issue 11 (sweep, screenshot-to-code): a prompt-named builder no system slot calls, holding an issue's
-        # `summary` field or a list of report summaries, is not known to be placed ahead of any history.
-        "from openai import OpenAI\nfrom pydantic import BaseModel\nclient = OpenAI()\nclass HumanMessagePrompt(BaseModel):\n    title: str\n    summary: str\n    def construct_prompt(self):\n        return [{'role': 'user', 'content': f'Issue: {self.title}\\nDescription: {self.summary}'}]\n",
+        # Issue 11 (screenshot-to-code): a request handler named like a prompt returns the HTTP response.
         "from fastapi import APIRouter\nfrom openai import OpenAI\nrouter = APIRouter()\nclient = OpenAI()\n@router.get('/prompt-reports')\nasync def list_prompt_reports(folder):\n    reports = []\n    for name in sorted(folder.iterdir()):\n        summary = read_report(name)\n        reports.append(summary)\n    return {'reports': reports}\n",
     ]
     INVALID = PC202_INVALID

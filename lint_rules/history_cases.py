@@ -45,8 +45,9 @@ PC202_INVALID = [
     Invalid(_SDK + "def turn(history):\n    recap = summarize_thread(history)\n    return PromptBuilder().history([{'role': 'user', 'content': recap}, *history]).build()\n", line=4),
     # Issue 11: the same in a request dict sent as `**params`.
     Invalid(_OPENAI + "def turn(history, summary):\n    params = {'model': 'm', 'messages': [{'role': 'user', 'content': summary}, *history]}\n    return client.chat.completions.create(**params)\n", line=4),
-    # Issue 11: the boundary of the sweep case: a builder that a system message of the module calls.
+    # Issue 11 review: a prompt builder a system message of the module calls, directly or through a name.
     Invalid("from openai import OpenAI\nclient = OpenAI()\nclass Planner:\n    def build_prompt(self):\n        return f'Plan the trip.\\nSo far: {self.summary}'\n    def turn(self, history):\n        return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': self.build_prompt()}, *history])\n", line=5),
+    Invalid('import anthropic\n\nclient = anthropic.Anthropic()\n\n\nclass Planner:\n    def build_prompt(self):\n        return f"Plan the trip.\\nSo far: {self.summary}"\n\n    def turn(self, history):\n        prompt = self.build_prompt()\n        return client.messages.create(model="m", max_tokens=9, system=prompt, messages=history)\n', line=8),
 ]
 
 
@@ -105,12 +106,21 @@ PC203_INVALID = [
 # PC204 (InPlaceHistoryEdit)
 # PC204: issue 11 (graphiti, sweep): a field normalised in place on every request is the bytes last sent.
 PC204_NORMALISED_VALID = [
+    # The newcomer's: the reply appended after the send is normalised before it first goes out.
+    'import anthropic\nan = anthropic.Anthropic()\nSYSTEM_PROMPT = "Be brief."\ndef handle_b(history, question):\n    history.append({"role": "user", "content": question})\n    for m in history:\n        m["content"] = m["content"].strip()\n    r = an.messages.create(model="m", max_tokens=9, system=SYSTEM_PROMPT, messages=history)\n    history.append({"role": "assistant", "content": r.content[0].text})\n    return r\n',
     "from openai import AsyncOpenAI\nclient = AsyncOpenAI()\nclass Client:\n    def _clean_input(self, text):\n        return ''.join(c for c in text if c.isprintable() or c in '\\n\\t')\n    async def generate(self, messages):\n        out = []\n        for m in messages:\n            m.content = self._clean_input(m.content)\n            out.append({'role': m.role, 'content': m.content})\n        return await client.chat.completions.create(model='m', messages=out)\n",
     "import anthropic\nclient = anthropic.Anthropic()\ndef sanitize(messages):\n    for message in messages:\n        if message['role'] == 'system':\n            message['role'] = 'user'\n        message['content'] = message['content'].rstrip()\n    return messages\ndef turn(history, q):\n    history.append({'role': 'user', 'content': q})\n    return client.messages.create(model='m', max_tokens=9, messages=sanitize(history))\n",
 ]
 PC204_INVALID = [
-    # ... the boundary: a normalised field then cut to a budget shared by the history's length.
-    Invalid("import anthropic\nclient = anthropic.Anthropic()\ndef turn(history, q):\n    for message in history:\n        if message['role'] == 'tool':\n            message['content'] = message['content'].rstrip()[:2000 // len(history)]\n    history.append({'role': 'user', 'content': q})\n    return client.messages.create(model='m', max_tokens=9, messages=history)\n", line=6),
+    # ... its boundaries (issue 11 review): a loop over a slice (the window moves: a message goes out raw, then
+    # changed), a mask under a test of the same field, a message appended after an `enumerate` loop, and values
+    # not idempotent on the field (a summarising callee, an argument read at run time, a callee not named to clean).
+    Invalid('import anthropic\n\nclient = anthropic.Anthropic()\n\n\ndef turn(history, q):\n    history.append({"role": "user", "content": q})\n    for m in history[:-4]:\n        m["content"] = strip_images(m["content"])\n    return client.messages.create(model="m", max_tokens=9, messages=history)\n', line=9),
+    Invalid('import anthropic\n\nclient = anthropic.Anthropic()\n\n\ndef turn(history, q):\n    history.append({"role": "user", "content": q})\n    for m in history[:-6]:\n        if m["content"] is not None:\n            m["content"] = "[older tool output cleared]"\n    return client.messages.create(model="m", max_tokens=9, messages=history)\n', line=10),
+    Invalid('import anthropic\n\nclient = anthropic.Anthropic()\n\n\ndef turn(history, q):\n    for i, m in enumerate(history):\n        m["content"] = m["content"].rstrip()\n    history.append({"role": "user", "content": q + "\\n\\n"})\n    return client.messages.create(model="m", max_tokens=9, messages=history)\n', line=8),
+    Invalid("import anthropic\nclient = anthropic.Anthropic()\ndef turn(history):\n    for m in history:\n        m['content'] = clean_up_with_llm_summary(m['content'])\n    return client.messages.create(model='m', max_tokens=9, messages=history)\n", line=5),
+    Invalid("import anthropic\nclient = anthropic.Anthropic()\ndef turn(history, junk):\n    for m in history:\n        m['content'] = m['content'].strip(junk)\n    return client.messages.create(model='m', max_tokens=9, messages=history)\n", line=5),
+    Invalid("import anthropic\nclient = anthropic.Anthropic()\ndef turn(history):\n    for m in history:\n        m['content'] = shorten(m['content'])\n    return client.messages.create(model='m', max_tokens=9, messages=history)\n", line=5),
     Invalid(_OPENAI + "def step(messages):\n    for m in messages:\n        m['content'] = '[removed]'\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),
     Invalid(_OPENAI + "def step(messages, note):\n    messages[1]['content'] = note\n    return client.chat.completions.create(model='m', messages=messages)\n", line=4),
     Invalid(_SDK + "def step(history, note):\n    history[1]['content'] = note\n    return PromptBuilder().history(history).build()\n", line=3),

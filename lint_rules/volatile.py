@@ -235,8 +235,9 @@ class PerRequestDataInSystemPrompt(FlowRule):
     a parameter typed as a class (``type[...]``: code) or as a database handle
     written with its client module (``conn: psycopg.Connection``, ``sqlalchemy.orm.Session``; not a bare
     ``Session``, which may be a chat session): what it reads is per-request only through the
-    query's arguments, reported themselves); LangChain's ``config: RunnableConfig`` (the run's settings: models,
-    limits, the assistant's prompt; its ``user_id`` or ``thread_id`` keys are still reported); the ``messages`` /
+    query's arguments, reported themselves); LangGraph's ``Configuration.from_runnable_config(config)`` (the run's
+    settings: models, limits, the assistant's prompt; its ``user_id`` field, or a key read from ``config``
+    itself, is still reported); the ``messages`` /
     ``tools`` a converter is given as a whole, and their head ``messages[0]``
     (the system message, passed through; a value picked from another message,
     such as a language detected from ``messages[-1]``, is reported); a
@@ -320,8 +321,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + "def ask(messages, notes):\n    messages[0]['content'] += f'\\nNotes: {notes}'\n    return client.messages.create(model='m', max_tokens=9, messages=messages[-3:])\n",
         # Issue 11 (shared case pc304_glossary_in_system.py): a database handle is not request data; a constant query.
         _CLAUDE + "import psycopg\ndef ask(conn: psycopg.Connection, q):\n    row = conn.execute('SELECT text FROM rules').fetchone()\n    return client.messages.create(model='m', max_tokens=9, system=row[0], messages=[q])\n",
-        # Issue 11 (open_deep_research): LangGraph's `config: RunnableConfig` holds the run's settings, one value
-        # per deployment or assistant.
-        "from langchain_core.messages import HumanMessage, SystemMessage\nfrom langchain_core.runnables import RunnableConfig\nfrom langchain.chat_models import init_chat_model\nmodel = init_chat_model('gpt-4.1')\nasync def supervisor(state, config: RunnableConfig):\n    limit = config['configurable'].get('max_iterations', 6)\n    system = f'You lead the research. Stop after {limit} rounds.'\n    return await model.ainvoke([SystemMessage(content=system), HumanMessage(content=state['brief'])])\n",
+        # Issue 11 (open_deep_research): LangGraph's `Configuration.from_runnable_config(config)` is the run's
+        # settings, one value per deployment or assistant.
+        "from langchain_core.messages import HumanMessage, SystemMessage\nfrom langchain_core.runnables import RunnableConfig\nfrom langchain.chat_models import init_chat_model\nfrom app.configuration import Configuration\nmodel = init_chat_model('gpt-4.1')\nasync def supervisor(state, config: RunnableConfig):\n    configurable = Configuration.from_runnable_config(config)\n    system = f'You lead the research. Stop after {configurable.max_iterations} rounds.'\n    return await model.ainvoke([SystemMessage(content=system), HumanMessage(content=state['brief'])])\n",
     ]
     INVALID = PC102_INVALID

@@ -125,7 +125,9 @@ class VolatileInToolDefinition(FlowRule):
     ``schema``: a session id bound into the callable is never sent); a user
     given as is to a function whose body is not seen
     (``construct_tools(user=user)``, ``store.get(user_id)``: it picks or
-    authorises the tools, it is not known to be in their schemas); a builder
+    authorises the tools, it is not known to be in their schemas; not when the
+    call's result is written into a schema field or text: ``"name":
+    slugify(user_id)``); a builder
     called with ``None`` for the parameter whose fields fill the schema
     (``build(SCHEMA, info=None)``: the ``if info:`` substitution never runs).
     """
@@ -179,6 +181,12 @@ class VolatileInToolDefinition(FlowRule):
         # same builder given a session object for the parameter.
         Invalid(_OPENAI + "def make_tools(user):\n    return [{'type': 'function', 'function': {'name': 'files', 'description': f'Files of {user.email}'}}]\ndef ask(user, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=make_tools(user))\n", line=4),
         Invalid("import json\nfrom openai import OpenAI\nclient = OpenAI()\nSCHEMA = {'name': 'get_item', 'parameters': {'type': 'object'}}\nclass Tool:\n    def __init__(self, schema):\n        self.schema = schema\n    def definition(self):\n        return {'type': 'function', 'function': self.schema}\ndef build(schema, info=None):\n    if info:\n        schema = json.loads(json.dumps(schema).replace('USER_ID', str(info.user_id)))\n    return [Tool(schema)]\ndef ask(q, session):\n    tools = build(SCHEMA, info=session)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[t.definition() for t in tools])\ndef ask_again(q):\n    tools = build(SCHEMA)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[t.definition() for t in tools])\n", line=16),
+        # ... and the boundaries of the unseen-call reading (issue 11 review): its result written into a schema
+        # field or a name, or text built around the identity before the call.
+        Invalid('from openai import OpenAI\n\nclient = OpenAI()\n\n\ndef ask(user, q):\n    tools = [{"type": "function", "function": {"name": "files", "description": describe_account(user), "parameters": {}}}]\n    return client.chat.completions.create(model="m", messages=[{"role": "user", "content": q}], tools=tools)\n', line=7),
+        Invalid('from openai import OpenAI\nfrom app.text import slugify\n\nclient = OpenAI()\n\n\ndef ask(user_id, q):\n    tools = [{"type": "function", "function": {"name": slugify(user_id), "parameters": {}}}]\n    return client.chat.completions.create(model="m", messages=[{"role": "user", "content": q}], tools=tools)\n', line=8),
+        Invalid('from openai import OpenAI\n\nclient = OpenAI()\n\n\ndef ask(user, q):\n    tools = [{"type": "function", "function": {"name": f"search_{to_identifier(user.username)}", "parameters": {}}}]\n    return client.chat.completions.create(model="m", messages=[{"role": "user", "content": q}], tools=tools)\n', line=7),
+        Invalid("from openai import OpenAI\nclient = OpenAI()\ndef ask(user, q):\n    tools = make_tools(f'Search the files of {user.email}')\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=tools)\n", line=5),
     ]
 
 

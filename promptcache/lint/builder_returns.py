@@ -7,7 +7,9 @@
 - every call of it is the ``content`` of a user message that goes out last (:func:`user_content_only`:
   gpt-researcher's editor), the newest turn by position;
 - it returns the user's message or a conversation literal (:func:`user_turn`) whose last message goes out last
-  and which no call splices ahead of other messages (:func:`conversation_sent_last`).
+  and which no call splices ahead of other messages (:func:`conversation_sent_last`);
+- it is a request handler (:func:`route_handler`: ``@router.get("/prompt-reports")``): it returns the HTTP
+  response (screenshot-to-code's ``list_prompt_reports``).
 
 A user message placed *before* the history (``[ctx, *history, q]``) is prefix: the position decides
 (:func:`promptcache.lint.prompt_uses.sent_last`), not the role.
@@ -145,4 +147,20 @@ def user_content_only(flow: FlowAnalysis, func: Scope) -> bool:
     return True
 
 
-__all__ = ["conversation", "conversation_sent_last", "returns_reply", "role_of", "user_content_only", "user_turn"]
+_ROUTES = frozenset({"get", "post", "put", "patch", "delete", "route", "api_route", "websocket", "message", "event", "command"})
+
+
+def route_handler(node: cst.CSTNode | None) -> bool:
+    """A function decorated as a request handler: ``@app.post("/chat")``, ``@router.websocket(...)``,
+    ``@bot.message(...)``."""
+    if not isinstance(node, cst.FunctionDef):
+        return False
+    for d in node.decorators:
+        func = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        if isinstance(func, cst.Attribute) and func.attr.value in _ROUTES:
+            return True
+    return False
+
+
+__all__ = ["conversation", "conversation_sent_last", "returns_reply", "role_of", "route_handler", "user_content_only",
+           "user_turn"]

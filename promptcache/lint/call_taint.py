@@ -36,6 +36,7 @@ _BOOL_METHODS = frozenset({"issubset", "issuperset", "isdisjoint"})
 # Methods that look a value up by their arguments (`store.aget((user_id, "tokens"))`, `db.fetch_profile(user)`):
 # the result is per-user data, not the id itself (open_deep_research's MCP auth tokens; Source.through_call).
 _BUILTINS = frozenset(dir(builtins))
+_TEXT_METHODS = frozenset({"format", "format_map", "join", "replace"})  # their arguments become text
 _LOOKUP = re.compile(r"_*a?(get|fetch|load|find|lookup|query|read|search|retrieve|select)(_|$)")
 
 
@@ -99,6 +100,11 @@ class CallTaint:
                 return self.union(args, scope) | {source(S.FS_ORDER, f"{qualified}()", e)}
             if qualified == "json.dumps":
                 return self._json_dumps(e, scope)
+        if method == "from_runnable_config":
+            # LangGraph's `Configuration.from_runnable_config(config)`: the run's settings, fields with defaults
+            # (models, limits, the assistant's prompt; open_deep_research). Its user- and id-named fields stay
+            # sources by their names; `config["configurable"]["preferences"]` read directly stays the config's.
+            return EMPTY
         if method == "list_tools":
             return frozenset({source(S.MCP, "list_tools()", e), source(S.MCP_CALL, "list_tools()", e)})
         if S.fs_order_call(None, method):
@@ -126,7 +132,7 @@ class CallTaint:
                 unordered = self.union(args, scope) | (self.of(base, scope) if method in _BOOL_METHODS else EMPTY)
                 kept = EMPTY if method in _BOOL_METHODS else self.of(base, scope)
                 return kept | frozenset(s for s in unordered if s.kind not in S.ORDER_KINDS)
-            t = self.of(base, scope) | (self._unseen_call(args, scope, qualified) if _LOOKUP.match(method) else self.union(args, scope))
+            t = self.of(base, scope) | (self._unseen_call(e, args, scope, qualified) if _LOOKUP.match(method) else self.union(args, scope))
             if method == "strftime" and date_format(args[0] if args else None) or method == "date" and not args:
                 return as_daily(t, True)
             if method == "join" and (has_text(base) or self._has_static_element(args, scope)):
@@ -141,16 +147,33 @@ class CallTaint:
                 elif key:  # an entry not seen here: its key's name is all there is
                     t |= self.names(key, origin=e)
             return t
-        return self.union(args, scope) if constructor_call(func) else self._unseen_call(args, scope, qualified)
+        return self.union(args, scope) if constructor_call(func) else self._unseen_call(e, args, scope, qualified)
 
-    def _unseen_call(self, args: list, scope: Scope, qualified: str | None) -> frozenset[Source]:
+    def _unseen_call(self, e: cst.Call, args: list, scope: Scope, qualified: str | None) -> frozenset[Source]:
         """The taint of a call whose body is not seen: its arguments'. An identity given as is (``user``,
-        ``(user_id, "tokens")``) to a function outside the standard library picks what the call returns; it is not
-        known to be in it (:func:`~promptcache.lint.sources.through_call`; onyx ``construct_tools(user=user)``); an object
-        built from it (``Tool(schema)``) holds it."""
+        ``(user_id, "tokens")``) to a function outside the standard library, whose result is kept whole (assigned,
+        returned, passed on), picks what the call returns; it is not known to be in it
+        (:func:`~promptcache.lint.sources.through_call`; onyx ``tools = construct_tools(user=user)``). Not a result
+        written into text or a schema field (``"name": slugify(user_id)``, ``f"search_{ident(user)}"``): that text
+        comes from the identity."""
         if qualified is not None and (qualified in _BUILTINS or qualified.split(".")[0] in sys.stdlib_module_names):
             return self.union(args, scope)  # `str(info.user_id)`, `json.loads(text)`: the value itself
+        if not self._kept_whole(e):
+            return self.union(args, scope)
         return EMPTY.union(*(through_call(self.of(a, scope)) if _as_is(a) else self.of(a, scope) for a in args))
+
+    def _kept_whole(self, e: cst.Call) -> bool:
+        """``e``'s result is assigned, returned or passed as an argument (not to a text method), not written into
+        a dict entry, an f-string, a sum or a list."""
+        node = self.parents.get(e)
+        while isinstance(node, (cst.Await, cst.IfExp, cst.BooleanOperation)):  # `load(u) if x else None`, `a or load(u)`
+            if isinstance(node, cst.IfExp) and node.test is e:
+                return False
+            e, node = node, self.parents.get(node)
+        if isinstance(node, cst.Arg):
+            call = self.parents.get(node)
+            return isinstance(call, cst.Call) and not (isinstance(call.func, cst.Attribute) and call.func.attr.value in _TEXT_METHODS)
+        return isinstance(node, (cst.Assign, cst.AnnAssign, cst.Return))
 
     def _has_static_element(self, args: list, scope: Scope) -> bool:
         if not args or not isinstance(args[0], (cst.List, cst.Tuple)):

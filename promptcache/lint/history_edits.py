@@ -23,8 +23,8 @@ set-up: ``if not self.history: self.history.insert(0, SYSTEM)``), an insert
 or a removal in a list built fresh for each request, a store into the records of
 a ``copy.deepcopy`` made in the same function (a format conversion on the way out),
 a store into a list made for this request (:func:`fresh_list`), a constant added to
-a dict literal of a list literal made here (``messages[0]["content"] += RULES``), a field normalised in place
-(``m["content"] = m["content"].rstrip()``: :mod:`promptcache.lint.normalising_edits`).
+a dict literal of a list literal made here (``messages[0]["content"] += RULES``), a field of every message normalised in place
+(``for m in h: m["content"] = m["content"].rstrip()``: :mod:`promptcache.lint.normalising_edits`).
 The copies count only where the messages changed are not picked by the list's
 length or from its end (:mod:`promptcache.lint.history_positions`): a moving
 ``<omitted>`` mask on a per-request copy changes bytes that were sent unmasked.

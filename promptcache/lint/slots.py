@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from promptcache.lint.builder_returns import conversation, conversation_sent_last, returns_reply, user_content_only, user_turn
+from promptcache.lint.builder_returns import (conversation, conversation_sent_last, returns_reply, route_handler,
+                                               user_content_only, user_turn)
 from promptcache.lint.dict_view import entry, is_block
 from promptcache.lint.framework_slots import framework_slots
 from promptcache.lint.request_view import requests, sent_values
@@ -106,7 +107,8 @@ class _Collector:
                             if kind is not None:
                                 self.add(kind, b.value, scope, name, holder=None)
             elif scope.parent is not None and scope.parent.kind in ("module", "class") and pattern(scope.name) \
-                    and not user_content_only(self.flow, scope) and not returns_reply(self.flow, scope, _agent_calls(self.flow)):
+                    and not route_handler(scope.node) and not user_content_only(self.flow, scope) \
+                    and not returns_reply(self.flow, scope, _agent_calls(self.flow)):
                 for ret in (value for r in scope.returns for value in _returned(r, pattern, _discarded(self.flow, scope))):
                     shape = self._shape(ret, scope)
                     kind = kinds_for(shape)

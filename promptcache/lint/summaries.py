@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint import sources as S
+from promptcache.lint.builder_returns import route_handler
 from promptcache.lint.index import Scope
 from promptcache.lint.request_view import all_sinks, conversations, request_of
 from promptcache.lint.sinks import attribute_path
@@ -118,7 +119,7 @@ class Summaries:
         """Whether a function holding a summarising LLM call is a turn that rewrites the history: a
         request handler (``@app.post(...)``) that stores the summary in place of the history."""
         node = func.node
-        routed = isinstance(node, cst.FunctionDef) and any(_route_decorator(d.decorator) for d in node.decorators)
+        routed = route_handler(node)
         return routed and self._replaces_history(func)
 
     def _replaces_history(self, func: Scope) -> bool:
@@ -161,12 +162,3 @@ class Summaries:
                 if not is_system_dict(el.value):
                     before.append(el.value)
         return out
-
-
-_ROUTES = frozenset({"get", "post", "put", "patch", "delete", "route", "api_route", "websocket", "message", "event", "command"})
-
-
-def _route_decorator(decorator: cst.BaseExpression) -> bool:
-    """``@app.post("/chat")``, ``@router.websocket(...)``, ``@bot.message(...)``: a request handler."""
-    func = decorator.func if isinstance(decorator, cst.Call) else decorator
-    return isinstance(func, cst.Attribute) and func.attr.value in _ROUTES

@@ -33,12 +33,10 @@ from promptcache.lint.fields import FieldSensitivity
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
 from promptcache.lint.rendering import same_field
-from promptcache.lint.value_syntax import (PROMPT_FIELD, annotation_types, class_annotation, date_format, handle_annotation,
-                                           imports_code)
+from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, date_format, handle_annotation, imports_code
 
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
-_NAMED = (S.VOLATILE, S.IDENTITY)
-_LANGCHAIN = frozenset({"langchain_core", "langchain", "langgraph"})  # the packages that define RunnableConfig  # the kinds a name gives (TaintEngine.names)
+_NAMED = (S.VOLATILE, S.IDENTITY)  # the kinds a name gives (TaintEngine.names)
 
 
 class TaintEngine(CallTaint, FieldSensitivity):
@@ -244,7 +242,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
             t = self.of(b.value, b.scope)
             return templated(t) if b.op == "AddAssign" else t
         if kind == "param":
-            if b.scope.self_name == name or class_annotation(b.node) or handle_annotation(b.node) or self._run_config(b):
+            if b.scope.self_name == name or class_annotation(b.node) or handle_annotation(b.node):
                 return EMPTY
             if set_annotation(b.node):
                 return frozenset({Source(S.PARAM, name, func_id=id(b.scope), index=b.index),
@@ -279,15 +277,6 @@ class TaintEngine(CallTaint, FieldSensitivity):
             # `{"role": "system", "content": _serialize(message.content)}`: a message converted (browser-use)
             t = frozenset(s for s in t if s.kind != S.PARAM)
         return t
-
-    def _run_config(self, b: Binding) -> bool:
-        """``config: RunnableConfig`` (LangChain, LangGraph): the run's settings (models, limits, the assistant's
-        prompt), one value per deployment or assistant, not per user. Its id- and user-named keys
-        (``config["configurable"]["thread_id"]``) stay sources by their names (open_deep_research; issue 11)."""
-        ann = b.node.annotation.annotation if isinstance(b.node, cst.Param) and b.node.annotation is not None else None
-        sides = annotation_types(ann) if ann is not None else []
-        names = [self.index.qualified(x, b.scope) or "" for x in sides]
-        return bool(names) and all(q.endswith(".RunnableConfig") and q.split(".")[0] in _LANGCHAIN for q in names)
 
     def _of_param(self, base: cst.BaseExpression, scope: Scope, named: frozenset[Source]) -> frozenset[Source]:
         """``named`` (the identity of ``info.user_id``, the id of ``info.session_id``) tied to parameter ``info`` when ``base`` is one, so that a

@@ -6,8 +6,8 @@ returned text *after* a per-request input changes no cached prefix: the text dif
 request anyway, so the prefix break, if any, is the input's. An input counts as per-request when no call in the
 module binds it to a fixed value and every call there passes it a parameter of the calling function (none: the
 builder is called from elsewhere, as gpt-researcher's ``PromptFamily`` methods are). A per-user or per-session
-input (``build_system_prompt(self.name)``, an attribute set in ``__init__``) is the same on every turn of one
-conversation, so a clock after it is still reported.
+input (``build_system_prompt(self.name)``, an attribute set in ``__init__``, the user's ``{user.name}``) is the
+same on every turn of one conversation or user, so a clock after it is still reported.
 A parameter that *starts* the text (``f"{base} @ {now}"``) is a prompt being wrapped, not an input: often a
 constant system prompt, so the value after it is still reported.
 
@@ -67,7 +67,10 @@ def _starts_with_text(e: cst.CSTNode) -> bool:
 
 
 def _per_call_input(flow: FlowAnalysis, func, e: cst.BaseExpression) -> bool:
-    for s in flow.taint.of(e, func):
+    taint = flow.taint.of(e, func)
+    if any(s.kind == S.IDENTITY for s in taint):
+        return False  # `{user.name}`: the same on every request of one user, so a clock after it still breaks
+    for s in taint:
         if s.kind == S.PARAM and s.func_id == id(func) and not flow.call_sites.fixed_somewhere(func, s.index) \
                 and not flow.call_sites.default_only(func, s.index) and _per_request_everywhere(flow, func, s.index):
             return True
