@@ -135,8 +135,8 @@ class SummaryBeforeHistory(FlowRule):
     (``prompts.system_prompt_extract_relevant_summary``: a prompt another
     module defines, not a summary made at run time; ``session.refresh()``
     then ``session.summary`` is reported); a request handler named like a
-    prompt (``@router.get(...)`` ``list_prompt_reports()``): it returns the
-    HTTP response, not a prompt.
+    prompt that returns a response object (``@router.get(...)``
+    ``list_prompt_reports()``): the HTTP response, not a prompt.
     """
 
     code = "PC202"

@@ -125,9 +125,9 @@ class VolatileInToolDefinition(FlowRule):
     ``schema``: a session id bound into the callable is never sent); a user
     given as is to a function whose body is not seen
     (``construct_tools(user=user)``, ``store.get(user_id)``: it picks or
-    authorises the tools, it is not known to be in their schemas; not when the
-    call's result is written into a schema field or text: ``"name":
-    slugify(user_id)``); a builder
+    authorises the tools, it is not known to be in their schemas; only a
+    function named for tools or a lookup, and not when the call is written
+    into a schema field or text: ``"name": get_tool_name(user)``); a builder
     called with ``None`` for the parameter whose fields fill the schema
     (``build(SCHEMA, info=None)``: the ``if info:`` substitution never runs).
     """
@@ -169,6 +169,9 @@ class VolatileInToolDefinition(FlowRule):
         _OPENAI + "async def ask(store, config, q):\n    user_id = config['metadata']['owner']\n    tokens = await store.aget((user_id, 'tokens'), 'data')\n    tools = await load_mcp_tools(headers={'Authorization': tokens['access_token']})\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=tools)\n",
         # ...and a call passing None for the parameter whose fields fill the schema (onyx's `__main__` demo).
         "import json\nfrom openai import OpenAI\nclient = OpenAI()\nSCHEMA = {'name': 'get_item', 'parameters': {'type': 'object'}}\nclass Tool:\n    def __init__(self, schema):\n        self.schema = schema\n    def definition(self):\n        return {'type': 'function', 'function': self.schema}\ndef build(schema, info=None):\n    if info:\n        schema = json.loads(json.dumps(schema).replace('USER_ID', str(info.user_id)))\n    return [Tool(schema)]\ndef ask(q):\n    tools = build(SCHEMA, info=None)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[t.definition() for t in tools])\ndef ask_again(q):\n    tools = build(SCHEMA)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[t.definition() for t in tools])\n",
+        # ... also when the tools it returns are iterated or extended (second review).
+        'from openai import OpenAI\nfrom app.tools import construct_tools\n\nclient = OpenAI()\n\n\ndef ask(persona, user, q):\n    return client.chat.completions.create(\n        model="m",\n        messages=[{"role": "user", "content": q}],\n        tools=[t.definition() for t in construct_tools(persona=persona, user=user)],\n    )\n',
+        'from openai import OpenAI\nfrom app.tools import construct_tools, SEARCH_TOOL\n\nclient = OpenAI()\n\n\ndef ask(persona, user, q):\n    tools = construct_tools(persona=persona, user=user) + [SEARCH_TOOL]\n    return client.chat.completions.create(model="m", messages=[{"role": "user", "content": q}], tools=tools)\n',
     ]
     INVALID = [
         Invalid(_OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'parameters': {\n        'properties': {'p': {'enum': user.project_keys}}}}}\n    return client.chat.completions.create(model='m', messages=[], tools=[tool])\n", line=5),
@@ -187,6 +190,8 @@ class VolatileInToolDefinition(FlowRule):
         Invalid('from openai import OpenAI\nfrom app.text import slugify\n\nclient = OpenAI()\n\n\ndef ask(user_id, q):\n    tools = [{"type": "function", "function": {"name": slugify(user_id), "parameters": {}}}]\n    return client.chat.completions.create(model="m", messages=[{"role": "user", "content": q}], tools=tools)\n', line=8),
         Invalid('from openai import OpenAI\n\nclient = OpenAI()\n\n\ndef ask(user, q):\n    tools = [{"type": "function", "function": {"name": f"search_{to_identifier(user.username)}", "parameters": {}}}]\n    return client.chat.completions.create(model="m", messages=[{"role": "user", "content": q}], tools=tools)\n', line=7),
         Invalid("from openai import OpenAI\nclient = OpenAI()\ndef ask(user, q):\n    tools = make_tools(f'Search the files of {user.email}')\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=tools)\n", line=5),
+        Invalid('from openai import OpenAI\n\nclient = OpenAI()\n\n\ndef ask(user, q):\n    description = describe_account(user)\n    tools = [{"type": "function", "function": {"name": "files", "description": description, "parameters": {}}}]\n    return client.chat.completions.create(model="m", messages=[{"role": "user", "content": q}], tools=tools)\n', line=8),
+        Invalid('from openai import OpenAI\nfrom app.text import slugify\n\nclient = OpenAI()\n\n\ndef ask(user_id, q):\n    tools = [{"type": "function", "function": {"name": str(slugify(user_id)), "parameters": {}}}]\n    return client.chat.completions.create(model="m", messages=[{"role": "user", "content": q}], tools=tools)\n', line=8),
     ]
 
 

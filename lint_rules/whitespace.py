@@ -68,7 +68,7 @@ class UndedentedMultilinePrompt(TextRule):
     fixable = "unsafe"
     message = (
         "this multi-line prompt carries {indent} spaces of source indentation on each line: they are sent as tokens "
-        "and change when the code is re-indented, breaking the cached prefix; wrap it in textwrap.dedent()"
+        "and change when the code is re-indented, breaking the cached prefix; wrap it in inspect.cleandoc()"
     )
 
     def check(self) -> None:

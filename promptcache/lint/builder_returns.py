@@ -8,8 +8,8 @@
   gpt-researcher's editor), the newest turn by position;
 - it returns the user's message or a conversation literal (:func:`user_turn`) whose last message goes out last
   and which no call splices ahead of other messages (:func:`conversation_sent_last`);
-- it is a request handler (:func:`route_handler`: ``@router.get("/prompt-reports")``): it returns the HTTP
-  response (screenshot-to-code's ``list_prompt_reports``).
+- it is a request handler (:func:`route_handler`: ``@router.get("/prompt-reports")``) that returns objects, not
+  text: the HTTP response (screenshot-to-code's ``list_prompt_reports``; checked in :mod:`promptcache.lint.slots`).
 
 A user message placed *before* the history (``[ctx, *history, q]``) is prefix: the position decides
 (:func:`promptcache.lint.prompt_uses.sent_last`), not the role.

@@ -37,6 +37,7 @@ _BOOL_METHODS = frozenset({"issubset", "issuperset", "isdisjoint"})
 # the result is per-user data, not the id itself (open_deep_research's MCP auth tokens; Source.through_call).
 _BUILTINS = frozenset(dir(builtins))
 _TEXT_METHODS = frozenset({"format", "format_map", "join", "replace"})  # their arguments become text
+_TOOLS = re.compile(r"(?i)tool")  # `construct_tools`, `load_mcp_tools`, `get_toolset`
 _LOOKUP = re.compile(r"_*a?(get|fetch|load|find|lookup|query|read|search|retrieve|select)(_|$)")
 
 
@@ -100,10 +101,11 @@ class CallTaint:
                 return self.union(args, scope) | {source(S.FS_ORDER, f"{qualified}()", e)}
             if qualified == "json.dumps":
                 return self._json_dumps(e, scope)
-        if method == "from_runnable_config":
-            # LangGraph's `Configuration.from_runnable_config(config)`: the run's settings, fields with defaults
-            # (models, limits, the assistant's prompt; open_deep_research). Its user- and id-named fields stay
-            # sources by their names; `config["configurable"]["preferences"]` read directly stays the config's.
+        if method == "from_runnable_config" and self._run_config_param(args, scope):
+            # LangGraph's `Configuration.from_runnable_config(config)` of the node's `config` parameter: the run's
+            # settings, fields with defaults (models, limits, the assistant's prompt; open_deep_research). Its user-
+            # and id-named fields stay sources by their names; `config["configurable"]["preferences"]` read
+            # directly, or a config built from the state, stays per-request.
             return EMPTY
         if method == "list_tools":
             return frozenset({source(S.MCP, "list_tools()", e), source(S.MCP_CALL, "list_tools()", e)})
@@ -132,7 +134,7 @@ class CallTaint:
                 unordered = self.union(args, scope) | (self.of(base, scope) if method in _BOOL_METHODS else EMPTY)
                 kept = EMPTY if method in _BOOL_METHODS else self.of(base, scope)
                 return kept | frozenset(s for s in unordered if s.kind not in S.ORDER_KINDS)
-            t = self.of(base, scope) | (self._unseen_call(e, args, scope, qualified) if _LOOKUP.match(method) else self.union(args, scope))
+            t = self.of(base, scope) | self._unseen_call(e, args, scope, qualified)
             if method == "strftime" and date_format(args[0] if args else None) or method == "date" and not args:
                 return as_daily(t, True)
             if method == "join" and (has_text(base) or self._has_static_element(args, scope)):
@@ -151,29 +153,35 @@ class CallTaint:
 
     def _unseen_call(self, e: cst.Call, args: list, scope: Scope, qualified: str | None) -> frozenset[Source]:
         """The taint of a call whose body is not seen: its arguments'. An identity given as is (``user``,
-        ``(user_id, "tokens")``) to a function outside the standard library, whose result is kept whole (assigned,
-        returned, passed on), picks what the call returns; it is not known to be in it
-        (:func:`~promptcache.lint.sources.through_call`; onyx ``tools = construct_tools(user=user)``). Not a result
-        written into text or a schema field (``"name": slugify(user_id)``, ``f"search_{ident(user)}"``): that text
-        comes from the identity."""
-        if qualified is not None and (qualified in _BUILTINS or qualified.split(".")[0] in sys.stdlib_module_names):
-            return self.union(args, scope)  # `str(info.user_id)`, `json.loads(text)`: the value itself
-        if not self._kept_whole(e):
-            return self.union(args, scope)
+        ``(user_id, "tokens")``) to a function named for tools or a lookup (``construct_tools``, ``store.aget``)
+        picks or authorises what the call returns; it is not known to be in it
+        (:func:`~promptcache.lint.sources.through_call`; onyx ``construct_tools(user=user)``). Not a call written
+        into text or a schema field (``"name": get_tool_name(user)``): that text comes from the identity."""
+        name = e.func.attr.value if isinstance(e.func, cst.Attribute) else e.func.value if isinstance(e.func, cst.Name) else ""
+        if qualified is not None and (qualified in _BUILTINS or qualified.split(".")[0] in sys.stdlib_module_names) \
+                or not (_TOOLS.search(name) or _LOOKUP.match(name)) or self._in_text(e):
+            return self.union(args, scope)  # `str(info.user_id)`, `json.loads(text)`, `slugify(user_id)`
         return EMPTY.union(*(through_call(self.of(a, scope)) if _as_is(a) else self.of(a, scope) for a in args))
 
-    def _kept_whole(self, e: cst.Call) -> bool:
-        """``e``'s result is assigned, returned or passed as an argument (not to a text method), not written into
-        a dict entry, an f-string, a sum or a list."""
+    def _run_config_param(self, args: list, scope: Scope) -> bool:
+        """``args`` is one name bound only to a parameter of the function (the node's ``config``)."""
+        if len(args) != 1 or not isinstance(args[0], cst.Name):
+            return False
+        bindings = self.index.lookup(args[0].value, scope)[1]
+        return bool(bindings) and all(b.kind == "param" for b in bindings)
+
+    def _in_text(self, e: cst.Call) -> bool:
+        """``e``'s result is written into text or a schema field: a dict entry's value, an f-string, a sum with a
+        string, an argument of a text method (``format``, ``join``, ``replace``)."""
         node = self.parents.get(e)
         while isinstance(node, (cst.Await, cst.IfExp, cst.BooleanOperation)):  # `load(u) if x else None`, `a or load(u)`
-            if isinstance(node, cst.IfExp) and node.test is e:
-                return False
-            e, node = node, self.parents.get(node)
+            node = self.parents.get(node)
         if isinstance(node, cst.Arg):
             call = self.parents.get(node)
-            return isinstance(call, cst.Call) and not (isinstance(call.func, cst.Attribute) and call.func.attr.value in _TEXT_METHODS)
-        return isinstance(node, (cst.Assign, cst.AnnAssign, cst.Return))
+            return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in _TEXT_METHODS
+        if isinstance(node, cst.BinaryOperation):
+            return any(isinstance(side, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)) for side in (node.left, node.right))
+        return isinstance(node, (cst.DictElement, cst.FormattedStringExpression))
 
     def _has_static_element(self, args: list, scope: Scope) -> bool:
         if not args or not isinstance(args[0], (cst.List, cst.Tuple)):

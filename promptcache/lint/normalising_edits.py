@@ -6,13 +6,15 @@ sent, and running it again changes nothing: the next request repeats the bytes t
 must hold (issue 11, from false positives in graphiti and sweep; the boundaries from the review):
 
 - the store is in a ``for`` loop over the whole list (``h``, ``self.messages``, ``enumerate(h)``, ``list(h)``):
-  not a slice or a filter (``h[:-4]``: the window moves, so a message goes out raw, then changed);
-- the function adds no message to that list after the store and before the next call given the list (the send)
-  (``h.append(q)``, ``h += [...]``, ``insert``, ``extend``): a message added then goes out as written and is
-  normalised next turn; a reply appended after the send is normalised before it first goes out;
+  not a slice or a filter (``h[:-4]``, ``older = h[:-4]``, ``if i < len(h) - 4:`` on the index: the window moves,
+  so a message goes out raw, then changed);
+- the function adds no message to that list after the store that goes out before the store runs again
+  (``h.append(q)``, ``h += [...]``, ``insert``, ``extend``, ``self.add(...)`` for ``self.messages``; before the
+  first send, or in a loop that sends): it goes out as written and is normalised next turn; a reply appended
+  after the last send is normalised before it first goes out;
 - the value is idempotent on the field: ``x.strip()`` (``rstrip`` / ``lstrip`` / ``lower`` / ``upper`` /
   ``casefold``, literal arguments only); ``clean(x)`` with the field as its one argument, by a function named to
-  clean, sanitise, normalise or strip and not to summarise (``clean_up_with_llm_summary(x)`` rewrites); or a
+  clean, normalise or strip and not to summarise (``clean_up_with_llm_summary(x)`` rewrites); or a
   literal under ``if x == <another literal>:`` (``if m["role"] == "system": m["role"] = "user"``: false once done).
 """
 
@@ -34,8 +36,9 @@ _IDEMPOTENT_METHODS = frozenset({"strip", "rstrip", "lstrip", "lower", "upper", 
 _ADDS = frozenset({"append", "extend", "insert"})
 _SEND_KEYWORDS = frozenset({"messages", "input", "contents"})
 _INVOKE = frozenset({"invoke", "ainvoke", "stream", "astream"})
+_NOT_SENDS = frozenset({"count_tokens", "get_num_tokens_from_messages"})
 _WHOLE = frozenset({"enumerate", "list", "reversed", "tuple"})  # a loop over these still visits every message
-_CLEANER = re.compile(r"(?i)clean|saniti[sz]e|normali[sz]e|strip")
+_CLEANER = re.compile(r"(?i)clean|normali[sz]e|strip")  # not `sanitize_xml`: escaping `&` again is no no-op
 
 
 def normalising_store(target: cst.BaseExpression, value: cst.BaseExpression | None, node: cst.CSTNode,
@@ -44,7 +47,7 @@ def normalising_store(target: cst.BaseExpression, value: cst.BaseExpression | No
     function adds no message to that list afterwards (see the module). ``order``: the nodes' source order."""
     base = target.value if isinstance(target, (cst.Attribute, cst.Subscript)) else None
     listed, func = _whole_list_loop(base, node, code, parent) if base is not None else (None, None)
-    if value is None or listed is None or func is None or _added_after(listed, node, func, code, order):
+    if value is None or listed is None or func is None or _added_after(listed, node, func, code, parent, order):
         return False
     field = code(target)
     if isinstance(value, cst.Call):
@@ -64,12 +67,50 @@ def _whole_list_loop(base: cst.BaseExpression, node: cst.CSTNode, code: Code, pa
     while at is not None and not isinstance(at, cst.Module):
         if listed is None and isinstance(at, cst.For) and code(base) in _bound_names(at.target, code):
             listed = _whole(at.iter, code)
-            if listed is None:
+            if listed is None or _position_tested(at, node, code(base), code, parent):
                 return None, None
         if isinstance(at, cst.FunctionDef):
-            return listed, at
+            return (listed, at) if listed is None or not _bound_to_part(listed, at, code) else (None, None)
         at = parent(at)
     return None, None
+
+
+def _position_tested(loop: cst.For, node: cst.CSTNode, item: str, code: Code, parent: Parent) -> bool:
+    """An ``if`` between the loop and ``node`` tests a loop name other than the message (``for i, m in
+    enumerate(h): if i < len(h) - 4:``): the messages changed are picked by position, a window that moves."""
+    others = _bound_names(loop.target, code) - {item}
+    at = parent(node)
+    while at is not None and at is not loop:
+        if isinstance(at, cst.If) and any(n.value in others for n in descendants(at.test, cst.Name)):
+            return True
+        at = parent(at)
+    return False
+
+
+def _bound_to_part(listed: str, func: cst.FunctionDef, code: Code) -> bool:
+    """``listed`` is a local name assigned a moving slice or a comprehension in ``func`` (``older = h[:-4]``): not
+    the whole conversation. ``h = h[1:]`` (the head moved to ``system=``) and ``out = []`` are."""
+    for stmt in descendants(func, cst.Assign):
+        if any(code(t.target) == listed for t in stmt.targets) and (
+                _moving_slice(stmt.value) or isinstance(stmt.value, (cst.ListComp, cst.GeneratorExp))):
+            return True
+    return False
+
+
+def _moving_slice(e: cst.BaseExpression) -> bool:
+    """``h[:-4]``, ``h[-8:]``, ``h[:len(h) - 2]``: a slice whose bound counts from the end, so the messages it holds
+    change as the list grows (not ``h[1:]``)."""
+    if not isinstance(e, cst.Subscript):
+        return False
+    for el in e.slice:
+        part = el.slice
+        if isinstance(part, cst.Slice):
+            for bound in (part.lower, part.upper):
+                if bound is not None and (isinstance(bound, cst.UnaryOperation) or any(
+                        isinstance(c.func, cst.Name) and c.func.value == "len" for c in descendants(bound, cst.Call))
+                        or not isinstance(bound, cst.Integer)):
+                    return True
+    return False
 
 
 def _bound_names(target: cst.BaseExpression, code: Code) -> set[str]:
@@ -79,29 +120,56 @@ def _bound_names(target: cst.BaseExpression, code: Code) -> set[str]:
 
 
 def _whole(iterable: cst.BaseExpression, code: Code) -> str | None:
-    """The list a loop visits whole: ``h``, ``self.h``, ``enumerate(h)``, ``list(h)``; None for anything else."""
+    """The list a loop visits whole: ``h``, ``self.h``, ``enumerate(h)``, ``list(h)``, ``h[1:]`` (a head split
+    off); None for anything else (``h[:-4]``: :func:`_moving_slice`)."""
     if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value in _WHOLE \
             and len(iterable.args) == 1:
         iterable = iterable.args[0].value
+    if isinstance(iterable, cst.Subscript) and not _moving_slice(iterable) and all(
+            isinstance(el.slice, cst.Slice) for el in iterable.slice):
+        iterable = iterable.value
     return code(iterable) if isinstance(iterable, (cst.Name, cst.Attribute)) else None
 
 
-def _added_after(listed: str, node: cst.CSTNode, func: cst.FunctionDef, code: Code, order: dict) -> bool:
-    """``func`` appends, extends, inserts into or ``+=`` the list ``listed`` after ``node`` and before the first call
-    given the list after it (the send: a reply appended after ``messages=history`` is normalised before it is
-    first sent)."""
+def _added_after(listed: str, node: cst.CSTNode, func: cst.FunctionDef, code: Code, parent: Parent, order: dict) -> bool:
+    """``func`` may add a message to the list ``listed`` after ``node`` that goes out before the store runs again:
+    ``append`` / ``extend`` / ``insert`` / ``+=`` on it, or any call of a method of its owner (``self.add(...)``
+    for ``self.messages``), before the first send after ``node`` or in a loop that also sends (an agent's tool
+    loop: the tool result goes out raw on the next pass). A reply appended after the last send is normalised
+    before it first goes out."""
     after = order.get(node, 0)
-    calls = list(descendants(func, cst.Call))
-    sends = [order.get(c, 0) for c in calls if order.get(c, 0) > after and _sends(c, listed, code)]
-    until = min(sends, default=None)
+    sends = [c for c in descendants(func, cst.Call) if order.get(c, 0) > after and _sends(c, listed, code)]
+    first = min((order.get(c, 0) for c in sends), default=None)
+    send_ids = {id(c) for c in sends}
+    owner = listed.rsplit(".", 1)[0] + "." if "." in listed else None
     for n in descendants(func, (cst.Call, cst.AugAssign)):
-        if order.get(n, 0) <= after or until is not None and order.get(n, 0) > until:
+        at = order.get(n, 0)
+        if at <= after or not _adds(n, listed, owner, code):
             continue
-        if isinstance(n, cst.AugAssign) and code(n.target) == listed:
+        if first is None or at < first or _in_sending_loop(n, node, send_ids, parent):
             return True
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _ADDS \
-                and code(n.func.value) == listed:
-            return True
+    return False
+
+
+def _adds(n: cst.CSTNode, listed: str, owner: str | None, code: Code) -> bool:
+    if isinstance(n, cst.AugAssign):
+        return code(n.target) == listed
+    func = n.func
+    if not isinstance(func, cst.Attribute):
+        return False
+    if func.attr.value in _ADDS and code(func.value) == listed:
+        return True
+    return owner is not None and code(func.value) + "." == owner  # `self.add(...)` may append to `self.messages`
+
+
+def _in_sending_loop(n: cst.CSTNode, store: cst.CSTNode, send_ids: set[int], parent: Parent) -> bool:
+    """A ``for`` / ``while`` loop holding ``n`` also holds a send but not the store: what ``n`` adds goes out on
+    the next pass before it is normalised (with the store in the loop, it is normalised first)."""
+    at = parent(n)
+    while at is not None and not isinstance(at, (cst.FunctionDef, cst.Module)):
+        if isinstance(at, (cst.For, cst.While)) and any(id(c) in send_ids for c in descendants(at, cst.Call)):
+            return not any(x is store for x in descendants(at, type(store)))
+        at = parent(at)
     return False
 
 
@@ -109,6 +177,8 @@ def _sends(call: cst.Call, listed: str, code: Code) -> bool:
     """``call`` sends the list: ``messages=`` / ``input=`` / ``contents=`` of a request, or LangChain's
     ``model.invoke(h)`` (not ``print(h)`` or ``len(h)``)."""
     method = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+    if method in _NOT_SENDS:
+        return False  # `client.messages.count_tokens(messages=h)` sends nothing to the model
     return any(code(a.value) == listed and (a.keyword is not None and a.keyword.value in _SEND_KEYWORDS
                                             or a.keyword is None and method in _INVOKE) for a in call.args)
 

@@ -35,6 +35,7 @@ from promptcache.lint.framework_slots import framework_slots
 from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.system_edits import system_content_stores
+from promptcache.lint.value_syntax import constructor_call
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -107,7 +108,7 @@ class _Collector:
                             if kind is not None:
                                 self.add(kind, b.value, scope, name, holder=None)
             elif scope.parent is not None and scope.parent.kind in ("module", "class") and pattern(scope.name) \
-                    and not route_handler(scope.node) and not user_content_only(self.flow, scope) \
+                    and not _response_handler(scope) and not user_content_only(self.flow, scope) \
                     and not returns_reply(self.flow, scope, _agent_calls(self.flow)):
                 for ret in (value for r in scope.returns for value in _returned(r, pattern, _discarded(self.flow, scope))):
                     shape = self._shape(ret, scope)
@@ -158,6 +159,15 @@ def _agent_call(call: cst.Call) -> bool:
     if isinstance(outer, cst.Attribute):
         return _AGENT_CALLEE.search(outer.attr.value) is not None
     return isinstance(outer, cst.Name) and _AGENT_CALLEE.search(outer.value) is not None
+
+
+def _response_handler(func: Scope) -> bool:
+    """A request handler (``@router.get(...)``) whose every return is an object, not text (a response model, a
+    dict, a list: screenshot-to-code's ``list_prompt_reports`` returns ``PromptReportListResponse(...)``): what it
+    builds is the HTTP response, whatever its name. One that returns text (a prompt preview) stays a builder."""
+    returns = [r for r in func.returns if r is not None]
+    return route_handler(func.node) and bool(returns) and all(
+        isinstance(r, (cst.Dict, cst.List, cst.Tuple)) or isinstance(r, cst.Call) and constructor_call(r.func) for r in returns)
 
 
 def _agent_calls(flow: FlowAnalysis):
