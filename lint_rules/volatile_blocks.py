@@ -123,11 +123,11 @@ class VolatileInToolDefinition(FlowRule):
     callable of a tool object given its schema
     (``FunctionTool(func=session.search, openai_tool_schema=schema)`` sends
     ``schema``: a session id bound into the callable is never sent); a user
-    given as is to a function whose body is not seen
-    (``construct_tools(user=user)``, ``store.get(user_id)``: it picks or
-    authorises the tools, it is not known to be in their schemas; only a
-    function named for tools or a lookup, and not when the call is written
-    into a schema field or text: ``"name": get_tool_name(user)``); a builder
+    given as is to a function whose body is not seen and that returns tools by
+    its name (``construct_tools(user=user)``, a client set up with the user's
+    token listing them with ``get_tools()``: it picks or authorises the tools,
+    it is not known to be in their schemas; not when the call is written into
+    a schema field or text); a builder
     called with ``None`` for the parameter whose fields fill the schema
     (``build(SCHEMA, info=None)``: the ``if info:`` substitution never runs).
     """
@@ -163,10 +163,10 @@ class VolatileInToolDefinition(FlowRule):
         # the original's schema; the id is in the callable, which runs the tool and is never sent.
         _OPENAI + "import uuid\nfrom camel.agents import ChatAgent\nfrom camel.toolkits import FunctionTool\ndef clone(agent):\n    tools = []\n    for tool in agent.tools:\n        toolkit = tool.func.__self__.clone_for_new_session(str(uuid.uuid4())[:8])\n        method = getattr(toolkit, tool.func.__name__)\n        tools.append(FunctionTool(func=method, openai_tool_schema=tool.get_openai_tool_schema()))\n    return ChatAgent(system_message='Help.', tools=tools)\n",
         "import uuid\nfrom agents import Agent, FunctionTool\nSCHEMA = {'type': 'object', 'properties': {'q': {'type': 'string'}}}\ndef build(session):\n    handler = session.clone(str(uuid.uuid4()))\n    tool = FunctionTool(name='search', description='Search.', params_json_schema=SCHEMA, on_invoke_tool=handler.run)\n    return Agent(name='a', instructions='Help.', tools=[tool])\n",
-        # Issue 11, onyx and open_deep_research: an identity given as is to a function whose body is not seen picks
-        # or authorises the tools (`construct_tools(user=user)`, auth tokens looked up by the user's id)...
+        # Issue 11, onyx and open_deep_research: an identity given as is to a function that returns tools picks or
+        # authorises them (`construct_tools(user=user)`, an MCP client set up with the user's token)...
         _OPENAI + "from app.tools import construct_tools\ndef ask(persona, user, q):\n    tools = construct_tools(persona=persona, user=user)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=tools)\n",
-        _OPENAI + "async def ask(store, config, q):\n    user_id = config['metadata']['owner']\n    tokens = await store.aget((user_id, 'tokens'), 'data')\n    tools = await load_mcp_tools(headers={'Authorization': tokens['access_token']})\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=tools)\n",
+        "from openai import OpenAI\nfrom langchain_mcp_adapters.client import MultiServerMCPClient\nclient = OpenAI()\nasync def ask(store, config, q):\n    user_id = config['metadata']['owner']\n    tokens = await store.aget((user_id, 'tokens'), 'data')\n    mcp = MultiServerMCPClient({'server': {'url': 'https://mcp.example/mcp', 'headers': {'Authorization': tokens['access_token']}}})\n    tools = await mcp.get_tools()\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=tools)\n",
         # ...and a call passing None for the parameter whose fields fill the schema (onyx's `__main__` demo).
         "import json\nfrom openai import OpenAI\nclient = OpenAI()\nSCHEMA = {'name': 'get_item', 'parameters': {'type': 'object'}}\nclass Tool:\n    def __init__(self, schema):\n        self.schema = schema\n    def definition(self):\n        return {'type': 'function', 'function': self.schema}\ndef build(schema, info=None):\n    if info:\n        schema = json.loads(json.dumps(schema).replace('USER_ID', str(info.user_id)))\n    return [Tool(schema)]\ndef ask(q):\n    tools = build(SCHEMA, info=None)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[t.definition() for t in tools])\ndef ask_again(q):\n    tools = build(SCHEMA)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[t.definition() for t in tools])\n",
         # ... also when the tools it returns are iterated or extended (second review).
@@ -184,6 +184,10 @@ class VolatileInToolDefinition(FlowRule):
         # same builder given a session object for the parameter.
         Invalid(_OPENAI + "def make_tools(user):\n    return [{'type': 'function', 'function': {'name': 'files', 'description': f'Files of {user.email}'}}]\ndef ask(user, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=make_tools(user))\n", line=4),
         Invalid("import json\nfrom openai import OpenAI\nclient = OpenAI()\nSCHEMA = {'name': 'get_item', 'parameters': {'type': 'object'}}\nclass Tool:\n    def __init__(self, schema):\n        self.schema = schema\n    def definition(self):\n        return {'type': 'function', 'function': self.schema}\ndef build(schema, info=None):\n    if info:\n        schema = json.loads(json.dumps(schema).replace('USER_ID', str(info.user_id)))\n    return [Tool(schema)]\ndef ask(q, session):\n    tools = build(SCHEMA, info=session)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[t.definition() for t in tools])\ndef ask_again(q):\n    tools = build(SCHEMA)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[t.definition() for t in tools])\n", line=16),
+        # Third review: a per-user lookup in an enum or a description is data, whatever the callee's name says.
+        Invalid('from openai import OpenAI\n\nclient = OpenAI()\n\n\ndef ask(db, user_id, q):\n    tools = [{"type": "function", "function": {"name": "open_project", "parameters": {"type": "object", "properties": {\n        "project": {"type": "string", "enum": [p.key for p in db.get_projects(user_id)]}}}}}]\n    return client.chat.completions.create(model="m", messages=[{"role": "user", "content": q}], tools=tools)\n', line=8),
+        Invalid('from openai import OpenAI\n\nclient = OpenAI()\n\n\ndef ask(store, user_id, q):\n    profile = store.get_profile(user_id)\n    tools = [{"type": "function", "function": {"name": "files", "description": profile, "parameters": {}}}]\n    return client.chat.completions.create(model="m", messages=[{"role": "user", "content": q}], tools=tools)\n', line=8),
+        Invalid('from openai import OpenAI\n\nclient = OpenAI()\n\n\ndef ask(user, q):\n    description = build_tool_description(user)\n    tools = [{"type": "function", "function": {"name": "files", "description": description, "parameters": {}}}]\n    return client.chat.completions.create(model="m", messages=[{"role": "user", "content": q}], tools=tools)\n', line=8),
         # ... and the boundaries of the unseen-call reading (issue 11 review): its result written into a schema
         # field or a name, or text built around the identity before the call.
         Invalid('from openai import OpenAI\n\nclient = OpenAI()\n\n\ndef ask(user, q):\n    tools = [{"type": "function", "function": {"name": "files", "description": describe_account(user), "parameters": {}}}]\n    return client.chat.completions.create(model="m", messages=[{"role": "user", "content": q}], tools=tools)\n', line=7),

@@ -37,8 +37,7 @@ _BOOL_METHODS = frozenset({"issubset", "issuperset", "isdisjoint"})
 # the result is per-user data, not the id itself (open_deep_research's MCP auth tokens; Source.through_call).
 _BUILTINS = frozenset(dir(builtins))
 _TEXT_METHODS = frozenset({"format", "format_map", "join", "replace"})  # their arguments become text
-_TOOLS = re.compile(r"(?i)tool")  # `construct_tools`, `load_mcp_tools`, `get_toolset`
-_LOOKUP = re.compile(r"_*a?(get|fetch|load|find|lookup|query|read|search|retrieve|select)(_|$)")
+_TOOLS = re.compile(r"(?i)(tools|toolset|toolkit)$")  # a callee that returns tools: `construct_tools`, `get_tools`
 
 
 class CallTaint:
@@ -134,7 +133,10 @@ class CallTaint:
                 unordered = self.union(args, scope) | (self.of(base, scope) if method in _BOOL_METHODS else EMPTY)
                 kept = EMPTY if method in _BOOL_METHODS else self.of(base, scope)
                 return kept | frozenset(s for s in unordered if s.kind not in S.ORDER_KINDS)
-            t = self.of(base, scope) | self._unseen_call(e, args, scope, qualified)
+            # `MultiServerMCPClient(headers=auth).get_tools()`: a client set up for the user lists the tools
+            # (open_deep_research); the user is not known to be in their schemas
+            held = self.of(base, scope)
+            t = (through_call(held) if _TOOLS.search(method) and not self._in_text(e) else held) | self._unseen_call(e, args, scope, qualified)
             if method == "strftime" and date_format(args[0] if args else None) or method == "date" and not args:
                 return as_daily(t, True)
             if method == "join" and (has_text(base) or self._has_static_element(args, scope)):
@@ -152,14 +154,13 @@ class CallTaint:
         return self.union(args, scope) if constructor_call(func) else self._unseen_call(e, args, scope, qualified)
 
     def _unseen_call(self, e: cst.Call, args: list, scope: Scope, qualified: str | None) -> frozenset[Source]:
-        """The taint of a call whose body is not seen: its arguments'. An identity given as is (``user``,
-        ``(user_id, "tokens")``) to a function named for tools or a lookup (``construct_tools``, ``store.aget``)
-        picks or authorises what the call returns; it is not known to be in it
-        (:func:`~promptcache.lint.sources.through_call`; onyx ``construct_tools(user=user)``). Not a call written
-        into text or a schema field (``"name": get_tool_name(user)``): that text comes from the identity."""
+        """The taint of a call whose body is not seen: its arguments'. An identity given as is (``user``) to a
+        function that returns tools by its name (``construct_tools``, ``client.get_tools()``) picks or authorises
+        them; it is not known to be in their schemas (:func:`~promptcache.lint.sources.through_call`; onyx
+        ``construct_tools(user=user)``). Not a call written into text or a schema field: that text comes from it."""
         name = e.func.attr.value if isinstance(e.func, cst.Attribute) else e.func.value if isinstance(e.func, cst.Name) else ""
         if qualified is not None and (qualified in _BUILTINS or qualified.split(".")[0] in sys.stdlib_module_names) \
-                or not (_TOOLS.search(name) or _LOOKUP.match(name)) or self._in_text(e):
+                or not _TOOLS.search(name) or self._in_text(e):
             return self.union(args, scope)  # `str(info.user_id)`, `json.loads(text)`, `slugify(user_id)`
         return EMPTY.union(*(through_call(self.of(a, scope)) if _as_is(a) else self.of(a, scope) for a in args))
 

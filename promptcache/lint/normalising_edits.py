@@ -37,6 +37,9 @@ _ADDS = frozenset({"append", "extend", "insert"})
 _SEND_KEYWORDS = frozenset({"messages", "input", "contents"})
 _INVOKE = frozenset({"invoke", "ainvoke", "stream", "astream"})
 _NOT_SENDS = frozenset({"count_tokens", "get_num_tokens_from_messages"})
+# Names a guard or a bookkeeping call may use without picking messages by position or run-time values.
+_GUARD_BUILTINS = frozenset({"isinstance", "str", "dict", "list", "len", "print", "None", "True", "False", "repr",
+                             "bool", "int", "type", "hasattr", "getattr"})
 _WHOLE = frozenset({"enumerate", "list", "reversed", "tuple"})  # a loop over these still visits every message
 _CLEANER = re.compile(r"(?i)clean|normali[sz]e|strip")  # not `sanitize_xml`: escaping `&` again is no no-op
 
@@ -63,25 +66,52 @@ def normalising_store(target: cst.BaseExpression, value: cst.BaseExpression | No
 def _whole_list_loop(base: cst.BaseExpression, node: cst.CSTNode, code: Code, parent: Parent):
     """``(code of the list, function)`` when ``node`` is in a ``for`` loop that binds ``base`` to each message of
     a whole list, else ``(None, function or None)``."""
-    at, listed = parent(node), None
+    at, listed, loop = parent(node), None, None
     while at is not None and not isinstance(at, cst.Module):
         if listed is None and isinstance(at, cst.For) and code(base) in _bound_names(at.target, code):
             listed = _whole(at.iter, code)
-            if listed is None or _position_tested(at, node, code(base), code, parent):
+            if listed is None or not _fixed_guards(at, node, code(base), code, parent) or _skips(at):
                 return None, None
+            loop = at
         if isinstance(at, cst.FunctionDef):
-            return (listed, at) if listed is None or not _bound_to_part(listed, at, code) else (None, None)
+            if listed is None or _bound_to_part(listed, at, code) or _gated(loop, listed, code, parent):
+                return None, None
+            return listed, at
         at = parent(at)
     return None, None
 
 
-def _position_tested(loop: cst.For, node: cst.CSTNode, item: str, code: Code, parent: Parent) -> bool:
-    """An ``if`` between the loop and ``node`` tests a loop name other than the message (``for i, m in
-    enumerate(h): if i < len(h) - 4:``): the messages changed are picked by position, a window that moves."""
-    others = _bound_names(loop.target, code) - {item}
+def _fixed_guards(loop: cst.For, node: cst.CSTNode, item: str, code: Code, parent: Parent) -> bool:
+    """Every ``if`` between the loop and ``node`` tests the message itself against constants (``if m["role"] ==
+    "system"``, ``isinstance(m["content"], str)``), or the output list being built: the same messages each turn.
+    Not the loop index (``if i < len(h) - 4``) or a value read at run time (``m["turn"] < turn_no - 3``): a window
+    that moves."""
+    func = loop
+    while func is not None and not isinstance(func, cst.FunctionDef):
+        func = parent(func)
+    outputs = {code(t.target) for stmt in descendants(func, cst.Assign) if isinstance(stmt.value, cst.List)
+               and not stmt.value.elements for t in stmt.targets}  # `out = []`, filled in the loop
+    allowed = {item, *outputs, *_GUARD_BUILTINS}
     at = parent(node)
     while at is not None and at is not loop:
-        if isinstance(at, cst.If) and any(n.value in others for n in descendants(at.test, cst.Name)):
+        if isinstance(at, cst.If) and any(n.value not in allowed for n in descendants(at.test, cst.Name)):
+            return False
+        at = parent(at)
+    return True
+
+
+def _skips(loop: cst.For) -> bool:
+    """The loop body can skip messages (``continue`` / ``break``): which ones are changed may move each turn."""
+    return any(True for _ in descendants(loop.body, (cst.Continue, cst.Break)))
+
+
+def _gated(loop: cst.For | None, listed: str, code: Code, parent: Parent) -> bool:
+    """An ``if`` / ``while`` around the loop tests the list (``if len(history) > MAX:``): the messages go out
+    unchanged until the list grows past it, then change."""
+    at = parent(loop) if loop is not None else None
+    while at is not None and not isinstance(at, cst.FunctionDef):
+        test = at.test if isinstance(at, (cst.If, cst.While)) else None
+        if test is not None and listed in {code(n) for n in descendants(test, (cst.Name, cst.Attribute))}:
             return True
         at = parent(at)
     return False
@@ -89,12 +119,21 @@ def _position_tested(loop: cst.For, node: cst.CSTNode, item: str, code: Code, pa
 
 def _bound_to_part(listed: str, func: cst.FunctionDef, code: Code) -> bool:
     """``listed`` is a local name assigned a moving slice or a comprehension in ``func`` (``older = h[:-4]``): not
-    the whole conversation. ``h = h[1:]`` (the head moved to ``system=``) and ``out = []`` are."""
+    the whole conversation. ``h = h[1:]`` (the head moved to ``system=``), ``out = []`` and a copy of every
+    message (``[dict(m) for m in h]``) are."""
     for stmt in descendants(func, cst.Assign):
-        if any(code(t.target) == listed for t in stmt.targets) and (
-                _moving_slice(stmt.value) or isinstance(stmt.value, (cst.ListComp, cst.GeneratorExp))):
+        if any(code(t.target) == listed for t in stmt.targets) and (_moving_slice(stmt.value) or _filtered(stmt.value)):
             return True
     return False
+
+
+def _filtered(e: cst.BaseExpression) -> bool:
+    """A comprehension that keeps some messages (an ``if`` clause, or over a moving slice); ``[dict(m) for m in h]``
+    copies them all."""
+    if not isinstance(e, (cst.ListComp, cst.GeneratorExp)):
+        return False
+    comp = e.for_in
+    return bool(comp.ifs) or _moving_slice(comp.iter) or comp.inner_for_in is not None
 
 
 def _moving_slice(e: cst.BaseExpression) -> bool:
@@ -144,22 +183,41 @@ def _added_after(listed: str, node: cst.CSTNode, func: cst.FunctionDef, code: Co
     owner = listed.rsplit(".", 1)[0] + "." if "." in listed else None
     for n in descendants(func, (cst.Call, cst.AugAssign)):
         at = order.get(n, 0)
-        if at <= after or not _adds(n, listed, owner, code):
+        if at <= after or not _adds(n, listed, owner, code, parent, node):
             continue
         if first is None or at < first or _in_sending_loop(n, node, send_ids, parent):
             return True
     return False
 
 
-def _adds(n: cst.CSTNode, listed: str, owner: str | None, code: Code) -> bool:
+def _adds(n: cst.CSTNode, listed: str, owner: str | None, code: Code, parent: Parent, store: cst.CSTNode) -> bool:
+    """``n`` may add to ``listed``: ``append`` / ``extend`` / ``insert`` / ``+=`` on it, a call given it (not a
+    send, not a builtin such as ``len``), or a method of its owner (``self.add(...)`` for ``self.messages``) whose
+    body in the class adds to it or is not found. Not a call inside the store itself (its cleaner)."""
     if isinstance(n, cst.AugAssign):
         return code(n.target) == listed
-    func = n.func
-    if not isinstance(func, cst.Attribute):
+    if any(x is n for x in descendants(store, cst.Call)):
         return False
-    if func.attr.value in _ADDS and code(func.value) == listed:
+    func = n.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _ADDS and code(func.value) == listed:
         return True
-    return owner is not None and code(func.value) + "." == owner  # `self.add(...)` may append to `self.messages`
+    if not (isinstance(func, cst.Name) and func.value in _GUARD_BUILTINS) and not _sends(n, listed, code) \
+            and any(code(a.value) == listed for a in n.args):
+        return True  # `add_message(history, "user", q)`
+    if owner is None or not isinstance(func, cst.Attribute) or code(func.value) + "." != owner:
+        return False
+    method = _method(n, func.attr.value, parent)
+    return method is None or any(_adds(x, listed, None, code, parent, store) for x in descendants(method, (cst.Call, cst.AugAssign)))
+
+
+def _method(n: cst.CSTNode, name: str, parent: Parent) -> cst.FunctionDef | None:
+    """The method ``name`` of the class whose method holds ``n``, defined in its body (None: inherited or unseen)."""
+    at = parent(n)
+    while at is not None and not isinstance(at, cst.ClassDef):
+        at = parent(at)
+    if at is None:
+        return None
+    return next((d for d in at.body.body if isinstance(d, cst.FunctionDef) and d.name.value == name), None)
 
 
 def _in_sending_loop(n: cst.CSTNode, store: cst.CSTNode, send_ids: set[int], parent: Parent) -> bool:
