@@ -82,7 +82,9 @@ class ToolsFromUnorderedCollection(FlowRule):
 
     ## When it does not fire
     The set is passed through ``sorted()`` or the list is ``.sort()``-ed
-    before it reaches ``tools=``.
+    before it reaches ``tools=``; a set that only picks fields
+    (``model_dump(exclude={"id"})``, ``include=``) or is tested for
+    membership (``.in_(ids)``), or is a field of a tool object.
     """
 
     code = "PC301"
@@ -156,8 +158,12 @@ class ToolsFromUnorderedCollection(FlowRule):
         # Issue 11 (gptme mcp_adapter.py): a tool object holding a set as a field (capability tags used to filter
         # tools) is not ordered by it; the list of tools keeps the order it was filled in.
         _OPENAI + "from .base import ToolSpec\ndef mcp_tools(servers):\n    specs = []\n    for server in servers:\n        for tool in server.tools:\n            hints: frozenset[str] = frozenset()\n            if tool.annotations:\n                hints = frozenset(tool.annotations.tags)\n            specs.append(ToolSpec(name=tool.name, description=tool.description, hints=hints))\n    return specs\ndef ask(q, servers):\n    return client.chat.completions.create(model='m', messages=[q], tools=[s.to_param() for s in mcp_tools(servers)])\n",
+        # Issue 11 (paper-qa): pydantic's `model_dump(exclude={...})` picks fields; the dump keeps the model's order.
+        'import litellm\nasync def parse(tool_call):\n    tool_spec = tool_call.model_dump(exclude={"id": True, "function": {"arguments"}})\n    return await litellm.acompletion(model=\'m\', messages=[{\'role\': \'user\', \'content\': \'x\'}], tools=[tool_spec], tool_choice=tool_spec)\n',
     ]
     INVALID = [
+        # ... the boundary: a set given to the call as its data (`names=ENABLED`) still orders what it returns.
+        Invalid('import litellm\nENABLED = {"search", "fetch"}\nasync def parse(registry):\n    specs = registry.export(names=ENABLED, exclude={"id"})\n    return await litellm.acompletion(model=\'m\', messages=[{\'role\': \'user\', \'content\': \'x\'}], tools=specs)\n', line=5),
         # Issue 11: tools of a request dict sent as `**params`, from a set; a client returned by a call (OpenHands).
         Invalid(_CLAUDE + "TOOLS = {'search': {'name': 'search'}, 'fetch': {'name': 'fetch'}}\ndef ask(history, enabled):\n    params = {'model': 'm', 'max_tokens': 512, 'messages': history}\n    params['tools'] = [TOOLS[n] for n in set(enabled)]\n    return client.messages.create(**params)\n", line=6),
         Invalid(_OPENAI + "TOOLS = {'search': {'type': 'function'}, 'fetch': {'type': 'function'}}\nclass Agent:\n    def _get_client(self):\n        return client\n    def step(self, messages, enabled):\n        return self._get_client().chat.completions.create(model='m', messages=messages, tools=[TOOLS[n] for n in set(enabled)])\n", line=8),

@@ -33,6 +33,7 @@ from promptcache.lint.walk import descendants
 # A set given to them passes no order on (onyx ``Tool.server_id.in_(visible_ids)``; onyx review #6).
 _MEMBERSHIP_METHODS = frozenset({"in_", "not_in", "notin_", "isin", "issubset", "issuperset", "isdisjoint"})
 _BOOL_METHODS = frozenset({"issubset", "issuperset", "isdisjoint"})
+_FIELD_SELECTORS = frozenset({"exclude", "include"})  # pydantic `model_dump` / `model_dump_json` / `dict` / `copy`
 # Methods that look a value up by their arguments (`store.aget((user_id, "tokens"))`, `db.fetch_profile(user)`):
 # the result is per-user data, not the id itself (open_deep_research's MCP auth tokens; Source.through_call).
 _BUILTINS = frozenset(dir(builtins))
@@ -49,15 +50,23 @@ class CallTaint:
     # -- calls -----------------------------------------------------------------
     def _call(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
         t = self._call_value(e, scope)
-        if constructor_call(e.func) and any(s.kind in S.ORDER_KINDS for s in t):
+        if not any(s.kind in S.ORDER_KINDS for s in t):
+            return t
+        if constructor_call(e.func):
             # `ToolSpec(name=n, hints=frozenset(tags))`: an object holding a set as a field is not ordered by it;
             # only a sequence built from the set is (gptme's MCP tool specs; issue 11)
             fields = [a.value for a in e.args if a.keyword is not None and set_valued(a.value, self.index, scope)]
-            if fields:
-                held_ids = {id(f) for f in fields}
-                rest = self.union([a.value for a in e.args if id(a.value) not in held_ids], scope)
-                held = frozenset(s for s in self.union(fields, scope) if s.kind not in S.ORDER_KINDS)
-                t = frozenset(s for s in t if s.kind not in S.ORDER_KINDS or s in rest) | held
+        else:
+            # `m.model_dump(exclude={"id": True, "function": {"arguments"}})`: pydantic's field selectors pick
+            # fields; the output keeps the model's field order (paper-qa; issue 11)
+            fields = [a.value for a in e.args if a.keyword is not None and a.keyword.value in _FIELD_SELECTORS]
+        if fields:
+            held_ids = {id(f) for f in fields}
+            rest = self.union([a.value for a in e.args if id(a.value) not in held_ids], scope)
+            if isinstance(e.func, cst.Attribute):
+                rest |= self.of(e.func.value, scope)  # the receiver's own order still counts
+            held = frozenset(s for s in self.union(fields, scope) if s.kind not in S.ORDER_KINDS)
+            t = frozenset(s for s in t if s.kind not in S.ORDER_KINDS or s in rest) | held
         return t
 
     def _at_import(self, node: cst.CSTNode) -> bool:
