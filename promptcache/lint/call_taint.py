@@ -17,7 +17,7 @@ import sys
 import libcst as cst
 
 from promptcache.lint import sources as S
-from promptcache.lint.expressions import argument, has_text, key_text, variadic_arguments
+from promptcache.lint.expressions import argument, has_text, key_text, last_name, variadic_arguments
 from promptcache.lint.fields import flat_items, implementation_arguments
 from promptcache.lint.index import Scope
 from promptcache.lint.iteration_order import set_valued
@@ -34,9 +34,7 @@ from promptcache.lint.walk import descendants
 _MEMBERSHIP_METHODS = frozenset({"in_", "not_in", "notin_", "isin", "issubset", "issuperset", "isdisjoint"})
 _BOOL_METHODS = frozenset({"issubset", "issuperset", "isdisjoint"})
 _FIELD_SELECTORS = frozenset({"exclude", "include"})  # pydantic `model_dump` / `model_dump_json` / `dict` / `copy`
-# Methods that look a value up by their arguments (`store.aget((user_id, "tokens"))`, `db.fetch_profile(user)`):
-# the result is per-user data, not the id itself (open_deep_research's MCP auth tokens; Source.through_call).
-_BUILTINS = frozenset(dir(builtins))
+_BUILTINS = frozenset(dir(builtins))  # `str(info.user_id)`: the value itself, not a function that picks tools
 _TEXT_METHODS = frozenset({"format", "format_map", "join", "replace"})  # their arguments become text
 _TOOLS = re.compile(r"(?i)(tools|toolset|toolkit)$")  # a callee that returns tools: `construct_tools`, `get_tools`
 
@@ -167,7 +165,7 @@ class CallTaint:
         function that returns tools by its name (``construct_tools``, ``client.get_tools()``) picks or authorises
         them; it is not known to be in their schemas (:func:`~promptcache.lint.sources.through_call`; onyx
         ``construct_tools(user=user)``). Not a call written into text or a schema field: that text comes from it."""
-        name = e.func.attr.value if isinstance(e.func, cst.Attribute) else e.func.value if isinstance(e.func, cst.Name) else ""
+        name = last_name(e.func)
         if qualified is not None and (qualified in _BUILTINS or qualified.split(".")[0] in sys.stdlib_module_names) \
                 or not _TOOLS.search(name) or self._in_text(e):
             return self.union(args, scope)  # `str(info.user_id)`, `json.loads(text)`, `slugify(user_id)`

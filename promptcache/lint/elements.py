@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from promptcache.lint.expressions import key_text
+from promptcache.lint.expressions import key_text, last_name
 from promptcache.lint.reads import reads
 from promptcache.lint.walk import descendants
 
@@ -214,9 +214,7 @@ class Elements:
         if isinstance(e, cst.Subscript) and isinstance(e.value, cst.Name):  # TOOL_SPECS[name]: a table's value
             return self._name(e.value.value, scope, d, self._values, mutations="values")
         if isinstance(e, cst.Call) and any(a.keyword is not None and a.keyword.value == "name" for a in e.args):
-            func = e.func
-            callee = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-            if callee[:1].isupper():  # Tool(name=..., ...): an object with a .name
+            if last_name(e.func)[:1].isupper():  # Tool(name=..., ...): an object with a .name
                 return Held("objects", ATTRIBUTE_KEY)
         return UNKNOWN
 

@@ -62,6 +62,12 @@ def is_literal(node: cst.BaseExpression | None) -> bool:
     return isinstance(node, _LITERALS)
 
 
+def last_name(e: cst.BaseExpression) -> str:
+    """The last name of a dotted expression: ``self.client.get_tools`` gives ``get_tools``, ``Tool`` gives
+    ``Tool``; ``""`` for anything else (a call, a subscript)."""
+    return e.attr.value if isinstance(e, cst.Attribute) else e.value if isinstance(e, cst.Name) else ""
+
+
 def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
     """The argument expression bound to parameter ``position`` / ``keyword`` of a call."""
     positional = 0

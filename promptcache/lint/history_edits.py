@@ -58,7 +58,7 @@ def edits(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
         if key == "cache_control":
             continue
         base = target.value
-        if normalising_store(target, store.value, store.node, flow.code, flow.facts.parent.get, flow.facts.order):
+        if normalising_store(target, store.value, store.node, flow.code, flow.facts):
             continue  # `m["content"] = m["content"].rstrip()`: the same bytes as last sent (normalising_edits)
         if isinstance(target, cst.Subscript) and turns.is_history(base, scope) and not is_last(target, base, flow):
             if not (constant_index(target) == 0 and _static_system(store.value, turns, scope)) and \

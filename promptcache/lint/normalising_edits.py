@@ -26,11 +26,10 @@ from collections.abc import Callable
 import libcst as cst
 
 from promptcache.lint import sources as S
-from promptcache.lint.expressions import is_literal
-from promptcache.lint.walk import descendants
+from promptcache.lint.expressions import is_literal, last_name
+from promptcache.lint.walk import TreeFacts, descendants
 
 Code = Callable[[cst.CSTNode], str]  # a node's source text
-Parent = Callable[[cst.CSTNode], cst.CSTNode | None]  # a node's parent, None at the module
 
 _IDEMPOTENT_METHODS = frozenset({"strip", "rstrip", "lstrip", "lower", "upper", "casefold"})
 _ADDS = frozenset({"append", "extend", "insert"})
@@ -45,75 +44,67 @@ _CLEANER = re.compile(r"(?i)clean|normali[sz]e|strip")  # not `sanitize_xml`: es
 
 
 def normalising_store(target: cst.BaseExpression, value: cst.BaseExpression | None, node: cst.CSTNode,
-                      code: Code, parent: Parent, order: dict[cst.CSTNode, int]) -> bool:
+                      code: Code, facts: TreeFacts) -> bool:
     """``target = value`` (the statement ``node``) normalises a field of every message of a list in place, and its
-    function adds no message to that list afterwards (see the module). ``order``: the nodes' source order."""
+    function adds no message to that list afterwards (see the module). ``facts``: the walk's parents and order."""
     base = target.value if isinstance(target, (cst.Attribute, cst.Subscript)) else None
-    listed, func = _whole_list_loop(base, node, code, parent) if base is not None else (None, None)
-    if value is None or listed is None or func is None or _added_after(listed, node, func, code, parent, order):
+    listed, func = _whole_list_loop(base, node, code, facts) if base is not None else (None, None)
+    if value is None or listed is None or func is None or _added_after(listed, node, func, code, facts):
         return False
     field = code(target)
     if isinstance(value, cst.Call):
         callee = value.func
         if isinstance(callee, cst.Attribute) and callee.attr.value in _IDEMPOTENT_METHODS:
             return code(callee.value) == field and all(is_literal(a.value) for a in value.args)
-        name = callee.attr.value if isinstance(callee, cst.Attribute) else callee.value if isinstance(callee, cst.Name) else ""
+        name = last_name(callee)
         return bool(_CLEANER.search(name)) and not S.summarise_callee(name) and len(value.args) == 1 \
             and code(value.args[0].value) == field
-    return is_literal(value) and _tested_other(node, field, value, code, parent)
+    return is_literal(value) and _tested_other(node, field, value, code, facts)
 
 
-def _whole_list_loop(base: cst.BaseExpression, node: cst.CSTNode, code: Code, parent: Parent):
-    """``(code of the list, function)`` when ``node`` is in a ``for`` loop that binds ``base`` to each message of
-    a whole list, else ``(None, function or None)``."""
-    at, listed, loop = parent(node), None, None
-    while at is not None and not isinstance(at, cst.Module):
-        if listed is None and isinstance(at, cst.For) and code(base) in _bound_names(at.target, code):
-            listed = _whole(at.iter, code)
-            if listed is None or not _fixed_guards(at, node, code(base), code, parent) or _skips(at):
-                return None, None
-            loop = at
-        if isinstance(at, cst.FunctionDef):
-            if listed is None or _bound_to_part(listed, at, code) or _gated(loop, listed, code, parent):
-                return None, None
-            return listed, at
-        at = parent(at)
-    return None, None
+def _whole_list_loop(base: cst.BaseExpression, node: cst.CSTNode, code: Code, facts: TreeFacts):
+    """``(code of the list, function)`` when ``node`` is in a ``for`` loop, inside a function, that binds ``base``
+    to each message of a whole list, else ``(None, None)``."""
+    func = next((a for a in facts.ancestors(node) if isinstance(a, cst.FunctionDef)), None)
+    loop = next((a for a in facts.ancestors(node) if isinstance(a, cst.For) and code(base) in _bound_names(a.target, code)
+                 and facts.within(a, func)), None) if func is not None else None
+    listed = _whole(loop.iter, code) if loop is not None else None
+    if listed is None or not _fixed_guards(loop, node, code(base), func, code, facts) or _skips(loop) \
+            or _bound_to_part(listed, func, code) or _gated(loop, func, listed, code, facts):
+        return None, None
+    return listed, func
 
 
-def _fixed_guards(loop: cst.For, node: cst.CSTNode, item: str, code: Code, parent: Parent) -> bool:
+def _fixed_guards(loop: cst.For, node: cst.CSTNode, item: str, func: cst.FunctionDef, code: Code, facts: TreeFacts) -> bool:
     """Every ``if`` between the loop and ``node`` tests the message itself against constants (``if m["role"] ==
     "system"``, ``isinstance(m["content"], str)``), or the output list being built: the same messages each turn.
     Not the loop index (``if i < len(h) - 4``) or a value read at run time (``m["turn"] < turn_no - 3``): a window
     that moves."""
-    func = loop
-    while func is not None and not isinstance(func, cst.FunctionDef):
-        func = parent(func)
     outputs = {code(t.target) for stmt in descendants(func, cst.Assign) if isinstance(stmt.value, cst.List)
                and not stmt.value.elements for t in stmt.targets}  # `out = []`, filled in the loop
     allowed = {item, *outputs, *_GUARD_BUILTINS}
-    at = parent(node)
-    while at is not None and at is not loop:
+    for at in facts.ancestors(node):
+        if at is loop:
+            return True
         if isinstance(at, cst.If) and any(n.value not in allowed for n in descendants(at.test, cst.Name)):
             return False
-        at = parent(at)
     return True
 
 
 def _skips(loop: cst.For) -> bool:
     """The loop body can skip messages (``continue`` / ``break``): which ones are changed may move each turn."""
-    return any(True for _ in descendants(loop.body, (cst.Continue, cst.Break)))
+    return next(descendants(loop.body, (cst.Continue, cst.Break)), None) is not None
 
 
-def _gated(loop: cst.For | None, listed: str, code: Code, parent: Parent) -> bool:
-    """An ``if`` / ``while`` around the loop tests the list (``if len(history) > MAX:``): the messages go out
-    unchanged until the list grows past it, then change."""
-    at = parent(loop) if loop is not None else None
-    while at is not None and not isinstance(at, cst.FunctionDef):
+def _gated(loop: cst.For, func: cst.FunctionDef, listed: str, code: Code, facts: TreeFacts) -> bool:
+    """An ``if`` / ``while`` around the loop, in ``func``, tests the list (``if len(history) > MAX:``): the messages
+    go out unchanged until the list grows past it, then change."""
+    for at in facts.ancestors(loop):
+        if at is func:
+            return False
         test = at.test if isinstance(at, (cst.If, cst.While)) else None
         if test is not None and listed in {code(n) for n in descendants(test, (cst.Name, cst.Attribute))}:
             return True
-        at = parent(at)
     return False
 
 
@@ -139,17 +130,9 @@ def _filtered(e: cst.BaseExpression) -> bool:
 def _moving_slice(e: cst.BaseExpression) -> bool:
     """``h[:-4]``, ``h[-8:]``, ``h[:len(h) - 2]``: a slice whose bound counts from the end, so the messages it holds
     change as the list grows (not ``h[1:]``)."""
-    if not isinstance(e, cst.Subscript):
-        return False
-    for el in e.slice:
-        part = el.slice
-        if isinstance(part, cst.Slice):
-            for bound in (part.lower, part.upper):
-                if bound is not None and (isinstance(bound, cst.UnaryOperation) or any(
-                        isinstance(c.func, cst.Name) and c.func.value == "len" for c in descendants(bound, cst.Call))
-                        or not isinstance(bound, cst.Integer)):
-                    return True
-    return False
+    return isinstance(e, cst.Subscript) and any(
+        bound is not None and not isinstance(bound, cst.Integer)  # `-4`, `len(h) - 2`, `n`: not a count from the start
+        for el in e.slice if isinstance(el.slice, cst.Slice) for bound in (el.slice.lower, el.slice.upper))
 
 
 def _bound_names(target: cst.BaseExpression, code: Code) -> set[str]:
@@ -170,12 +153,13 @@ def _whole(iterable: cst.BaseExpression, code: Code) -> str | None:
     return code(iterable) if isinstance(iterable, (cst.Name, cst.Attribute)) else None
 
 
-def _added_after(listed: str, node: cst.CSTNode, func: cst.FunctionDef, code: Code, parent: Parent, order: dict) -> bool:
+def _added_after(listed: str, node: cst.CSTNode, func: cst.FunctionDef, code: Code, facts: TreeFacts) -> bool:
     """``func`` may add a message to the list ``listed`` after ``node`` that goes out before the store runs again:
     ``append`` / ``extend`` / ``insert`` / ``+=`` on it, or any call of a method of its owner (``self.add(...)``
     for ``self.messages``), before the first send after ``node`` or in a loop that also sends (an agent's tool
     loop: the tool result goes out raw on the next pass). A reply appended after the last send is normalised
     before it first goes out."""
+    order = facts.order
     after = order.get(node, 0)
     sends = [c for c in descendants(func, cst.Call) if order.get(c, 0) > after and _sends(c, listed, code)]
     first = min((order.get(c, 0) for c in sends), default=None)
@@ -183,20 +167,20 @@ def _added_after(listed: str, node: cst.CSTNode, func: cst.FunctionDef, code: Co
     owner = listed.rsplit(".", 1)[0] + "." if "." in listed else None
     for n in descendants(func, (cst.Call, cst.AugAssign)):
         at = order.get(n, 0)
-        if at <= after or not _adds(n, listed, owner, code, parent, node):
+        if at <= after or not _adds(n, listed, owner, code, facts, node):
             continue
-        if first is None or at < first or _in_sending_loop(n, node, send_ids, parent):
+        if first is None or at < first or _in_sending_loop(n, node, send_ids, facts):
             return True
     return False
 
 
-def _adds(n: cst.CSTNode, listed: str, owner: str | None, code: Code, parent: Parent, store: cst.CSTNode) -> bool:
+def _adds(n: cst.CSTNode, listed: str, owner: str | None, code: Code, facts: TreeFacts, store: cst.CSTNode) -> bool:
     """``n`` may add to ``listed``: ``append`` / ``extend`` / ``insert`` / ``+=`` on it, a call given it (not a
     send, not a builtin such as ``len``), or a method of its owner (``self.add(...)`` for ``self.messages``) whose
     body in the class adds to it or is not found. Not a call inside the store itself (its cleaner)."""
     if isinstance(n, cst.AugAssign):
         return code(n.target) == listed
-    if any(x is n for x in descendants(store, cst.Call)):
+    if facts.within(n, store):
         return False
     func = n.func
     if isinstance(func, cst.Attribute) and func.attr.value in _ADDS and code(func.value) == listed:
@@ -206,28 +190,26 @@ def _adds(n: cst.CSTNode, listed: str, owner: str | None, code: Code, parent: Pa
         return True  # `add_message(history, "user", q)`
     if owner is None or not isinstance(func, cst.Attribute) or code(func.value) + "." != owner:
         return False
-    method = _method(n, func.attr.value, parent)
-    return method is None or any(_adds(x, listed, None, code, parent, store) for x in descendants(method, (cst.Call, cst.AugAssign)))
+    method = _method(n, func.attr.value, facts)
+    return method is None or any(_adds(x, listed, None, code, facts, store) for x in descendants(method, (cst.Call, cst.AugAssign)))
 
 
-def _method(n: cst.CSTNode, name: str, parent: Parent) -> cst.FunctionDef | None:
+def _method(n: cst.CSTNode, name: str, facts: TreeFacts) -> cst.FunctionDef | None:
     """The method ``name`` of the class whose method holds ``n``, defined in its body (None: inherited or unseen)."""
-    at = parent(n)
-    while at is not None and not isinstance(at, cst.ClassDef):
-        at = parent(at)
-    if at is None:
+    cls = next((a for a in facts.ancestors(n) if isinstance(a, cst.ClassDef)), None)
+    if cls is None:
         return None
-    return next((d for d in at.body.body if isinstance(d, cst.FunctionDef) and d.name.value == name), None)
+    return next((d for d in cls.body.body if isinstance(d, cst.FunctionDef) and d.name.value == name), None)
 
 
-def _in_sending_loop(n: cst.CSTNode, store: cst.CSTNode, send_ids: set[int], parent: Parent) -> bool:
-    """A ``for`` / ``while`` loop holding ``n`` also holds a send but not the store: what ``n`` adds goes out on
-    the next pass before it is normalised (with the store in the loop, it is normalised first)."""
-    at = parent(n)
-    while at is not None and not isinstance(at, (cst.FunctionDef, cst.Module)):
+def _in_sending_loop(n: cst.CSTNode, store: cst.CSTNode, send_ids: set[int], facts: TreeFacts) -> bool:
+    """A ``for`` / ``while`` loop holding ``n`` in its function also holds a send but not the store: what ``n``
+    adds goes out on the next pass before it is normalised (with the store in the loop, it is normalised first)."""
+    for at in facts.ancestors(n):
+        if isinstance(at, cst.FunctionDef):
+            return False
         if isinstance(at, (cst.For, cst.While)) and any(id(c) in send_ids for c in descendants(at, cst.Call)):
-            return not any(x is store for x in descendants(at, type(store)))
-        at = parent(at)
+            return not facts.within(store, at)
     return False
 
 
@@ -241,17 +223,17 @@ def _sends(call: cst.Call, listed: str, code: Code) -> bool:
                                             or a.keyword is None and method in _INVOKE) for a in call.args)
 
 
-def _tested_other(node: cst.CSTNode, field: str, value: cst.BaseExpression, code: Code, parent: Parent) -> bool:
-    """``node`` runs under ``if <field> == <literal>:`` with a literal other than ``value``: once written, the test
-    is false."""
-    at = parent(node)
-    while at is not None and not isinstance(at, (cst.FunctionDef, cst.Module)):
+def _tested_other(node: cst.CSTNode, field: str, value: cst.BaseExpression, code: Code, facts: TreeFacts) -> bool:
+    """``node`` runs under ``if <field> == <literal>:`` with a literal other than ``value``, in its function: once
+    written, the test is false."""
+    for at in facts.ancestors(node):
+        if isinstance(at, cst.FunctionDef):
+            return False
         test = at.test if isinstance(at, cst.If) else None
         if isinstance(test, cst.Comparison) and code(test.left) == field and len(test.comparisons) == 1:
             cmp = test.comparisons[0]
             if isinstance(cmp.operator, cst.Equal) and is_literal(cmp.comparator) and code(cmp.comparator) != code(value):
                 return True
-        at = parent(at)
     return False
 
 

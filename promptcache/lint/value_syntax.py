@@ -18,6 +18,7 @@ import re
 
 import libcst as cst
 
+from promptcache.lint.expressions import last_name
 from promptcache.lint.index import Binding
 
 _TIME_DIRECTIVES = re.compile(r"%[-#]?[HIMSfpXcTrRsLlkzZ]")
@@ -103,7 +104,7 @@ def _class_type(ann: cst.BaseExpression) -> bool:
     if isinstance(ann, cst.Attribute):
         return ann.attr.value in _CLASS_TYPES
     if isinstance(ann, cst.Subscript):
-        head = ann.value.attr.value if isinstance(ann.value, cst.Attribute) else ann.value.value if isinstance(ann.value, cst.Name) else ""
+        head = last_name(ann.value)
         if head in _CLASS_TYPES:
             return True
         if head in _SEQUENCES and len(ann.slice) == 1 and isinstance(ann.slice[0].slice, cst.Index):
@@ -134,8 +135,7 @@ def constructor_call(func: cst.BaseExpression) -> bool:
     ``RunContext[Deps](...)``), not ``dict``."""
     if isinstance(func, cst.Subscript):
         func = func.value
-    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-    name = name.lstrip("_")
+    name = last_name(func).lstrip("_")
     return name[:1].isupper() and not name.isupper()
 
 

@@ -69,3 +69,23 @@ def sent_tool_names(code: str, provider: str, *args) -> list[str]:
     """The tool names of the one request ``run(*args)`` of ``code`` sends (see :func:`sent_tools`)."""
     (names,) = sent_tools(code, provider, *args)
     return names
+
+
+# -- a prompt module and where an importer puts its prompt (the cross-module settlement tests) -----------
+
+PROMPTS = '''\
+from datetime import datetime
+
+STATIC_PROMPT = "You extract facts from conversations."
+
+
+def build_extraction_prompt(messages):
+    return f"Today is {datetime.now().isoformat()}.\\nMessages:\\n{messages}"
+
+
+class Templates:
+    DATED_PROMPT = f"Started at {datetime.now().isoformat()}."
+'''
+# the importer sends the builder's prompt as the newest (user) turn, or as the system prompt
+AS_USER = 'return client.chat.completions.create(model="m", messages=[{"role": "system", "content": STATIC_PROMPT}, {"role": "user", "content": prompt}])'
+AS_SYSTEM = 'return client.chat.completions.create(model="m", messages=[{"role": "system", "content": prompt}, {"role": "user", "content": messages}])'

@@ -16,19 +16,7 @@ from promptcache.lint.config import LintConfig
 from promptcache.lint.filelint import lint_bytes
 from promptcache.lint.registry import discover
 
-PROMPTS = '''\
-from datetime import datetime
-
-STATIC_PROMPT = "You extract facts from conversations."
-
-
-def build_extraction_prompt(messages):
-    return f"Today is {datetime.now().isoformat()}.\\nMessages:\\n{messages}"
-
-
-class Templates:
-    DATED_PROMPT = f"Started at {datetime.now().isoformat()}."
-'''
+from lint_support import AS_SYSTEM, AS_USER, PROMPTS
 
 
 def _app(placement: str, *, imports: str = "from .prompts import STATIC_PROMPT, build_extraction_prompt") -> str:
@@ -44,10 +32,6 @@ def _app(placement: str, *, imports: str = "from .prompts import STATIC_PROMPT, 
             prompt = build_extraction_prompt(messages)
             {placement}
     ''').format(imports=imports, placement=placement)
-
-
-AS_USER = 'return client.chat.completions.create(model="m", messages=[{"role": "system", "content": STATIC_PROMPT}, {"role": "user", "content": prompt}])'
-AS_SYSTEM = 'return client.chat.completions.create(model="m", messages=[{"role": "system", "content": prompt}, {"role": "user", "content": messages}])'
 
 
 def _lint(run_cli, *paths, extra=()):

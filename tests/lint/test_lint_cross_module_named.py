@@ -14,19 +14,8 @@ import pytest
 
 from promptcache.lint import lint_paths, load_config
 
-PROMPTS = '''\
-from datetime import datetime
+from lint_support import AS_SYSTEM, AS_USER, PROMPTS
 
-STATIC_PROMPT = "You extract facts from conversations."
-
-
-def build_extraction_prompt(messages):
-    return f"Today is {datetime.now().isoformat()}.\\nMessages:\\n{messages}"
-
-
-class Templates:
-    DATED_PROMPT = f"Started at {datetime.now().isoformat()}."
-'''
 PROMPTS_LINES = 11
 
 JSON_PROMPTS = '''\
@@ -38,8 +27,6 @@ def build_extraction_prompt(messages):
     return f"Messages:\\n{json.dumps(data)}"
 '''
 
-AFTER = 'return client.chat.completions.create(model="m", messages=[{"role": "system", "content": STATIC_PROMPT}, {"role": "user", "content": prompt}])'
-PREFIX = 'return client.chat.completions.create(model="m", messages=[{"role": "system", "content": prompt}, {"role": "user", "content": messages}])'
 # the importer's own PC101 (a timestamp in its system prompt): reported in the folder run only
 OWN_FINDING = ('return client.chat.completions.create(model="m", messages=[{"role": "system", "content": '
                'STATIC_PROMPT + str(time.time())}, {"role": "user", "content": prompt}])')
@@ -76,8 +63,8 @@ def _lint(run_cli, *args):
 
 
 @pytest.mark.parametrize(("placement", "expected"), [
-    (AFTER, [("prompts.py", 11)]),                     # build_extraction_prompt() is the newest turn: dropped
-    (PREFIX, [("prompts.py", 7), ("prompts.py", 11)]),  # it is the system prompt: stands
+    (AS_USER, [("prompts.py", 11)]),                     # build_extraction_prompt() is the newest turn: dropped
+    (AS_SYSTEM, [("prompts.py", 7), ("prompts.py", 11)]),  # it is the system prompt: stands
     (None, []),                                        # no importer: not a prompt module, skipped either way
 ])
 def test_a_prompt_module_alone_gets_the_folder_verdict(write_tree, run_cli, monkeypatch, placement, expected):
@@ -110,16 +97,16 @@ def test_an_importer_named_too_is_linted_once_and_reported(write_tree, run_cli, 
 
 
 def test_the_importers_are_read_from_the_cache_and_an_edit_changes_the_verdict(write_tree, run_cli, monkeypatch):
-    root = _tree(write_tree, AFTER)
+    root = _tree(write_tree, AS_USER)
     monkeypatch.chdir(root)
     assert _lint(run_cli, "bot/prompts.py")[1] == [("prompts.py", 11)]
     code, out, err = run_cli("lint", "bot/prompts.py")
     assert "parsed 0, 1 read from the cache" in out + err
-    (root / "bot" / "app.py").write_text(_app(PREFIX), encoding="utf-8")  # pre-commit on an unchanged prompts.py
+    (root / "bot" / "app.py").write_text(_app(AS_SYSTEM), encoding="utf-8")  # pre-commit on an unchanged prompts.py
     assert _lint(run_cli, "bot/prompts.py")[1] == [("prompts.py", 7), ("prompts.py", 11)]
 
 
-@pytest.mark.parametrize(("placement", "expected"), [(AFTER, [11]), (PREFIX, [7, 11])])
+@pytest.mark.parametrize(("placement", "expected"), [(AS_USER, [11]), (AS_SYSTEM, [7, 11])])
 def test_stdin_filename_gets_the_folder_verdict(write_tree, placement, expected):
     root = _tree(write_tree, placement)
     named = root / "bot" / "prompts.py"
@@ -128,7 +115,7 @@ def test_stdin_filename_gets_the_folder_verdict(write_tree, placement, expected)
     assert (result.files, result.parsed) == (1, 1)
 
 
-@pytest.mark.parametrize(("placement", "noqa_lines"), [(AFTER, [11]), (PREFIX, [7, 11])])
+@pytest.mark.parametrize(("placement", "noqa_lines"), [(AS_USER, [11]), (AS_SYSTEM, [7, 11])])
 def test_add_noqa_follows_the_settled_findings(write_tree, run_cli, monkeypatch, placement, noqa_lines):
     root = _tree(write_tree, placement)
     monkeypatch.chdir(root)
@@ -137,7 +124,7 @@ def test_add_noqa_follows_the_settled_findings(write_tree, run_cli, monkeypatch,
     assert [i for i, line in enumerate(lines, 1) if "# noqa" in line] == noqa_lines
 
 
-@pytest.mark.parametrize(("placement", "fixed"), [(AFTER, False), (PREFIX, True)])
+@pytest.mark.parametrize(("placement", "fixed"), [(AS_USER, False), (AS_SYSTEM, True)])
 def test_fix_and_diff_follow_the_settled_findings(write_tree, run_cli, monkeypatch, placement, fixed):
     # PC304's fix (sort_keys=True) is offered, and applied, only where the finding stands.
     root = _tree(write_tree, placement, prompts=JSON_PROMPTS,
@@ -152,7 +139,7 @@ def test_fix_and_diff_follow_the_settled_findings(write_tree, run_cli, monkeypat
 
 def test_a_prompt_module_that_imports_an_sdk_itself_gets_the_folder_verdict(write_tree, run_cli, monkeypatch):
     # it passes the pre-filter on its own; the folder run still reads it as a prompt module of app.py
-    root = _tree(write_tree, AFTER, prompts="import openai\n" + PROMPTS)
+    root = _tree(write_tree, AS_USER, prompts="import openai\n" + PROMPTS)
     monkeypatch.chdir(root)
     assert _lint(run_cli, ".", "--no-cache")[1] == [("prompts.py", 12)]
     assert _lint(run_cli, "bot/prompts.py", "--no-cache")[1] == [("prompts.py", 12)]
