@@ -47,6 +47,9 @@ PC202_INVALID = [
     Invalid(_OPENAI + "def turn(history, summary):\n    params = {'model': 'm', 'messages': [{'role': 'user', 'content': summary}, *history]}\n    return client.chat.completions.create(**params)\n", line=4),
     # Issue 11 review: a prompt builder a system message of the module calls, directly or through a name.
     Invalid("from openai import OpenAI\nclient = OpenAI()\nclass Planner:\n    def build_prompt(self):\n        return f'Plan the trip.\\nSo far: {self.summary}'\n    def turn(self, history):\n        return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': self.build_prompt()}, *history])\n", line=5),
+    # ... also as a message listed before the history, or through the function's caller.
+    Invalid(_OPENAI + "class Trip:\n    def build_context(self):\n        return f'Story so far: {self.summary}'\n    def turn(self, history, q):\n        return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': self.build_context()}, *history, {'role': 'user', 'content': q}])\n", line=7),
+    Invalid(_CLAUDE + "class Planner:\n    def build_prompt(self):\n        return 'Plan the trip.\\nSo far: ' + self.summary\n    def system(self):\n        return self.build_prompt()\n    def turn(self, history):\n        return client.messages.create(model='m', max_tokens=9, system=self.system(), messages=history)\n", line=5),
     Invalid('import anthropic\n\nclient = anthropic.Anthropic()\n\n\nclass Planner:\n    def build_prompt(self):\n        return f"Plan the trip.\\nSo far: {self.summary}"\n\n    def turn(self, history):\n        prompt = self.build_prompt()\n        return client.messages.create(model="m", max_tokens=9, system=prompt, messages=history)\n', line=8),
 ]
 

@@ -254,10 +254,18 @@ class _Tracer(Placer):
             out |= self._place(call, call_scope, depth + 1) if message else self.land(call, call_scope, depth + 1)
         return out
 
-__all__ = ["AFTER", "PREFIX", "UNKNOWN", "UNSEEN", "import_uses", "is_store"]
+__all__ = ["AFTER", "PREFIX", "UNKNOWN", "UNSEEN", "import_uses", "is_store", "returned_landings", "sent_last"]
 
 
 def sent_last(flow: FlowAnalysis, message: cst.CSTNode, scope) -> bool:
     """``message`` goes out last in every request it is followed to (the last message of a list sent as written,
     or appended): the newest turn, by position, not by role. False where a place is a prefix or unknown."""
     return _Tracer(flow)._place(message, scope, 0) == {AFTER}
+
+
+def returned_landings(flow: FlowAnalysis, func: Scope) -> set[str] | None:
+    """Where the module's calls of ``func`` put what it returns (a set of PREFIX / AFTER / UNKNOWN; empty: never
+    sent), or None when the module never calls it."""
+    if not any(flow.index.function_named(c.func, s) is func for c, s in flow.index.calls):
+        return None
+    return _Tracer(flow)._returned(func, 0, message=False)
