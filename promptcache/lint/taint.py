@@ -24,7 +24,7 @@ import re
 import libcst as cst
 
 from promptcache.lint import sources as S
-from promptcache.lint.binding_order import unreached
+from promptcache.lint.binding_order import overwritten, unreached
 from promptcache.lint.index import Binding, ModuleIndex, Scope
 from promptcache.lint.iteration_order import filling_loops, set_annotation
 from promptcache.lint.call_taint import CallTaint
@@ -204,10 +204,14 @@ class TaintEngine(CallTaint, FieldSensitivity):
             # `except ImportError: Locale = None` beside it)
         if bindings and all(b.kind in ("def", "class") for b in bindings):
             out = set()  # `tools=[lookup_account]`: a function or class is code, not a user's data
+        replaced = overwritten([b.node for b in bindings], [b.node for b in bindings if b.kind == "assign"], e, self.parents) \
+            if found_scope is scope and self.parents is not None and len(bindings) > 1 else set()
         for binding in bindings:
             if binding.kind in ("assign", "walrus") and found_scope is scope and scope.kind == "function" \
                     and self.parents is not None and unreached(binding.node, e, self.parents):
                 continue  # `meta = None; prepare(meta=meta); meta = Meta(now())`: assigned after this read (onyx)
+            if id(binding.node) in replaced:
+                continue  # `t = f"...{today}"; ...; t = "Given the input..."; use(t)`: rebound in between (quivr)
             out |= self._binding(binding, e.value)
         if found_scope is not None and e.value in found_scope.sorted_names:
             out = {s for s in out if s.kind not in S.ORDER_KINDS}
