@@ -241,8 +241,9 @@ class SlidingWindowTrim(_SiteRule):
     ``input=`` / ``PromptBuilder.history()``; a fixed slice such as
     ``history[1:]`` passed inline; ``h = h[1:]`` in a function, outside a loop,
     after ``h[0]`` was bound to a name the function sends as ``instructions=`` /
-    ``system=`` or a system message (the head moved to another slot, not
-    dropped). A ``Conversation(budget_tokens=...)``
+    ``system=`` or a system message, or stored as the ``system`` entry of a
+    request dict the function sends as ``**kwargs`` (the head moved to another
+    slot, not dropped). A ``Conversation(budget_tokens=...)``
     truncates in large steps by itself: pass it, not a slice, to ``.history()``.
     """
 
@@ -278,6 +279,8 @@ class SlidingWindowTrim(_SiteRule):
         # Issue 11 (khoj, open-interpreter): the first message moved to `instructions=` (read as `h[0]` just
         # before), not dropped: the same message goes out each turn, in another slot.
         _OPENAI + 'def respond(messages):\n    formatted = [dict(m) for m in messages]\n    instructions = None\n    if formatted and formatted[0].get("role") == "system":\n        instructions = formatted[0].get("content")\n        formatted = formatted[1:]\n    return client.responses.create(model="m", instructions=instructions, input=formatted)\n',
+        # Issue 11 (agentscope, blind set 7): the head moved to the `system` entry of the request dict sent as `**kwargs`.
+        _CLAUDE + 'async def generate(messages, **generate_kwargs):\n    kwargs = {"model": "m", "max_tokens": 900, **generate_kwargs}\n    if messages[0]["role"] == "system":\n        kwargs["system"] = messages[0]["content"]\n        messages = messages[1:]\n    kwargs["messages"] = messages\n    return await client.messages.create(**kwargs)\n',
     ] + PC203_HYSTERESIS_VALID
     INVALID = PC203_INVALID
 

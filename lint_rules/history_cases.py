@@ -69,6 +69,9 @@ PC203_HYSTERESIS_VALID = [
     _CLAUDE + "def turn(history):\n    system = ''\n    if len(history) > 0 and history[0]['role'] == 'system':\n        system = history.pop(0)['content']\n    return client.messages.create(model='m', system=system, messages=history)\n",
 ]
 PC203_INVALID = [
+    # Issue 11 (agentscope): a head stored in a dict that is not the request sent as `**kwargs` is dropped, not moved.
+    Invalid(_CLAUDE + 'def generate(messages, log):\n    meta = {}\n    meta["system"] = messages[0]["content"]\n    messages = messages[1:]\n    log.write(meta)\n    return client.messages.create(model="m", max_tokens=900, messages=messages)\n', line=6),
+    Invalid(_CLAUDE + 'def run(messages, inbox):\n    kwargs = {"model": "m", "max_tokens": 900}\n    for q in inbox:\n        kwargs["system"] = messages[0]["content"]\n        messages = messages[1:]\n        messages.append({"role": "user", "content": q})\n        client.messages.create(**kwargs, messages=messages)\n', line=7),
     Invalid(_OPENAI + "def loop(history):\n    while True:\n        history = history[-12:]\n        client.chat.completions.create(model='m', messages=history)\n", line=5),
     # The head read from another list is no split: `history[1:]` drops the oldest message each turn.
     Invalid(_OPENAI + "def loop(history, notes):\n    while True:\n        first = notes[0]\n        history = history[1:]\n        client.chat.completions.create(model='m', messages=history)\n", line=6),

@@ -283,7 +283,17 @@ class Turns:
         for earlier in block.body[:position]:
             reads = any(isinstance(read.value, cst.Name) and read.value.value == name and constant_index(read) == 0
                         for read in descendants(earlier, cst.Subscript))
-            if reads and any(self._sent_in_slot(target, b.scope) for target in _assigned_names(earlier)):
+            if reads and (any(self._sent_in_slot(target, b.scope) for target in _assigned_names(earlier))
+                          or any(self._sent_as_params(target, b.scope) for target in _slot_entries(earlier))):
+                return True
+        return False
+
+    def _sent_as_params(self, name: str, func: Scope) -> bool:
+        """``name`` is a request dict ``func`` sends as ``**name`` (``kwargs["system"] = h[0]["content"]`` then
+        ``client.messages.create(**kwargs)``: agentscope's Anthropic model)."""
+        for node in descendants(func.node, cst.Name):
+            arg = self.facts.parent.get(node)
+            if node.value == name and isinstance(arg, cst.Arg) and arg.value is node and arg.star == "**":
                 return True
         return False
 
@@ -322,6 +332,17 @@ def _assigned_names(statement: cst.CSTNode) -> list[str]:
             out += [t.target.value for t in small.targets if isinstance(t.target, cst.Name)]
         elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
             out.append(small.target.value)
+    return out
+
+
+def _slot_entries(statement: cst.CSTNode) -> list[str]:
+    """The names of the dicts a simple statement line stores a system slot in (``kwargs["system"] = ...``)."""
+    out = []
+    for small in getattr(statement, "body", ()):
+        for t in small.targets if isinstance(small, cst.Assign) else ():
+            target = t.target
+            if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and _entry_key(target) in _HEAD_SLOTS:
+                out.append(target.value.value)
     return out
 
 
