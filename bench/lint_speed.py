@@ -41,6 +41,9 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
+from rich.console import Console
+from rich.table import Table
+
 from promptcache.lint.config import LintConfig
 from promptcache.lint.result_cache import ResultCache, settings_key
 from promptcache.lint.runner import lint_paths, select_rules
@@ -98,16 +101,18 @@ def main(argv: list[str]) -> int:
     for r in rows:
         del r["_findings"]
     print(json.dumps({"path": str(args.path), "runs": rows}, indent=2))
-    header = (f"{'run':>4} {'jobs':>4} {'prefilter':>9} {'files':>6} {'lines':>8} {'parsed':>6} {'cached':>6} "
-              f"{'findings':>8} {'PC901':>5} {'seconds':>8} {'cpu_s':>7} {'files/s':>8}")
-    print(header)
+    print(f"{args.path} (pre-filter {'off' if args.no_prefilter else 'on'})")
+    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
+    for column in ("run", "jobs", "files", "lines", "parsed", "cached", "found", "PC901", "s", "cpu s", "files/s"):
+        table.add_column(column, justify="left" if column == "run" else "right", no_wrap=True)
     for r in rows:
-        print(
-            f"{r['run'] or '-':>4} {r['jobs']:>4} {str(r['prefilter']):>9} {r['files']:>6} {r['lines']:>8} {r['parsed']:>6} "
-            f"{r['from_cache']:>6} {r['findings']:>8} {r['unparsable']:>5} {r['seconds']:>8.2f} {r['cpu_s']:>7.2f} {r['files_per_s']:>8}"
-            + (f"   warm {r['speedup']}x faster, findings {'identical' if r['identical'] else 'DIFFERENT'}"
-               if r["run"] == "warm" else "")
-        )
+        table.add_row(r["run"] or "-", str(r["jobs"]), str(r["files"]), str(r["lines"]),
+                      str(r["parsed"]), str(r["from_cache"]), str(r["findings"]), str(r["unparsable"]),
+                      f"{r['seconds']:.2f}", f"{r['cpu_s']:.2f}", str(r["files_per_s"]))
+    Console(width=80, highlight=False).print(table)
+    for r in rows:
+        if r["run"] == "warm":
+            print(f"warm run ({r['jobs']} job{'s' if r['jobs'] > 1 else ''}): {r['speedup']}x faster, findings {'identical' if r['identical'] else 'DIFFERENT'}")
     unparsable = sorted({entry for r in rows for entry in r["unparsable_files"]})
     if unparsable:
         print(f"\nPC901 (not linted) in {len(unparsable)} files:")

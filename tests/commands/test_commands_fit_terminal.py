@@ -89,6 +89,8 @@ def test_lint_full_wraps_messages_at_the_terminal_width_and_keeps_source_lines(t
         source = 'SYSTEM = f"You are helpful. Now: {datetime.datetime.now()}"'
         assert f"5 | {source}\n" in out  # source lines are never wrapped
         assert all(len(line) <= width for line in out.splitlines() if " | " not in line and "Checked" not in line)
+        raw = CliRunner().invoke(main, ["lint", str(app), "--output-format", "full", "--no-cache"], env={"COLUMNS": str(width)})
+        assert [line for line in raw.stdout.splitlines() if line.endswith(" ")] == []  # no padding to the width
     piped = run(["lint", str(app), "--output-format", "full", "--no-cache"], None)
     message = next(line for line in piped.splitlines() if line.startswith("  ") and "reaches" in line)
     assert len(message) > 80  # one line in a pipe

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
-from rich.padding import Padding
 from rich.text import Text
 
 from promptcache.lint.finding import Finding, Severity
@@ -40,7 +39,7 @@ def _snippet(f: Finding, lines: list[str]) -> Text:
     width = len(str(last))
     for number in range(first, last + 1):
         source = lines[number - 1].expandtabs(4) if number - 1 < len(lines) else ""
-        text.append(f"{number:>{width}} | ", style="blue")
+        text.append(f"{number:>{width}} |" + (" " if source else ""), style="blue")
         text.append(source + "\n")
         if number == f.line:
             end = f.end_column if f.end_line == f.line else len(lines[number - 1]) + 1
@@ -67,12 +66,19 @@ def render(result: LintResult, out: TextIO, color: bool = False) -> None:
         header.append(f"{f.code} ", style=_STYLE[f.severity])
         header.append(f"{f.name} [{f.severity.value}]")
         console.print(header)
-        console.print(Padding(Text(f.message), (0, 0, 0, 2), expand=False))
+        _indented(console, Text(f.message))
         lines = _lines(f.path, cache)
         if lines:
             console.print(_snippet(f, lines), end="", soft_wrap=True)
         if f.fix is not None:
-            console.print(Padding(Text(f"fix ({f.fix.applicability.value}): {f.fix.description}", style="green"),
-                                  (0, 0, 0, 2), expand=False))
+            _indented(console, Text(f"fix ({f.fix.applicability.value}): {f.fix.description}", style="green"))
         console.print()
-    console.print(Text(summary(result), style="bold"))
+    _indented(console, Text(summary(result), style="bold"), indent=0)
+
+
+def _indented(console: Console, text: Text, indent: int = 2) -> None:
+    """``text`` wrapped at spaces to the console's width, each line indented by ``indent`` spaces and printed
+    without the trailing padding a :class:`rich.padding.Padding` or a wrapped :class:`~rich.text.Text` leaves."""
+    for line in text.wrap(console, max(console.width - indent, 20)):
+        line.rstrip()
+        console.print(Text(" " * indent) + line, soft_wrap=True)
