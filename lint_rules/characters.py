@@ -70,8 +70,7 @@ class CrlfInPrompt(TextRule):
                 if any("\r" in sent for sent in use.as_sent(piece.value)):
                     crlf_across = i + 1 < len(found) and found[i + 1].value.startswith("\n")  # 'A\r' '\nB'
                     fix = self.literal_fix(piece.node, T.unix_line_ends, "Use \\n line endings in the literal", crlf_across)
-                    what = "this prompt literal contains carriage returns (\\r)"
-                    self.report(piece.node, self.message.format(what=what), fix, symbols=use.symbols)
+                    self.report(piece.node, self.message.format(what="this prompt literal contains carriage returns (\\r)"), fix)
         for call, normalised in self.flow.text.reads:
             if normalised:
                 continue
@@ -215,7 +214,7 @@ class InvisibleCharacters(TextRule):
                         fix = NodeFix("Indent the prompt with spaces only", Applicability.UNSAFE)
                     else:
                         fix = self.literal_fix(piece.node, T.visible_text, "Remove the invisible characters")
-                    self.report(piece.node, self.message.format(what=what), fix, symbols=use.symbols)
+                    self.report(piece.node, self.message.format(what=what), fix)
 
     VALID = [
         _CLAUDE + "SYSTEM_PROMPT = 'Réponds en français. 日本語も可。'\n",

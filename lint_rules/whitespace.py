@@ -78,7 +78,7 @@ class UndedentedMultilinePrompt(TextRule):
             for piece in L.pieces(use.node):
                 indent = L.undedented(piece, self.block_indent(use.node))
                 if indent:
-                    self.report(piece.node, self.message.format(indent=indent), self.dedent_fix(piece, indent), symbols=use.symbols)
+                    self.report(piece.node, self.message.format(indent=indent), self.dedent_fix(piece, indent))
 
     VALID = [
         _CLAUDE + "import textwrap\nclass Bot:\n    SYSTEM_PROMPT = textwrap.dedent('''\\\n        Be brief.\n        Cite sources.''')\n",
@@ -136,12 +136,6 @@ class TrailingWhitespaceInPrompt(TextRule):
     the end of a one-line literal (``"Be brief. "``). Whitespace the text loses
     on its way: lines that ``textwrap.dedent`` blanks, and anything
     promptcache's ``PromptBuilder`` / ``normalize_text`` strips from each line.
-    Text that is never sent: a module-level prompt constant (or class
-    attribute) that its own module never reads and that none of the run's
-    files importing that module reads. Linted alone, or with none of its
-    importers in the run, the module keeps the finding. A prompt module's
-    constant that every importer sends as the newest turn, after the cached
-    prefix, is settled like PC101's findings there.
     """
 
     code = "PC402"
@@ -164,8 +158,7 @@ class TrailingWhitespaceInPrompt(TextRule):
             for piece in found:
                 if piece.triple and T.typed_trailing_whitespace(piece.body):
                     fix = self.literal_fix(piece.node, T.strip_trailing_whitespace, "Remove the trailing whitespace")
-                    what = "spaces or tabs at the end of a source line"
-                    self.report(piece.node, self.message.format(what=what), fix, symbols=use.symbols)
+                    self.report(piece.node, self.message.format(what="spaces or tabs at the end of a source line"), fix)
                     break
 
     VALID = [

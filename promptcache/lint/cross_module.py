@@ -15,12 +15,9 @@ files where each imported prompt-named name lands. Here the two are joined:
   message of a list handed to a call as written, an appended message,
   PromptBuilder ``.user()``; see :mod:`promptcache.lint.prompt_uses`):
   its findings are dropped, since per-request content belongs there;
-- a definition no file of the run reads, while files of the run import its
-  module (:mod:`promptcache.lint.unread_definitions`): dead text, its
-  findings are dropped;
 - a definition with no known use in the run (the module linted on its own,
-  its importers not in the run, or only non-LLM files import it, and one of
-  them may read it): as before, its findings stand.
+  its importers not in the run, or only non-LLM files import it): as before,
+  its findings stand.
 
 Only files that build or send LLM requests count as users (the pre-filter's
 ``llm_code``, so ``--no-prefilter`` gives the same result).
@@ -34,19 +31,13 @@ from pathlib import Path
 from promptcache.lint import prefilter
 from promptcache.lint.filelint import FileResult
 from promptcache.lint.prompt_uses import AFTER, UNKNOWN, UNSEEN
-from promptcache.lint.unread_definitions import module_splits
 
 
 class Settlement:
-    """The landings of every prompt-module definition used in one run, and the filter they give.
+    """The landings of every prompt-module definition used in one run, and the filter they give."""
 
-    ``unread``: the ``(module, symbol)`` definitions no file of the run reads
-    (:func:`promptcache.lint.unread_definitions.unread`)."""
-
-    def __init__(self, paths: list[Path], results: list[FileResult], scans: dict[Path, prefilter.Scan],
-                 unread: set[tuple[Path, str]] = frozenset()):
+    def __init__(self, paths: list[Path], results: list[FileResult], scans: dict[Path, prefilter.Scan]):
         self.landings: dict[tuple[Path, str], set[str]] = {}
-        self.unread = unread
         wanted = {p: {s for symbols in r.depends.values() for s in symbols} for p, r in zip(paths, results) if r.depends}
         if not wanted:
             return
@@ -68,17 +59,24 @@ class Settlement:
                                 self.landings.setdefault((target, s), set()).update(kinds)
 
     def stands(self, path: Path, symbols: tuple[str, ...]) -> bool:
-        """True unless every symbol is unread, or has known uses that all land after the stable prefix."""
-        return any((path, s) not in self.unread
-                   and (self.landings.get((path, s), set()) - {AFTER} or (path, s) not in self.landings) for s in symbols)
+        """True unless every symbol has known uses and all of them land after the stable prefix."""
+        return any(self.landings.get((path, s), set()) - {AFTER} or (path, s) not in self.landings for s in symbols)
 
     def settle(self, path: Path, result: FileResult) -> FileResult:
-        """``result`` without the findings whose definitions are unread or only used after the prefix."""
-        if not result.depends or not (self.landings or self.unread):
+        """``result`` without the findings whose definitions are only used after the prefix."""
+        if not result.depends or not self.landings:
             return result
         kept = [f for f in result.findings
                 if (f.code, f.line) not in result.depends or self.stands(path, result.depends[(f.code, f.line)])]
         return result if len(kept) == len(result.findings) else replace(result, findings=kept)
+
+
+def _splits(qualified: str) -> list[tuple[str, str]]:
+    """``(module, symbol)`` readings of a qualified name: ``a.b.C.X`` gives ``(a, b.C.X)``, ``(a.b, C.X)``,
+    ``(a.b.C, X)``; a relative ``.p.X`` gives ``(.p, X)``."""
+    dots = len(qualified) - len(qualified.lstrip("."))
+    parts = qualified[dots:].split(".")
+    return [("." * dots + ".".join(parts[:i]), ".".join(parts[i:])) for i in range(1, len(parts))]
 
 
 def _readings(qualified: str) -> list[tuple[str, str | None, bool]]:
@@ -86,9 +84,9 @@ def _readings(qualified: str) -> list[tuple[str, str | None, bool]]:
     import, or an import of an unseen file) is all of ``X`` (``whole``: ``X.Y`` too), or all of module
     ``.p.X`` (symbol None)."""
     if not qualified.endswith(".*"):
-        return [(m, s, False) for m, s in module_splits(qualified)]
+        return [(m, s, False) for m, s in _splits(qualified)]
     base = qualified[:-2]
-    return [(m, s, True) for m, s in module_splits(base)] + [(base, None, True)]
+    return [(m, s, True) for m, s in _splits(base)] + [(base, None, True)]
 
 
 __all__ = ["Settlement"]

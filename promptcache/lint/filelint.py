@@ -23,7 +23,6 @@ from promptcache.lint.errors import unparsable
 from promptcache.lint.finding import Finding, Fix, Severity
 from promptcache.lint.fixes import merge, resolve
 from promptcache.lint.imports import is_llm_module
-from promptcache.lint.import_reads import import_reads
 from promptcache.lint.index import Indexer
 from promptcache.lint.positions import node_ranges, source_lines
 from promptcache.lint.prompt_uses import UNSEEN, import_uses
@@ -56,9 +55,7 @@ class FileResult:
     ``(code, line)`` to the prompt module's named definitions it depends on (absent: it stands on its own);
     ``uses`` maps each imported prompt-named name (qualified as imported) to where it lands here; it is
     ``UNSEEN`` when the file's uses could not be computed (a file-level ``# promptcache: noqa``, a file that
-    does not parse or could not be analysed), so that whatever it imports counts as used somewhere unknown
-    (and read: ``reads`` is then empty). ``reads``: every name it reads of the project modules it imports
-    (:mod:`promptcache.lint.import_reads`).
+    does not parse or could not be analysed), so that whatever it imports counts as used somewhere unknown.
     """
 
     path: str
@@ -66,7 +63,6 @@ class FileResult:
     parsed: bool = False
     depends: dict[tuple[str, int], tuple[str, ...]] = field(default_factory=dict)
     uses: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    reads: tuple[str, ...] = ()
 
 
 def parse(data: bytes, path: str) -> cst.Module | Finding:
@@ -191,16 +187,13 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
     """Walk the tree with ``visitors``, then turn the context's reports into findings (suppressions applied)."""
     module, path = context.module, context.path
     walk(module, visitors, context.facts)
-    # Every file that imports code gives its uses (the run counts only LLM code's: cross_module, pre-filter)
-    # and its reads (any file's: unread_definitions).
-    imports_code = _imports_code(context.index)
-    uses = import_uses(context.flow) if imports_code else {}
-    reads = import_reads(context.flow) if imports_code else ()
+    # Every file that imports code gives its uses; the run counts only LLM code's (cross_module, pre-filter).
+    uses = import_uses(context.flow) if _imports_code(context.index) else {}
     has_noqa = _NOQA_BYTES.search(data) is not None
     check_noqa = (has_noqa and any(rule.code == UnusedNoqa.code for rule in rules)
                   and _NOQA_PC_BYTES.search(data) is not None)
     if not context.reports and not check_noqa:
-        return FileResult(path, [], True, uses=uses, reads=reads)
+        return FileResult(path, [], True, uses=uses)
     targets = [r.node for r in context.reports]
     for report in context.reports:
         if report.fix is not None:
@@ -272,7 +265,7 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
         stale = unused(comments, used, enabled, registered(), path, [line.rstrip("\r\n") for line in source_lines(text)])
         findings += [f for f in stale if not suppression.is_suppressed(f.code, f.line, noqa)]
     kept_depends = {(f.code, f.line): tuple(sorted(d)) for f in findings if (d := depends.get((f.code, f.line)))}
-    return FileResult(path, sorted(findings, key=lambda f: f.sort_key), True, kept_depends, uses, reads)
+    return FileResult(path, sorted(findings, key=lambda f: f.sort_key), True, kept_depends, uses)
 
 
 def _imports_code(index) -> bool:

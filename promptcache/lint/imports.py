@@ -15,7 +15,6 @@ Relative imports keep their leading dots (``from .memory import compact`` gives
 from __future__ import annotations
 
 import re
-import sys
 
 import libcst as cst
 
@@ -125,11 +124,6 @@ def is_llm_module(module: str) -> bool:
         return True
     parts = module.split(".")
     return parts[0] in LLM_PACKAGES or ".".join(parts[:2]) in LLM_PACKAGES
-
-
-def is_external(module: str) -> bool:
-    """An LLM SDK or a standard-library module (not where a project's prompts are defined)."""
-    return is_llm_module(module) or (not module.startswith(".") and module.split(".", 1)[0] in sys.stdlib_module_names)
 
 
 def is_langchain_module(module: str) -> bool:

@@ -1,14 +1,10 @@
-"""Which named definitions of a module a finding there depends on (one file's half of
-:mod:`promptcache.lint.cross_module`; the importers' half is :mod:`promptcache.lint.prompt_uses`
-and :mod:`promptcache.lint.import_reads`).
+"""Which named definitions of a prompt module a finding there depends on (one file's half of
+:mod:`promptcache.lint.cross_module`; the importers' half is :mod:`promptcache.lint.prompt_uses`).
 
 A finding at ``SYSTEM_PROMPT = f"...{now}"``, ``Templates.GREETING`` or the
 return of ``def build_prompt(...)`` stands or falls with where the importers
-put that definition, and falls when no file of the run reads it
-(:mod:`promptcache.lint.unread_definitions`); a finding at any other slot (a
-``system=`` keyword, a system message), or at a definition the module reads
-itself, stands on its own. Only a prompt module's definitions are imported by
-LLM code, so only theirs get placed; any module's may be unread.
+put that definition; a finding at any other slot (a ``system=`` keyword, a
+system message), or at a definition the module reads itself, stands on its own.
 """
 
 from __future__ import annotations
@@ -49,21 +45,17 @@ def definition_symbol(slot: Slot) -> str | None:
 
 
 def definition_symbols(flow: FlowAnalysis, issue: Issue) -> tuple[str, ...] | None:
-    """The symbols an issue depends on (all its slots are named definitions that the module itself does
-    not read), or None when it stands whatever the importers do."""
+    """The symbols an issue in a prompt module depends on (all its slots are named definitions that the
+    module itself does not read), or None when it stands whatever the importers do."""
+    if not flow.prompt_module:
+        return None
     found = []
     for slot in (issue.slot, *issue.more_slots):
-        symbol = unread_symbol(flow, slot)
-        if symbol is None:
+        symbol = definition_symbol(slot)
+        if symbol is None or _read_in_module(flow, symbol):
             return None
         found.append(symbol)
     return tuple(sorted(set(found)))
-
-
-def unread_symbol(flow: FlowAnalysis, slot: Slot) -> str | None:
-    """:func:`definition_symbol` of ``slot`` when the module itself never reads that definition, else None."""
-    symbol = definition_symbol(slot)
-    return None if symbol is None or _read_in_module(flow, symbol) else symbol
 
 
 def _read_in_module(flow: FlowAnalysis, symbol: str) -> bool:
@@ -87,4 +79,4 @@ def _module_scope(flow: FlowAnalysis) -> Scope:
     return next(s for s in flow.index.scopes if s.kind == "module")
 
 
-__all__ = ["definition_symbol", "definition_symbols", "unread_symbol"]
+__all__ = ["definition_symbol", "definition_symbols"]

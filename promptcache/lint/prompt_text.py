@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import inspect
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from promptcache.lint.literals import decode_text, pieces, string_value
-from promptcache.lint.prompt_definitions import unread_symbol
 from promptcache.lint.slots import builder_method
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,22 +57,12 @@ class LiteralUse:
     ``"cleandoc"`` for ``inspect.cleandoc``, ``"sdk"`` for promptcache's own
     normalisation: :class:`~promptcache.PromptBuilder` layers and
     ``promptcache.prompt.normalize``). ``at_end`` is True when every path puts the
-    literal's end at the very end of the assembled prompt. ``definitions``: per
-    slot reaching it, the unread named definition that slot is, or None.
+    literal's end at the very end of the assembled prompt.
     """
 
     node: cst.BaseExpression
     chains: set[tuple[str, ...]]
     at_end: bool
-    definitions: set[str | None] = field(default_factory=set)
-
-    @property
-    def symbols(self) -> tuple[str, ...] | None:
-        """The named definitions the literal is reached from, when every slot reaching it is one the module
-        never reads (:func:`~promptcache.lint.prompt_definitions.unread_symbol`); else None: it stands."""
-        if not self.definitions or None in self.definitions:
-            return None
-        return tuple(sorted(self.definitions))
 
     @property
     def dedented(self) -> bool:
@@ -102,15 +91,13 @@ class PromptText:
         self.index = flow.index
 
     def _roots(self):
-        """``(expression, scope, context, tag)`` per slot; the tag is the unread named definition the slot is
-        (:func:`~promptcache.lint.prompt_definitions.unread_symbol`), or None."""
         for slot in self.flow.system_slots + self.flow.tool_slots:
             sdk = slot.sanitiser == "sdk"
-            yield slot.expr, slot.scope, (("sdk",) if sdk else (), True, sdk), unread_symbol(self.flow, slot)
+            yield slot.expr, slot.scope, (("sdk",) if sdk else (), True, sdk)
         for sink in self.flow.sinks.all():
             fmt = sink.kw("response_format")
             if fmt is not None:
-                yield fmt, sink.scope, ((), True, False), None
+                yield fmt, sink.scope, ((), True, False)
 
     @cached_property
     def _walk(self):
@@ -120,22 +107,21 @@ class PromptText:
         seen: set[tuple[int, int, tuple]] = set()
         stack = list(self._roots())
         while stack:
-            e, scope, ctx, tag = stack.pop()
-            key = (id(e), id(scope), ctx, tag)
+            e, scope, ctx = stack.pop()
+            key = (id(e), id(scope), ctx)
             if e is None or key in seen:
                 continue
             seen.add(key)
             chain, at_end, normalised = ctx
             inner = (chain, False, normalised)  # a part of a larger text: its end is not the prompt's end
-            push = lambda item, tag=tag: stack.append((*item, tag))  # noqa: E731 - from the same slot
+            push = stack.append
             if isinstance(e, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
                 use = literals.get(e)
                 if use is None:
-                    use = literals[e] = LiteralUse(e, {chain}, at_end)
+                    literals[e] = LiteralUse(e, {chain}, at_end)
                 else:
                     use.chains.add(chain)
                     use.at_end &= at_end
-                use.definitions.add(tag)
                 if isinstance(e, cst.FormattedString):
                     assemblies[e] = scope
                 for piece in pieces(e):

@@ -26,11 +26,12 @@ module's own functions and their returns, six steps deep.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from promptcache.lint.imports import imported_modules, is_external
+from promptcache.lint.imports import imported_modules, is_llm_module
 from promptcache.lint.prompt_places import AFTER, BUDGET, DEPTH, LOG_METHODS, NOT_SENT, PREFIX, SYSTEM_ROLES, UNKNOWN, Placer, is_store
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.dict_view import entry as dict_value
@@ -60,12 +61,12 @@ def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
     for node in list(flow.facts.parent):
         if type(node) is cst.ImportFrom and isinstance(node.names, cst.ImportStar):
             module = imported_modules(node)[0]
-            if module.strip(".") and not is_external(module):
+            if module.strip(".") and not _external(module):
                 out[module + ".*"] = {UNKNOWN}  # `from .prompts import *`: its names are read unseen
     for scope in flow.index.scopes:
         for name, bindings in scope.bindings.items():
             for b in bindings:
-                if b.kind == "import" and b.qualified and not is_external(b.qualified):
+                if b.kind == "import" and b.qualified and not _external(b.qualified):
                     imported[name] = True
     if not imported:
         return {q: tuple(sorted(kinds)) for q, kinds in sorted(out.items())}
@@ -90,6 +91,11 @@ def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
         value = call if isinstance(call, cst.Call) and call.func is use else use
         out.setdefault(qualified, set()).update(tracer.land(value, scope, 0))
     return {q: tuple(sorted(kinds)) for q, kinds in sorted(out.items())}
+
+
+def _external(module: str) -> bool:
+    """An LLM SDK or a standard-library module (not where a project's prompts are defined)."""
+    return is_llm_module(module) or (not module.startswith(".") and module.split(".", 1)[0] in sys.stdlib_module_names)
 
 
 class _Tracer(Placer):

@@ -12,7 +12,7 @@ written cache files are kept; older ones are removed when one is written. Inside
 are keyed by the SHA-256 of a file's bytes and whether it is linted as a
 prompt module; an entry holds the findings with their fixes, without the
 path (the run that reads it gives the path), and the file's cross-module
-facts (:attr:`~promptcache.lint.filelint.FileResult.depends`, ``uses`` and ``reads``), never
+facts (:attr:`~promptcache.lint.filelint.FileResult.depends` and ``uses``), never
 a verdict that depends on other files: the run settles those afresh
 (:mod:`promptcache.lint.cross_module`), so an edited importer changes it. The pre-filter's verdict on each
 file (:class:`~promptcache.lint.prefilter.Scan`, the costly part of a run
@@ -140,11 +140,10 @@ class ResultCache:
             findings = [_finding(item, path) for item in found["findings"]]
             depends = {(code, line): tuple(symbols) for code, line, symbols in found.get("depends", ())}
             uses = {qualified: tuple(kinds) for qualified, kinds in found.get("uses", {}).items()}
-            reads = tuple(found.get("reads", ()))
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
         self.used.add(key)
-        return FileResult(path, findings, True, depends, uses, reads)
+        return FileResult(path, findings, True, depends, uses)
 
     def put(self, key: str, result: FileResult) -> None:
         """Remember ``result`` (a parsed file's findings and cross-module facts) under ``key``."""
@@ -153,8 +152,6 @@ class ResultCache:
             entry["depends"] = [[code, line, list(symbols)] for (code, line), symbols in sorted(result.depends.items())]
         if result.uses:
             entry["uses"] = {qualified: list(kinds) for qualified, kinds in result.uses.items()}
-        if result.reads:
-            entry["reads"] = list(result.reads)
         self.entries[key] = entry
         self.used.add(key)
         self.dirty = True

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pathspec
 
-from promptcache.lint import prefilter, unread_definitions
+from promptcache.lint import prefilter
 from promptcache.lint.config import LintConfig
 from promptcache.lint.cross_module import Settlement
 from promptcache.lint.discovery import Discovery, discover, display_path
@@ -218,13 +218,7 @@ def lint_paths(
     importers = {p: s for named, found_importers in importers_of.items()
                  if named in results_of and results_of[named].depends for p, s in found_importers.items()}
     outside, outside_results = _lint_importers(importers, visitors, config, jobs, cache)
-    # Definitions no file of the run reads (dead text): judged in the modules found in a folder of the run,
-    # against all their importers there; those the pre-filter skipped are linted for their reads.
-    readers_of = unread_definitions.importers({p for p in paths_of if results_of[p].depends and p not in found.named}, scans)
-    skipped = {g: scans[g] for readers in readers_of.values() for g in readers if g not in results_of}
-    read_paths, read_results = _lint_importers(skipped, visitors, config, jobs, cache)
-    unread = unread_definitions.unread(readers_of, {**results_of, **dict(zip(read_paths, read_results))}, scans)
-    settlement = Settlement(paths_of + outside, file_results + outside_results, {**importers, **scans}, unread)
+    settlement = Settlement(paths_of + outside, file_results + outside_results, {**importers, **scans})
     for path, (data, display, module), file_result in zip(paths_of, tasks, file_results):
         file_result = settlement.settle(path, file_result)
         if fix is not None and any(applicable(f, fix.unsafe) for f in file_result.findings):
@@ -270,9 +264,8 @@ def _named_modules_importers(named, scans, contents, modules: set[Path],
 
 
 def _lint_importers(importers: dict[Path, prefilter.Scan], rules, config, jobs, cache: ResultCache | None):
-    """``(paths, results)`` of importers outside the run, or skipped by the pre-filter, linted (through
-    ``cache``) for their ``uses`` and ``reads`` only: not counted in the run's summary, their findings never
-    reported."""
+    """``(paths, results)`` of the importers outside the run, linted (through ``cache``) for their ``uses``
+    only: not counted in the run's summary, their findings never reported."""
     paths, tasks, digests, unread = [], [], [], []
     for path in sorted(importers):
         try:

@@ -86,9 +86,6 @@ def build_extraction_prompt(messages):
 class Templates:
     DATED_PROMPT = f"Started at {datetime.now().isoformat()}."
 '''
-# a module that is not LLM code and reads Templates (so Templates.DATED_PROMPT is not dead text:
-# promptcache.lint.unread_definitions), without sending it anywhere the analysis sees
-TEMPLATES_READER = "from .prompts import Templates\n\nDATED = Templates.DATED_PROMPT\n"
 # the importer sends the builder's prompt as the newest (user) turn, or as the system prompt
 AS_USER = 'return client.chat.completions.create(model="m", messages=[{"role": "system", "content": STATIC_PROMPT}, {"role": "user", "content": prompt}])'
 AS_SYSTEM = 'return client.chat.completions.create(model="m", messages=[{"role": "system", "content": prompt}, {"role": "user", "content": messages}])'

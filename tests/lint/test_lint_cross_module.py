@@ -41,14 +41,13 @@ def _lint(run_cli, *paths, extra=()):
 
 def test_builder_sent_as_the_user_message_elsewhere_is_not_reported(write_tree, run_cli):
     root = write_tree({"bot/__init__.py": "", "bot/prompts.py": PROMPTS, "bot/app.py": _app(AS_USER)})
-    # Templates.DATED_PROMPT (line 11): no file of the run reads it, dead text (test_lint_cross_module_unread.py)
-    assert _lint(run_cli, root, extra=("--select", "PC101")) == []
-    assert _lint(run_cli, root, extra=("--select", "PC101", "--no-prefilter")) == []
+    assert _lint(run_cli, root, extra=("--select", "PC101")) == [("prompts.py", "PC101", 11)]  # Templates.DATED_PROMPT: no known use
+    assert _lint(run_cli, root, extra=("--select", "PC101", "--no-prefilter")) == [("prompts.py", "PC101", 11)]
 
 
 def test_builder_sent_as_the_system_prompt_elsewhere_is_reported(write_tree, run_cli):
     root = write_tree({"bot/__init__.py": "", "bot/prompts.py": PROMPTS, "bot/app.py": _app(AS_SYSTEM)})
-    assert _lint(run_cli, root, extra=("--select", "PC101")) == [("prompts.py", "PC101", 7)]  # line 11: unread
+    assert _lint(run_cli, root, extra=("--select", "PC101")) == [("prompts.py", "PC101", 7), ("prompts.py", "PC101", 11)]
 
 
 def test_prompt_module_linted_alone_is_settled_by_its_importers(write_tree, run_cli):
@@ -98,16 +97,13 @@ def test_the_cache_keeps_facts_not_verdicts(write_tree, run_cli, tmp_path, monke
         code, out, err = run_cli("lint", ".", "--output-format", "json")
         return sorted((f["path"].rsplit("/", 1)[-1], f["line"]) for f in json.loads(out)), err
 
-    assert cached_run()[0] == []  # line 11 (Templates.DATED_PROMPT): no file reads it
+    assert cached_run()[0] == [("prompts.py", 11)]
     (root / "bot" / "app.py").write_text(_app(AS_SYSTEM), encoding="utf-8")
     found, err = cached_run()
-    assert found == [("prompts.py", 7)]
+    assert found == [("prompts.py", 7), ("prompts.py", 11)]
     assert "parsed 1, 1 read from the cache" in err  # prompts.py is unchanged: read from the cache
-    (root / "bot" / "app.py").write_text(_app(AS_SYSTEM).replace("import STATIC_PROMPT,", "import STATIC_PROMPT, Templates,"),
-                                         encoding="utf-8")
-    assert cached_run()[0] == [("prompts.py", 7), ("prompts.py", 11)]  # an edited importer reads it: it stands
     (root / "bot" / "app.py").write_text(_app(AS_USER), encoding="utf-8")
-    assert cached_run()[0] == []
+    assert cached_run()[0] == [("prompts.py", 11)]
 
 
 JSON_PROMPTS = '''\

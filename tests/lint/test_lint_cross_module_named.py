@@ -14,7 +14,7 @@ import pytest
 
 from promptcache.lint import lint_paths, load_config
 
-from lint_support import AS_SYSTEM, AS_USER, PROMPTS, TEMPLATES_READER
+from lint_support import AS_SYSTEM, AS_USER, PROMPTS
 
 PROMPTS_LINES = 11
 
@@ -51,7 +51,7 @@ def _app(placement: str, imports: str = "from .prompts import STATIC_PROMPT, bui
 
 def _tree(write_tree, placement: str | None, prompts: str = PROMPTS, **app):
     files = {"bot/__init__.py": "", "bot/prompts.py": prompts, "bot/util.py": "import json\n",
-             "bot/report.py": TEMPLATES_READER, "pyproject.toml": "[tool.promptcache.lint]\nselect = ['PC101']\n"}
+             "pyproject.toml": "[tool.promptcache.lint]\nselect = ['PC101']\n"}
     if placement is not None:
         files["bot/app.py"] = _app(placement, **app)
     return write_tree(files)
