@@ -12,11 +12,11 @@ import libcst as cst
 
 from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
-from promptcache.lint.prompt_uses import PREFIX, returned_landings
+from promptcache.lint.prompt_uses import EXPORTED, PREFIX, returned_landings
 from promptcache.lint.rule import FlowRule, Invalid, LintRule
 
 from lint_rules.history_cases import (
-    PC201_INVALID, PC202_INVALID, PC203_HYSTERESIS_VALID, PC203_INVALID, PC204_INVALID, PC204_NORMALISED_VALID)
+    PC201_INVALID, PC202_BUILDER_VALID, PC202_INVALID, PC203_HYSTERESIS_VALID, PC203_INVALID, PC204_INVALID, PC204_NORMALISED_VALID)
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
@@ -138,12 +138,14 @@ class SummaryBeforeHistory(FlowRule):
     then ``session.summary`` is reported); a request handler named like a
     prompt that returns a response object (``@router.get(...)``
     ``list_prompt_reports()``): the HTTP response, not a prompt. A summary in
-    what a prompt-named function returns (``build_prompt()``) is reported only
-    where the module puts that result ahead of the history (a system message,
-    ``system=``, a message before others): one nobody in the module calls, or
-    whose result goes into the newest user message, a request of its own (a
-    summarising prompt carrying the previous summary) or an object the
-    analysis does not follow, is not.
+    what a prompt-named function returns (``build_prompt()``) that the module
+    calls is reported only where one of those calls puts the result ahead of
+    the history (a system message, ``system=``, a message before others): not
+    when every call puts it in the newest user message, a request of its own
+    (a summarising prompt carrying the previous summary) or an object the
+    analysis does not follow. One the module never calls, or whose result a
+    caller returns out of the module, stands, settled by where its importers
+    put it.
     """
 
     code = "PC202"
@@ -159,15 +161,16 @@ class SummaryBeforeHistory(FlowRule):
         summary dumped as unsorted JSON is two problems, both reported (PC304 fixes the key order, not the summary)."""
         if flow.area != "system" or not flow.has(S.SUMMARY) or self.owned_by(flow, (S.VOLATILE, "PC101"), (S.SHUFFLED, "PC303")):
             return []
-        if flow.slot.kind == "builder" and PREFIX not in (returned_landings(self.flow, flow.slot.scope) or ()):
-            return []  # a builder's result is ahead of the history only where the module puts it there (issue 11)
+        if flow.slot.kind == "builder" and (landings := returned_landings(self.flow, flow.slot.scope)) is not None \
+                and not landings & {PREFIX, EXPORTED}:
+            return []  # the module's calls of the builder put its result nowhere ahead of the history (issue 11)
         return [self.issue(flow, detail=flow.of(S.SUMMARY)[0].detail)]
 
     def leave_Module(self, node: cst.Module) -> None:
         super().leave_Module(node)
         if self.flow.is_llm_file:
             for site in self.flow.summaries.summaries_before_history:
-                self.report(site, self.message.format(detail=self.flow.code(site), slot="a message"))
+                self.report(site, self.message.format(detail=self.flow.code(site), slot="a leading message"))
 
     VALID = [
         # Issue 11 (khoj): a prompt constant of an imported prompt module, named after the summary it asks for.
@@ -187,13 +190,7 @@ class SummaryBeforeHistory(FlowRule):
         _OPENAI + "def turn(history, summary):\n    params = {'model': 'm', 'messages': [*history, {'role': 'user', 'content': summary}]}\n    return client.chat.completions.create(**params)\n",
         # Issue 11 (screenshot-to-code): a request handler named like a prompt returns the HTTP response.
         "from fastapi import APIRouter\nfrom openai import OpenAI\nrouter = APIRouter()\nclient = OpenAI()\n@router.get('/prompt-reports')\nasync def list_prompt_reports(folder):\n    reports = []\n    for name in sorted(folder.iterdir()):\n        summary = read_report(name)\n        reports.append(summary)\n    return {'reports': reports}\n",
-        # Issue 11 (blind sets 4-6): a summary in a prompt builder whose result the module puts nowhere ahead of the
-        # history: never called here (sweep's issue `summary`), the prompt of a summarising request of its own
-        # (deer-flow), an approval dialog's text (magentic-ui).
-        _OPENAI + "class IssuePrompt:\n    def __init__(self, title, summary):\n        self.title = title\n        self.summary = summary\n    def construct_prompt(self):\n        return f'Issue: {self.title}\\nDescription: {self.summary}'\n",
-        "from langchain_core.messages import HumanMessage\nclass Summarizer:\n    def __init__(self, model):\n        self.model = model\n    def _build_summary_prompt(self, messages, previous_summary=None):\n        text = '\\n'.join(m.content for m in messages)\n        return f'Update the summary.\\nPrevious summary: {previous_summary}\\n\\n{text}'\n    def summarize(self, messages, previous_summary=None):\n        prompt = self._build_summary_prompt(messages, previous_summary=previous_summary)\n        return self.model.invoke([HumanMessage(content=prompt)]).content\n",
-        _OPENAI + "def _format_approval_prompt(tool, args_summary):\n    return f'Allow {tool}? {args_summary}'\nasync def step(tool, args_summary):\n    yield ApprovalRequest(prompt=_format_approval_prompt(tool, args_summary), tool_name=tool)\n",
-    ]
+    ] + PC202_BUILDER_VALID
     INVALID = PC202_INVALID
 
 

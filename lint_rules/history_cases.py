@@ -33,6 +33,13 @@ PC201_INVALID = [
 
 
 # PC202 (SummaryBeforeHistory)
+# PC202: issue 11 (blind sets 4-6): a summary in a prompt builder whose result the module's calls put nowhere ahead of
+# the history: the prompt of a summarising request of its own (deer-flow), an approval dialog's text (magentic-ui).
+PC202_BUILDER_VALID = [
+    "from langchain_core.messages import HumanMessage\nclass Summarizer:\n    def __init__(self, model):\n        self.model = model\n    def _build_summary_prompt(self, messages, previous_summary=None):\n        text = '\\n'.join(m.content for m in messages)\n        return f'Update the summary.\\nPrevious summary: {previous_summary}\\n\\n{text}'\n    def summarize(self, messages, previous_summary=None):\n        prompt = self._build_summary_prompt(messages, previous_summary=previous_summary)\n        return self.model.invoke([HumanMessage(content=prompt)]).content\n",
+    _OPENAI + "def _format_approval_prompt(tool, args_summary):\n    return f'Allow {tool}? {args_summary}'\nasync def step(tool, args_summary):\n    yield ApprovalRequest(prompt=_format_approval_prompt(tool, args_summary), tool_name=tool)\n",
+]
+
 PC202_INVALID = [
     # The same module writes the attribute at run time: a summary kept on an imported state object.
     # An imported object that refreshes its own summary through a method is no constant (issue 11 review).
@@ -47,7 +54,11 @@ PC202_INVALID = [
     Invalid(_OPENAI + "def turn(history, summary):\n    params = {'model': 'm', 'messages': [{'role': 'user', 'content': summary}, *history]}\n    return client.chat.completions.create(**params)\n", line=4),
     # Issue 11 review: a prompt builder a system message of the module calls, directly or through a name.
     Invalid("from openai import OpenAI\nclient = OpenAI()\nclass Planner:\n    def build_prompt(self):\n        return f'Plan the trip.\\nSo far: {self.summary}'\n    def turn(self, history):\n        return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': self.build_prompt()}, *history])\n", line=5),
-    # ... also as a message listed before the history, or through the function's caller.
+    # ... also as a message listed before the history, or through the function's caller; a builder the module never
+    # calls by name (a held object's method, `self.prompts.build_prompt()`), or whose result a prompt-named method
+    # returns out of the module, stands (issue 11 review).
+    Invalid(_CLAUDE + "class TripPrompts:\n    def __init__(self, memory):\n        self.memory = memory\n    def build_system_prompt(self):\n        return f'Plan the trip.\\nSo far: {self.memory.summary}'\n    def system(self):\n        return self.build_system_prompt()\n", line=7),
+    Invalid(_CLAUDE + "class Prompts:\n    def build_prompt(self):\n        return f'Plan the trip.\\nSo far: {self.memory.summary}'\nclass Agent:\n    def __init__(self):\n        self.prompts = Prompts()\n    def turn(self, history):\n        return client.messages.create(model='m', max_tokens=9, system=self.prompts.build_prompt(), messages=history)\n", line=5),
     Invalid(_OPENAI + "class Trip:\n    def build_context(self):\n        return f'Story so far: {self.summary}'\n    def turn(self, history, q):\n        return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': self.build_context()}, *history, {'role': 'user', 'content': q}])\n", line=7),
     Invalid(_CLAUDE + "class Planner:\n    def build_prompt(self):\n        return 'Plan the trip.\\nSo far: ' + self.summary\n    def system(self):\n        return self.build_prompt()\n    def turn(self, history):\n        return client.messages.create(model='m', max_tokens=9, system=self.system(), messages=history)\n", line=5),
     Invalid('import anthropic\n\nclient = anthropic.Anthropic()\n\n\nclass Planner:\n    def build_prompt(self):\n        return f"Plan the trip.\\nSo far: {self.summary}"\n\n    def turn(self, history):\n        prompt = self.build_prompt()\n        return client.messages.create(model="m", max_tokens=9, system=prompt, messages=history)\n', line=8),
@@ -69,6 +80,9 @@ PC203_HYSTERESIS_VALID = [
     _CLAUDE + "def turn(history):\n    system = ''\n    if len(history) > 0 and history[0]['role'] == 'system':\n        system = history.pop(0)['content']\n    return client.messages.create(model='m', system=system, messages=history)\n",
 ]
 PC203_INVALID = [
+    # Issue 11 review: a head stored in a dict that goes to a call other than the request (`log.info(**meta)`).
+    Invalid(_CLAUDE + 'def generate(messages, **kw):\n    kwargs = {"model": "m", "max_tokens": 9, **kw}\n    if messages[0]["role"] == "system":\n        kwargs["system"] = messages[0]["content"]\n    messages = messages[1:]\n    kwargs["messages"] = messages\n    return client.messages.create(**kwargs)\n', line=7),
+    Invalid(_CLAUDE + 'def generate(messages, log):\n    meta = {}\n    meta["system"] = messages[0]["content"]\n    messages = messages[1:]\n    log.info("request", **meta)\n    return client.messages.create(model="m", max_tokens=900, messages=messages)\n', line=6),
     # Issue 11 (agentscope): a head stored in a dict that is not the request sent as `**kwargs` is dropped, not moved.
     Invalid(_CLAUDE + 'def generate(messages, log):\n    meta = {}\n    meta["system"] = messages[0]["content"]\n    messages = messages[1:]\n    log.write(meta)\n    return client.messages.create(model="m", max_tokens=900, messages=messages)\n', line=6),
     Invalid(_CLAUDE + 'def run(messages, inbox):\n    kwargs = {"model": "m", "max_tokens": 900}\n    for q in inbox:\n        kwargs["system"] = messages[0]["content"]\n        messages = messages[1:]\n        messages.append({"role": "user", "content": q})\n        client.messages.create(**kwargs, messages=messages)\n', line=7),

@@ -90,7 +90,7 @@ def overwritten(bindings: list[cst.CSTNode], rebindings: list[cst.CSTNode], read
                 continue
             stmt = held.get(id(block))
             position = None if stmt is None else next(i for i, s in enumerate(block.body) if s is stmt)
-            if position is None or not at < position <= until:
+            if position is None or position < at or position > until:  # not on the rebinding's own line either
                 out.add(id(binding))
                 break
     return out

@@ -254,7 +254,7 @@ class _Tracer(Placer):
             out |= self._place(call, call_scope, depth + 1) if message else self.land(call, call_scope, depth + 1)
         return out
 
-__all__ = ["AFTER", "PREFIX", "UNKNOWN", "UNSEEN", "import_uses", "is_store", "returned_landings", "sent_last"]
+__all__ = ["AFTER", "PREFIX", "UNKNOWN", "UNSEEN", "EXPORTED", "import_uses", "is_store", "returned_landings", "sent_last"]
 
 
 def sent_last(flow: FlowAnalysis, message: cst.CSTNode, scope) -> bool:
@@ -263,9 +263,24 @@ def sent_last(flow: FlowAnalysis, message: cst.CSTNode, scope) -> bool:
     return _Tracer(flow)._place(message, scope, 0) == {AFTER}
 
 
+EXPORTED = "exported"
+
+
+class _ReturnTracer(_Tracer):
+    """The tracer, with a value returned by a prompt-named function the module never calls (``def system(self):
+    return self.build_system_prompt()``) marked EXPORTED, a prompt its importers place, rather than UNKNOWN."""
+
+    def _returned(self, scope, depth, message: bool) -> set[str]:
+        func = self.flow.holder_of(scope)
+        if func is not None and self.flow.is_prompt_name(func.name) \
+                and not any(self.flow.index.function_named(c.func, s) is func for c, s in self.flow.index.calls):
+            return {EXPORTED}
+        return super()._returned(scope, depth, message)
+
+
 def returned_landings(flow: FlowAnalysis, func: Scope) -> set[str] | None:
-    """Where the module's calls of ``func`` put what it returns (a set of PREFIX / AFTER / UNKNOWN; empty: never
-    sent), or None when the module never calls it."""
+    """Where the module's calls of ``func`` put what it returns (a set of PREFIX / AFTER / UNKNOWN, and EXPORTED
+    where a caller returns it out of the module; empty: never sent), or None when the module never calls it."""
     if not any(flow.index.function_named(c.func, s) is func for c, s in flow.index.calls):
         return None
-    return _Tracer(flow)._returned(func, 0, message=False)
+    return _ReturnTracer(flow)._returned(func, 0, message=False)

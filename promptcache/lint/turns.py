@@ -32,6 +32,7 @@ from promptcache.lint.expressions import int_value, is_system_dict
 from promptcache.lint.index import Binding, Scope
 from promptcache.lint.request_view import all_sinks, conversations
 from promptcache.lint.sdk_builder import conversation_messages
+from promptcache.lint.sinks import PROMPTCACHE
 from promptcache.lint.trim_guard import Trim, ends_in_exit
 from promptcache.lint.walk import descendants
 
@@ -289,12 +290,14 @@ class Turns:
         return False
 
     def _sent_as_params(self, name: str, func: Scope) -> bool:
-        """``name`` is a request dict ``func`` sends as ``**name`` (``kwargs["system"] = h[0]["content"]`` then
-        ``client.messages.create(**kwargs)``: agentscope's Anthropic model)."""
+        """``name`` is a request dict ``func`` sends as ``**name`` to a request (``kwargs["system"] = h[0]["content"]``
+        then ``client.messages.create(**kwargs)``: agentscope's Anthropic model); not ``log.info(**meta)``."""
         for node in descendants(func.node, cst.Name):
             arg = self.facts.parent.get(node)
             if node.value == name and isinstance(arg, cst.Arg) and arg.value is node and arg.star == "**":
-                return True
+                api = self.flow.sinks.api_of(self.facts.parent[arg], self.flow.scope_at(node) or func)
+                if api is not None and api != PROMPTCACHE:  # an SDK request method given the dict
+                    return True
         return False
 
     def _sent_in_slot(self, name: str, func: Scope) -> bool:
@@ -327,7 +330,7 @@ _HEAD_SLOTS = frozenset({"instructions", "system", "system_message", "system_pro
 def _assigned_names(statement: cst.CSTNode) -> list[str]:
     """The names a simple statement line assigns (``x = ...``, ``x: T = ...``)."""
     out = []
-    for small in getattr(statement, "body", ()):
+    for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
         if isinstance(small, cst.Assign):
             out += [t.target.value for t in small.targets if isinstance(t.target, cst.Name)]
         elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
@@ -338,7 +341,7 @@ def _assigned_names(statement: cst.CSTNode) -> list[str]:
 def _slot_entries(statement: cst.CSTNode) -> list[str]:
     """The names of the dicts a simple statement line stores a system slot in (``kwargs["system"] = ...``)."""
     out = []
-    for small in getattr(statement, "body", ()):
+    for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
         for t in small.targets if isinstance(small, cst.Assign) else ():
             target = t.target
             if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and _entry_key(target) in _HEAD_SLOTS:
