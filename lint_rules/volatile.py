@@ -195,8 +195,10 @@ class PerRequestDataInSystemPrompt(FlowRule):
     """
     ## What it does
     Finds per-user or per-request data in the system prompt: identities
-    (user, name, email, tenant, account, organisation, locale, time zone,
-    level, plan, ``request.user``), or a parameter of the request handler
+    (user, name, email, tenant, account, organisation id, locale, time zone,
+    a user's or account's plan or level, ``request.user``; not a bare ``plan``,
+    ``level`` or ``org``, which name an agent's plan, a log or trust level and a
+    deployment's API organisation more often than a user), or a parameter of the request handler
     interpolated into a template with static text, also text derived from the
     request added to the system message of the conversation
     (``if messages[0]["role"] == "system": messages[0]["content"] += knowledge``

@@ -172,8 +172,14 @@ class VolatileInToolDefinition(FlowRule):
         # ... also when the tools it returns are iterated or extended (second review).
         'from openai import OpenAI\nfrom app.tools import construct_tools\n\nclient = OpenAI()\n\n\ndef ask(persona, user, q):\n    return client.chat.completions.create(\n        model="m",\n        messages=[{"role": "user", "content": q}],\n        tools=[t.definition() for t in construct_tools(persona=persona, user=user)],\n    )\n',
         'from openai import OpenAI\nfrom app.tools import construct_tools, SEARCH_TOOL\n\nclient = OpenAI()\n\n\ndef ask(persona, user, q):\n    tools = construct_tools(persona=persona, user=user) + [SEARCH_TOOL]\n    return client.chat.completions.create(model="m", messages=[{"role": "user", "content": q}], tools=tools)\n',
+        # Issue 11 (blind set 8, PraisonAI and langroid): a tool's trust level kept beside it in a registry, and the
+        # API organisation of the deployment's client: no user's data (a bare `level` / `org` names no user).
+        _OPENAI + "class Registry:\n    def __init__(self):\n        self._tools = {}\n    def register(self, tool, trust_level=None):\n        self._tools[tool['function']['name']] = {'tool': tool, 'trust_level': trust_level}\n    def list_tools(self):\n        return [e['tool'] for e in self._tools.values()]\nREGISTRY = Registry()\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=REGISTRY.list_tools())\n",
+        _OPENAI + "def update_tools(assistant_id, specs):\n    org = client.organization\n    tools = [{'type': 'function', 'function': s, 'metadata': {'org': org}} for s in specs]\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n",
     ]
     INVALID = [
+        # ... a user's plan is a user's data (`user_plan`, `account_level`).
+        Invalid(_OPENAI + "def ask(q, user_plan):\n    tools = [{'type': 'function', 'function': {'name': 'upgrade', 'description': f'Upgrade from {user_plan}.'}}]\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=tools)\n", line=4),
         Invalid(_OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'parameters': {\n        'properties': {'p': {'enum': user.project_keys}}}}}\n    return client.chat.completions.create(model='m', messages=[], tools=[tool])\n", line=5),
         Invalid(_CLAUDE + "from datetime import date\ndef ask(q):\n    tools = [{'name': 'book', 'description': f'Book a room. Today is {date.today()}.'}]\n    return client.messages.create(model='m', tools=tools, messages=[])\n", line=5),
         Invalid("from promptcache import PromptBuilder\ndef base(user):\n    return PromptBuilder().tools([{'name': 'f', 'description': f'Files of {user.email}'}])\n", line=3),

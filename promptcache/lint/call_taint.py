@@ -67,6 +67,19 @@ class CallTaint:
             t = frozenset(s for s in t if s.kind not in S.ORDER_KINDS or s in rest) | held
         return t
 
+    def _own_method(self, func: cst.Attribute, scope: Scope) -> bool:
+        """``func`` is a method of a class of this module (``REGISTRY.list_tools()`` of the app's own tool registry,
+        PraisonAI), not an SDK client's."""
+        if self.index.function_named(func, scope) is not None:
+            return True
+        if not isinstance(func.value, cst.Name):
+            return False
+        classes = [self.index.class_of_receiver(func.value, scope)]
+        for b in self.index.lookup(func.value.value, scope)[1]:  # `REGISTRY = Registry()`: an instance of one
+            if b.kind == "assign" and isinstance(b.value, cst.Call) and isinstance(b.value.func, cst.Name):
+                classes.append(self.index.class_of_receiver(b.value.func, b.scope))
+        return any(cls is not None and func.attr.value in cls.methods for cls in classes)
+
     def _at_import(self, node: cst.CSTNode) -> bool:
         """``node`` runs when its module is imported: no function or lambda encloses it."""
         node = self.parents.get(node)
@@ -113,7 +126,7 @@ class CallTaint:
             # and id-named fields stay sources by their names; `config["configurable"]["preferences"]` read
             # directly, or a config built from the state, stays per-request.
             return EMPTY
-        if method == "list_tools":
+        if method == "list_tools" and not self._own_method(func, scope):
             return frozenset({source(S.MCP, "list_tools()", e), source(S.MCP_CALL, "list_tools()", e)})
         if S.fs_order_call(None, method):
             return self.of(func.value, scope) | {source(S.FS_ORDER, f".{method}()", e)}

@@ -117,7 +117,7 @@ _COMPLETION_ORDER = frozenset({"asyncio.as_completed", "asyncio.wait", "concurre
 
 _IDENTITY_RE = re.compile(
     r"(?i)(^|_)(user(_?name|_?id)?|e_?mail(_address)?|tenant(_?id)?|account(_?(id|number|name))?|"
-    r"org(_?id)?|organi[sz]ation(_?id)?|locale|time_?zone|tz|level|plan|customer(_?id)?)$"
+    r"org_?id|organi[sz]ation_?id|locale|time_?zone|tz|(user|account|customer|subscription)_?(level|plan|tier)|customer(_?id)?)$"
 )
 # Attribute names that identify a user whatever object they hang off (``ctx.user_id``, ``msg.email``).
 _IDENTITY_ATTR_RE = re.compile(
@@ -195,7 +195,7 @@ def is_constant_name(name: str) -> bool:
 
 
 def identity_name(name: str) -> bool:
-    """True for identifiers naming a user, tenant, account, locale or plan (not all-caps constants)."""
+    """True for identifiers naming a user, tenant, account, locale or a user's plan (not all-caps constants)."""
     return not is_constant_name(name) and bool(_IDENTITY_RE.search(name))
 
 
