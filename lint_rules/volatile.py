@@ -74,7 +74,8 @@ class VolatileInSystemPrompt(FlowRule):
     ``cache_control`` breakpoint (only when nothing can mark a later place: no
     ``cache_control=`` on the request, which is automatic caching, no marker
     elsewhere in the module, and no history built by a helper it cannot see
-    into); an id or timestamp keyword of a class or a context manager whose
+    into); an id, timestamp or record-time keyword (``created_at=``,
+    ``creation_utc=``) of a class or a context manager whose
     object is not rendered whole (``RunContext(run_id=...)`` handed on; but
     ``asdict(ctx)`` or ``SystemPrompt(...).render()`` may render it); a clock written to another entry of a
     state dict than the one the prompt reads (``state["last_seen"] = now()`` beside ``state["rules"]``);

@@ -129,7 +129,10 @@ class VolatileInToolDefinition(FlowRule):
     it is not known to be in their schemas; not when the call is written into
     a schema field or text); a builder
     called with ``None`` for the parameter whose fields fill the schema
-    (``build(SCHEMA, info=None)``: the ``if info:`` substitution never runs).
+    (``build(SCHEMA, info=None)``: the ``if info:`` substitution never runs);
+    a clock given to a tool object's record-time keyword (``Tool(name=...,
+    creation_utc=datetime.now(UTC))``, parlant): when the tool was made, not
+    its schema.
     """
 
     code = "PC104"
@@ -172,12 +175,17 @@ class VolatileInToolDefinition(FlowRule):
         # ... also when the tools it returns are iterated or extended (second review).
         'from openai import OpenAI\nfrom app.tools import construct_tools\n\nclient = OpenAI()\n\n\ndef ask(persona, user, q):\n    return client.chat.completions.create(\n        model="m",\n        messages=[{"role": "user", "content": q}],\n        tools=[t.definition() for t in construct_tools(persona=persona, user=user)],\n    )\n',
         'from openai import OpenAI\nfrom app.tools import construct_tools, SEARCH_TOOL\n\nclient = OpenAI()\n\n\ndef ask(persona, user, q):\n    tools = construct_tools(persona=persona, user=user) + [SEARCH_TOOL]\n    return client.chat.completions.create(model="m", messages=[{"role": "user", "content": q}], tools=tools)\n',
+        # Issue 11 (parlant, blind set 8): a tool object's record time is not its schema.
+        _OPENAI + "from datetime import datetime, timezone\ndef to_tool(t):\n    return Tool(name=t.name, creation_utc=datetime.now(timezone.utc), description=t.description or '')\ndef ask(q, mcp_tools):\n    tools = [to_tool(t) for t in mcp_tools]\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[render(t) for t in tools])\n",
         # Issue 11 (blind set 8, PraisonAI and langroid): a tool's trust level kept beside it in a registry, and the
         # API organisation of the deployment's client: no user's data (a bare `level` / `org` names no user).
         _OPENAI + "class Registry:\n    def __init__(self):\n        self._tools = {}\n    def register(self, tool, trust_level=None):\n        self._tools[tool['function']['name']] = {'tool': tool, 'trust_level': trust_level}\n    def list_tools(self):\n        return [e['tool'] for e in self._tools.values()]\nREGISTRY = Registry()\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=REGISTRY.list_tools())\n",
         _OPENAI + "def update_tools(assistant_id, specs):\n    org = client.organization\n    tools = [{'type': 'function', 'function': s, 'metadata': {'org': org}} for s in specs]\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n",
     ]
     INVALID = [
+        # ... a clock in a record-time keyword of an object rendered whole, or in its description.
+        Invalid(_OPENAI + "from dataclasses import dataclass, asdict\nfrom datetime import datetime\n@dataclass\nclass Tool:\n    name: str\n    created_at: datetime\ndef ask(q):\n    tool = Tool(name='search', created_at=datetime.now())\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[{'type': 'function', 'function': asdict(tool)}])\n", line=11),
+        Invalid(_OPENAI + "from datetime import datetime\ndef ask(q):\n    tool = Tool(name='search', created_at=1, description=f'Search. Now: {datetime.now()}')\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[tool.schema()])\n", line=6),
         # ... a user's plan is a user's data (`user_plan`, `account_level`).
         Invalid(_OPENAI + "def ask(q, user_plan):\n    tools = [{'type': 'function', 'function': {'name': 'upgrade', 'description': f'Upgrade from {user_plan}.'}}]\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=tools)\n", line=4),
         Invalid(_OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'parameters': {\n        'properties': {'p': {'enum': user.project_keys}}}}}\n    return client.chat.completions.create(model='m', messages=[], tools=[tool])\n", line=5),

@@ -142,7 +142,8 @@ class CallTaint:
             # `Part(content=text, timestamp=now())`: an id or timestamp keyword of a class whose object is not
             # rendered whole is the object's metadata, not its text (pydantic-ai messages, RunContext(run_id=...);
             # issue 11); `asdict(ctx)`, `SystemPrompt(...).render()` may render it
-            args = [a.value for a in e.args if a.keyword is None or not self.volatile_name.search(a.keyword.value)]
+            args = [a.value for a in e.args if a.keyword is None or not (self.volatile_name.search(a.keyword.value)
+                                                                         or _RECORD_TIME.search(a.keyword.value))]
         if constructor_call(func) and (code := {id(a.value) for a in implementation_arguments(e)}):
             # nor is the callable of a tool object given its schema, rendered or not: it renders the schema
             # (`FunctionTool(func=m, openai_tool_schema=s)`, camel; fields.implementation_arguments)
@@ -279,6 +280,10 @@ class CallTaint:
             t = self.of(arg, scope) if arg is not None else self.union(variadic_arguments(call, callee.node, name, offset), scope)
             out |= templated(t) if s.templated else t
         return frozenset(out)
+
+
+_RECORD_TIME = re.compile(r"(?i)(^|_)(created|updated|modified|deleted|creation)(_?(at|on|utc|time|date))?$|_utc$")
+"""Keywords naming when a record was made or changed (``Tool(creation_utc=now)``, parlant): metadata, like an id."""
 
 
 def _as_is(e: cst.BaseExpression) -> bool:
