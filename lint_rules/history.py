@@ -333,7 +333,9 @@ class InPlaceHistoryEdit(_SiteRule):
     list's length or from its end (``i < len(msgs) - 3``, ``m is not
     msgs[-1]``: a mask whose boundary moves each turn is reported); a constant
     added to a dict literal of a list literal made in the same function
-    (``messages[0]["content"] += RULES``); a rebuilt list whose messages are
+    (``messages[0]["content"] += RULES``), or any text added to one before
+    the list is first sent (outside a loop, ahead of every request and of any
+    call given the list); a rebuilt list whose messages are
     converted alike or by their content, or by a position counted from the
     start (``i == 0``); a field normalised in place, the same bytes each time
     (``m["content"] = m["content"].rstrip()``, ``m.content = clean(m.content)``,

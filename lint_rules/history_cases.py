@@ -126,6 +126,8 @@ PC203_INVALID = [
 # PC204 (InPlaceHistoryEdit)
 # PC204: issue 11 (graphiti, sweep): a field normalised in place on every request is the bytes last sent.
 PC204_NORMALISED_VALID = [
+    # Issue 11 (PraisonAI, blind set 8): the messages built here, a field extended before the list is first sent.
+    _OPENAI + 'def search(query, include=None, tools=()):\n    messages = [{"role": "system", "content": "Find code."}, {"role": "user", "content": f"Find: {query}"}]\n    if include:\n        messages[1]["content"] += f"\\nOnly in: {include}"\n    for _ in range(4):\n        r = client.chat.completions.create(model="m", messages=messages, tools=list(tools))\n        messages.append({"role": "assistant", "content": r.choices[0].message.content})\n',
     # Third review: a copy of every message stripped before the send; a cleaner method of the same class.
     'import anthropic\n\nclient = anthropic.Anthropic()\n\n\ndef turn(history, q):\n    history.append({"role": "user", "content": q})\n    messages = [dict(m) for m in history]\n    for m in messages:\n        m["content"] = m["content"].strip()\n    return client.messages.create(model="m", max_tokens=900, messages=messages)\n',
     'import anthropic\n\nclient = anthropic.Anthropic()\n\n\nclass Chat:\n    def __init__(self):\n        self.messages = []\n\n    def _clean_input(self, text):\n        return "".join(c for c in text if c.isprintable() or c in "\\n\\t")\n\n    def turn(self, q):\n        self.messages.append({"role": "user", "content": q})\n        for m in self.messages:\n            m["content"] = self._clean_input(m["content"])\n        r = client.messages.create(model="m", max_tokens=900, messages=self.messages)\n        self.messages.append({"role": "assistant", "content": r.content[0].text})\n        return r\n',
@@ -138,6 +140,10 @@ PC204_NORMALISED_VALID = [
     "import anthropic\nclient = anthropic.Anthropic()\ndef sanitize(messages):\n    for message in messages:\n        if message['role'] == 'system':\n            message['role'] = 'user'\n        message['content'] = message['content'].rstrip()\n    return messages\ndef turn(history, q):\n    history.append({'role': 'user', 'content': q})\n    return client.messages.create(model='m', max_tokens=9, messages=sanitize(history))\n",
 ]
 PC204_INVALID = [
+    # ... not inside the sending loop, not after a request or a wrapper given the list (issue 11).
+    Invalid(_OPENAI + 'def search(query, notes):\n    messages = [{"role": "system", "content": "Find code."}, {"role": "user", "content": query}]\n    for note in notes:\n        client.chat.completions.create(model="m", messages=messages)\n        messages[1]["content"] += f"\\nNote: {note}"\n', line=7),
+    Invalid(_OPENAI + 'def search(query, extra):\n    messages = [{"role": "system", "content": "Find code."}, {"role": "user", "content": query}]\n    first = client.chat.completions.create(model="m", messages=messages)\n    messages[1]["content"] += f"\\nAlso: {extra}"\n    return client.chat.completions.create(model="m", messages=messages)\n', line=6),
+    Invalid(_OPENAI + 'def search(llm, query, extra):\n    messages = [{"role": "system", "content": "Find code."}, {"role": "user", "content": query}]\n    llm.ask(messages)\n    messages[1]["content"] += f"\\nAlso: {extra}"\n    return client.chat.completions.create(model="m", messages=messages)\n', line=6),
     # ... its boundaries (issue 11 review): a loop over a slice (the window moves: a message goes out raw, then
     # changed), a mask under a test of the same field, a message appended after an `enumerate` loop, and values
     # not idempotent on the field (a summarising callee, an argument read at run time, a callee not named to clean).

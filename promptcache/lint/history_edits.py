@@ -41,6 +41,7 @@ from promptcache.lint.expressions import argument, int_value, is_literal, is_sys
 from promptcache.lint.history_positions import chosen_by_position
 from promptcache.lint.index import Scope
 from promptcache.lint.normalising_edits import normalising_store
+from promptcache.lint.request_view import all_sinks
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,7 +68,7 @@ def edits(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
             continue
         if isinstance(base, cst.Subscript) and turns.is_history(base.value, scope) and not is_last(base, base.value, flow):
             if not _request_copy(turns, base.value, scope, store.node, base, elements=True) and \
-                    not _own_literal_dict(turns, base, scope, store.value):
+                    not _own_literal_dict(turns, base, scope, store.value, store.node):
                 out.append((store.node, flow.code(target)))
             continue
         if isinstance(base, cst.Name):
@@ -214,13 +215,17 @@ def _request_copy(turns: Turns, lst: cst.BaseExpression, scope: Scope, node: cst
     return not chosen_by_position(turns, node, scope, index)
 
 
-def _own_literal_dict(turns: Turns, sub: cst.Subscript, scope: Scope, value: cst.BaseExpression | None) -> bool:
+def _own_literal_dict(turns: Turns, sub: cst.Subscript, scope: Scope, value: cst.BaseExpression | None,
+                     node: cst.CSTNode) -> bool:
     """``messages[0]["content"] += RULES`` where ``messages`` is bound only to list literals made in this function
     (``[{"role": "system", "content": "Base."}, *history, ...]``) whose element at that constant index, with no
-    starred element before it, is a dict literal, and the value stored is a constant: that dict is built for this
-    request and gets the same text each time (the ``**params`` spelling of the same code is not a sent list)."""
+    starred element before it, is a dict literal, and the value stored is a constant (that dict is built for this
+    request and gets the same text each time; the ``**params`` spelling of the same code is not a sent list), or
+    the store at ``node`` runs before the list is first sent (:func:`_before_first_send`: PraisonAI's
+    ``messages[1]["content"] += f"Only search in {patterns}"`` ahead of its tool loop)."""
     at, lst = constant_index(sub), sub.value
-    if at is None or at < 0 or not isinstance(lst, cst.Name) or not _constant(turns, value, scope):
+    if at is None or at < 0 or not isinstance(lst, cst.Name) or not (
+            _constant(turns, value, scope) or _before_first_send(turns, lst.value, node, scope)):
         return False
     found, bindings = turns.index.lookup(lst.value, scope)
     if found is None or found.kind != "function" or not bindings:
@@ -235,6 +240,26 @@ def _own_literal_dict(turns: Turns, sub: cst.Subscript, scope: Scope, value: cst
             return False
         els = b.value.elements[:at + 1]
         if any(isinstance(el, cst.StarredElement) for el in els) or not isinstance(els[-1].value, cst.Dict):
+            return False
+    return True
+
+
+def _before_first_send(turns: Turns, name: str, node: cst.CSTNode, scope: Scope) -> bool:
+    """The store at ``node`` runs before list ``name`` of function ``scope`` is first handed anywhere: no loop of
+    the function encloses it, every request of the function comes after it in the source, and no earlier call is
+    given the list (a wrapper that may send it)."""
+    facts = turns.facts
+    for up in facts.ancestors(node):
+        if up is scope.node:
+            break
+        if isinstance(up, (cst.For, cst.While)):
+            return False
+    at = facts.order.get(node, 0)
+    if any(sink.scope is scope and facts.order.get(sink.call, 0) < at for sink in all_sinks(turns.flow)):
+        return False
+    for read in descendants(scope.node, cst.Name):
+        arg = facts.parent.get(read)
+        if read.value == name and isinstance(arg, cst.Arg) and arg.value is read and facts.order.get(read, 0) < at:
             return False
     return True
 
