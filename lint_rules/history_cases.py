@@ -124,6 +124,59 @@ PC203_INVALID = [
 
 
 # PC204 (InPlaceHistoryEdit)
+PC204_VALID = [
+    _OPENAI + "def step(messages, extra):\n    messages[-1]['content'] += extra\n    return client.chat.completions.create(model='m', messages=messages)\n",
+    _OPENAI + "def step(messages, rows):\n    for row in rows:\n        row['content'] = ''\n    return client.chat.completions.create(model='m', messages=messages)\n",
+    _CLAUDE + "def step(messages):\n    messages[-1]['content'][-1]['cache_control'] = {'type': 'ephemeral'}\n    return client.messages.create(model='m', messages=messages)\n",
+    # Issue 11 Build 2: a tool result truncated once, before it is appended.
+    _OPENAI + 'BUDGET = 20000\n\ndef turn(messages, q, output):\n    messages.append({"role": "tool", "content": output[:BUDGET]})\n    messages.append({"role": "user", "content": q})\n    return client.chat.completions.create(model="m", messages=messages)\n',
+    # Issue 11 Build 2: the constant system message re-set at index 0 (same bytes).
+    _OPENAI + 'BUDGET = 20000\n\nSYSTEM_PROMPT = "Plan trips."\nclass Agent:\n    def __init__(self):\n        self.messages = [{"role": "system", "content": SYSTEM_PROMPT}]\n    def turn(self, q):\n        self.messages[0] = {"role": "system", "content": SYSTEM_PROMPT}\n        self.messages.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.messages)\n',
+    # Issue 11 Build 2: an insert into a list built fresh for the request.
+    _OPENAI + 'BUDGET = 20000\n\nSYSTEM = {"role": "system", "content": "Plan."}\nclass Agent:\n    def __init__(self):\n        self.history = []\n    def turn(self, q):\n        self.history.append({"role": "user", "content": q})\n        messages = list(self.history)\n        messages.insert(0, SYSTEM)\n        return client.chat.completions.create(model="m", messages=messages)\n',
+    # Issue 11 Build 2: a normalised copy (the same bytes on every request).
+    _OPENAI + 'BUDGET = 20000\n\ndef clean(messages):\n    return [{**m, "content": m["content"].strip()} if isinstance(m["content"], str) else m for m in messages]\ndef turn(messages, q):\n    messages.append({"role": "user", "content": q})\n    return client.chat.completions.create(model="m", messages=clean(messages))\n',
+    # Issue 11 Build 2: `.remove` on a list that is not sent.
+    _OPENAI + 'BUDGET = 20000\n\ndef turn(messages, q, pending):\n    pending.remove(q)\n    messages.append({"role": "user", "content": q})\n    return client.chat.completions.create(model="m", messages=messages)\n',
+    # Issue 11 Build 2: a placeholder chosen before the message is appended.
+    _OPENAI + 'BUDGET = 20000\n\nclass Agent:\n    def __init__(self):\n        self.messages = []\n    def step(self, q, output):\n        self.messages.append({"role": "tool", "content": output if len(output) < BUDGET else "<omitted>"})\n        self.messages.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.messages)\n',
+    # Issue 11 Build 2: a one-time insert (`if not self.history`) and a bookkeeping flag the messages do not render.
+    _OPENAI + 'SYSTEM = {"role": "system", "content": "Plan."}\nclass Agent:\n    def __init__(self):\n        self.history = []\n        self.steps = []\n    def to_messages(self):\n        messages = []\n        for step in self.steps:\n            messages.append({"role": "user", "content": step.observations})\n        return messages\n    def turn(self, q):\n        if not self.history:\n            self.history.insert(0, SYSTEM)\n        for step in self.steps:\n            step.seen = True\n        self.history.append({"role": "user", "content": q})\n        return client.chat.completions.create(model="m", messages=self.history + self.to_messages())\n',
+    # A removal from the list built for this request (the stored history is unchanged).
+    _OPENAI + 'SYSTEM = {"role": "system", "content": "Plan."}\ndef ask(history, q):\n    messages = [SYSTEM, *history, {"role": "user", "content": q}]\n    if not q.strip():\n        messages.remove(messages[-1])\n    return client.chat.completions.create(model="m", messages=messages)\n',
+    # smolagents' GAIA runner (run_gaia.py): after the run, a field that to_messages() never renders is cleared
+    # for logging (`model_input_messages`, a record of what the step was sent).
+    "from smolagents import CodeAgent\ndef run(agent, question):\n    result = agent.run(question)\n    for memory_step in agent.memory.steps:\n        memory_step.model_input_messages = None\n    return result\n",
+    # The newest memory step gets its screenshot (not yet sent); older steps are only read.
+    "from smolagents import CodeAgent\ndef save_screenshot(memory_step, agent):\n    seen = [s.step_number for s in agent.memory.steps]\n    memory_step.observations_images = [take_screenshot()]\n    return seen\n",
+    # Issue 11: the constant system message re-set at index 0 through the SDK's TypedDict (a dict).
+    _OPENAI + "from openai.types.chat import ChatCompletionSystemMessageParam\nSYSTEM = 'Be brief.'\nclass Bot:\n    def __init__(self):\n        self.history = []\n    def turn(self, text):\n        self.history[0] = ChatCompletionSystemMessageParam(role='system', content=SYSTEM)\n        self.history.append({'role': 'user', 'content': text})\n        return client.chat.completions.create(model='m', messages=self.history)\n",
+    # Issue 11: a counter stored in the state dict whose `messages` entry is sent is not a message edit (the
+    # history is the entry, not the dict holding it), sent as a keyword or through a `**params` dict.
+    _CLAUDE + "def turn(state, text):\n    state['turns'] = state.get('turns', 0) + 1\n    return client.messages.create(model='m', max_tokens=9, messages=state['messages'] + [{'role': 'user', 'content': text}])\n",
+    _CLAUDE + "def turn(state, text):\n    state['turns'] = state.get('turns', 0) + 1\n    params = {'model': 'm', 'max_tokens': 9, 'messages': state['messages'] + [{'role': 'user', 'content': text}]}\n    return client.messages.create(**params)\n",
+    # Issue 11 (browser-use): the schema added to the system message of a list another module's serializer
+    # converted for this request; (khoj) slots replaced in a list built fresh per call, through a private helper.
+    _OPENAI + 'from .serializer import serialize_messages\nclass Chat:\n    def ask(self, messages, schema):\n        out = serialize_messages(messages)\n        if out[0]["role"] == "system":\n            out[0]["content"] += f"\\n<json_schema>{schema}</json_schema>"\n        return client.chat.completions.create(model="m", messages=out)\n',
+    _OPENAI + 'class Agent:\n    def _format(self, messages):\n        out = []\n        for m in messages:\n            out.append(m.render())\n        return out\n    def _for_summary(self, formatted):\n        for idx, msg in enumerate(formatted):\n            if isinstance(msg, str):\n                formatted[idx] = {"role": "user", "content": msg}\n        return formatted\n    def call(self):\n        msgs = self._format(self.messages)\n        msgs = self._for_summary(msgs)\n        return client.responses.create(model="m", input=msgs)\n',
+    # Issue 11 (khoj format_message_for_api): a format conversion on a deep copy made for this request; the
+    # stored messages are untouched, the same bytes go out each turn.
+    "from copy import deepcopy\n" + _OPENAI + 'def format_messages(raw_messages):\n    out = []\n    messages = deepcopy(raw_messages)\n    for message in messages:\n        if isinstance(message.content, list):\n            message.content = "\\n".join(p["text"] for p in message.content)\n        out.append({"role": message.role, "content": message.content})\n    return out\ndef chat(history):\n    return client.chat.completions.create(model="m", messages=format_messages(history))\n',
+    # Issue 11 (Qwen-Agent Assistant): text added to the system message of a deep copy the parameter was rebound
+    # to (PC102's finding, not a change of a sent message).
+    "import copy\n" + _OPENAI + "class Assistant:\n    def run(self, messages):\n        messages = copy.deepcopy(messages)\n        knowledge = self.mem.retrieve(messages[-1]['content'])\n        if messages and messages[0]['role'] == 'system':\n            messages[0]['content'] += '\\n\\n' + '\\n'.join(knowledge)\n        return client.chat.completions.create(model='m', messages=messages)\n",
+    # Issue 11 review: a constant added to the system dict of the list literal built this call (the
+    # `**params` spelling of the same code is silent too).
+    _OPENAI + 'RULES = "Be brief."\ndef turn(history, q):\n    messages = [{"role": "system", "content": "Base."}, *history, {"role": "user", "content": q}]\n    messages[0]["content"] += "\\nRules: " + RULES\n    return client.chat.completions.create(model="m", messages=messages)\n',
+    # Cache breakpoints taken off the older messages of the rebuilt list (markers move, the text does not).
+    _CLAUDE + 'KEEP = 2\ndef to_api(history):\n    out = []\n    for i, m in enumerate(history):\n        if i < len(history) - KEEP:\n            m = {k: v for k, v in m.items() if k != "cache_control"}\n        out.append(m)\n    return out\ndef turn(history):\n    return client.messages.create(model="m", max_tokens=9, messages=to_api(history))\n',
+    # Search results of this request shortened by position: no message that was sent before.
+    _OPENAI + 'def answer(self, q):\n    results = self.search(q)\n    out = [{"role": "system", "content": "Answer."}]\n    for i, r in enumerate(reversed(results)):\n        if i > 3:\n            r = {"role": "user", "content": r["content"][:100]}\n        out.append(r)\n    return client.chat.completions.create(model="m", messages=out)\n',
+    # A rebuilt list converting messages by their content (the same bytes every request), or by a position
+    # counted from the start (the same message every request).
+    _OPENAI + 'class Agent:\n    def _to_api(self, memory):\n        out = []\n        for i, msg in enumerate(reversed(memory)):\n            if msg["role"] == "tool":\n                msg = {"role": "tool", "tool_call_id": msg["id"], "content": msg["content"]}\n            out.append(msg)\n        return out[::-1]\n    def step(self):\n        return client.chat.completions.create(model="m", messages=self._to_api(self.memory))\n',
+    _OPENAI + 'class Agent:\n    def _to_api(self, memory):\n        out = []\n        for i, msg in enumerate(memory):\n            if i == 0:\n                msg = {"role": "system", "content": msg["content"].strip()}\n            out.append(msg)\n        return out\n    def step(self):\n        return client.chat.completions.create(model="m", messages=self._to_api(self.memory))\n',
+]
 # PC204: issue 11 (graphiti, sweep): a field normalised in place on every request is the bytes last sent.
 PC204_NORMALISED_VALID = [
     # Issue 11 (PraisonAI, blind set 8): the messages built here, a field extended before the list is first sent.
