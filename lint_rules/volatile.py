@@ -252,10 +252,7 @@ class PerRequestDataInSystemPrompt(FlowRule):
     passed through); a message's ``content`` converted into the message it becomes
     (``{"role": "system", "content": _serialize(message.content)}``; not with text joined to it:
     ``"Write like: " + message.content`` is reported); the reply a prompt-named
-    request handler returns (``check_if_safe_prompt``); the ``model=`` (or
-    ``max_tokens=``, ``temperature=``) of a request made through a wrapper not
-    seen here, given beside its prompt: it shapes the reply, it is not in it
-    (``llm.complete(prompt=p, model=aux_model)``). A number or a ``Literal`` annotation does not make a
+    request handler returns (``check_if_safe_prompt``). A number or a ``Literal`` annotation does not make a
     parameter a setting: a customer number or a plan tier is per-user data.
     """
 
@@ -283,8 +280,6 @@ class PerRequestDataInSystemPrompt(FlowRule):
         return []
 
     VALID = [
-        # Issue 11 (PraisonAI, blind set 8): the model named for a wrapper's request is not in its reply.
-        _OPENAI + "def answer(q, history, helper_model=None):\n    notes = llm.complete(prompt='List the open tasks.', model=helper_model, max_tokens=300)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Open tasks: {notes}'}, *history, {'role': 'user', 'content': q}])\n",
         # Issue 11: a request dict sent as `**params` with the user's name in the newest user turn.
         _CLAUDE + "def ask(user, history, q):\n    params = {'model': 'm', 'max_tokens': 512, 'system': 'You are helpful.'}\n    params['messages'] = history + [{'role': 'user', 'content': f'{user.name}: {q}'}]\n    return client.messages.create(**params)\n",
         _CLAUDE + f"RULES = open('rules.md').read()\ndef ask(user, q):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'You talk to {{user.name}}.'}}], messages=[q])\n",

@@ -107,8 +107,6 @@ PC101_INVALID = [
 
 # PC102 (PerRequestDataInSystemPrompt)
 PC102_INVALID = [
-    # ... but its prompt is (issue 11).
-    Invalid(_OPENAI + "def answer(q, history, user_id, helper_model=None):\n    notes = llm.complete(prompt=f'List the open tasks of {user_id}.', model=helper_model)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Open tasks: {notes}'}, *history, {'role': 'user', 'content': q}])\n", line=5),
     # ... while a query's per-request argument read through a database handle is reported.
     Invalid(_CLAUDE + "import psycopg\ndef ask(conn: psycopg.Connection, user_id, q):\n    row = conn.execute('SELECT bio FROM users WHERE id = %s', (user_id,)).fetchone()\n    return client.messages.create(model='m', max_tokens=9, system=row[0], messages=[q])\n", line=6),
     # Issue 11 (newcomer): per-request data dumped as unsorted JSON is two problems: PC304 reports the key order,

@@ -138,10 +138,6 @@ class CallTaint:
             return frozenset({source(S.SUMMARY, f"{last}()", e)})
         if (sink := self.sinks.sink_at(e, scope)) is not None and sink.is_request:
             return frozenset({source(S.SUMMARY, "a summarising LLM call", e)}) if self.sinks.asks_to_summarise(e, scope) else EMPTY
-        if any(a.keyword is not None and a.keyword.value == "model" for a in e.args):
-            # `self.llm.complete(prompt=p, model=model, max_tokens=n)`: a request through a wrapper not seen here;
-            # the model and the sampling options choose how the reply is made, they are not in it (PraisonAI)
-            args = [a.value for a in e.args if a.keyword is None or a.keyword.value not in _REQUEST_OPTIONS]
         if constructor_call(func) and not rendered_whole(e, self.parents, lambda f: self.index.qualified(f, scope), self._names_in):
             # `Part(content=text, timestamp=now())`: an id or timestamp keyword of a class whose object is not
             # rendered whole is the object's metadata, not its text (pydantic-ai messages, RunContext(run_id=...);
@@ -286,8 +282,6 @@ class CallTaint:
         return frozenset(out)
 
 
-_REQUEST_OPTIONS = frozenset({"model", "max_tokens", "temperature", "top_p", "timeout"})
-"""Keywords of an LLM request that shape the reply without being part of it."""
 _RECORD_TIME = re.compile(r"(?i)(^|_)(created|updated|modified|deleted|creation)(_?(at|on|utc|time|date))?$|_utc$")
 """Keywords naming when a record was made or changed (``Tool(creation_utc=now)``, parlant): metadata, like an id."""
 
