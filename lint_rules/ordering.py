@@ -13,7 +13,6 @@ import libcst as cst
 from promptcache.lint import sources as S
 from promptcache.lint.elements import sort_fix
 from promptcache.lint.finding import Applicability, Severity
-from promptcache.lint.kept_listings import kept
 from promptcache.lint.rule import FlowRule, Invalid, NodeFix
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
@@ -304,16 +303,6 @@ class McpToolsUnsorted(FlowRule):
     handler) and sorted by name. In a function whose LLM calls all run inside
     a loop (a conversation or agent loop), only the loop body is the per-turn
     path: listing the tools before the loop is listing them once.
-
-    Nor, sorted or not, when the listing is kept in the object and every
-    request sends that same list: stored in an attribute by a method no
-    request runs (``self.tools = ...`` in ``__init__``, ``connect()`` or an
-    initialiser only they call), or in a cache entry filled on a miss
-    (``tools = self.cache.get(server)``; ``if tools is None:`` list, then
-    ``self.cache[server] = tools``). It fires again when a request empties
-    that attribute (``self.cache.clear()``, ``self.cache = {}``), or lists and
-    stores on the request path (in the handler, in a method it calls, in the
-    turn loop).
     """
 
     code = "PC305"
@@ -329,12 +318,12 @@ class McpToolsUnsorted(FlowRule):
         made again on the per-turn path (unless a set or directory order on it is reported: PC301, PC302)."""
         if flow.area != "tools" or self.owned_by(flow, (S.SHUFFLED, "PC303")):
             return []
-        if any(not kept(self.flow, s) for s in flow.of(S.MCP)):
+        if flow.has(S.MCP):
             return [self.issue(flow, detail="unsorted")]
         if self.owned_by(flow, (S.FS_ORDER, "PC302"), (S.UNORDERED, "PC301")):
             return []
         return [self.issue(flow, node=s.origin, detail="re-listed") for s in flow.of(S.MCP_CALL)
-                if s.origin is not None and self.flow.turns.per_turn(s.origin) and not kept(self.flow, s)]
+                if s.origin is not None and self.flow.turns.per_turn(s.origin)]
 
     def issue_message(self, issue) -> str:
         return self.message.format(detail="without sorting by name" if issue.detail == "unsorted" else "again on every turn")
@@ -347,23 +336,12 @@ class McpToolsUnsorted(FlowRule):
         _CLAUDE + "async def agent(session, questions):\n    listed = await session.list_tools()\n    tools = sorted(({'name': t.name} for t in listed.tools), key=lambda t: t['name'])\n    history = []\n    for q in questions:\n        history.append({'role': 'user', 'content': q})\n        r = client.messages.create(model='m', tools=tools, messages=history)\n        history.append({'role': 'assistant', 'content': r.content})\n",
         # Issue 11 (agno's MCP test client): a tool-named method returning the tools' names, not definitions.
         _CLAUDE + "class Client:\n    async def list_tools(self):\n        result = await self.session.list_tools()\n        return [tool.name for tool in result.tools]\n",
-        # Listed once and kept, sorted or not: an attribute filled by a method no request runs (PraisonAI's MCP
-        # clients), a per-server cache filled on a miss (ChatDev's `_mcp_tool_cache`).
-        _CLAUDE + "class Agent:\n    def __init__(self, session):\n        self.session = session\n        self.tools = []\n    async def connect(self):\n        listed = await self.session.list_tools()\n        self.tools = [{'name': t.name, 'input_schema': t.inputSchema} for t in listed.tools]\n    async def ask(self, m):\n        return client.messages.create(model='m', tools=self.tools, messages=m)\n",
-        _CLAUDE + "class Tools:\n    def __init__(self):\n        self._by_server = {}\n    async def _fetch(self, session):\n        return (await session.list_tools()).tools\n    async def tools_for(self, server, session):\n        tools = self._by_server.get(server)\n        if tools is None:\n            tools = await self._fetch(session)\n            self._by_server[server] = tools\n        return [{'name': t.name, 'input_schema': t.inputSchema} for t in tools]\n    async def ask(self, server, session, m):\n        return client.messages.create(model='m', tools=await self.tools_for(server, session), messages=m)\n",
-        _CLAUDE + "class Agent:\n    def __init__(self):\n        self._cache = {}\n    async def ask(self, server, session, m):\n        if server not in self._cache:\n            listed = await session.list_tools()\n            self._cache[server] = sorted(listed.tools, key=lambda t: t.name)\n        return client.messages.create(model='m', tools=self._cache[server], messages=m)\n",
     ]
     INVALID = [
         # The same method returning definitions built from the listing is a tool builder.
         Invalid(_CLAUDE + "class Client:\n    async def list_tools(self):\n        result = await self.session.list_tools()\n        return [{'name': tool.name, 'input_schema': tool.inputSchema} for tool in result.tools]\n", line=6),
         Invalid(_CLAUDE + "async def ask(s, m):\n    return client.messages.create(model='m', messages=m,\n        tools=[{'name': t.name} for t in (await s.list_tools()).tools])\n", line=5),
         Invalid(_CLAUDE + "async def ask(s, m):\n    listed = await s.list_tools()\n    tools = sorted(listed.tools, key=lambda t: t.name)\n    return client.messages.create(model='m', tools=tools, messages=m)\n", line=4),
-        # Listed and stored in the object on the request path: in the handler, in a method it calls, in the turn loop.
-        Invalid(_CLAUDE + "class Agent:\n    async def ask(self, session, m):\n        self.tools = (await session.list_tools()).tools\n        return client.messages.create(model='m', tools=self.tools, messages=m)\n", line=6),
-        Invalid(_CLAUDE + "class Agent:\n    async def refresh(self, session):\n        self.tools = (await session.list_tools()).tools\n    async def ask(self, session, m):\n        await self.refresh(session)\n        return client.messages.create(model='m', tools=self.tools, messages=m)\n", line=8),
-        Invalid(_CLAUDE + "class Agent:\n    async def run(self, session, questions):\n        for q in questions:\n            self.tools = (await session.list_tools()).tools\n            client.messages.create(model='m', tools=self.tools, messages=[{'role': 'user', 'content': q}])\n", line=7),
-        # A per-server cache emptied, or refilled, by every request lists on every request.
-        Invalid(_CLAUDE + "class Agent:\n    def __init__(self):\n        self._cache = {}\n    async def ask(self, server, session, m):\n        self._cache[server] = (await session.list_tools()).tools\n        return client.messages.create(model='m', tools=self._cache[server], messages=m)\n", line=8),
-        Invalid(_CLAUDE + "class Agent:\n    def __init__(self):\n        self._cache = {}\n    async def ask(self, server, session, m):\n        self._cache.clear()\n        tools = self._cache.get(server)\n        if tools is None:\n            tools = (await session.list_tools()).tools\n            self._cache[server] = tools\n        return client.messages.create(model='m', tools=tools, messages=m)\n", line=12),
+        Invalid(_CLAUDE + "class A:\n    async def connect(self, s):\n        self.tools = (await s.list_tools()).tools\n    async def ask(self, m):\n        return client.messages.create(model='m', tools=self.tools, messages=m)\n", line=7),
         Invalid(_CLAUDE + "async def agent(session, questions):\n    history = []\n    for q in questions:\n        listed = await session.list_tools()\n        tools = sorted(listed.tools, key=lambda t: t.name)\n        history.append({'role': 'user', 'content': q})\n        client.messages.create(model='m', tools=tools, messages=history)\n", line=6),
     ]

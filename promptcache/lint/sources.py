@@ -259,12 +259,7 @@ class Source:
     import_time: bool = False  # read once, when the module is imported (module or class body): fixed per process
     through_call: bool = False  # an argument of a call whose body is not seen (`store.get(user_id)`): in the result's
     # value, not known to be in its text
-    kept_id: int = 0  # the id of `kept`, below (0: not stored)
     origin: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
-    # An MCP listing stored in an attribute of its object on its way to the slot: the nearest such store to the
-    # listing (`self.tools = ...`, `self.cache[key] = tools`); whether it keeps the list between requests is
-    # :func:`promptcache.lint.kept_listings.kept`'s question
-    kept: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
 
 
 EMPTY: frozenset[Source] = frozenset()
@@ -294,11 +289,3 @@ def as_daily(t: frozenset[Source], daily: bool) -> frozenset[Source]:
     if not daily or not any(s.kind == VOLATILE and not s.daily for s in t):
         return t
     return frozenset(dataclasses.replace(s, daily=True) if s.kind == VOLATILE else s for s in t)
-
-
-def kept_in(t: frozenset[Source], store: cst.CSTNode | None) -> frozenset[Source]:
-    """``t`` with its MCP listings not yet marked as stored marked as stored by ``store`` (:attr:`Source.kept`)."""
-    if store is None or not any(s.kind in (MCP, MCP_CALL) and s.kept is None for s in t):
-        return t
-    return frozenset(dataclasses.replace(s, kept=store, kept_id=id(store)) if s.kind in (MCP, MCP_CALL) and s.kept is None else s
-                     for s in t)

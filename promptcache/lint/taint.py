@@ -31,8 +31,7 @@ from promptcache.lint.call_taint import CallTaint
 from promptcache.lint.expressions import has_text, is_dict_view, is_literal, key_text
 from promptcache.lint.fields import FieldSensitivity
 from promptcache.lint.sinks import SinkFinder
-from promptcache.lint.kept_listings import store_on_miss
-from promptcache.lint.sources import EMPTY, Source, as_daily, kept_in, source, templated
+from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
 from promptcache.lint.rendering import same_field
 from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, date_format, handle_annotation, imports_code
 
@@ -213,10 +212,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
                 continue  # `meta = None; prepare(meta=meta); meta = Meta(now())`: assigned after this read (onyx)
             if id(binding.node) in replaced:
                 continue  # `t = f"...{today}"; ...; t = "Given the input..."; use(t)`: rebound in between (quivr)
-            t = self._binding(binding, e.value)
-            if self.parents is not None and any(s.kind in (S.MCP, S.MCP_CALL) for s in t):
-                t = kept_in(t, store_on_miss(binding, e.value, self.parents))  # a listing cached on a miss
-            out |= t
+            out |= self._binding(binding, e.value)
         if found_scope is not None and e.value in found_scope.sorted_names:
             out = {s for s in out if s.kind not in S.ORDER_KINDS}
         return frozenset(out)
@@ -268,7 +264,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
                 out = set(self.names(attr, origin=e))
                 if not any(s.kind == S.SUMMARY for s in out):
                     for binding in cls.attrs.get(attr, ()):
-                        out |= kept_in(self._binding(binding, attr), binding.node)  # a listing stored in the object
+                        out |= self._binding(binding, attr)
                 return frozenset(out)
         qualified = self.index.qualified(e, scope)
         if qualified == "os.environ":

@@ -158,18 +158,6 @@ class Turns:
                 return bool(sinks) and not all(self.facts.loop_of(s.call) is not None for s in sinks)
         return False
 
-    def per_request(self, node: cst.CSTNode, seen: set[int] | None = None) -> bool:
-        """On the per-turn path, or in a function that a call on the per-request path runs (``await self.refresh()``
-        in a request handler); a function nothing in the module calls (``connect``, ``__init__``) is not."""
-        if self.per_turn(node):
-            return True
-        seen = set() if seen is None else seen
-        func = next((self.index.scope_of_node.get(a) for a in self.facts.ancestors(node) if isinstance(a, cst.FunctionDef)), None)
-        if func is None or id(func) in seen:
-            return False
-        seen.add(id(func))
-        return any(self.callee(call, scope) is func and self.per_request(call, seen) for call, scope in self.index.calls)
-
     def is_size_guard(self, test: cst.CSTNode) -> bool:
         """An expression comparing a length or a token count, or naming a limit/threshold/budget."""
         for n in descendants(test, (cst.Call, cst.Name, cst.Attribute)):
