@@ -254,9 +254,6 @@ class _Tracer(Placer):
             out |= self._place(call, call_scope, depth + 1) if message else self.land(call, call_scope, depth + 1)
         return out
 
-__all__ = ["AFTER", "PREFIX", "UNKNOWN", "UNSEEN", "EXPORTED", "import_uses", "is_store", "returned_landings", "sent_last"]
-
-
 def sent_last(flow: FlowAnalysis, message: cst.CSTNode, scope) -> bool:
     """``message`` goes out last in every request it is followed to (the last message of a list sent as written,
     or appended): the newest turn, by position, not by role. False where a place is a prefix or unknown."""
@@ -272,8 +269,7 @@ class _ReturnTracer(_Tracer):
 
     def _returned(self, scope, depth, message: bool) -> set[str]:
         func = self.flow.holder_of(scope)
-        if func is not None and self.flow.is_prompt_name(func.name) \
-                and not any(self.flow.index.function_named(c.func, s) is func for c, s in self.flow.index.calls):
+        if func is not None and self.flow.is_prompt_name(func.name) and not _called(self.flow, func):
             return {EXPORTED}
         return super()._returned(scope, depth, message)
 
@@ -281,6 +277,14 @@ class _ReturnTracer(_Tracer):
 def returned_landings(flow: FlowAnalysis, func: Scope) -> set[str] | None:
     """Where the module's calls of ``func`` put what it returns (a set of PREFIX / AFTER / UNKNOWN, and EXPORTED
     where a caller returns it out of the module; empty: never sent), or None when the module never calls it."""
-    if not any(flow.index.function_named(c.func, s) is func for c, s in flow.index.calls):
+    if not _called(flow, func):
         return None
     return _ReturnTracer(flow)._returned(func, 0, message=False)
+
+
+def _called(flow: FlowAnalysis, func: Scope) -> bool:
+    """The module calls ``func`` somewhere (a call its index resolves to it)."""
+    return any(flow.index.function_named(c.func, s) is func for c, s in flow.index.calls)
+
+
+__all__ = ["AFTER", "EXPORTED", "PREFIX", "UNKNOWN", "UNSEEN", "import_uses", "is_store", "returned_landings", "sent_last"]
