@@ -336,6 +336,8 @@ class McpToolsUnsorted(FlowRule):
         _CLAUDE + "async def agent(session, questions):\n    listed = await session.list_tools()\n    tools = sorted(({'name': t.name} for t in listed.tools), key=lambda t: t['name'])\n    history = []\n    for q in questions:\n        history.append({'role': 'user', 'content': q})\n        r = client.messages.create(model='m', tools=tools, messages=history)\n        history.append({'role': 'assistant', 'content': r.content})\n",
         # Issue 11 (agno's MCP test client): a tool-named method returning the tools' names, not definitions.
         _CLAUDE + "class Client:\n    async def list_tools(self):\n        result = await self.session.list_tools()\n        return [tool.name for tool in result.tools]\n",
+        # Review (s26): an own wrapper that sorts by name, on an instance made in the expression, listed once.
+        _CLAUDE + "class MCPClient:\n    def __init__(self, session):\n        self.session = session\n    async def list_tools(self):\n        listed = await self.session.list_tools()\n        return sorted(listed.tools, key=lambda t: t.name)\nasync def agent(session, questions):\n    tools = await MCPClient(session).list_tools()\n    history = []\n    for q in questions:\n        history.append({'role': 'user', 'content': q})\n        r = await client.messages.create(model='m', max_tokens=9, messages=history, tools=[{'name': t.name} for t in tools])\n        history.append({'role': 'assistant', 'content': r.content})\n",
     ]
     INVALID = [
         # The same method returning definitions built from the listing is a tool builder.
@@ -343,5 +345,9 @@ class McpToolsUnsorted(FlowRule):
         Invalid(_CLAUDE + "async def ask(s, m):\n    return client.messages.create(model='m', messages=m,\n        tools=[{'name': t.name} for t in (await s.list_tools()).tools])\n", line=5),
         Invalid(_CLAUDE + "async def ask(s, m):\n    listed = await s.list_tools()\n    tools = sorted(listed.tools, key=lambda t: t.name)\n    return client.messages.create(model='m', tools=tools, messages=m)\n", line=4),
         Invalid(_CLAUDE + "class A:\n    async def connect(self, s):\n        self.tools = (await s.list_tools()).tools\n    async def ask(self, m):\n        return client.messages.create(model='m', tools=self.tools, messages=m)\n", line=7),
+        # An app's own wrapper over the SDK's listing, on an instance made here or at module level: the call is
+        # followed into what the method returns (an own registry's list_tools() is VALID in PC306's cases).
+        Invalid(_CLAUDE + "class MCPClient:\n    def __init__(self, session):\n        self.session = session\n    async def list_tools(self):\n        return (await self.session.list_tools()).tools\nasync def ask(session, m):\n    tools = await MCPClient(session).list_tools()\n    return client.messages.create(model='m', messages=m, tools=[{'name': t.name} for t in tools])\n", line=10),
+        Invalid(_CLAUDE + "class MCPClient:\n    async def list_tools(self):\n        return (await self.session.list_tools()).tools\nMCP = MCPClient()\nasync def ask(m):\n    tools = await MCP.list_tools()\n    return client.messages.create(model='m', messages=m, tools=[{'name': t.name} for t in tools])\n", line=9),
         Invalid(_CLAUDE + "async def agent(session, questions):\n    history = []\n    for q in questions:\n        listed = await session.list_tools()\n        tools = sorted(listed.tools, key=lambda t: t.name)\n        history.append({'role': 'user', 'content': q})\n        client.messages.create(model='m', tools=tools, messages=history)\n", line=6),
     ]

@@ -55,8 +55,9 @@ class VolatileInSystemPrompt(FlowRule):
     request of each day writes a new cache entry and the rest of the day
     reads it. That finding says "as a date ... once a day" and is a
     **warning**, not an error. So is a clock read once, when the module is
-    imported (a module constant ``SYSTEM = f"Started {datetime.now()}"``): the
-    prefix is fixed per process, and each process started at another time
+    imported (a module constant ``SYSTEM = f"Started {datetime.now()}"``, or a
+    private builder the module calls only there, ``_PROMPTS = _define_prompts()``):
+    the prefix is fixed per process, and each process started at another time
     sends another one.
 
     ## Use instead
@@ -77,7 +78,8 @@ class VolatileInSystemPrompt(FlowRule):
     into); an id, timestamp or record-time keyword (``created_at=``,
     ``creation_utc=``) of a class or a context manager whose
     object is not rendered whole (``RunContext(run_id=...)`` handed on; but
-    ``asdict(ctx)`` or ``SystemPrompt(...).render()`` may render it); a clock written to another entry of a
+    ``asdict(ctx)`` or ``SystemPrompt(...).render()`` may render it, and
+    ``doc.updated_at`` reads it back); a clock written to another entry of a
     state dict than the one the prompt reads (``state["last_seen"] = now()`` beside ``state["rules"]``);
     ``time.strftime`` is given an explicit time; the module
     has no LLM call and no prompt-named constant that an LLM file imports; the value follows a per-request
@@ -140,6 +142,11 @@ class VolatileInSystemPrompt(FlowRule):
         # whose result's `.instructions` is read; a user-turn builder (`_map_user_prompt`) is not the system prompt.
         _CLAUDE + "import uuid\nfrom .ctx import RunContext\ndef ask(q):\n    ctx = RunContext[dict](deps={}, run_id=uuid.uuid4().hex)\n    return client.messages.create(model='m', system=render_instructions(ctx), messages=[q])\n",
         _CLAUDE + "from datetime import datetime\nfrom .types import Params\nasync def build(system, messages):\n    return Params(instructions=system, input=messages, sent=datetime.now())\nasync def ask(messages):\n    params = await build('Be brief.', messages)\n    return client.messages.create(model='m', system=params.instructions, messages=params.input)\n",
+        # Issue 11 (langroid, blind set 8): a random pick in a branch that this call switches off (`if random:` with
+        # `random=False` left at its default); called with `random=True` it is INVALID.
+        _OPENAI + "from random import choice\nEXAMPLES = ['a', 'b', 'c']\ndef usage_examples(random=False):\n    examples = EXAMPLES\n    if random:\n        examples = [choice(EXAMPLES)]\n    return '\\n'.join(examples)\ndef format_instructions():\n    return 'Use the tool like this:\\n' + usage_examples()\n",
+        # A record time kept on an object whose other field is sent (second review, mt/t3: reading the field back is INVALID).
+        _CLAUDE + "from datetime import datetime\nfrom .docs import Doc\nMANUAL = open('manual.md').read()\ndef ask(q):\n    doc = Doc(text=MANUAL, updated_at=datetime.now())\n    return client.messages.create(model='m', system=f'Answer from the manual.\\n{doc.text}', messages=[q])\n",
         _CLAUDE + "import uuid\ndef ask(agent, q):\n    with agent.session(run_id=uuid.uuid4().hex) as s:\n        return client.messages.create(model='m', system=s.instructions, messages=[q])\n",
         _CLAUDE + "from datetime import datetime\ndef _map_user_prompt(part):\n    return {'role': 'user', 'content': f'{datetime.now():%H:%M} {part.content}'}\n",
         # The README's own SDK snippet, as a module defines it: per-request facts (today's date) go into the newest
@@ -197,9 +204,13 @@ class PerRequestDataInSystemPrompt(FlowRule):
     ## What it does
     Finds per-user or per-request data in the system prompt: identities
     (user, name, email, tenant, account, organisation id, locale, time zone,
-    a user's or account's plan or level, ``request.user``; not a bare ``plan``,
-    ``level`` or ``org``, which name an agent's plan, a log or trust level and a
-    deployment's API organisation more often than a user), or a parameter of the request handler
+    a plan, level or organisation named with whose it is: ``billing_plan``,
+    ``member_level``, ``user_org``; ``request.user``, the requesting user's
+    Flask or Quart ``session``, the ``.get()`` of a ``contextvars.ContextVar``
+    named for whose value it holds (``current_org``, not ``current_agent``); not a
+    bare ``plan``, ``level`` or ``org``, which name an agent's plan, a log or
+    trust level and a deployment's API organisation more often than a user, nor
+    ``flask.g``), or a parameter of the request handler
     interpolated into a template with static text, also text derived from the
     request added to the system message of the conversation
     (``if messages[0]["role"] == "system": messages[0]["content"] += knowledge``
@@ -320,6 +331,16 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + "def call(system, q):\n    return client.messages.create(model='m', system=system + '\\n', messages=[{'role': 'user', 'content': q}])\n",
         _CLAUDE + "def call(system, q):\n    return client.messages.create(model='m', system=f'{system}\\n', messages=[{'role': 'user', 'content': q}])\n",
         _CLAUDE + "def call(system_parts, q):\n    return client.messages.create(model='m', system='\\n\\n'.join(system_parts), messages=[{'role': 'user', 'content': q}])\n",
+        # Second review (id/): per-request values in the user turn are placed right; a bare plan or level names no
+        # user; `flask.g` holds the request's connections as often as its user.
+        _OPENAI + "import contextvars\nfrom flask import session\ncurrent_org = contextvars.ContextVar('current_org')\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Help.'}, {'role': 'user', 'content': f\"{current_org.get()} / {session['level']}: {q}\"}])\n",
+        _OPENAI + "from .tools import registry\ndef ask(q):\n    trust_level = registry.level_of('search')\n    plan = registry.plan()\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Plan: {plan}. Trust: {trust_level}.'}, {'role': 'user', 'content': q}])\n",
+        # Review (s26): a team's or a course's plan and level, and a ContextVar holding the framework's current agent,
+        # name no user.
+        _OPENAI + "from .config import CONFIG\ndef researcher(task, history):\n    team_plan = CONFIG.team_plan\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Follow the team plan: {team_plan}'}, *history, task])\n",
+        _OPENAI + "import contextvars\nrequest_config = contextvars.ContextVar('request_config')\ndef step(history):\n    cfg = request_config.get()\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': cfg.system_prompt}, *history])\n",
+        _OPENAI + "import contextvars\ncurrent_agent = contextvars.ContextVar('current_agent')\ndef step(history):\n    agent = current_agent.get()\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': agent.instructions}, *history])\n",
+        _OPENAI + "from flask import g\ndef ask(q):\n    rules = g.db.execute('SELECT text FROM rules').fetchone()[0]\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': rules}, {'role': 'user', 'content': q}])\n",
         # A module-level literal is one value for everyone, whatever its name says.
         _CLAUDE + "reading_level = 'grade 8'\ndef ask(q):\n    return client.messages.create(model='m', system=f'Write at {reading_level}.', messages=[])\n",
         # Issue 11: a store into message 0 with no test that it is the system message (an Anthropic

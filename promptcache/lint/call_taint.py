@@ -44,6 +44,7 @@ class CallTaint:
     ``sinks``, ``parents``, ``_static`` come from it, ``entry`` from :mod:`promptcache.lint.fields`)."""
 
     _returns: dict[int, frozenset[Source]]
+    _import_only_memo: dict[int, bool]
 
     # -- calls -----------------------------------------------------------------
     def _call(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
@@ -67,27 +68,68 @@ class CallTaint:
             t = frozenset(s for s in t if s.kind not in S.ORDER_KINDS or s in rest) | held
         return t
 
-    def _own_method(self, func: cst.Attribute, scope: Scope) -> bool:
-        """``func`` is a method of a class of this module (``REGISTRY.list_tools()`` of the app's own tool registry,
-        PraisonAI), not an SDK client's."""
-        if self.index.function_named(func, scope) is not None:
-            return True
-        if not isinstance(func.value, cst.Name):
-            return False
+    def _own_method(self, func: cst.Attribute, scope: Scope) -> Scope | None:
+        """The method of a class of this module that ``func`` calls (``REGISTRY.list_tools()`` of the app's own tool
+        registry, PraisonAI; ``MCPClient(session).list_tools()``, a wrapper of the SDK's), or None: an SDK client's."""
+        if (found := self.index.function_named(func, scope)) is not None:
+            return found
+        receiver = func.value
+        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name):  # `MCPClient(session).list_tools()`
+            cls = self.index.class_of_receiver(receiver.func, scope)
+            return cls.methods.get(func.attr.value) if cls is not None else None
+        if not isinstance(receiver, cst.Name):
+            return None
         classes = [self.index.class_of_receiver(func.value, scope)]
         for b in self.index.lookup(func.value.value, scope)[1]:  # `REGISTRY = Registry()`: an instance of one
             if b.kind == "assign" and isinstance(b.value, cst.Call) and isinstance(b.value.func, cst.Name):
                 classes.append(self.index.class_of_receiver(b.value.func, b.scope))
-        return any(cls is not None and func.attr.value in cls.methods for cls in classes)
+        return next((cls.methods[func.attr.value] for cls in classes if cls is not None and func.attr.value in cls.methods), None)
 
-    def _at_import(self, node: cst.CSTNode) -> bool:
-        """``node`` runs when its module is imported: no function or lambda encloses it."""
-        node = self.parents.get(node)
+    def _context_var(self, base: cst.BaseExpression, scope: Scope) -> bool:
+        """``base`` is a name bound only to ``contextvars.ContextVar(...)`` and naming whose value it holds
+        (``current_org = ContextVar("org")``; not ``current_agent``)."""
+        if not isinstance(base, cst.Name):
+            return False
+        bindings = self.index.lookup(base.value, scope)[1]
+        return bool(bindings) and all(b.kind == "assign" and isinstance(b.value, cst.Call)
+                                      and S.context_var(self.index.qualified(b.value.func, b.scope), base.value) for b in bindings)
+
+    def _at_import(self, node: cst.CSTNode, follow: bool = True) -> bool:
+        """``node`` runs when its module is imported, and only then: no function, lambda or ``while`` encloses it (a
+        module-level ``while True:`` chat loop runs per turn; a ``for`` over data runs at import), or (with
+        ``follow``) the function enclosing it, with no loop in between, is a private function of the module called
+        only at import (``_REGISTRY = _define_prompts()``, quivr; issue 11)."""
+        node, looped, turns = self.parents.get(node), False, False
         while node is not None:
-            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(node, cst.Lambda):
                 return False
+            if isinstance(node, cst.FunctionDef):
+                return follow and not looped and self._import_only(node)
+            looped = looped or isinstance(node, (cst.For, cst.While, cst.CompFor))
+            turns = turns or isinstance(node, cst.While)
             node = self.parents.get(node)
-        return True
+        return not turns  # module level: a `for` over data runs at import, a `while` is a script's turn loop
+
+    def _import_only(self, func: cst.FunctionDef) -> bool:
+        """``func`` is a private module-level function, not a generator, that the module calls only once at import
+        (no loop around the calls) and names nowhere else (not passed as a callback, nor listed in ``__all__``)."""
+        found = self._import_only_memo.get(id(func))
+        if found is None:
+            found = self._import_only_memo[id(func)] = self._called_at_import_only(func)
+        return found
+
+    def _called_at_import_only(self, func: cst.FunctionDef) -> bool:
+        name = func.name.value
+        scope = self.index.scope_of_node.get(func)
+        if scope is None or scope.parent is None or scope.parent.kind != "module" or not name.startswith("_") or name.startswith("__"):
+            return False
+        calls = [c for c, s in self.index.calls if self.index.function_named(c.func, s) is scope]
+        if not calls or not all(isinstance(c.func, cst.Name) and self._at_import(c, follow=False) for c in calls):
+            return False
+        if next(descendants(func.body, (cst.Yield, cst.Await)), None) is not None:
+            return False  # a generator or coroutine: run (and read) when driven, not when made
+        named = sum(1 for n in self.parents if isinstance(n, cst.Name) and n.value == name)
+        return named == len(calls) + 1  # the calls and the `def`
 
     def _call_value(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
         func = e.func
@@ -126,16 +168,18 @@ class CallTaint:
             # and id-named fields stay sources by their names; `config["configurable"]["preferences"]` read
             # directly, or a config built from the state, stays per-request.
             return EMPTY
-        if method == "list_tools" and not self._own_method(func, scope):
-            return frozenset({source(S.MCP, "list_tools()", e), source(S.MCP_CALL, "list_tools()", e)})
+        if method == "list_tools":
+            if (own := self._own_method(func, scope)) is None:
+                return frozenset({source(S.MCP, "list_tools()", e), source(S.MCP_CALL, "list_tools()", e)})
+            return self._apply_summary(own, e, scope)  # what the app's own method returns: its registry, or the SDK's listing
         if S.fs_order_call(None, method):
             return self.of(func.value, scope) | {source(S.FS_ORDER, f".{method}()", e)}
         callee = self.index.function_named(func, scope)
         if callee is not None:
-            return self._apply_summary(callee, e, scope)
+            return S.compacting(self._apply_summary(callee, e, scope), self.slice_call(e, scope))
         last = method or (func.value if isinstance(func, cst.Name) else "")
         if last and S.summarise_callee(last):
-            return frozenset({source(S.SUMMARY, f"{last}()", e)})
+            return S.compacting(frozenset({source(S.SUMMARY, f"{last}()", e)}), self.slice_call(e, scope))
         if (sink := self.sinks.sink_at(e, scope)) is not None and sink.is_request:
             return frozenset({source(S.SUMMARY, "a summarising LLM call", e)}) if self.sinks.asks_to_summarise(e, scope) else EMPTY
         if constructor_call(func) and not rendered_whole(e, self.parents, lambda f: self.index.qualified(f, scope), self._names_in):
@@ -143,7 +187,7 @@ class CallTaint:
             # rendered whole is the object's metadata, not its text (pydantic-ai messages, RunContext(run_id=...);
             # issue 11); `asdict(ctx)`, `SystemPrompt(...).render()` may render it
             args = [a.value for a in e.args if a.keyword is None or not (self.volatile_name.search(a.keyword.value)
-                                                                         or _RECORD_TIME.search(a.keyword.value))]
+                                                                         or S.record_time_name(a.keyword.value))]
         if constructor_call(func) and (code := {id(a.value) for a in implementation_arguments(e)}):
             # nor is the callable of a tool object given its schema, rendered or not: it renders the schema
             # (`FunctionTool(func=m, openai_tool_schema=s)`, camel; fields.implementation_arguments)
@@ -164,6 +208,8 @@ class CallTaint:
                 return templated(t)
             if method in ("format", "format_map") and self._static(base, scope):
                 return templated(t)
+            if method == "get" and self._context_var(base, scope):
+                return frozenset({source(S.IDENTITY, f"{base.value}.get()", e)})  # the current request's value
             if method == "get" and args:
                 entry = self.entry(base, args[0], scope)
                 key = key_text(args[0])
@@ -249,6 +295,23 @@ class CallTaint:
                     return True
         return False
 
+    def _switched_off(self, s: Source, callee: Scope, call: cst.Call, offset: int) -> bool:
+        """``s`` starts inside ``if flag:`` of a parameter ``flag`` that ``call`` passes as ``None`` or ``False``
+        (or leaves at such a default) and the function never rebinds: that branch does not run for this call (langroid's
+        ``usage_examples(random=False)`` picks an example with ``random.choice`` only when asked; issue 11)."""
+        node = s.origin
+        if node is None or not isinstance(callee.node, cst.FunctionDef):
+            return False
+        child, parent = node, self.parents.get(node)
+        while parent is not None and parent is not callee.node:
+            if isinstance(parent, cst.If) and child is parent.body and isinstance(parent.test, cst.Name) \
+                    and parent.test.value in callee.params \
+                    and all(b.kind == "param" for b in callee.bindings.get(parent.test.value, ())) \
+                    and _none_at(call, callee.params.index(parent.test.value), offset, callee):
+                return True
+            child, parent = parent, self.parents.get(parent)
+        return False
+
     def returns_of(self, callee: Scope) -> frozenset[Source]:
         """The summary of a module-local function: taint of its returns, parameters symbolic."""
         key = id(callee)
@@ -268,6 +331,8 @@ class CallTaint:
         offset = 1 if callee.self_name is not None and isinstance(call.func, cst.Attribute) else 0
         out: set[Source] = set()
         for s in summary:
+            if self._switched_off(s, callee, call, offset):
+                continue
             if s.func_id == id(callee) and s.kind != S.PARAM:  # `info.user_id` of parameter `info`
                 if not _none_at(call, s.index, offset, callee):
                     out.add(s)
@@ -282,10 +347,6 @@ class CallTaint:
         return frozenset(out)
 
 
-_RECORD_TIME = re.compile(r"(?i)(^|_)(created|updated|modified|deleted|creation)(_?(at|on|utc|time|date))?$|_utc$")
-"""Keywords naming when a record was made or changed (``Tool(creation_utc=now)``, parlant): metadata, like an id."""
-
-
 def _as_is(e: cst.BaseExpression) -> bool:
     """A name, an attribute of one, or a tuple of those and literals (a lookup key): not text built around it."""
     if isinstance(e, cst.Name):
@@ -298,8 +359,8 @@ def _as_is(e: cst.BaseExpression) -> bool:
 
 
 def _none_at(call: cst.Call, index: int, offset: int, callee: Scope) -> bool:
-    """The call passes ``None`` for ``callee.params[index]`` (``offset``: a bound ``self``): written, or left at a
-    ``None`` default."""
+    """The call passes ``None`` or ``False`` for ``callee.params[index]`` (``offset``: a bound ``self``): written,
+    or left at such a default."""
     if not 0 <= index < len(callee.params) or not isinstance(callee.node, cst.FunctionDef):
         return False
     name = callee.params[index]
@@ -309,7 +370,7 @@ def _none_at(call: cst.Call, index: int, offset: int, callee: Scope) -> bool:
             return False
         param = next((p for p in descendants(callee.node.params, cst.Param) if p.name.value == name), None)
         arg = param.default if param is not None else None
-    return isinstance(arg, cst.Name) and arg.value == "None"
+    return isinstance(arg, cst.Name) and arg.value in ("None", "False")
 
 
 __all__ = ["CallTaint"]

@@ -158,7 +158,7 @@ class FlowRule(LintRule):
 
         found = [issue for flow in self.flows() for issue in self.findings(flow)]
         if self.one_per_node:
-            found = self._reported_at_source(dedupe(found))
+            found = self._reported_at_use(self._reported_at_source(dedupe(found)))
         return self.flow.innermost(found) if self.innermost_only else found
 
     def _reported_at_source(self, issues: list) -> list:
@@ -176,6 +176,17 @@ class FlowRule(LintRule):
             if not origins or None in origins or not any(elsewhere(i, j) and all(within(o, j.node) for o in origins) for j in issues):
                 out.append(i)
         return out
+
+    def _reported_at_use(self, issues: list) -> list:
+        """Drop an issue at a prompt builder's return whose sources are exactly those of an issue at a request slot:
+        the system message a builder writes is reported there, not again at the ``return`` that hands it on (quivr's
+        ``_define_custom_prompts()``; issue 11). Two request slots reading one source are two places to fix: both stay."""
+        def origins(i) -> frozenset | None:
+            found = [s.origin for s in i.sources]
+            return frozenset(map(id, found)) if found and None not in found else None
+
+        used = {origins(i) for i in issues if i.slot.kind != "builder"} - {None}
+        return [i for i in issues if i.slot.kind != "builder" or origins(i) not in used]
 
     def owned_by(self, flow, *owners: tuple[str, str]) -> bool:
         """The fact is another rule's finding: it carries one of the ``(source kind, rule code)`` pairs and that

@@ -103,6 +103,16 @@ _FS_CALLS = frozenset(
 )
 _FS_METHODS = frozenset({"glob", "rglob", "iterdir"})
 _ENV_CALLS = frozenset({"os.getenv", "os.environ.get", "os.environ.__getitem__"})
+# The signed-cookie session of the user making the request (Flask, Quart): whatever it holds is that user's.
+# Not `flask.g` (it holds the request's connections as often as its user) nor `flask.request` (its body is the turn).
+_USER_SESSIONS = frozenset({"flask.session", "quart.session"})
+# A context-local value (``ContextVar.get()``): set per request or task by design (PEP 567); a user's data when the
+# variable says whose (``current_org``, ``request_user``), not a framework's current agent or a test override.
+_CONTEXT_VARS = frozenset({"contextvars.ContextVar"})
+_CONTEXT_IDENTITY_RE = re.compile(
+    r"(?i)(^|_)(user|tenant|org|organi[sz]ation|account|customer|member|request|locale|lang(uage)?|time_?zone|tz)"
+    r"(_?(id|name))?(_?(var|ctx|context))?$"
+)
 # Calls whose result is a count or a flag: it carries nothing of its argument.
 _OPAQUE_CALLS = frozenset({"len", "any", "all", "bool", "isinstance", "id", "print", "callable", "type"})
 # Calls whose result is a number made from the argument's value: ``int(time.time())`` is still the clock,
@@ -115,13 +125,19 @@ _SEEDED_GENERATORS = frozenset({"random.Random", "numpy.random.default_rng", "nu
 _DICT_VIEWS = frozenset({"keys", "items"})
 _COMPLETION_ORDER = frozenset({"asyncio.as_completed", "asyncio.wait", "concurrent.futures.as_completed"})
 
+# A user's plan, level or organisation only with a word naming whose it is (`billing_plan`, `member_level`,
+# `user_org`): a bare `plan`, `level` or `org` names no user (`trust_level`, a deployment's API organisation).
+_OWNER = r"(user|account|customer|subscription|billing|member(ship)?|tenant)"
+_OWNED = r"(level|plan|tier|org|organi[sz]ation)"
 _IDENTITY_RE = re.compile(
     r"(?i)(^|_)(user(_?name|_?id)?|e_?mail(_address)?|tenant(_?id)?|account(_?(id|number|name))?|"
-    r"org_?id|organi[sz]ation_?id|locale|time_?zone|tz|(user|account|customer|subscription)_?(level|plan|tier)|customer(_?id)?)$"
+    rf"org_?id|organi[sz]ation_?id|locale|time_?zone|tz|{_OWNER}_?{_OWNED}|customer(_?id)?)$"
 )
-# Attribute names that identify a user whatever object they hang off (``ctx.user_id``, ``msg.email``).
+# Attribute names that identify a user whatever object they hang off (``ctx.user_id``, ``msg.email``,
+# ``account.billing_plan``); a bare ``x.org`` no more than a bare ``org``.
 _IDENTITY_ATTR_RE = re.compile(
-    r"(?i)(^|_)(user(_?name|_?id)?|e_?mail(_address)?|tenant(_?id)?|account(_?(id|number))?|org(_?id)?|organi[sz]ation_?id)$"
+    r"(?i)(^|_)(user(_?name|_?id)?|e_?mail(_address)?|tenant(_?id)?|account(_?(id|number))?|org_?id|"
+    rf"organi[sz]ation_?id|{_OWNER}_?{_OWNED})$"
 )
 # "digest" alone is a hash far more often than a summary (`digest = sha256(v).hexdigest()`): only a
 # conversation's digest (`chat_digest`) counts.
@@ -130,6 +146,7 @@ _SUMMARISE_CALL_RE = re.compile(r"(?i)(summar|compress|condense|compact|recap)")
 _SUMMARISE_TEXT_RE = re.compile(r"(?i)\b(summari[sz]e|summary|condense|compress|recap)\b")
 _CONVERSATION_RE = re.compile(r"(?i)\b(chat|conversation|history|transcript|dialog(ue)?|thread|messages|turns)\b")
 _HISTORY_WORD_RE = re.compile(r"(?i)(history|conversation|thread|messages|chat|memory|context|transcript|turns)")
+_RECORD_TIME_RE = re.compile(r"(?i)(^|_)(created|updated|modified|deleted|creation)(_?(at|on|utc|time|date))?$|_utc$")
 _CONSTANT_RE = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
 
 
@@ -158,6 +175,17 @@ def unordered_call(qualified: str) -> bool:
 def fs_order_call(qualified: str | None, method: str | None) -> bool:
     """Directory listings, globs, entry points: order set by the filesystem or installer."""
     return (qualified is not None and qualified in _FS_CALLS) or (method is not None and method in _FS_METHODS)
+
+
+def user_session(qualified: str | None) -> bool:
+    """``flask.session`` / ``quart.session``: the requesting user's own session data."""
+    return qualified in _USER_SESSIONS
+
+
+def context_var(qualified: str | None, name: str) -> bool:
+    """A ``contextvars.ContextVar`` bound to ``name``, a name that says whose value it holds (``current_org``): its
+    ``.get()`` is the current request's user's."""
+    return qualified in _CONTEXT_VARS and bool(_CONTEXT_IDENTITY_RE.search(name))
 
 
 def env_call(qualified: str) -> bool:
@@ -206,6 +234,12 @@ def identity_attribute(name: str) -> bool:
     base (``user.plan``) or as variable names, so ``row.plan`` is not identity.
     """
     return bool(_IDENTITY_ATTR_RE.search(name))
+
+
+def record_time_name(name: str) -> bool:
+    """Names of when a record was made or changed (``Tool(creation_utc=now)``, parlant; ``updated_at``): a
+    constructor's metadata keyword, like an id, until the field is read back by that name."""
+    return bool(_RECORD_TIME_RE.search(name))
 
 
 def summary_name(name: str) -> bool:
@@ -257,6 +291,8 @@ class Source:
     picked: bool = False  # one element picked from a parameter by position (`messages[-1]`): not the whole list
     daily: bool = False  # a clock read formatted as a date (`date.today()`, `strftime("%Y-%m-%d")`): changes once a day
     import_time: bool = False  # read once, when the module is imported (module or class body): fixed per process
+    compaction: bool = False  # a summary of a slice of a list (`summarize(messages[k:-n])`): it replaces the messages
+    # it drops, so the history after it changes with it (compaction, not a summary ahead of a kept history)
     through_call: bool = False  # an argument of a call whose body is not seen (`store.get(user_id)`): in the result's
     # value, not known to be in its text
     origin: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
@@ -282,6 +318,13 @@ def through_call(taint: frozenset[Source]) -> frozenset[Source]:
     if not any(s.kind == IDENTITY and not s.through_call for s in taint):
         return taint
     return frozenset(dataclasses.replace(s, through_call=True) if s.kind == IDENTITY else s for s in taint)
+
+
+def compacting(t: frozenset[Source], sliced: bool) -> frozenset[Source]:
+    """``t`` with its summary sources marked :attr:`Source.compaction` (when ``sliced``: made from a slice of a list)."""
+    if not sliced or not any(s.kind == SUMMARY and not s.compaction for s in t):
+        return t
+    return frozenset(dataclasses.replace(s, compaction=True) if s.kind == SUMMARY else s for s in t)
 
 
 def as_daily(t: frozenset[Source], daily: bool) -> frozenset[Source]:

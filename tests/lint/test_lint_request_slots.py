@@ -29,3 +29,66 @@ def test_clock_in_params_system_and_in_a_called_client():
         'def ask(messages):\n    params = {"model": "m", "max_tokens": 9, "messages": messages}\n    params["system"] = f"{RULES} {datetime.now()}"\n    return client.messages.create(**params)\n'
         'def ask2(messages):\n    return get_client().messages.create(model="m", max_tokens=9, messages=messages, system=f"{RULES} {datetime.now()}")\n')
     assert [line for line, _ in _pc101(code)] == [9, 12]
+
+
+_QUIVR = (  # quivr's rag/prompts.py, cut down: a private builder called once, at import, keeps its prompts in a registry
+    "import datetime\nfrom langchain_core.prompts import ChatPromptTemplate, SystemMessagePromptTemplate\n"
+    "def _define_prompts():\n    prompts = {}\n    today = datetime.datetime.now().strftime('%B %d, %Y')\n"
+    "    rag = f'You are Quivr. Today is {today}.'\n"
+    "    RAG_PROMPT = ChatPromptTemplate.from_messages([SystemMessagePromptTemplate.from_template(rag)])\n"
+    "    prompts[Names.RAG] = RAG_PROMPT\n"
+    "    chat = f'You chat. Today is {today}.'\n"
+    "    prompts['chat'] = ChatPromptTemplate.from_messages([SystemMessagePromptTemplate.from_template(chat)])\n"
+    "    return prompts\n"
+    "_REGISTRY = _define_prompts()\n")
+
+
+def test_clock_in_a_private_builder_called_at_import_is_read_once_and_reported_at_each_system_message():
+    # Issue 11 (quivr): the date is read when the module is imported, not once a day; it is reported at the two
+    # system messages it reaches, not again where the builder stores one into what it returns (line 8).
+    at_import = "`datetime.datetime.now()` (line 5) reaches the LangChain system message once, when the module is imported"
+    assert _pc101(_QUIVR) == [(7, at_import), (10, at_import)]
+
+
+def test_clock_in_a_builder_called_per_request_is_daily():
+    # The bounds: the same builder also called inside a function (per request), or public (another module may call
+    # it per request), reads the clock on each call.
+    per_request = _QUIVR + "def refresh():\n    return _define_prompts()\n"
+    public = _QUIVR.replace("_define_prompts", "define_prompts")
+    daily = "`datetime.datetime.now()` (line 5) reaches the LangChain system message as a date"
+    for code in (per_request, public):
+        assert _pc101(code) == [(7, daily), (10, daily)]
+
+
+def test_builder_return_reported_when_its_sources_differ():
+    # A second clock read only in what the builder returns is a problem of its own, reported at the return.
+    code = _QUIVR.replace("    return prompts\n", "    prompts['at'] = f'Built {datetime.datetime.now()}'\n    return prompts\n")
+    assert [line for line, _ in _pc101(code)] == [7, 10, 11]
+
+
+def test_noqa_on_one_system_message_leaves_the_other():
+    code = _QUIVR.replace("from_template(rag)])\n", "from_template(rag)])  # noqa: PC101\n")
+    assert [line for line, _ in _pc101(code)] == [10]
+
+
+def test_clock_read_per_turn_is_not_import_time():
+    # Review (s26): called once at import but reading the clock on each turn of a loop, or called from a
+    # module-level chat loop: every request, not once per process.
+    looping = ("import asyncio\nfrom datetime import datetime\nimport anthropic\nclient = anthropic.AsyncAnthropic()\n"
+               "async def _main():\n    history = []\n    while True:\n        history.append(input('> '))\n"
+               "        await client.messages.create(model='m', max_tokens=9, system=f'Now: {datetime.now()}', messages=history)\n"
+               "asyncio.run(_main())\n")
+    repl = ("from datetime import datetime\nimport anthropic\nclient = anthropic.Anthropic()\n"
+            "def _system():\n    return f'Be brief. Now: {datetime.now()}'\nhistory = []\n"
+            "while True:\n    history.append(input('> '))\n"
+            "    client.messages.create(model='m', max_tokens=9, system=_system(), messages=history)\n")
+    assert _pc101(looping) == [(9, "`datetime.datetime.now()` reaches system=")]
+    assert _pc101(repl) == [(5, "`datetime.datetime.now()` reaches _system()")]
+
+
+def test_constants_built_in_a_module_level_for_loop_are_import_time():
+    # Review (s26): a `for` over data at module level runs at import (a `while` is a script's turn loop, above).
+    code = ("from datetime import datetime\nimport anthropic\nclient = anthropic.Anthropic()\nPROMPTS = {}\n"
+            "for role in ('support', 'billing'):\n    PROMPTS[role] = f'You are the {role} assistant. Started {datetime.now():%H:%M}.'\n"
+            "def ask(role, history):\n    return client.messages.create(model='m', max_tokens=9, system=PROMPTS[role], messages=history)\n")
+    assert _pc101(code) == [(8, "`datetime.datetime.now()` (line 6) reaches system= once, when the module is imported")]
