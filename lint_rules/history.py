@@ -129,12 +129,7 @@ class SummaryBeforeHistory(FlowRule):
     keep the system prompt constant.
 
     ## When it does not fire
-    A summary appended after the history; compaction: a summary of a slice of
-    the list (``summarize(messages[1:-6])``, the older part of
-    ``older, recent = m[:-n], m[-n:]``) that the function does not also spread
-    or concatenate whole into a list: it replaces the messages it drops, so
-    the history after it changes with it wherever it sits (a compaction on
-    every turn is PC201's, a window moved on every turn PC203's); summaries of documents that are
+    A summary appended after the history; summaries of documents that are
     not names like ``summary``/``recap``/``digest`` and not produced by a
     summarising call; an attribute of an imported name that the module
     neither writes nor calls anything on
@@ -166,8 +161,6 @@ class SummaryBeforeHistory(FlowRule):
         summary dumped as unsorted JSON is two problems, both reported (PC304 fixes the key order, not the summary)."""
         if flow.area != "system" or not flow.has(S.SUMMARY) or self.owned_by(flow, (S.VOLATILE, "PC101"), (S.SHUFFLED, "PC303")):
             return []
-        if all(s.compaction for s in flow.of(S.SUMMARY)):
-            return []  # a summary of the messages it replaces (compaction): the history after it changes with it (issue 11)
         if flow.slot.kind == "builder" and (landings := returned_landings(self.flow, flow.slot.scope)) is not None \
                 and not landings & {PREFIX, EXPORTED}:
             return []  # the module's calls of the builder put its result nowhere ahead of the history (issue 11)

@@ -36,17 +36,13 @@ PC201_INVALID = [
 # PC202: issue 11 (blind sets 4-6): a summary in a prompt builder whose result the module's calls put nowhere ahead of
 # the history: the prompt of a summarising request of its own (deer-flow), an approval dialog's text (magentic-ui).
 PC202_BUILDER_VALID = [
-    # Issue 11 (PraisonAI, blind set 8): compaction, a summary of the messages it replaces (`head + [summary] + tail`,
-    # the older part of a list summarised and the recent part kept): the history after it changes with it, so its
-    # place costs nothing more; a slice summarised ahead of the whole list is INVALID below.
-    _OPENAI + "def compress(messages, keep=6):\n    head, tail = messages[:1], messages[-keep:]\n    middle = messages[1:-keep] if len(messages) > keep + 1 else []\n    fallback_summary = make_summary(middle)\n    summary_msg = {'role': 'system', 'content': f'[Summary]\\n{fallback_summary}'}\n    return client.chat.completions.create(model='m', messages=head + [summary_msg] + tail)\n",
-    _OPENAI + "class Optimizer:\n    def _create_summary(self, older):\n        return 'Earlier: ' + ' | '.join(m['content'][:80] for m in older)\n    async def run(self, messages, n=4):\n        older, recent = messages[:-n], messages[-n:]\n        summary = self._create_summary(older)\n        result = [{'role': 'system', 'content': summary}] + recent\n        return client.chat.completions.create(model='m', messages=result)\n",
     "from langchain_core.messages import HumanMessage\nclass Summarizer:\n    def __init__(self, model):\n        self.model = model\n    def _build_summary_prompt(self, messages, previous_summary=None):\n        text = '\\n'.join(m.content for m in messages)\n        return f'Update the summary.\\nPrevious summary: {previous_summary}\\n\\n{text}'\n    def summarize(self, messages, previous_summary=None):\n        prompt = self._build_summary_prompt(messages, previous_summary=previous_summary)\n        return self.model.invoke([HumanMessage(content=prompt)]).content\n",
     _OPENAI + "def _format_approval_prompt(tool, args_summary):\n    return f'Allow {tool}? {args_summary}'\nasync def step(tool, args_summary):\n    yield ApprovalRequest(prompt=_format_approval_prompt(tool, args_summary), tool_name=tool)\n",
 ]
 
 PC202_INVALID = [
-    # Review (s26): the sliced list also sent whole, as `messages=` or through a copy grown in place.
+    # Review (s26): a summary of the older part of the list ahead of the whole list, sent as `messages=` or through a
+    # copy grown in place.
     Invalid(_CLAUDE + "def turn(messages, keep=6):\n    summary = summarize(messages[:-keep])\n    return client.messages.create(model='m', max_tokens=9, system=f'Be brief.\\nSo far: {summary}', messages=messages)\n", line=5),
     Invalid(_OPENAI + "def turn(messages, n=8):\n    summary = summarize(messages[:-n])\n    request = messages.copy()\n    request.insert(0, {'role': 'system', 'content': f'Earlier: {summary}'})\n    return client.chat.completions.create(model='m', messages=request)\n", line=6),
     Invalid(_OPENAI + "def turn(messages, n=4):\n    summary = summarize(messages[:-n])\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': summary}, *messages])\n", line=5),

@@ -59,9 +59,7 @@ class UndedentedMultilinePrompt(TextRule):
     path, or is given to promptcache's ``PromptBuilder`` (``.system()``,
     ``.document()``, ``.example()``) or ``promptcache.normalize_text``, which
     dedent it; it is at module level with its text starting on the line of the
-    quotes; its continuation lines are not indented; every path interpolates it
-    after a per-call input of a template (``f'... "{question}"\n' f'{reference}'``):
-    it is in no prefix that requests share.
+    quotes; its continuation lines are not indented.
     """
 
     code = "PC401"
@@ -75,7 +73,7 @@ class UndedentedMultilinePrompt(TextRule):
 
     def check(self) -> None:
         for use in self.flow.text.literals:
-            if use.dedented or use.behind:  # behind a per-call input: in no prefix that requests share
+            if use.dedented:
                 continue
             for piece in L.pieces(use.node):
                 indent = L.undedented(piece, self.block_indent(use.node))
@@ -86,8 +84,6 @@ class UndedentedMultilinePrompt(TextRule):
         _CLAUDE + "import textwrap\nclass Bot:\n    SYSTEM_PROMPT = textwrap.dedent('''\\\n        Be brief.\n        Cite sources.''')\n",
         _CLAUDE + "SYSTEM_PROMPT = '''Be brief.\nCite sources.\n'''\n",
         _CLAUDE + "def ask(q):\n    note = '''a\n    b'''\n    return client.messages.create(model='m', messages=[{'role': 'user', 'content': note}])\n",
-        # Issue 11 (gpt-researcher, blind set 9): interpolated after the request's question.
-        _OPENAI + "def generate_report_prompt(question, context):\n    reference_prompt = f'''\n        You MUST include all source urls.\n        Every url is a link.\n        '''\n    return f'Context: {context}\\nAnswer: \"{question}\"\\n' f'{reference_prompt}'\n",
         # The SDK dedents the layers it is given.
         _BUILDER + "class Bot:\n    BASE = PromptBuilder().system(\'\'\'You answer questions.\n        Cite the section title.\'\'\')\n",
     ]
@@ -140,10 +136,6 @@ class TrailingWhitespaceInPrompt(TextRule):
     the end of a one-line literal (``"Be brief. "``). Whitespace the text loses
     on its way: lines that ``textwrap.dedent`` blanks, and anything
     promptcache's ``PromptBuilder`` / ``normalize_text`` strips from each line.
-    Whitespace after a per-call input of a template (``f"SUBJECT: {prompt}\n..."``,
-    the text interpolated after it): it is in no prefix that requests share. A
-    leading input (``f"{system}\n..."``) is a prompt being wrapped: the text
-    after it is still judged.
     """
 
     code = "PC402"
@@ -157,10 +149,7 @@ class TrailingWhitespaceInPrompt(TextRule):
 
     def check(self) -> None:
         for use in self.flow.text.literals:
-            # only the text before a per-call input can be in a prefix that requests share (gpt-researcher; issue 11)
-            found = self.flow.text.shared_pieces(use)
-            if not found:
-                continue
+            found = L.pieces(use.node)
             # Judge the text as sent (dedent() blanks whitespace-only lines, the SDK strips every line), and
             # only the whitespace typed before a source line break, the whitespace editors strip.
             sent = use.as_sent("".join(p.value for p in found))
@@ -184,19 +173,12 @@ class TrailingWhitespaceInPrompt(TextRule):
         # The fix PC401 recommends: dedent() blanks the whitespace-only last line, cleandoc() strips it.
         _CLAUDE + "import textwrap\ndef ask(q):\n    system = textwrap.dedent(\'\'\'\\\n        You support ACME.\n        Be brief.\n        \'\'\')\n    return client.messages.create(model='m', system=system, messages=[])\n",
         _CLAUDE + "import inspect\nclass Bot:\n    SYSTEM_PROMPT = inspect.cleandoc(\'\'\'\n        You support ACME.\n        Be brief.\n        \'\'\')\n",
-        # Issue 11 (gpt-researcher, blind set 9): text after a per-call input is in no prefix that requests share,
-        # in the same f-string or interpolated after it.
-        _OPENAI + "def image_prompt(prompt):\n    return f'''Create an illustration.\nSUBJECT: {prompt}\nAVOID:\n- busy designs  \n- text'''\n",
-        _OPENAI + "def generate_report_prompt(question, context):\n    reference_prompt = f'''\n        You MUST include all source urls.  \n        Every url is a link.\n        '''\n    return f'Context: {context}\\nAnswer: \"{question}\"\\n' f'{reference_prompt}'\n",
         # The SDK strips trailing whitespace from every line of a layer.
         _BUILDER + "BASE = PromptBuilder().system('Be brief.  \\nCite sources. ').document('Handbook text  ', name='h')\n",
     ]
     INVALID = [
         Invalid(_OPENAI + "SYSTEM_PROMPT = '''Extract data.  \nReturn JSON.\n'''\n", line=3),
-        Invalid(_CLAUDE + "def ask(q):\n    system = f'''Rules:\t\nBe kind to {q}.'''\n    return client.messages.create(model='m', system=system, messages=[])\n", line=4),
-        # Issue 11 (gpt-researcher), the bounds: a leading input is a prompt being wrapped, so the text after it is
-        # shared; the whitespace is before the request's own input.
-        Invalid(_OPENAI + "def build_prompt(system, question):\n    return f'''{system}\nCite sources.  \nQuestion: {question}'''\n", line=4),
+        Invalid(_CLAUDE + "def ask(q):\n    system = f'''Rules for {q}:\t\nBe kind.'''\n    return client.messages.create(model='m', system=system, messages=[])\n", line=4),
         Invalid(_OPENAI + "SYSTEM_PROMPT = '''Markdown breaks:  \n- one  \n- two'''\n", line=3),
     ]
 

@@ -99,6 +99,8 @@ class CallTaint:
         module-level ``while True:`` chat loop runs per turn; a ``for`` over data runs at import), or (with
         ``follow``) the function enclosing it, with no loop in between, is a private function of the module called
         only at import (``_REGISTRY = _define_prompts()``, quivr; issue 11)."""
+        if any(m == "streamlit" or m.startswith("streamlit.") for m in self.index.imports):
+            return False  # Streamlit runs the whole script again on every interaction
         node, looped, turns = self.parents.get(node), False, False
         while node is not None:
             if isinstance(node, cst.Lambda):
@@ -124,12 +126,23 @@ class CallTaint:
         if scope is None or scope.parent is None or scope.parent.kind != "module" or not name.startswith("_") or name.startswith("__"):
             return False
         calls = [c for c, s in self.index.calls if self.index.function_named(c.func, s) is scope]
-        if not calls or not all(isinstance(c.func, cst.Name) and self._at_import(c, follow=False) for c in calls):
+        if not calls or not all(isinstance(c.func, cst.Name) and self._once(c) for c in calls):
             return False
         if next(descendants(func.body, (cst.Yield, cst.Await)), None) is not None:
             return False  # a generator or coroutine: run (and read) when driven, not when made
         named = sum(1 for n in self.parents if isinstance(n, cst.Name) and n.value == name)
         return named == len(calls) + 1  # the calls and the `def`
+
+    def _once(self, call: cst.Call) -> bool:
+        """``call`` is a module-level statement's, in no loop or comprehension (``for line in sys.stdin:`` is a
+        script's turn loop as much as ``while True:``; ``[_ask(q) for q in QUESTIONS]`` calls it once per item)."""
+        node = self.parents.get(call)
+        while node is not None:
+            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.For, cst.While, cst.CompFor, cst.ListComp, cst.SetComp,
+                                 cst.DictComp, cst.GeneratorExp)):
+                return False
+            node = self.parents.get(node)
+        return True
 
     def _call_value(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
         func = e.func
@@ -176,10 +189,10 @@ class CallTaint:
             return self.of(func.value, scope) | {source(S.FS_ORDER, f".{method}()", e)}
         callee = self.index.function_named(func, scope)
         if callee is not None:
-            return S.compacting(self._apply_summary(callee, e, scope), self.slice_call(e, scope))
+            return self._apply_summary(callee, e, scope)
         last = method or (func.value if isinstance(func, cst.Name) else "")
         if last and S.summarise_callee(last):
-            return S.compacting(frozenset({source(S.SUMMARY, f"{last}()", e)}), self.slice_call(e, scope))
+            return frozenset({source(S.SUMMARY, f"{last}()", e)})
         if (sink := self.sinks.sink_at(e, scope)) is not None and sink.is_request:
             return frozenset({source(S.SUMMARY, "a summarising LLM call", e)}) if self.sinks.asks_to_summarise(e, scope) else EMPTY
         if constructor_call(func) and not rendered_whole(e, self.parents, lambda f: self.index.qualified(f, scope), self._names_in):
@@ -302,6 +315,11 @@ class CallTaint:
         node = s.origin
         if node is None or not isinstance(callee.node, cst.FunctionDef):
             return False
+        home = self.parents.get(node)
+        while home is not None and not isinstance(home, (cst.FunctionDef, cst.Lambda)):
+            home = self.parents.get(home)
+        if home is not callee.node:
+            return False  # read in another function (a helper with its own `precise`): not this call's branch
         child, parent = node, self.parents.get(node)
         while parent is not None and parent is not callee.node:
             if isinstance(parent, cst.If) and child is parent.body and isinstance(parent.test, cst.Name) \

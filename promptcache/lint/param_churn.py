@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from promptcache.lint.binding_order import overwritten
 from promptcache.lint.expressions import evaluated
 from promptcache.lint.index import Scope
 from promptcache.lint.request_view import Request, requests
@@ -232,13 +231,6 @@ def varying(flow: FlowAnalysis, req: Request, name: str, key=None) -> list[str]:
         found, bindings = flow.index.lookup(expr.value, scope)
         if found is None or found is not flow.holder_of(scope) or any(b.kind != "assign" for b in bindings):
             return []
-        # `tools = format(tools)` then `tools = await hook(tools)` before the call: the last binding is what reaches
-        # the call, and what it reads of the name is the one before it (PraisonAI); judged on that one
-        replaced = overwritten([b.node for b in bindings], [b.node for b in bindings], expr, flow.facts.parent) \
-            if len(bindings) > 1 else set()
-        last = [b for b in bindings if id(b.node) not in replaced]
-        reads_itself = len(last) == 1 and any(n.value == expr.value for n in descendants(last[0].value, cst.Name))
-        bindings = [b for b in bindings if id(b.node) in replaced] if reads_itself else last
         if len(bindings) == 1:
             expr, scope = bindings[0].value, bindings[0].scope
         else:

@@ -31,9 +31,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from promptcache.lint.literals import PLACEHOLDER, Piece, decode_text, pieces, string_value
+from promptcache.lint.literals import decode_text, pieces, string_value
 from promptcache.lint.slots import builder_method
-from promptcache.lint.template_inputs import per_call_input
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
@@ -58,14 +57,12 @@ class LiteralUse:
     ``"cleandoc"`` for ``inspect.cleandoc``, ``"sdk"`` for promptcache's own
     normalisation: :class:`~promptcache.PromptBuilder` layers and
     ``promptcache.prompt.normalize``). ``at_end`` is True when every path puts the
-    literal's end at the very end of the assembled prompt; ``behind`` when every path puts it after a per-call
-    input of a template (its bytes are in no prefix that requests share).
+    literal's end at the very end of the assembled prompt.
     """
 
     node: cst.BaseExpression
     chains: set[tuple[str, ...]]
     at_end: bool
-    behind: bool = False
 
     @property
     def dedented(self) -> bool:
@@ -92,16 +89,15 @@ class PromptText:
     def __init__(self, flow: FlowAnalysis):
         self.flow = flow
         self.index = flow.index
-        self._first_input: dict[cst.FormattedString, cst.FormattedStringExpression] = {}
 
     def _roots(self):
         for slot in self.flow.system_slots + self.flow.tool_slots:
             sdk = slot.sanitiser == "sdk"
-            yield slot.expr, slot.scope, (("sdk",) if sdk else (), True, sdk, False)
+            yield slot.expr, slot.scope, (("sdk",) if sdk else (), True, sdk)
         for sink in self.flow.sinks.all():
             fmt = sink.kw("response_format")
             if fmt is not None:
-                yield fmt, sink.scope, ((), True, False, False)
+                yield fmt, sink.scope, ((), True, False)
 
     @cached_property
     def _walk(self):
@@ -116,31 +112,23 @@ class PromptText:
             if e is None or key in seen:
                 continue
             seen.add(key)
-            chain, at_end, normalised, behind = ctx
-            inner = (chain, False, normalised, behind)  # a part of a larger text: its end is not the prompt's end
+            chain, at_end, normalised = ctx
+            inner = (chain, False, normalised)  # a part of a larger text: its end is not the prompt's end
             push = stack.append
             if isinstance(e, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
                 use = literals.get(e)
                 if use is None:
-                    literals[e] = LiteralUse(e, {chain}, at_end, behind)
+                    literals[e] = LiteralUse(e, {chain}, at_end)
                 else:
                     use.chains.add(chain)
                     use.at_end &= at_end
-                    use.behind &= behind
                 if isinstance(e, cst.FormattedString):
                     assemblies[e] = scope
-                after, text = behind, False  # across the pieces of an implicit concatenation
                 for piece in pieces(e):
-                    parts = piece.node.parts if isinstance(piece.node, cst.FormattedString) else ()
-                    text = text or isinstance(piece.node, cst.SimpleString) and bool(piece.value.strip())
-                    for part in parts:
-                        if isinstance(part, cst.FormattedStringText):
-                            text = text or bool(part.value.strip())
-                        elif isinstance(part, cst.FormattedStringExpression):
-                            push((part.expression, scope, (chain, False, normalised, after)))
-                            if not after and text and self._per_call(part.expression, scope):
-                                after = True
-                                self._first_input.setdefault(piece.node, part)
+                    if isinstance(piece.node, cst.FormattedString):
+                        for part in piece.node.parts:
+                            if isinstance(part, cst.FormattedStringExpression):
+                                push((part.expression, scope, inner))
             elif isinstance(e, cst.Name):
                 for b in self.index.lookup(e.value, scope)[1]:
                     if b.kind in _VALUE_BINDINGS:
@@ -179,25 +167,18 @@ class PromptText:
                 push((e.expression, scope, ctx))
         return literals, assemblies, reads
 
-    def _per_call(self, e: cst.BaseExpression, scope: Scope) -> bool:
-        """``e``, interpolated after a template's own text, is a per-call input: what follows it is behind
-        per-request content, in no prefix that requests share (gpt-researcher's ``reference_prompt`` after
-        ``"{question}"``; issue 11). A leading input (``f"{system}..."``) is a prompt being wrapped: not asked."""
-        func = self.flow.holder_of(scope)
-        return func is not None and per_call_input(self.flow, func, e)
-
     def _call(self, e: cst.Call, scope: Scope, ctx, push, assemblies, reads) -> None:
-        chain, at_end, normalised, behind = ctx
-        inner = (chain, False, normalised, behind)
+        chain, at_end, normalised = ctx
+        inner = (chain, False, normalised)
         func = e.func
         qualified = self.index.qualified(func, scope)
         method = func.attr.value if isinstance(func, cst.Attribute) else None
         args = [a.value for a in e.args]
         if qualified in _DEDENT and args:
-            push((args[0], scope, (chain + (_DEDENT[qualified],), at_end, normalised, behind)))
+            push((args[0], scope, (chain + (_DEDENT[qualified],), at_end, normalised)))
         elif (qualified in _SDK_NORMALISERS or builder_method(self.flow, e, scope) is not None) and args:
             for arg in args:
-                push((arg, scope, (chain + ("sdk",), at_end, True, behind)))
+                push((arg, scope, (chain + ("sdk",), at_end, True)))
         elif qualified in _OPEN:
             reads[e] = reads.get(e, True) and normalised
         elif qualified == "str" and args:
@@ -207,9 +188,9 @@ class PromptText:
         elif method == "lstrip":
             push((func.value, scope, ctx))
         elif method == "replace" and args and "\r" in (string_value(args[0]) or ""):
-            push((func.value, scope, (chain, at_end, True, behind)))
+            push((func.value, scope, (chain, at_end, True)))
         elif method == "splitlines":
-            push((func.value, scope, (chain, at_end, True, behind)))
+            push((func.value, scope, (chain, at_end, True)))
         elif method in ("format", "format_map"):
             push((func.value, scope, ctx))
             for arg in args:
@@ -229,25 +210,6 @@ class PromptText:
                     push((ret, callee, ctx))
 
     # -- answers ---------------------------------------------------------------
-    def shared_pieces(self, use: LiteralUse) -> list[Piece]:
-        """The pieces of ``use`` that can be in a prefix shared by requests: those before its first per-call input
-        (an f-string piece cut there); [] when the whole literal is behind one (:attr:`LiteralUse.behind`)."""
-        if use.behind:
-            return []
-        out = []
-        for piece in pieces(use.node):
-            cut = self._first_input.get(piece.node)
-            if cut is None:
-                out.append(piece)
-                continue
-            before = piece.node.parts[:piece.node.parts.index(cut)]
-            text = [isinstance(p, cst.FormattedStringText) for p in before]
-            body = "".join(p.value if t else "{" + PLACEHOLDER + "}" for p, t in zip(before, text))
-            value = "".join(decode_text(p, piece.node) if t else PLACEHOLDER for p, t in zip(before, text))
-            out.append(Piece(piece.node, body, value, piece.triple))
-            break
-        return out
-
     @property
     def literals(self) -> list[LiteralUse]:
         """Every prompt literal, in source order."""

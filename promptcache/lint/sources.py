@@ -110,7 +110,7 @@ _USER_SESSIONS = frozenset({"flask.session", "quart.session"})
 # variable says whose (``current_org``, ``request_user``), not a framework's current agent or a test override.
 _CONTEXT_VARS = frozenset({"contextvars.ContextVar"})
 _CONTEXT_IDENTITY_RE = re.compile(
-    r"(?i)(^|_)(user|tenant|org|organi[sz]ation|account|customer|member|request|locale|lang(uage)?|time_?zone|tz)"
+    r"(?i)(^|_)(user|tenant|org|organi[sz]ation|account|customer|member|locale|time_?zone|tz)"
     r"(_?(id|name))?(_?(var|ctx|context))?$"
 )
 # Calls whose result is a count or a flag: it carries nothing of its argument.
@@ -134,10 +134,11 @@ _IDENTITY_RE = re.compile(
     rf"org_?id|organi[sz]ation_?id|locale|time_?zone|tz|{_OWNER}_?{_OWNED}|customer(_?id)?)$"
 )
 # Attribute names that identify a user whatever object they hang off (``ctx.user_id``, ``msg.email``,
-# ``account.billing_plan``); a bare ``x.org`` no more than a bare ``org``.
+# ``x.user_plan``); a bare ``x.org`` no more than a bare ``org``, nor ``settings.billing_plan`` (a deployment's): the
+# other owners count as variable names, read on the request path.
 _IDENTITY_ATTR_RE = re.compile(
     r"(?i)(^|_)(user(_?name|_?id)?|e_?mail(_address)?|tenant(_?id)?|account(_?(id|number))?|org_?id|"
-    rf"organi[sz]ation_?id|{_OWNER}_?{_OWNED})$"
+    rf"organi[sz]ation_?id|user_?{_OWNED})$"
 )
 # "digest" alone is a hash far more often than a summary (`digest = sha256(v).hexdigest()`): only a
 # conversation's digest (`chat_digest`) counts.
@@ -291,8 +292,6 @@ class Source:
     picked: bool = False  # one element picked from a parameter by position (`messages[-1]`): not the whole list
     daily: bool = False  # a clock read formatted as a date (`date.today()`, `strftime("%Y-%m-%d")`): changes once a day
     import_time: bool = False  # read once, when the module is imported (module or class body): fixed per process
-    compaction: bool = False  # a summary of a slice of a list (`summarize(messages[k:-n])`): it replaces the messages
-    # it drops, so the history after it changes with it (compaction, not a summary ahead of a kept history)
     through_call: bool = False  # an argument of a call whose body is not seen (`store.get(user_id)`): in the result's
     # value, not known to be in its text
     origin: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
@@ -318,13 +317,6 @@ def through_call(taint: frozenset[Source]) -> frozenset[Source]:
     if not any(s.kind == IDENTITY and not s.through_call for s in taint):
         return taint
     return frozenset(dataclasses.replace(s, through_call=True) if s.kind == IDENTITY else s for s in taint)
-
-
-def compacting(t: frozenset[Source], sliced: bool) -> frozenset[Source]:
-    """``t`` with its summary sources marked :attr:`Source.compaction` (when ``sliced``: made from a slice of a list)."""
-    if not sliced or not any(s.kind == SUMMARY and not s.compaction for s in t):
-        return t
-    return frozenset(dataclasses.replace(s, compaction=True) if s.kind == SUMMARY else s for s in t)
 
 
 def as_daily(t: frozenset[Source], daily: bool) -> frozenset[Source]:

@@ -28,12 +28,11 @@ from promptcache.lint.binding_order import overwritten, unreached
 from promptcache.lint.index import Binding, ModuleIndex, Scope
 from promptcache.lint.iteration_order import filling_loops, set_annotation
 from promptcache.lint.call_taint import CallTaint
-from promptcache.lint.expressions import has_text, is_dict_view, is_literal, key_text, last_name
+from promptcache.lint.expressions import has_text, is_dict_view, is_literal, key_text
 from promptcache.lint.fields import FieldSensitivity
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
 from promptcache.lint.rendering import same_field
-from promptcache.lint.walk import descendants
 from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, date_format, handle_annotation, imports_code
 
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
@@ -197,8 +196,6 @@ class TaintEngine(CallTaint, FieldSensitivity):
         if bindings and all(b.kind == "import" for b in bindings) and S.user_session(self.index.qualified(e, scope)):
             return frozenset({source(S.IDENTITY, e.value, e)})  # `session["level"]`: the user's own session
         if any(s.kind == S.SUMMARY for s in out):
-            if bindings and all(self._summary_of_slice(b) for b in bindings):
-                return S.compacting(frozenset(out), True)
             if not bindings or not all(self._fixed(b) for b in bindings):
                 return frozenset(out)
             out = set()  # `for method, path, summary in ENDPOINTS`: a summary of fixed data, not of the chat
@@ -222,56 +219,6 @@ class TaintEngine(CallTaint, FieldSensitivity):
         if found_scope is not None and e.value in found_scope.sorted_names:
             out = {s for s in out if s.kind not in S.ORDER_KINDS}
         return frozenset(out)
-
-    def _summary_of_slice(self, b: Binding) -> bool:
-        """``summary = self._create_summary(older)`` with ``older = msgs[:-n] if ... else []``: a call given a slice
-        of a list, written or through a name bound only to slices (PraisonAI's context compressor; issue 11)."""
-        value = b.value.expression if b.kind == "assign" and isinstance(b.value, cst.Await) else b.value
-        return b.kind == "assign" and isinstance(value, cst.Call) and self.slice_call(value, b.scope)
-
-    def slice_call(self, call: cst.Call, scope: Scope) -> bool:
-        """``call`` is given a slice of a list (``summarize(messages[k:-n])``) that its function does not also put
-        whole into a list (``[summary_msg, *messages]``, ``[summary_msg] + messages``: a summary ahead of a kept
-        history, not compaction)."""
-        bases = [base for a in call.args if (base := self._slice(a.value, scope)) is not None]
-        return bool(bases) and not any(self._kept_whole(base, scope) for base in bases)
-
-    def _slice(self, e: cst.BaseExpression, scope: Scope, depth: int = 0) -> str | None:
-        """The name of the list ``e`` is a slice of (``msgs[a:b]``, ``msgs[a:b] if b > a else []``, or a name bound
-        only to those), else None."""
-        if isinstance(e, cst.Subscript):
-            sliced = len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Slice)
-            return e.value.value if sliced and isinstance(e.value, cst.Name) else None
-        if isinstance(e, cst.IfExp):
-            found = {self._slice(x, scope, depth) for x in (e.body, e.orelse) if not (isinstance(x, cst.List) and not x.elements)}
-            return found.pop() if len(found) == 1 else None
-        if isinstance(e, cst.Name) and depth < 2:
-            bindings = self.index.lookup(e.value, scope)[1]
-            found = {self._slice(_element(x), x.scope, depth + 1) if x.kind == "assign" else None for x in bindings}
-            return found.pop() if len(found) == 1 else None
-        return None
-
-    def _kept_whole(self, name: str, scope: Scope) -> bool:
-        """``name``, or a copy of it (``list(m)``, ``m.copy()``, ``m[:]``, a plain alias), is sent whole from
-        ``scope``'s function: spread or concatenated into a list, given as a request's ``messages=`` (``input=``,
-        ``contents=``), returned, or grown in place (``insert``, ``append``, ``extend``)."""
-        names = {name} | {t.value for node in descendants(scope.node, cst.Assign) if _copies(node.value, name)
-                          for t in (x.target for x in node.targets) if isinstance(t, cst.Name)}
-        for node in descendants(scope.node, (cst.StarredElement, cst.BinaryOperation, cst.Arg, cst.Return, cst.Call)):
-            if isinstance(node, cst.StarredElement):
-                parts = [node.value]
-            elif isinstance(node, cst.BinaryOperation):
-                parts = [node.left, node.right] if isinstance(node.operator, cst.Add) else []
-            elif isinstance(node, cst.Arg):
-                parts = [node.value] if node.keyword is not None and node.keyword.value in _SENT_KEYWORDS else []
-            elif isinstance(node, cst.Return):
-                parts = [node.value]
-            else:
-                func = node.func
-                parts = [func.value] if isinstance(func, cst.Attribute) and func.attr.value in _GROWN else []
-            if any(isinstance(p, cst.Name) and p.value in names for p in parts):
-                return True
-        return False
 
     def _fixed(self, b: Binding) -> bool:
         """A binding to source-code constants: a literal, or a loop over a literal (or a constant bound to one)."""
@@ -394,34 +341,6 @@ class TaintEngine(CallTaint, FieldSensitivity):
                     return named
                 return base | named
         return base
-
-
-_SENT_KEYWORDS = frozenset({"messages", "input", "contents", "history", "chat_history"})
-_GROWN = frozenset({"insert", "append", "extend"})
-
-
-def _copies(value: cst.BaseExpression | None, name: str) -> bool:
-    """``value`` is ``name`` itself or a whole copy of it: ``list(name)``, ``name.copy()``, ``name[:]``, ``copy.copy(name)``."""
-    if isinstance(value, cst.Name):
-        return value.value == name
-    if isinstance(value, cst.Subscript):
-        sl = value.slice[0].slice if len(value.slice) == 1 else None
-        return isinstance(sl, cst.Slice) and sl.lower is None and sl.upper is None and _copies(value.value, name)
-    if isinstance(value, cst.Call):
-        func = value.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "copy" and not value.args:
-            return _copies(func.value, name)
-        return last_name(func) in ("list", "copy", "deepcopy") and len(value.args) == 1 and _copies(value.args[0].value, name)
-    return False
-
-
-def _element(b: Binding) -> cst.BaseExpression | None:
-    """The value ``b`` binds: its element of a tuple (``older, recent = m[:-n], m[-n:]``), or all of it."""
-    if b.element < 0:
-        return b.value
-    if isinstance(b.value, (cst.Tuple, cst.List)) and b.element < len(b.value.elements):
-        return b.value.elements[b.element].value
-    return None
 
 
 def _position(e: cst.BaseExpression) -> bool:

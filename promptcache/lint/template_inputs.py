@@ -48,7 +48,7 @@ def behind_template_input(flow: FlowAnalysis, slot: Slot, node: cst.CSTNode) -> 
                     earlier.append(part.expression)
         elif isinstance(anc, (cst.BinaryOperation, cst.ConcatenatedString)) and anc.right is child and _starts_with_text(anc.left):
             earlier = [anc.left]
-        if any(per_call_input(flow, func, e) for e in earlier):
+        if any(_per_call_input(flow, func, e) for e in earlier):
             return True
         if anc is slot.expr or isinstance(anc, (cst.FunctionDef, cst.SimpleStatementLine)):
             return False
@@ -66,9 +66,7 @@ def _starts_with_text(e: cst.CSTNode) -> bool:
     return isinstance(e, cst.SimpleString) and bool(str(e.evaluated_value).strip())
 
 
-def per_call_input(flow: FlowAnalysis, func, e: cst.BaseExpression) -> bool:
-    """``e`` in ``func`` carries a parameter that every call of ``func`` in the module gives a request's own value
-    (not a user's identity: the same on every request of that user)."""
+def _per_call_input(flow: FlowAnalysis, func, e: cst.BaseExpression) -> bool:
     taint = flow.taint.of(e, func)
     if any(s.kind == S.IDENTITY for s in taint):
         return False  # `{user.name}`: the same on every request of one user, so a clock after it still breaks
@@ -97,4 +95,4 @@ def _per_request_everywhere(flow: FlowAnalysis, func, position: int) -> bool:
     return True
 
 
-__all__ = ["behind_template_input", "per_call_input"]
+__all__ = ["behind_template_input"]

@@ -84,6 +84,17 @@ def test_clock_read_per_turn_is_not_import_time():
             "    client.messages.create(model='m', max_tokens=9, system=_system(), messages=history)\n")
     assert _pc101(looping) == [(9, "`datetime.datetime.now()` reaches system=")]
     assert _pc101(repl) == [(5, "`datetime.datetime.now()` reaches _system()")]
+    # Review (s26, round 2): a `for` over stdin or a comprehension calls it once per item; Streamlit reruns the
+    # whole script on every interaction.
+    batch = repl.replace("while True:\n    history.append(input('> '))", "for line in sys.stdin:\n    history.append(line)")
+    batch = "import sys\n" + batch
+    comprehension = ("from datetime import datetime\nimport anthropic\nclient = anthropic.Anthropic()\n"
+                     "def _ask(q):\n    return client.messages.create(model='m', max_tokens=9, system=f'Now: {datetime.now()}', messages=[q])\n"
+                     "ANSWERS = [_ask(q) for q in ('a', 'b')]\n")
+    streamlit = "import streamlit as st\n" + repl.replace("while True:\n    history.append(input('> '))\n", "if True:\n    history.append(st.chat_input())\n")
+    assert _pc101(batch) == [(6, "`datetime.datetime.now()` reaches _system()")]
+    assert _pc101(comprehension) == [(5, "`datetime.datetime.now()` reaches system=")]
+    assert _pc101(streamlit) == [(6, "`datetime.datetime.now()` reaches _system()")]
 
 
 def test_constants_built_in_a_module_level_for_loop_are_import_time():
