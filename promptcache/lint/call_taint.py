@@ -24,7 +24,7 @@ from promptcache.lint.iteration_order import set_valued
 from promptcache.lint.rendering import rendered_whole
 from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated, through_call
 from promptcache.lint.value_syntax import constructor_call, date_format, literal_key
-from promptcache.lint.walk import descendants
+from promptcache.lint.walk import ancestors, descendants
 
 
 # Methods that test membership in their argument and never iterate it into their result: SQLAlchemy
@@ -94,22 +94,21 @@ class CallTaint:
         return bool(bindings) and all(b.kind == "assign" and isinstance(b.value, cst.Call)
                                       and S.context_var(self.index.qualified(b.value.func, b.scope), base.value) for b in bindings)
 
-    def _at_import(self, node: cst.CSTNode, follow: bool = True) -> bool:
+    def _at_import(self, node: cst.CSTNode) -> bool:
         """``node`` runs when its module is imported, and only then: no function, lambda or ``while`` encloses it (a
-        module-level ``while True:`` chat loop runs per turn; a ``for`` over data runs at import), or (with
-        ``follow``) the function enclosing it, with no loop in between, is a private function of the module called
-        only at import (``_REGISTRY = _define_prompts()``, quivr; issue 11)."""
+        module-level ``while True:`` chat loop runs per turn; a ``for`` over data runs at import), or the function
+        enclosing it, with no loop in between, is a private function of the module called only at import
+        (``_REGISTRY = _define_prompts()``, quivr; issue 11)."""
         if any(m == "streamlit" or m.startswith("streamlit.") for m in self.index.imports):
             return False  # Streamlit runs the whole script again on every interaction
-        node, looped, turns = self.parents.get(node), False, False
-        while node is not None:
-            if isinstance(node, cst.Lambda):
+        looped = turns = False
+        for anc in ancestors(self.parents, node):
+            if isinstance(anc, cst.Lambda):
                 return False
-            if isinstance(node, cst.FunctionDef):
-                return follow and not looped and self._import_only(node)
-            looped = looped or isinstance(node, (cst.For, cst.While, cst.CompFor))
-            turns = turns or isinstance(node, cst.While)
-            node = self.parents.get(node)
+            if isinstance(anc, cst.FunctionDef):
+                return not looped and self._import_only(anc)
+            looped = looped or isinstance(anc, (cst.For, cst.While, cst.CompFor))
+            turns = turns or isinstance(anc, cst.While)
         return not turns  # module level: a `for` over data runs at import, a `while` is a script's turn loop
 
     def _import_only(self, func: cst.FunctionDef) -> bool:
@@ -136,13 +135,7 @@ class CallTaint:
     def _once(self, call: cst.Call) -> bool:
         """``call`` is a module-level statement's, in no loop or comprehension (``for line in sys.stdin:`` is a
         script's turn loop as much as ``while True:``; ``[_ask(q) for q in QUESTIONS]`` calls it once per item)."""
-        node = self.parents.get(call)
-        while node is not None:
-            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.For, cst.While, cst.CompFor, cst.ListComp, cst.SetComp,
-                                 cst.DictComp, cst.GeneratorExp)):
-                return False
-            node = self.parents.get(node)
-        return True
+        return not any(isinstance(anc, _REPEATING) for anc in ancestors(self.parents, call))
 
     def _call_value(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
         func = e.func
@@ -315,9 +308,7 @@ class CallTaint:
         node = s.origin
         if node is None or not isinstance(callee.node, cst.FunctionDef):
             return False
-        home = self.parents.get(node)
-        while home is not None and not isinstance(home, (cst.FunctionDef, cst.Lambda)):
-            home = self.parents.get(home)
+        home = next((anc for anc in ancestors(self.parents, node) if isinstance(anc, (cst.FunctionDef, cst.Lambda))), None)
         if home is not callee.node:
             return False  # read in another function (a helper with its own `precise`): not this call's branch
         child, parent = node, self.parents.get(node)
@@ -363,6 +354,11 @@ class CallTaint:
             t = self.of(arg, scope) if arg is not None else self.union(variadic_arguments(call, callee.node, name, offset), scope)
             out |= templated(t) if s.templated else t
         return frozenset(out)
+
+
+# What runs a statement more than once, or later than the module's import: a function, a loop, a comprehension.
+_REPEATING = (cst.FunctionDef, cst.Lambda, cst.For, cst.While, cst.CompFor, cst.ListComp, cst.SetComp, cst.DictComp,
+              cst.GeneratorExp)
 
 
 def _as_is(e: cst.BaseExpression) -> bool:

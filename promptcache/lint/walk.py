@@ -106,6 +106,15 @@ def descendants(node: cst.CSTNode | None, types: type | tuple[type, ...]) -> Ite
             stack.extend(children(current))
 
 
+def ancestors(parent: dict[cst.CSTNode, cst.CSTNode], node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Yield the parent, grandparent, ... of ``node`` in a walk's parent map (:attr:`TreeFacts.parent`), up to the
+    Module."""
+    up = parent.get(node)
+    while up is not None:
+        yield up
+        up = parent.get(up)
+
+
 class TreeFacts:
     """What the walk learns about every node: its parent and its pre-order index.
 
@@ -121,10 +130,7 @@ class TreeFacts:
 
     def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         """Yield the parent, grandparent, ... up to the Module."""
-        parent = self.parent.get(node)
-        while parent is not None:
-            yield parent
-            parent = self.parent.get(parent)
+        return ancestors(self.parent, node)
 
     def within(self, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
         """True when ``node`` is ``outer`` or inside it."""
