@@ -59,7 +59,7 @@ def edits(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
         if key == "cache_control":
             continue
         base = target.value
-        if normalising_store(target, store.value, store.node, flow.code, flow.facts):
+        if normalising_store(target, store.value, store.node, flow.code, flow.facts, _settings(scope)):
             continue  # `m["content"] = m["content"].rstrip()`: the same bytes as last sent (normalising_edits)
         if isinstance(target, cst.Subscript) and turns.is_history(base, scope) and not is_last(target, base, flow):
             if not (constant_index(target) == 0 and _static_system(store.value, turns, scope)) and \
@@ -94,6 +94,20 @@ def edits(turns: Turns) -> list[tuple[cst.CSTNode, str]]:
                 _lives_across_turns(turns, func.value, scope) and not _set_up(turns, call, func.value):
             out.append((call, f"{flow.code(func)}({flow.code(call.args[0].value)}, ...)"))
     return out
+
+
+def _settings(scope: Scope):
+    """``set_up(attr)`` for the method holding ``scope``: ``self.attr`` is bound only in ``__init__`` or the class
+    body (a setting fixed per object, TaskWeaver's ``self.config``); False outside a method."""
+    method = scope
+    while method is not None and method.cls is None:
+        method = method.parent
+    cls = method.cls if method is not None else None
+
+    def set_up(attr: str) -> bool:
+        bindings = cls.attrs.get(attr, []) if cls is not None else []
+        return bool(bindings) and all(b.scope.name == "__init__" or b.scope is cls.scope for b in bindings)
+    return set_up
 
 
 def rendered_refs(turns: Turns) -> dict[str, set[Ref]]:

@@ -15,7 +15,11 @@ must hold (issue 11, from false positives in graphiti and sweep; the boundaries 
 - the value is idempotent on the field: ``x.strip()`` (``rstrip`` / ``lstrip`` / ``lower`` / ``upper`` /
   ``casefold``, literal arguments only); ``clean(x)`` with the field as its one argument, by a function named to
   clean, normalise or strip and not to summarise (``clean_up_with_llm_summary(x)`` rewrites); or a
-  literal under ``if x == <another literal>:`` (``if m["role"] == "system": m["role"] = "user"``: false once done).
+  literal under ``if x == <another literal>:`` (``if m["role"] == "system": m["role"] = "user"``: false once done),
+  also as one operand of an ``and`` whose others are per-object settings (TaskWeaver's ``if not
+  self.config.support_system_role and m["role"] == "system":``, ``self.config`` bound in ``__init__`` only); then a
+  dict literal added in the loop whose field holds another literal (``{"role": "assistant", ...}``) is never
+  changed by the store, so adding it does not count.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from promptcache.lint.expressions import is_literal, last_name
 from promptcache.lint.walk import TreeFacts, descendants
 
 Code = Callable[[cst.CSTNode], str]  # a node's source text
+SetUp = Callable[[str], bool]  # ``self.<attr>`` is bound in ``__init__`` only
 
 _IDEMPOTENT_METHODS = frozenset({"strip", "rstrip", "lstrip", "lower", "upper", "casefold"})
 _ADDS = frozenset({"append", "extend", "insert"})
@@ -44,14 +49,20 @@ _CLEANER = re.compile(r"(?i)clean|normali[sz]e|strip")  # not `sanitize_xml`: es
 
 
 def normalising_store(target: cst.BaseExpression, value: cst.BaseExpression | None, node: cst.CSTNode,
-                      code: Code, facts: TreeFacts) -> bool:
+                      code: Code, facts: TreeFacts, set_up: SetUp = lambda _: False) -> bool:
     """``target = value`` (the statement ``node``) normalises a field of every message of a list in place, and its
-    function adds no message to that list afterwards (see the module). ``facts``: the walk's parents and order."""
+    function adds no message to that list afterwards (see the module). ``facts``: the walk's parents and order;
+    ``set_up(attr)``: ``self.attr`` is bound in ``__init__`` only (a per-object setting a guard may read)."""
     base = target.value if isinstance(target, (cst.Attribute, cst.Subscript)) else None
-    listed, func = _whole_list_loop(base, node, code, facts) if base is not None else (None, None)
-    if value is None or listed is None or func is None or _added_after(listed, node, func, code, facts):
-        return False
     field = code(target)
+    tested = _tested_other(node, field, value, code, facts) if is_literal(value) else None
+    listed, func = _whole_list_loop(base, node, code, facts, set_up if tested else None) \
+        if base is not None else (None, None)
+    if value is None or listed is None or func is None:
+        return False
+    untouched = _untouched(target, tested, code)
+    if _added_after(listed, node, func, code, facts, untouched):
+        return False
     if isinstance(value, cst.Call):
         callee = value.func
         if isinstance(callee, cst.Attribute) and callee.attr.value in _IDEMPOTENT_METHODS:
@@ -59,36 +70,68 @@ def normalising_store(target: cst.BaseExpression, value: cst.BaseExpression | No
         name = last_name(callee)
         return bool(_CLEANER.search(name)) and not S.summarise_callee(name) and len(value.args) == 1 \
             and code(value.args[0].value) == field
-    return is_literal(value) and _tested_other(node, field, value, code, facts)
+    return tested is not None
 
 
-def _whole_list_loop(base: cst.BaseExpression, node: cst.CSTNode, code: Code, facts: TreeFacts):
+def _untouched(target: cst.BaseExpression, tested: str | None, code: Code) -> Callable[[cst.CSTNode], bool]:
+    """For a store under ``if m["key"] == <tested>:``: whether an add (``h.insert(i, {...})``) puts a dict literal
+    whose ``"key"`` holds another literal, a message the store never changes."""
+    key = target.slice[0].slice if isinstance(target, cst.Subscript) and len(target.slice) == 1 else None
+    if tested is None or not (isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString)):
+        return lambda _: False
+    name = code(key.value)
+
+    def untouched(add: cst.CSTNode) -> bool:
+        added = add.args[-1].value if isinstance(add, cst.Call) and add.args else None
+        held = next((el.value for el in added.elements if isinstance(el, cst.DictElement)
+                     and code(el.key) == name), None) if isinstance(added, cst.Dict) else None
+        return held is not None and is_literal(held) and code(held) != tested
+    return untouched
+
+
+def _whole_list_loop(base: cst.BaseExpression, node: cst.CSTNode, code: Code, facts: TreeFacts,
+                     set_up: SetUp | None = None):
     """``(code of the list, function)`` when ``node`` is in a ``for`` loop, inside a function, that binds ``base``
-    to each message of a whole list, else ``(None, None)``."""
+    to each message of a whole list, else ``(None, None)``. ``set_up``: guards may read per-object settings."""
     func = next((a for a in facts.ancestors(node) if isinstance(a, cst.FunctionDef)), None)
     loop = next((a for a in facts.ancestors(node) if isinstance(a, cst.For) and code(base) in _bound_names(a.target, code)
                  and facts.within(a, func)), None) if func is not None else None
     listed = _whole(loop.iter, code) if loop is not None else None
-    if listed is None or not _fixed_guards(loop, node, code(base), func, code, facts) or _skips(loop) \
+    if listed is None or not _fixed_guards(loop, node, code(base), func, code, facts, set_up) or _skips(loop) \
             or _bound_to_part(listed, func, code) or _gated(loop, func, listed, code, facts):
         return None, None
     return listed, func
 
 
-def _fixed_guards(loop: cst.For, node: cst.CSTNode, item: str, func: cst.FunctionDef, code: Code, facts: TreeFacts) -> bool:
+def _fixed_guards(loop: cst.For, node: cst.CSTNode, item: str, func: cst.FunctionDef, code: Code, facts: TreeFacts,
+                  set_up: SetUp | None = None) -> bool:
     """Every ``if`` between the loop and ``node`` tests the message itself against constants (``if m["role"] ==
     "system"``, ``isinstance(m["content"], str)``), or the output list being built: the same messages each turn.
     Not the loop index (``if i < len(h) - 4``) or a value read at run time (``m["turn"] < turn_no - 3``): a window
-    that moves."""
+    that moves. With ``set_up``, also ``self.x...`` where ``set_up("x")`` (a setting fixed per object)."""
     outputs = {code(t.target) for stmt in descendants(func, cst.Assign) if isinstance(stmt.value, cst.List)
                and not stmt.value.elements for t in stmt.targets}  # `out = []`, filled in the loop
     allowed = {item, *outputs, *_GUARD_BUILTINS}
+    owner = func.params.params[0].name.value if set_up is not None and func.params.params else None
+
+    def fixed(n: cst.Name) -> bool:
+        if n.value in allowed:
+            return True
+        read = facts.parent.get(n)
+        return n.value == owner and isinstance(read, cst.Attribute) and read.value is n and set_up(read.attr.value)
     for at in facts.ancestors(node):
         if at is loop:
             return True
-        if isinstance(at, cst.If) and any(n.value not in allowed for n in descendants(at.test, cst.Name)):
+        if isinstance(at, cst.If) and not all(fixed(n) for n in descendants(at.test, cst.Name)
+                                              if not _attribute_part(n, facts)):
             return False
     return True
+
+
+def _attribute_part(n: cst.Name, facts: TreeFacts) -> bool:
+    """``n`` is the ``attr`` of ``x.attr`` (not a name read on its own)."""
+    read = facts.parent.get(n)
+    return isinstance(read, cst.Attribute) and read.attr is n
 
 
 def _skips(loop: cst.For) -> bool:
@@ -153,12 +196,13 @@ def _whole(iterable: cst.BaseExpression, code: Code) -> str | None:
     return code(iterable) if isinstance(iterable, (cst.Name, cst.Attribute)) else None
 
 
-def _added_after(listed: str, node: cst.CSTNode, func: cst.FunctionDef, code: Code, facts: TreeFacts) -> bool:
+def _added_after(listed: str, node: cst.CSTNode, func: cst.FunctionDef, code: Code, facts: TreeFacts,
+                 untouched: Callable[[cst.CSTNode], bool]) -> bool:
     """``func`` may add a message to the list ``listed`` after ``node`` that goes out before the store runs again:
     ``append`` / ``extend`` / ``insert`` / ``+=`` on it, or any call of a method of its owner (``self.add(...)``
     for ``self.messages``), before the first send after ``node`` or in a loop that also sends (an agent's tool
     loop: the tool result goes out raw on the next pass). A reply appended after the last send is normalised
-    before it first goes out."""
+    before it first goes out. An add ``untouched`` says the store never changes does not count."""
     order = facts.order
     after = order.get(node, 0)
     sends = [c for c in descendants(func, cst.Call) if order.get(c, 0) > after and _sends(c, listed, code)]
@@ -167,7 +211,7 @@ def _added_after(listed: str, node: cst.CSTNode, func: cst.FunctionDef, code: Co
     owner = listed.rsplit(".", 1)[0] + "." if "." in listed else None
     for n in descendants(func, (cst.Call, cst.AugAssign)):
         at = order.get(n, 0)
-        if at <= after or not _adds(n, listed, owner, code, facts, node):
+        if at <= after or not _adds(n, listed, owner, code, facts, node) or untouched(n):
             continue
         if first is None or at < first or _in_sending_loop(n, node, send_ids, facts):
             return True
@@ -223,18 +267,27 @@ def _sends(call: cst.Call, listed: str, code: Code) -> bool:
                                             or a.keyword is None and method in _INVOKE) for a in call.args)
 
 
-def _tested_other(node: cst.CSTNode, field: str, value: cst.BaseExpression, code: Code, facts: TreeFacts) -> bool:
-    """``node`` runs under ``if <field> == <literal>:`` with a literal other than ``value``, in its function: once
-    written, the test is false."""
+def _tested_other(node: cst.CSTNode, field: str, value: cst.BaseExpression, code: Code, facts: TreeFacts) -> str | None:
+    """The literal ``<lit>`` when ``node`` runs under ``if <field> == <lit>:`` (or ``if ... and <field> == <lit>``)
+    with a literal other than ``value``, in its function: once written, the test is false. Else None."""
     for at in facts.ancestors(node):
         if isinstance(at, cst.FunctionDef):
-            return False
-        test = at.test if isinstance(at, cst.If) else None
-        if isinstance(test, cst.Comparison) and code(test.left) == field and len(test.comparisons) == 1:
-            cmp = test.comparisons[0]
-            if isinstance(cmp.operator, cst.Equal) and is_literal(cmp.comparator) and code(cmp.comparator) != code(value):
-                return True
-    return False
+            return None
+        if not (isinstance(at, cst.If) and facts.within(node, at.body)):
+            continue
+        for test in _conjuncts(at.test):
+            if isinstance(test, cst.Comparison) and code(test.left) == field and len(test.comparisons) == 1:
+                cmp = test.comparisons[0]
+                if isinstance(cmp.operator, cst.Equal) and is_literal(cmp.comparator) and code(cmp.comparator) != code(value):
+                    return code(cmp.comparator)
+    return None
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of an ``and`` chain (``a and (b and c)``: a, b, c); ``[test]`` for anything else."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]
 
 
 __all__ = ["normalising_store"]
