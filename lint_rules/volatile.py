@@ -58,7 +58,9 @@ class VolatileInSystemPrompt(FlowRule):
     imported (a module constant ``SYSTEM = f"Started {datetime.now()}"``, or a
     private builder the module calls only there, ``_PROMPTS = _define_prompts()``):
     the prefix is fixed per process, and each process started at another time
-    sends another one.
+    sends another one. A date read there is not reported (but in a
+    ``PromptBuilder`` layer, which refuses it at run time): every process
+    started that day sends the same prefix, as with any per-deployment setting.
 
     ## Use instead
     ```python
@@ -112,7 +114,10 @@ class VolatileInSystemPrompt(FlowRule):
         """A volatile source on a value that reaches the system prompt (identities on it are named too)."""
         if flow.area != "system" or not flow.has(S.VOLATILE) or flow.after_last_breakpoint or flow.behind_template_input:
             return []
-        return [self.issue(flow, detail=flow.of(S.VOLATILE)[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
+        clocks = flow.of(S.VOLATILE)
+        if flow.slot.sanitiser != "sdk" and all(s.import_time and s.daily for s in clocks):
+            return []  # a date fixed per process: every process started that day sends the same prefix (issue 11)
+        return [self.issue(flow, detail=clocks[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
 
     def issue_message(self, issue):
         """A clock read only as a date says that it changes once a day, not on every request (issue 11)."""
@@ -128,6 +133,8 @@ class VolatileInSystemPrompt(FlowRule):
         return Severity.WARNING if _daily(issue) or _at_import(issue) else None
 
     VALID = [
+        # Issue 11 (open-interpreter, mem0; blind set 10): a date read once, at import, into a module constant.
+        _CLAUDE + "from datetime import datetime\nSYSTEM_PROMPT = f\"\"\"You run on a VM.\n* The current date is {datetime.today().strftime('%A, %B %d, %Y')}.\"\"\"\ndef ask(history):\n    return client.messages.create(model='m', max_tokens=9, system=SYSTEM_PROMPT, messages=history)\n",
         # Issue 11: a request built as a dict and sent as `**params`, the clock in the newest user turn; a system entry
         # overwritten with a constant before the call; a clock block after the last breakpoint of the dict's system.
         _B2 + 'def ask(history, q):\n    params = {"model": "m", "max_tokens": 512, "system": RULES}\n    params["messages"] = history + [{"role": "user", "content": f"[{datetime.now():%H:%M}] {q}"}]\n    return client.messages.create(**params)\n',
