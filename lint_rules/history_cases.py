@@ -36,11 +36,17 @@ PC201_INVALID = [
 # PC202: issue 11 (blind sets 4-6): a summary in a prompt builder whose result the module's calls put nowhere ahead of
 # the history: the prompt of a summarising request of its own (deer-flow), an approval dialog's text (magentic-ui).
 PC202_BUILDER_VALID = [
+    # Issue 11 (DocsGPT, blind set 11): the summary the object was built with (bound only in `__init__`), fixed
+    # for its conversation; the system prompt passed in whole (`system_prompt`) is not per-request data (PC102).
+    _OPENAI + 'class Agent:\n    def __init__(self, history, compressed_summary=None):\n        self.chat_history = history\n        self.compressed_summary = compressed_summary\n    def _build_messages(self, system_prompt, query):\n        if self.compressed_summary:\n            system_prompt = system_prompt + f"\\n\\nThe conversation so far, compressed:\\n{self.compressed_summary}"\n        return [{"role": "system", "content": system_prompt}, *self.chat_history, {"role": "user", "content": query}]\n    def ask(self, query):\n        return client.chat.completions.create(model="m", messages=self._build_messages("Answer from the docs.", query))\n',
     "from langchain_core.messages import HumanMessage\nclass Summarizer:\n    def __init__(self, model):\n        self.model = model\n    def _build_summary_prompt(self, messages, previous_summary=None):\n        text = '\\n'.join(m.content for m in messages)\n        return f'Update the summary.\\nPrevious summary: {previous_summary}\\n\\n{text}'\n    def summarize(self, messages, previous_summary=None):\n        prompt = self._build_summary_prompt(messages, previous_summary=previous_summary)\n        return self.model.invoke([HumanMessage(content=prompt)]).content\n",
     _OPENAI + "def _format_approval_prompt(tool, args_summary):\n    return f'Allow {tool}? {args_summary}'\nasync def step(tool, args_summary):\n    yield ApprovalRequest(prompt=_format_approval_prompt(tool, args_summary), tool_name=tool)\n",
 ]
 
 PC202_INVALID = [
+    # ... its bounds: the attribute also refreshed in another method, or built from a summarising call.
+    Invalid(_OPENAI + 'class Agent:\n    def __init__(self, history):\n        self.chat_history = history\n        self.summary = ""\n    def compact(self):\n        self.summary = summarize_thread(self.chat_history)\n    def ask(self, query):\n        self.compact()\n        return client.chat.completions.create(model="m", messages=[{"role": "system", "content": f"Help.\\n{self.summary}"}, *self.chat_history[-6:], {"role": "user", "content": query}])\n', line=11),
+    Invalid(_OPENAI + 'class Agent:\n    def __init__(self, history):\n        self.chat_history = history\n        self.recap = summarize_thread(history)\n    def ask(self, query):\n        return client.chat.completions.create(model="m", messages=[{"role": "system", "content": f"Help.\\n{self.recap}"}, *self.chat_history[-6:], {"role": "user", "content": query}])\n', line=8),
     # Review (s26): a summary of the older part of the list ahead of the whole list, sent as `messages=` or through a
     # copy grown in place.
     Invalid(_CLAUDE + "def turn(messages, keep=6):\n    summary = summarize(messages[:-keep])\n    return client.messages.create(model='m', max_tokens=9, system=f'Be brief.\\nSo far: {summary}', messages=messages)\n", line=5),

@@ -243,7 +243,10 @@ class PerRequestDataInSystemPrompt(FlowRule):
     ## When it does not fire
     A whole parameter passed straight through (``def call(system): create(system=system)``:
     a generic wrapper), also with only whitespace added (``system + "\\n"``,
-    ``"\\n\\n".join(system_parts)``); values set once per object in ``__init__``;
+    ``"\\n\\n".join(system_parts)``); a parameter named as the system prompt
+    (``system_prompt``, ``system_message``, ``instructions``, ``system``) with any text
+    added (``system_prompt + "\\nCite sources."``: the prompt it was given, passed
+    through); values set once per object in ``__init__``;
     an Anthropic system block after the request's last ``cache_control``
     breakpoint (when the module marks no message);
     an identity-named module constant (``reading_level = "grade 8"``: identity
@@ -298,6 +301,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
         return []
 
     VALID = [
+        # Issue 11 (DocsGPT, blind set 11): the system prompt passed in whole, with static text appended.
+        _OPENAI + 'def build_messages(system_prompt, history, query):\n    system_prompt = system_prompt + "\\n\\nCite your sources."\n    return [{"role": "system", "content": system_prompt}, *history, {"role": "user", "content": query}]\ndef ask(history, query):\n    return client.chat.completions.create(model="m", messages=build_messages(load_prompt(), history, query))\n',
         # Issue 11: a request dict sent as `**params` with the user's name in the newest user turn.
         _CLAUDE + "def ask(user, history, q):\n    params = {'model': 'm', 'max_tokens': 512, 'system': 'You are helpful.'}\n    params['messages'] = history + [{'role': 'user', 'content': f'{user.name}: {q}'}]\n    return client.messages.create(**params)\n",
         _CLAUDE + f"RULES = open('rules.md').read()\ndef ask(user, q):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'You talk to {{user.name}}.'}}], messages=[q])\n",

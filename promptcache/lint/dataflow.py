@@ -44,6 +44,7 @@ from promptcache.lint.summaries import Summaries
 from promptcache.lint.taint import Source, TaintEngine, as_daily
 from promptcache.lint.template_inputs import behind_template_input
 from promptcache.lint.turns import Turns
+from promptcache.lint.value_syntax import PROMPT_FIELD
 from promptcache.lint.walk import TreeFacts
 
 SYSTEM_KINDS = frozenset({S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON, S.SUMMARY, S.IDENTITY, S.PARAM})
@@ -377,8 +378,10 @@ _CONVERSATION_PARAM = re.compile(r"(?i)^_?(messages|history|chat_history|convers
 
 
 def _conversation_or_tools(name: str) -> bool:
-    """A parameter that holds the conversation or the tool list, by its whole name."""
-    return bool(_CONVERSATION_PARAM.search(name))
+    """A parameter that holds the conversation, the tool list or the system prompt itself, by its whole name
+    (``system_prompt + compression_context``: the prompt it was given, passed through; DocsGPT's
+    ``_build_messages(self, system_prompt, query)``)."""
+    return bool(_CONVERSATION_PARAM.search(name) or PROMPT_FIELD.search(name))
 
 
 __all__ = ["Flow", "FlowAnalysis", "Issue", "Slot", "dedupe"]

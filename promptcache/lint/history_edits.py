@@ -103,11 +103,7 @@ def _settings(scope: Scope):
     while method is not None and method.cls is None:
         method = method.parent
     cls = method.cls if method is not None else None
-
-    def set_up(attr: str) -> bool:
-        bindings = cls.attrs.get(attr, []) if cls is not None else []
-        return bool(bindings) and all(b.scope.name == "__init__" or b.scope is cls.scope for b in bindings)
-    return set_up
+    return cls.set_up if cls is not None else lambda _: False
 
 
 def rendered_refs(turns: Turns) -> dict[str, set[Ref]]:

