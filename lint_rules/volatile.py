@@ -81,7 +81,10 @@ class VolatileInSystemPrompt(FlowRule):
     ``creation_utc=``) of a class or a context manager whose
     object is not rendered whole (``RunContext(run_id=...)`` handed on; but
     ``asdict(ctx)`` or ``SystemPrompt(...).render()`` may render it, and
-    ``doc.updated_at`` reads it back); a clock written to another entry of a
+    ``doc.updated_at`` reads it back); a tracing id (``trace_id=``, ``run_id=``,
+    ``request_id=``) given to a call whose body is not seen and whose name
+    does not say it renders text (``emitter.emit_message_event(trace_id=...)``:
+    what the callee records, not text it returns); a clock written to another entry of a
     state dict than the one the prompt reads (``state["last_seen"] = now()`` beside ``state["rules"]``);
     ``time.strftime`` is given an explicit time; the module
     has no LLM call and no prompt-named constant that an LLM file imports; the value follows a per-request
@@ -133,6 +136,8 @@ class VolatileInSystemPrompt(FlowRule):
         return Severity.WARNING if _daily(issue) or _at_import(issue) else None
 
     VALID = [
+        # Issue 11 (parlant, blind set 8): a tracing id given to an event emitter; the "preamble" returned is events.
+        _OPENAI + "import uuid\nasync def generate_preamble(emitter, text):\n    handle = await emitter.emit_message_event(trace_id=uuid.uuid4().hex, data={'message': text})\n    return [handle.event]\n",
         # Issue 11 (open-interpreter, mem0; blind set 10): a date read once, at import, into a module constant.
         _CLAUDE + "from datetime import datetime\nSYSTEM_PROMPT = f\"\"\"You run on a VM.\n* The current date is {datetime.today().strftime('%A, %B %d, %Y')}.\"\"\"\ndef ask(history):\n    return client.messages.create(model='m', max_tokens=9, system=SYSTEM_PROMPT, messages=history)\n",
         # Issue 11: a request built as a dict and sent as `**params`, the clock in the newest user turn; a system entry

@@ -66,6 +66,9 @@ PC101_INVALID = [
     Invalid(_OPENAI + "import uuid\nclass Chat:\n    def __init__(self):\n        self.sid = uuid.uuid4().hex\n        self.messages = [{'role': 'system', 'content': f'Session {self.sid}'}]\n    def ask(self):\n        return client.chat.completions.create(model='m', messages=self.messages)\n", line=7),
     Invalid("import time\nfrom langchain_core.messages import SystemMessage\nsystem = SystemMessage(content=f\"Received {time.strftime('%H:%M')}\")\n", line=3),
     Invalid("import anthropic\nfrom datetime import datetime\nSYSTEM_PROMPT = 'Started ' + str(datetime.now())\n", line=3),
+    # ... its bounds (parlant's exclusion): the id given to a call named to render text, a timestamp keyword.
+    Invalid(_OPENAI + "import uuid\ndef ask(q):\n    system = render_header(trace_id=uuid.uuid4().hex)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=6),
+    Invalid(_OPENAI + "from datetime import datetime\ndef ask(session, q):\n    system = describe(session, timestamp=datetime.now())\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=6),
     # A time read once at import: reported as fixed per process (a date there is not: PC101's VALID cases).
     Invalid(_CLAUDE + "from datetime import datetime\nSYSTEM = f'Started at {datetime.now()}. Be brief.'\ndef ask(q):\n    return client.messages.create(model='m', system=SYSTEM, messages=[q])\n", line=4),
     # The same builder with the date in its system layer: a prefix slot.
