@@ -263,7 +263,9 @@ class PerRequestDataInSystemPrompt(FlowRule):
     only), when all its callers are visible: a private or nested function, or any
     function of a script (``if __name__ == "__main__":``) or of a pytest module
     (by file name: ``test_*.py``, ``*_test.py``, ``conftest.py``); a parameter
-    whose only value in the module is its literal default (no call passes it);
+    whose only value in the module is its literal default (no call passes it),
+    also one call up (``writeup(drafts, num_rounds=20)`` passing ``num_rounds``
+    on to the prompt's function in its loop);
     a parameter typed as a class (``type[...]``: code) or as a database handle
     written with its client module (``conn: psycopg.Connection``, ``sqlalchemy.orm.Session``; not a bare
     ``Session``, which may be a chat session): what it reads is per-request only through the
@@ -306,6 +308,9 @@ class PerRequestDataInSystemPrompt(FlowRule):
         return []
 
     VALID = [
+        # Issue 11 (AI-Scientist, blind set 6): a script's function passes on its caller's parameter, whose only value
+        # in the module is its default: the same in every call of the loop.
+        'from openai import OpenAI\nSYSTEM = "You add citations. You have {total_rounds} rounds."\ndef get_prompt(client, draft, current_round, total_rounds):\n    return client.chat.completions.create(model="m", messages=[{"role": "system", "content": SYSTEM.format(total_rounds=total_rounds)}, {"role": "user", "content": f"Round {current_round}: {draft}"}])\ndef writeup(client, drafts, num_rounds=20):\n    for i, draft in enumerate(drafts):\n        get_prompt(client, draft, i, num_rounds)\nif __name__ == "__main__":\n    writeup(OpenAI(), open("d").read().split("\\n\\n"))\n',
         # Issue 11 (DocsGPT, blind set 11): the system prompt passed in whole, with static text appended.
         _OPENAI + 'def build_messages(system_prompt, history, query):\n    system_prompt = system_prompt + "\\n\\nCite your sources."\n    return [{"role": "system", "content": system_prompt}, *history, {"role": "user", "content": query}]\ndef ask(history, query):\n    return client.chat.completions.create(model="m", messages=build_messages(load_prompt(), history, query))\n',
         # Issue 11: a request dict sent as `**params` with the user's name in the newest user turn.

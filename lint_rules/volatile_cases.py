@@ -121,6 +121,9 @@ PC101_INVALID = [
 
 # PC102 (PerRequestDataInSystemPrompt)
 PC102_INVALID = [
+    # ... its bounds (AI-Scientist's exclusion): a call that passes the parameter values, the parameter rebound.
+    Invalid('from openai import OpenAI\nSYSTEM = "You add citations. You have {total_rounds} rounds."\ndef get_prompt(client, draft, current_round, total_rounds):\n    return client.chat.completions.create(model="m", messages=[{"role": "system", "content": SYSTEM.format(total_rounds=total_rounds)}, {"role": "user", "content": f"Round {current_round}: {draft}"}])\ndef writeup(client, drafts, num_rounds=20):\n    for i, draft in enumerate(drafts):\n        get_prompt(client, draft, i, num_rounds)\nif __name__ == "__main__":\n    for n in (5, 10):\n        writeup(OpenAI(), ["a", "b"], num_rounds=n)\n', line=4),
+    Invalid('from openai import OpenAI\nSYSTEM = "You add citations. You have {total_rounds} rounds."\ndef get_prompt(client, draft, current_round, total_rounds):\n    return client.chat.completions.create(model="m", messages=[{"role": "system", "content": SYSTEM.format(total_rounds=total_rounds)}, {"role": "user", "content": f"Round {current_round}: {draft}"}])\ndef writeup(client, drafts, num_rounds=20):\n    for i, draft in enumerate(drafts):\n        num_rounds -= 1\n        get_prompt(client, draft, i, num_rounds)\nif __name__ == "__main__":\n    writeup(OpenAI(), open("d").read().split("\\n\\n"))\n', line=4),
     # ... while a query's per-request argument read through a database handle is reported.
     Invalid(_CLAUDE + "import psycopg\ndef ask(conn: psycopg.Connection, user_id, q):\n    row = conn.execute('SELECT bio FROM users WHERE id = %s', (user_id,)).fetchone()\n    return client.messages.create(model='m', max_tokens=9, system=row[0], messages=[q])\n", line=6),
     # Issue 11 (newcomer): per-request data dumped as unsorted JSON is two problems: PC304 reports the key order,
