@@ -58,12 +58,6 @@ class ClassInfo:
     attrs: dict[str, list[Binding]] = field(default_factory=dict)
     methods: dict[str, Scope] = field(default_factory=dict)
 
-    def set_up(self, attr: str) -> bool:
-        """``self.attr`` is bound, and only in ``__init__`` or the class body: a value fixed per object (a
-        setting, or what the object was built with)."""
-        bindings = self.attrs.get(attr, [])
-        return bool(bindings) and all(b.scope.name == "__init__" or b.scope is self.scope for b in bindings)
-
 
 @dataclass(eq=False)
 class Scope:

@@ -32,13 +32,12 @@ from collections.abc import Callable
 import libcst as cst
 
 from promptcache.lint import sources as S
-from promptcache.lint.expressions import is_literal, last_name
+from promptcache.lint.expressions import IDEMPOTENT_METHODS, is_literal, last_name
 from promptcache.lint.walk import TreeFacts, descendants
 
 Code = Callable[[cst.CSTNode], str]  # a node's source text
 SetUp = Callable[[str], bool]  # ``self.<attr>`` is bound in ``__init__`` only
 
-_IDEMPOTENT_METHODS = frozenset({"strip", "rstrip", "lstrip", "lower", "upper", "casefold"})
 _ADDS = frozenset({"append", "extend", "insert"})
 _SEND_KEYWORDS = frozenset({"messages", "input", "contents"})
 _INVOKE = frozenset({"invoke", "ainvoke", "stream", "astream"})
@@ -70,7 +69,7 @@ def normalising_store(target: cst.BaseExpression, value: cst.BaseExpression | No
         return True
     if isinstance(value, cst.Call):
         callee = value.func
-        if isinstance(callee, cst.Attribute) and callee.attr.value in _IDEMPOTENT_METHODS:
+        if isinstance(callee, cst.Attribute) and callee.attr.value in IDEMPOTENT_METHODS:
             return code(callee.value) == field and all(is_literal(a.value) for a in value.args)
         name = last_name(callee)
         return bool(_CLEANER.search(name)) and not S.summarise_callee(name) and len(value.args) == 1 \

@@ -27,6 +27,7 @@ from promptcache.lint import sources as S
 from promptcache.lint.binding_order import overwritten, unreached
 from promptcache.lint.index import Binding, ModuleIndex, Scope
 from promptcache.lint.iteration_order import filling_loops, set_annotation
+from promptcache.lint.object_state import set_up
 from promptcache.lint.call_taint import CallTaint
 from promptcache.lint.expressions import has_text, is_dict_view, is_literal, key_text
 from promptcache.lint.fields import FieldSensitivity
@@ -265,7 +266,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
             cls = self.index.class_of_receiver(e.value, scope)
             if cls is not None:
                 out = set(self.names(attr, origin=e))
-                if any(s.kind == S.SUMMARY for s in out) and cls.set_up(attr):
+                if any(s.kind == S.SUMMARY for s in out) and set_up(cls, attr):
                     # `self.compressed_summary` bound only in `__init__`: the summary the object was built with,
                     # fixed for its conversation (DocsGPT, blind set 11). A summarising call there still counts;
                     # names (the attribute's, the parameter's) do not.
