@@ -274,16 +274,11 @@ def _sends(call: cst.Call, listed: str, code: Code) -> bool:
 def _tested_other(node: cst.CSTNode, field: str, value: cst.BaseExpression, code: Code, facts: TreeFacts) -> str | None:
     """The literal ``<lit>`` when ``node`` runs under ``if <field> == <lit>:`` (or ``if ... and <field> == <lit>``)
     with a literal other than ``value``, in its function: once written, the test is false. Else None."""
-    for at in facts.ancestors(node):
-        if isinstance(at, cst.FunctionDef):
-            return None
-        if not (isinstance(at, cst.If) and facts.within(node, at.body)):
-            continue
-        for test in _conjuncts(at.test):
-            if isinstance(test, cst.Comparison) and code(test.left) == field and len(test.comparisons) == 1:
-                cmp = test.comparisons[0]
-                if isinstance(cmp.operator, cst.Equal) and is_literal(cmp.comparator) and code(cmp.comparator) != code(value):
-                    return code(cmp.comparator)
+    for test in _guarding_tests(node, facts):
+        if isinstance(test, cst.Comparison) and code(test.left) == field and len(test.comparisons) == 1:
+            cmp = test.comparisons[0]
+            if isinstance(cmp.operator, cst.Equal) and is_literal(cmp.comparator) and code(cmp.comparator) != code(value):
+                return code(cmp.comparator)
     return None
 
 
@@ -294,17 +289,22 @@ def _converted(node: cst.CSTNode, field: str, value: cst.BaseExpression, code: C
     made = _kind(value)
     if made is None:
         return False
+    for test in _guarding_tests(node, facts):
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        kinds = _isinstance_of(test.expression if negated else test, field, code)
+        if kinds is not None and (made in kinds) == negated:
+            return True
+    return False
+
+
+def _guarding_tests(node: cst.CSTNode, facts: TreeFacts):
+    """The tests that hold whenever ``node`` runs, in its function: each ``and`` operand of every ``if`` whose body
+    (not ``else``) holds it."""
     for at in facts.ancestors(node):
         if isinstance(at, cst.FunctionDef):
-            return False
-        if not (isinstance(at, cst.If) and facts.within(node, at.body)):
-            continue
-        for test in _conjuncts(at.test):
-            negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
-            kinds = _isinstance_of(test.expression if negated else test, field, code)
-            if kinds is not None and (made in kinds) == negated:
-                return True
-    return False
+            return
+        if isinstance(at, cst.If) and facts.within(node, at.body):
+            yield from _conjuncts(at.test)
 
 
 _KINDS = frozenset({"str", "list", "dict", "tuple"})
