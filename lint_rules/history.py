@@ -142,7 +142,9 @@ class SummaryBeforeHistory(FlowRule):
     compressed_summary``, a pydantic field), or cleaned up from its own value
     elsewhere (``self.summary = self.summary if ... else ""``): the summary the
     object was built with, fixed for its conversation (one built from a
-    summarising call there, or refreshed in another method, is reported). A summary in
+    summarising call there, refreshed in another method, or given to an
+    object the module builds for one call, ``Agent(h, summarize(h)).ask(q)``,
+    is reported). A summary in
     what a prompt-named function returns (``build_prompt()``) that the module
     calls is reported only where one of those calls puts the result ahead of
     the history (a system message, ``system=``, a message before others): not

@@ -143,6 +143,8 @@ PC102_INVALID = [
     # Issue 11 review: an object built for one request (`Tutor(...).ask(q)`): its `__init__` parameters are the
     # request's, not the object's.
     Invalid(_CLAUDE + "class Tutor:\n    def __init__(self, topic, student_notes):\n        self.system = f'You tutor {topic}. Notes: {student_notes}'\n    def ask(self, q):\n        return client.messages.create(model='m', system=self.system, messages=[{'role': 'user', 'content': q}])\ndef handle(req):\n    return Tutor(req.topic, req.notes).ask(req.q)\n", line=7),
+    # ... also bound to a name first (the summary exclusion of PC202 review, s28).
+        Invalid(_CLAUDE + "class Tutor:\n    def __init__(self, topic, student_notes):\n        self.system = f'You tutor {topic}. Notes: {student_notes}'\n    def ask(self, q):\n        return client.messages.create(model='m', system=self.system, messages=[{'role': 'user', 'content': q}])\ndef handle(req):\n    tutor = Tutor(req.topic, req.notes)\n    return tutor.ask(req.q)\n", line=7),
     # A builder that asks the model and builds text around the reply and the user's name is a prompt builder.
     Invalid(_OPENAI + "def build_system_prompt(user, q):\n    reply = client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}])\n    return f'You help {user.name}. Topic: {reply.choices[0].message.content}'\n", line=5),
     # The user's message content templated into the system message is no conversion (issue 11, browser-use).

@@ -11,7 +11,8 @@ from __future__ import annotations
 import libcst as cst
 
 from promptcache.lint.expressions import IDEMPOTENT_METHODS, is_literal
-from promptcache.lint.index import Binding, ClassInfo
+from promptcache.lint.index import Binding, ClassInfo, ModuleIndex
+from promptcache.lint.walk import descendants
 
 
 def set_up(cls: ClassInfo, attr: str) -> bool:
@@ -20,6 +21,38 @@ def set_up(cls: ClassInfo, attr: str) -> bool:
     bindings = cls.attrs.get(attr, [])
     return bool(bindings) and all(b.scope.name == "__init__" or b.scope is cls.scope
                                   or _from_itself(b, attr) for b in bindings)
+
+
+def built_per_call(index: ModuleIndex, parent: dict, cls: ClassInfo) -> bool:
+    """The module builds objects of ``cls`` for one call each: ``Tutor(req.topic).ask(req.q)``, or ``t =
+    Tutor(req.topic)`` in a function that then calls ``t.<method>(...)`` and neither returns ``t`` nor hands it on
+    whole. What such an object was built with is per request, not per object (issue 11 review).
+    ``parent``: the walk's parent map."""
+    for call, scope in index.calls:
+        if not (isinstance(call.func, cst.Name) and call.func.value == cls.name):
+            continue
+        up = parent.get(call)
+        if isinstance(up, cst.Attribute) and isinstance(parent.get(up), cst.Call):
+            return True
+        target = up.targets[0].target if isinstance(up, cst.Assign) and len(up.targets) == 1 else None
+        if scope.kind == "function" and isinstance(target, cst.Name) and _used_once_here(scope.node, target.value, parent):
+            return True
+    return False
+
+
+def _used_once_here(func: cst.CSTNode, name: str, parent: dict) -> bool:
+    """In ``func``, a method of ``name`` is called, and ``name`` is not returned or passed on whole."""
+    called = False
+    for n in descendants(func, cst.Name):
+        if n.value != name:
+            continue
+        up = parent.get(n)
+        if isinstance(up, cst.Attribute) and up.value is n:
+            called = called or isinstance(parent.get(up), cst.Call)
+        elif isinstance(up, (cst.Return, cst.Arg, cst.Element, cst.DictElement, cst.Yield)) \
+                or isinstance(up, cst.Assign) and up.value is n:
+            return False
+    return called
 
 
 def _from_itself(b: Binding, attr: str) -> bool:
@@ -56,4 +89,4 @@ def _from_itself(b: Binding, attr: str) -> bool:
     return cleaned(v)
 
 
-__all__ = ["set_up"]
+__all__ = ["built_per_call", "set_up"]
