@@ -137,7 +137,14 @@ class SummaryBeforeHistory(FlowRule):
     module defines, not a summary made at run time; ``session.refresh()``
     then ``session.summary`` is reported); a request handler named like a
     prompt that returns a response object (``@router.get(...)``
-    ``list_prompt_reports()``): the HTTP response, not a prompt. A summary in
+    ``list_prompt_reports()``): the HTTP response, not a prompt; an attribute
+    bound only in ``__init__`` or the class body (``self.compressed_summary =
+    compressed_summary``, a pydantic field), or cleaned up from its own value
+    elsewhere (``self.summary = self.summary if ... else ""``): the summary the
+    object was built with, fixed for its conversation (one built from a
+    summarising call there, refreshed in another method, or given to an
+    object the module builds for one call, ``Agent(h, summarize(h)).ask(q)``,
+    is reported). A summary in
     what a prompt-named function returns (``build_prompt()``) that the module
     calls is reported only where one of those calls puts the result ahead of
     the history (a system message, ``system=``, a message before others): not

@@ -58,7 +58,9 @@ class VolatileInSystemPrompt(FlowRule):
     imported (a module constant ``SYSTEM = f"Started {datetime.now()}"``, or a
     private builder the module calls only there, ``_PROMPTS = _define_prompts()``):
     the prefix is fixed per process, and each process started at another time
-    sends another one.
+    sends another one. A date read there is not reported (but in a
+    ``PromptBuilder`` layer, which refuses it at run time): every process
+    started that day sends the same prefix, as with any per-deployment setting.
 
     ## Use instead
     ```python
@@ -79,7 +81,10 @@ class VolatileInSystemPrompt(FlowRule):
     ``creation_utc=``) of a class or a context manager whose
     object is not rendered whole (``RunContext(run_id=...)`` handed on; but
     ``asdict(ctx)`` or ``SystemPrompt(...).render()`` may render it, and
-    ``doc.updated_at`` reads it back); a clock written to another entry of a
+    ``doc.updated_at`` reads it back); a tracing id (``trace_id=``, ``run_id=``,
+    ``request_id=``) given to a call whose body is not seen and whose name
+    does not say it renders text (``emitter.emit_message_event(trace_id=...)``:
+    what the callee records, not text it returns); a clock written to another entry of a
     state dict than the one the prompt reads (``state["last_seen"] = now()`` beside ``state["rules"]``);
     ``time.strftime`` is given an explicit time; the module
     has no LLM call and no prompt-named constant that an LLM file imports; the value follows a per-request
@@ -112,7 +117,10 @@ class VolatileInSystemPrompt(FlowRule):
         """A volatile source on a value that reaches the system prompt (identities on it are named too)."""
         if flow.area != "system" or not flow.has(S.VOLATILE) or flow.after_last_breakpoint or flow.behind_template_input:
             return []
-        return [self.issue(flow, detail=flow.of(S.VOLATILE)[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
+        clocks = flow.of(S.VOLATILE)
+        if flow.slot.sanitiser != "sdk" and all(s.import_time and s.daily for s in clocks):
+            return []  # a date fixed per process: every process started that day sends the same prefix (issue 11)
+        return [self.issue(flow, detail=clocks[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
 
     def issue_message(self, issue):
         """A clock read only as a date says that it changes once a day, not on every request (issue 11)."""
@@ -128,6 +136,10 @@ class VolatileInSystemPrompt(FlowRule):
         return Severity.WARNING if _daily(issue) or _at_import(issue) else None
 
     VALID = [
+        # Issue 11 (parlant, blind set 8): a tracing id given to an event emitter; the "preamble" returned is events.
+        _OPENAI + "import uuid\nasync def generate_preamble(emitter, text):\n    handle = await emitter.emit_message_event(trace_id=uuid.uuid4().hex, data={'message': text})\n    return [handle.event]\n",
+        # Issue 11 (open-interpreter, mem0; blind set 10): a date read once, at import, into a module constant.
+        _CLAUDE + "from datetime import datetime\nSYSTEM_PROMPT = f\"\"\"You run on a VM.\n* The current date is {datetime.today().strftime('%A, %B %d, %Y')}.\"\"\"\ndef ask(history):\n    return client.messages.create(model='m', max_tokens=9, system=SYSTEM_PROMPT, messages=history)\n",
         # Issue 11: a request built as a dict and sent as `**params`, the clock in the newest user turn; a system entry
         # overwritten with a constant before the call; a clock block after the last breakpoint of the dict's system.
         _B2 + 'def ask(history, q):\n    params = {"model": "m", "max_tokens": 512, "system": RULES}\n    params["messages"] = history + [{"role": "user", "content": f"[{datetime.now():%H:%M}] {q}"}]\n    return client.messages.create(**params)\n',
@@ -236,7 +248,10 @@ class PerRequestDataInSystemPrompt(FlowRule):
     ## When it does not fire
     A whole parameter passed straight through (``def call(system): create(system=system)``:
     a generic wrapper), also with only whitespace added (``system + "\\n"``,
-    ``"\\n\\n".join(system_parts)``); values set once per object in ``__init__``;
+    ``"\\n\\n".join(system_parts)``); a parameter named as the system prompt
+    (``system_prompt``, ``system_message``, ``instructions``, ``system``) with any text
+    added (``system_prompt + "\\nCite sources."``: the prompt it was given, passed
+    through); values set once per object in ``__init__``;
     an Anthropic system block after the request's last ``cache_control``
     breakpoint (when the module marks no message);
     an identity-named module constant (``reading_level = "grade 8"``: identity
@@ -248,7 +263,9 @@ class PerRequestDataInSystemPrompt(FlowRule):
     only), when all its callers are visible: a private or nested function, or any
     function of a script (``if __name__ == "__main__":``) or of a pytest module
     (by file name: ``test_*.py``, ``*_test.py``, ``conftest.py``); a parameter
-    whose only value in the module is its literal default (no call passes it);
+    whose only value in the module is its literal default (no call passes it),
+    also one call up (``writeup(drafts, num_rounds=20)`` passing ``num_rounds``
+    on to the prompt's function in its loop);
     a parameter typed as a class (``type[...]``: code) or as a database handle
     written with its client module (``conn: psycopg.Connection``, ``sqlalchemy.orm.Session``; not a bare
     ``Session``, which may be a chat session): what it reads is per-request only through the
@@ -291,6 +308,11 @@ class PerRequestDataInSystemPrompt(FlowRule):
         return []
 
     VALID = [
+        # Issue 11 (AI-Scientist, blind set 6): a script's function passes on its caller's parameter, whose only value
+        # in the module is its default: the same in every call of the loop.
+        'from openai import OpenAI\nSYSTEM = "You add citations. You have {total_rounds} rounds."\ndef get_prompt(client, draft, current_round, total_rounds):\n    return client.chat.completions.create(model="m", messages=[{"role": "system", "content": SYSTEM.format(total_rounds=total_rounds)}, {"role": "user", "content": f"Round {current_round}: {draft}"}])\ndef writeup(client, drafts, num_rounds=20):\n    for i, draft in enumerate(drafts):\n        get_prompt(client, draft, i, num_rounds)\nif __name__ == "__main__":\n    writeup(OpenAI(), open("d").read().split("\\n\\n"))\n',
+        # Issue 11 (DocsGPT, blind set 11): the system prompt passed in whole, with static text appended.
+        _OPENAI + 'def build_messages(system_prompt, history, query):\n    system_prompt = system_prompt + "\\n\\nCite your sources."\n    return [{"role": "system", "content": system_prompt}, *history, {"role": "user", "content": query}]\ndef ask(history, query):\n    return client.chat.completions.create(model="m", messages=build_messages(load_prompt(), history, query))\n',
         # Issue 11: a request dict sent as `**params` with the user's name in the newest user turn.
         _CLAUDE + "def ask(user, history, q):\n    params = {'model': 'm', 'max_tokens': 512, 'system': 'You are helpful.'}\n    params['messages'] = history + [{'role': 'user', 'content': f'{user.name}: {q}'}]\n    return client.messages.create(**params)\n",
         _CLAUDE + f"RULES = open('rules.md').read()\ndef ask(user, q):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'You talk to {{user.name}}.'}}], messages=[q])\n",

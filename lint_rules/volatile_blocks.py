@@ -7,6 +7,8 @@ The system prompt's rules (PC101, PC102) are in :mod:`lint_rules.volatile`; the 
 
 from __future__ import annotations
 
+import dataclasses
+
 from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import FlowRule, Invalid
@@ -88,6 +90,11 @@ class VolatileBeforeCacheBreakpoint(FlowRule):
     ]
 
 
+def _per_user(issue) -> bool:
+    """Every source of ``issue`` is an identity (the user, their plan or projects): fixed for one user."""
+    return bool(issue.sources) and all(s.kind == S.IDENTITY for s in issue.sources)
+
+
 class VolatileInToolDefinition(FlowRule):
     """
     ## What it does
@@ -113,6 +120,11 @@ class VolatileInToolDefinition(FlowRule):
     ```
     and list the user's projects in the final user message (validate them in
     the tool handler).
+
+    A clock or an id made per request changes the tools on every call (an
+    error); a value of the user's (``user.project_keys``, a user id) changes
+    them between users, and one user's requests still share their prefix: that
+    finding says "each user gets tools of their own" and is a **warning**.
 
     ## When it does not fire
     Tool definitions made of literals and module constants; values used only
@@ -142,6 +154,24 @@ class VolatileInToolDefinition(FlowRule):
         "{sources} {be} inside a tool definition: tools render first, so a tool schema that differs between "
         "calls invalidates the whole cached prefix; keep tools static and pass the {value} in the user message"
     )
+
+    per_user_message = (
+        "{sources} {be} inside a tool definition: each user gets tools of their own, and tools render first, so "
+        "requests of different users share no cached prefix (one user's requests still share theirs); keep one "
+        "tool set for every user and pass the {value} in the user message"
+    )
+
+    def issue_message(self, issue):
+        """Per-user values only (no clock, no id made per request): the tools differ between users, not between
+        one user's calls (issue 11, deer-flow: messages that overstate)."""
+        message = super().issue_message(issue)
+        if _per_user(issue) and hasattr(message, "template"):
+            return dataclasses.replace(message, template=self.per_user_message)
+        return message
+
+    def issue_severity(self, issue):
+        """Per-user tools cost the sharing between users, not every request: a warning, as PC102 is."""
+        return Severity.WARNING if _per_user(issue) else None
 
     def findings(self, flow) -> list:
         """A volatile or identity source on a value inside ``tools=`` (an environment value is per process)."""

@@ -65,8 +65,11 @@ PC101_INVALID = [
     Invalid("from datetime import datetime\nfrom promptcache import PromptBuilder\ndef base():\n    return PromptBuilder().system('Be brief.', f'Now: {datetime.now()}')\n", line=4),
     Invalid(_OPENAI + "import uuid\nclass Chat:\n    def __init__(self):\n        self.sid = uuid.uuid4().hex\n        self.messages = [{'role': 'system', 'content': f'Session {self.sid}'}]\n    def ask(self):\n        return client.chat.completions.create(model='m', messages=self.messages)\n", line=7),
     Invalid("import time\nfrom langchain_core.messages import SystemMessage\nsystem = SystemMessage(content=f\"Received {time.strftime('%H:%M')}\")\n", line=3),
-    Invalid("import anthropic\nfrom datetime import date\nSYSTEM_PROMPT = 'Today is ' + str(date.today())\n", line=3),
-    # Read once at import (claude-quickstarts' loop.py, mem0's prompts.py): reported as fixed per process.
+    Invalid("import anthropic\nfrom datetime import datetime\nSYSTEM_PROMPT = 'Started ' + str(datetime.now())\n", line=3),
+    # ... its bounds (parlant's exclusion): the id given to a call named to render text, a timestamp keyword.
+    Invalid(_OPENAI + "import uuid\ndef ask(q):\n    system = render_header(trace_id=uuid.uuid4().hex)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=6),
+    Invalid(_OPENAI + "from datetime import datetime\ndef ask(session, q):\n    system = describe(session, timestamp=datetime.now())\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=6),
+    # A time read once at import: reported as fixed per process (a date there is not: PC101's VALID cases).
     Invalid(_CLAUDE + "from datetime import datetime\nSYSTEM = f'Started at {datetime.now()}. Be brief.'\ndef ask(q):\n    return client.messages.create(model='m', system=SYSTEM, messages=[q])\n", line=4),
     # The same builder with the date in its system layer: a prefix slot.
     Invalid("from datetime import date\nfrom promptcache import PromptBuilder\ntoday = date.today().isoformat()\nprompt = PromptBuilder().system('Be brief.', f'Today is {today}.').user('hi').build()\n", line=4),
@@ -118,6 +121,9 @@ PC101_INVALID = [
 
 # PC102 (PerRequestDataInSystemPrompt)
 PC102_INVALID = [
+    # ... its bounds (AI-Scientist's exclusion): a call that passes the parameter values, the parameter rebound.
+    Invalid('from openai import OpenAI\nSYSTEM = "You add citations. You have {total_rounds} rounds."\ndef get_prompt(client, draft, current_round, total_rounds):\n    return client.chat.completions.create(model="m", messages=[{"role": "system", "content": SYSTEM.format(total_rounds=total_rounds)}, {"role": "user", "content": f"Round {current_round}: {draft}"}])\ndef writeup(client, drafts, num_rounds=20):\n    for i, draft in enumerate(drafts):\n        get_prompt(client, draft, i, num_rounds)\nif __name__ == "__main__":\n    for n in (5, 10):\n        writeup(OpenAI(), ["a", "b"], num_rounds=n)\n', line=4),
+    Invalid('from openai import OpenAI\nSYSTEM = "You add citations. You have {total_rounds} rounds."\ndef get_prompt(client, draft, current_round, total_rounds):\n    return client.chat.completions.create(model="m", messages=[{"role": "system", "content": SYSTEM.format(total_rounds=total_rounds)}, {"role": "user", "content": f"Round {current_round}: {draft}"}])\ndef writeup(client, drafts, num_rounds=20):\n    for i, draft in enumerate(drafts):\n        num_rounds -= 1\n        get_prompt(client, draft, i, num_rounds)\nif __name__ == "__main__":\n    writeup(OpenAI(), open("d").read().split("\\n\\n"))\n', line=4),
     # ... while a query's per-request argument read through a database handle is reported.
     Invalid(_CLAUDE + "import psycopg\ndef ask(conn: psycopg.Connection, user_id, q):\n    row = conn.execute('SELECT bio FROM users WHERE id = %s', (user_id,)).fetchone()\n    return client.messages.create(model='m', max_tokens=9, system=row[0], messages=[q])\n", line=6),
     # Issue 11 (newcomer): per-request data dumped as unsorted JSON is two problems: PC304 reports the key order,
@@ -137,6 +143,8 @@ PC102_INVALID = [
     # Issue 11 review: an object built for one request (`Tutor(...).ask(q)`): its `__init__` parameters are the
     # request's, not the object's.
     Invalid(_CLAUDE + "class Tutor:\n    def __init__(self, topic, student_notes):\n        self.system = f'You tutor {topic}. Notes: {student_notes}'\n    def ask(self, q):\n        return client.messages.create(model='m', system=self.system, messages=[{'role': 'user', 'content': q}])\ndef handle(req):\n    return Tutor(req.topic, req.notes).ask(req.q)\n", line=7),
+    # ... also bound to a name first (the summary exclusion of PC202 review, s28).
+        Invalid(_CLAUDE + "class Tutor:\n    def __init__(self, topic, student_notes):\n        self.system = f'You tutor {topic}. Notes: {student_notes}'\n    def ask(self, q):\n        return client.messages.create(model='m', system=self.system, messages=[{'role': 'user', 'content': q}])\ndef handle(req):\n    tutor = Tutor(req.topic, req.notes)\n    return tutor.ask(req.q)\n", line=7),
     # A builder that asks the model and builds text around the reply and the user's name is a prompt builder.
     Invalid(_OPENAI + "def build_system_prompt(user, q):\n    reply = client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}])\n    return f'You help {user.name}. Topic: {reply.choices[0].message.content}'\n", line=5),
     # The user's message content templated into the system message is no conversion (issue 11, browser-use).

@@ -106,7 +106,7 @@ class CallSites:
     def _fixed(self, e: cst.BaseExpression, scope: Scope) -> bool:
         """A fixed value (:func:`_fixed`), a value built from constants only (:meth:`constant`), or in a script,
         names its entry point binds once outside any loop."""
-        if _fixed(self.index, e, scope) or self.constant(e, scope):
+        if _fixed(self.index, e, scope) or self.constant(e, scope) or self._default_param(e, scope):
             return True
         if not self.script or scope.kind != "function" or not self._entry_point(scope):
             return False
@@ -122,6 +122,15 @@ class CallSites:
             if any(isinstance(a, (cst.For, cst.While, cst.ListComp, cst.GeneratorExp)) for a in self.facts.ancestors(bindings[0].node)):
                 return False
         return bool(names)
+
+    def _default_param(self, e: cst.BaseExpression, scope: Scope) -> bool:
+        """``e`` is a parameter of the calling function ``scope``, never rebound there, whose only value in the
+        module is its literal default (:meth:`default_only`: AI-Scientist's ``perform_writeup(...,
+        num_cite_rounds=20)`` passing ``num_cite_rounds`` on in its loop)."""
+        if not isinstance(e, cst.Name) or scope.kind != "function" or e.value not in scope.params:
+            return False
+        bindings = scope.bindings.get(e.value, [])
+        return all(b.kind == "param" for b in bindings) and self.default_only(scope, scope.params.index(e.value))
 
     def constant(self, e: cst.BaseExpression, scope: Scope, depth: int = 0) -> bool:
         """A value computed from source constants only: literals, module constants, and containers, subscripts,

@@ -37,6 +37,8 @@ _FIELD_SELECTORS = frozenset({"exclude", "include"})  # pydantic `model_dump` / 
 _BUILTINS = frozenset(dir(builtins))  # `str(info.user_id)`: the value itself, not a function that picks tools
 _TEXT_METHODS = frozenset({"format", "format_map", "join", "replace"})  # their arguments become text
 _TOOLS = re.compile(r"(?i)(tools|toolset|toolkit)$")  # a callee that returns tools: `construct_tools`, `get_tools`
+_TRACE_KEYWORD = re.compile(r"(?i)(^|_)(request|trace|run|correlation|span)_?id$")  # `emit_event(trace_id=...)`
+_RENDERS = re.compile(r"(?i)render|format|substitute|template|prompt|instruction|preamble|(?<!file)(?<!sub)(?<!eco)system")
 
 
 class CallTaint:
@@ -194,6 +196,10 @@ class CallTaint:
             # issue 11); `asdict(ctx)`, `SystemPrompt(...).render()` may render it
             args = [a.value for a in e.args if a.keyword is None or not (self.volatile_name.search(a.keyword.value)
                                                                          or S.record_time_name(a.keyword.value))]
+        elif not constructor_call(func) and not _RENDERS.search(last or ""):
+            # `emitter.emit_message_event(trace_id=t, data=d)`: a tracing id given to a call whose body is not seen and
+            # whose name does not say it renders text is what the callee records, not text it returns (parlant)
+            args = [a.value for a in e.args if a.keyword is None or not _TRACE_KEYWORD.search(a.keyword.value)]
         if constructor_call(func) and (code := {id(a.value) for a in implementation_arguments(e)}):
             # nor is the callable of a tool object given its schema, rendered or not: it renders the schema
             # (`FunctionTool(func=m, openai_tool_schema=s)`, camel; fields.implementation_arguments)

@@ -35,6 +35,7 @@ from promptcache.lint.breakpoints import message_blocks_before_last_breakpoint, 
 from promptcache.lint.config import LintConfig
 from promptcache.lint.flow_facts import Flow, Issue, dedupe, identity
 from promptcache.lint.index import ModuleIndex, Scope
+from promptcache.lint.object_state import built_per_call
 from promptcache.lint.call_sites import CallSites
 from promptcache.lint.prompt_text import PromptText
 from promptcache.lint.request_view import conversations, requests, sent_values
@@ -44,6 +45,7 @@ from promptcache.lint.summaries import Summaries
 from promptcache.lint.taint import Source, TaintEngine, as_daily
 from promptcache.lint.template_inputs import behind_template_input
 from promptcache.lint.turns import Turns
+from promptcache.lint.value_syntax import PROMPT_FIELD
 from promptcache.lint.walk import TreeFacts
 
 SYSTEM_KINDS = frozenset({S.VOLATILE, S.SHUFFLED, S.UNSORTED_JSON, S.SUMMARY, S.IDENTITY, S.PARAM})
@@ -316,18 +318,11 @@ class FlowAnalysis:
 
     def _init_per_call(self, holder: Scope) -> Scope | None:
         """The ``__init__`` of ``holder``'s class when the module builds its objects for one call each
-        (``Tutor(req.topic, req.notes).ask(req.q)``: a method called on the object just built), else None: its
+        (:func:`~promptcache.lint.object_state.built_per_call`: ``Tutor(req.topic).ask(req.q)``), else None: its
         parameters are then per request, not per object (issue 11 review)."""
         cls = holder.cls
         init = cls.methods.get("__init__") if cls is not None else None
-        if init is None:
-            return None
-        for call, _ in self.index.calls:
-            if isinstance(call.func, cst.Name) and call.func.value == cls.name:
-                parent = self.facts.parent.get(call)
-                if isinstance(parent, cst.Attribute) and isinstance(self.facts.parent.get(parent), cst.Call):
-                    return init
-        return None
+        return init if init is not None and built_per_call(self.index, self.facts.parent, cls) else None
 
     @cached_property
     def cache_key_flows(self) -> list[Flow]:
@@ -377,8 +372,10 @@ _CONVERSATION_PARAM = re.compile(r"(?i)^_?(messages|history|chat_history|convers
 
 
 def _conversation_or_tools(name: str) -> bool:
-    """A parameter that holds the conversation or the tool list, by its whole name."""
-    return bool(_CONVERSATION_PARAM.search(name))
+    """A parameter that holds the conversation, the tool list or the system prompt itself, by its whole name
+    (``system_prompt + compression_context``: the prompt it was given, passed through; DocsGPT's
+    ``_build_messages(self, system_prompt, query)``)."""
+    return bool(_CONVERSATION_PARAM.search(name) or PROMPT_FIELD.search(name))
 
 
 __all__ = ["Flow", "FlowAnalysis", "Issue", "Slot", "dedupe"]

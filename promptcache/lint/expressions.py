@@ -51,6 +51,10 @@ def evaluated(text: str, missing=None):
         return missing
 
 
+# String methods whose result does not change when applied again (`x.strip().strip() == x.strip()`).
+IDEMPOTENT_METHODS = frozenset({"strip", "rstrip", "lstrip", "lower", "upper", "casefold"})
+
+
 def is_literal(node: cst.BaseExpression | None) -> bool:
     """A constant written in the source: a string, a number, True/False/None, or a container of them."""
     if isinstance(node, (cst.List, cst.Tuple, cst.Set)):

@@ -42,6 +42,7 @@ from promptcache.lint.history_positions import chosen_by_position
 from promptcache.lint.index import Scope
 from promptcache.lint.literal_messages import own_literal_dict
 from promptcache.lint.normalising_edits import normalising_store
+from promptcache.lint.object_state import set_up
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -103,11 +104,7 @@ def _settings(scope: Scope):
     while method is not None and method.cls is None:
         method = method.parent
     cls = method.cls if method is not None else None
-
-    def set_up(attr: str) -> bool:
-        bindings = cls.attrs.get(attr, []) if cls is not None else []
-        return bool(bindings) and all(b.scope.name == "__init__" or b.scope is cls.scope for b in bindings)
-    return set_up
+    return (lambda attr: set_up(cls, attr)) if cls is not None else lambda _: False
 
 
 def rendered_refs(turns: Turns) -> dict[str, set[Ref]]:

@@ -19,7 +19,9 @@ must hold (issue 11, from false positives in graphiti and sweep; the boundaries 
   also as one operand of an ``and`` whose others are per-object settings (TaskWeaver's ``if not
   self.config.support_system_role and m["role"] == "system":``, ``self.config`` bound in ``__init__`` only); then a
   dict literal added in the loop whose field holds another literal (``{"role": "assistant", ...}``) is never
-  changed by the store, so adding it does not count.
+  changed by the store, so adding it does not count; or a value of another type than the one tested under ``if
+  isinstance(x, list):`` (khoj's ``m.content = "\\n".join(...)``; blind set 10), or of the type ``if not
+  isinstance(x, T):`` tests (``[{"type": "text", ...}]`` under ``not isinstance(x, list)``): false once done.
 """
 
 from __future__ import annotations
@@ -30,13 +32,12 @@ from collections.abc import Callable
 import libcst as cst
 
 from promptcache.lint import sources as S
-from promptcache.lint.expressions import is_literal, last_name
+from promptcache.lint.expressions import IDEMPOTENT_METHODS, is_literal, last_name
 from promptcache.lint.walk import TreeFacts, descendants
 
 Code = Callable[[cst.CSTNode], str]  # a node's source text
 SetUp = Callable[[str], bool]  # ``self.<attr>`` is bound in ``__init__`` only
 
-_IDEMPOTENT_METHODS = frozenset({"strip", "rstrip", "lstrip", "lower", "upper", "casefold"})
 _ADDS = frozenset({"append", "extend", "insert"})
 _SEND_KEYWORDS = frozenset({"messages", "input", "contents"})
 _INVOKE = frozenset({"invoke", "ainvoke", "stream", "astream"})
@@ -56,16 +57,19 @@ def normalising_store(target: cst.BaseExpression, value: cst.BaseExpression | No
     base = target.value if isinstance(target, (cst.Attribute, cst.Subscript)) else None
     field = code(target)
     tested = _tested_other(node, field, value, code, facts) if is_literal(value) else None
-    listed, func = _whole_list_loop(base, node, code, facts, set_up if tested else None) \
+    converted = value is not None and _converted(node, field, value, code, facts)
+    listed, func = _whole_list_loop(base, node, code, facts, set_up if tested or converted else None) \
         if base is not None else (None, None)
     if value is None or listed is None or func is None:
         return False
     untouched = _untouched(target, tested, code)
     if _added_after(listed, node, func, code, facts, untouched):
         return False
+    if converted:
+        return True
     if isinstance(value, cst.Call):
         callee = value.func
-        if isinstance(callee, cst.Attribute) and callee.attr.value in _IDEMPOTENT_METHODS:
+        if isinstance(callee, cst.Attribute) and callee.attr.value in IDEMPOTENT_METHODS:
             return code(callee.value) == field and all(is_literal(a.value) for a in value.args)
         name = last_name(callee)
         return bool(_CLEANER.search(name)) and not S.summarise_callee(name) and len(value.args) == 1 \
@@ -270,16 +274,71 @@ def _sends(call: cst.Call, listed: str, code: Code) -> bool:
 def _tested_other(node: cst.CSTNode, field: str, value: cst.BaseExpression, code: Code, facts: TreeFacts) -> str | None:
     """The literal ``<lit>`` when ``node`` runs under ``if <field> == <lit>:`` (or ``if ... and <field> == <lit>``)
     with a literal other than ``value``, in its function: once written, the test is false. Else None."""
+    for test in _guarding_tests(node, facts):
+        if isinstance(test, cst.Comparison) and code(test.left) == field and len(test.comparisons) == 1:
+            cmp = test.comparisons[0]
+            if isinstance(cmp.operator, cst.Equal) and is_literal(cmp.comparator) and code(cmp.comparator) != code(value):
+                return code(cmp.comparator)
+    return None
+
+
+def _converted(node: cst.CSTNode, field: str, value: cst.BaseExpression, code: Code, facts: TreeFacts) -> bool:
+    """``node`` runs under ``if isinstance(<field>, T):`` and ``value`` is of a type not in ``T`` (khoj's
+    ``if isinstance(m.content, list): m.content = "\\n".join(...)``), or under ``if not isinstance(<field>, T):`` and
+    ``value`` is of a type in ``T``: once written, the test is false, so running it again changes nothing."""
+    made = _kind(value)
+    if made is None:
+        return False
+    for test in _guarding_tests(node, facts):
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        kinds = _isinstance_of(test.expression if negated else test, field, code)
+        if kinds is not None and (made in kinds) == negated:
+            return True
+    return False
+
+
+def _guarding_tests(node: cst.CSTNode, facts: TreeFacts):
+    """The tests that hold whenever ``node`` runs, in its function: each ``and`` operand of every ``if`` whose body
+    (not ``else``) holds it."""
     for at in facts.ancestors(node):
         if isinstance(at, cst.FunctionDef):
-            return None
-        if not (isinstance(at, cst.If) and facts.within(node, at.body)):
-            continue
-        for test in _conjuncts(at.test):
-            if isinstance(test, cst.Comparison) and code(test.left) == field and len(test.comparisons) == 1:
-                cmp = test.comparisons[0]
-                if isinstance(cmp.operator, cst.Equal) and is_literal(cmp.comparator) and code(cmp.comparator) != code(value):
-                    return code(cmp.comparator)
+            return
+        if isinstance(at, cst.If) and facts.within(node, at.body):
+            yield from _conjuncts(at.test)
+
+
+_KINDS = frozenset({"str", "list", "dict", "tuple"})
+
+
+def _isinstance_of(test: cst.BaseExpression, field: str, code: Code) -> frozenset[str] | None:
+    """The builtin types ``T`` of ``isinstance(<field>, T)`` (a name or a tuple of names among str / list / dict /
+    tuple); None for any other test."""
+    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+            and len(test.args) == 2 and code(test.args[0].value) == field):
+        return None
+    t = test.args[1].value
+    names = [el.value for el in t.elements] if isinstance(t, cst.Tuple) else [t]
+    kinds = frozenset(n.value for n in names if isinstance(n, cst.Name))
+    return kinds if len(kinds) == len(names) and kinds <= _KINDS else None
+
+
+def _kind(e: cst.BaseExpression) -> str | None:
+    """The builtin type ``e`` evaluates to, when its syntax says (``"\\n".join(...)``, ``str(x)``, an f-string, a
+    list display or comprehension, a dict display); else None."""
+    if isinstance(e, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return "str"
+    if isinstance(e, (cst.List, cst.ListComp)):
+        return "list"
+    if isinstance(e, (cst.Dict, cst.DictComp)):
+        return "dict"
+    if isinstance(e, cst.Tuple):
+        return "tuple"
+    if isinstance(e, cst.Call):
+        if isinstance(e.func, cst.Name) and e.func.value in _KINDS:
+            return e.func.value
+        if isinstance(e.func, cst.Attribute) and e.func.attr.value == "join" \
+                and isinstance(e.func.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return "str"
     return None
 
 

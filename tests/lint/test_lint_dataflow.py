@@ -213,6 +213,25 @@ def test_a_clock_read_as_a_date_changes_once_a_day(value, daily):
 
 
 @pytest.mark.parametrize(
+    ("value", "per_user"),
+    [
+        ("user.project_keys", True),
+        ("[user_id]", True),
+        ("[str(uuid.uuid4())]", False),
+        ("[user_id, time.time()]", False),
+    ],
+)
+def test_a_per_user_value_in_the_tools_is_a_warning_that_says_so(value, per_user):
+    # Issue 11 (deer-flow, blind set 5): a user's value changes the tools between users, not between one user's calls.
+    code = HEAD + ("def ask(q, user, user_id):\n    tools = [{'name': 'open', 'input_schema': {'type': 'object', 'properties': "
+                   f"{{'p': {{'enum': {value}}}}}}}}}]\n    return client.messages.create(model='m', tools=tools, messages=[q])\n")
+    [finding] = lint_text(code)
+    assert finding.code == "PC104"
+    assert (finding.severity.value, "each user gets tools of their own" in finding.message) == \
+        (("warning", True) if per_user else ("error", False))
+
+
+@pytest.mark.parametrize(
     ("tool", "reported"),
     [
         ("FunctionTool(func=handler.run, openai_tool_schema=SCHEMA)", False),  # the callable runs, the schema is sent
