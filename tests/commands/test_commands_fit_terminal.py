@@ -92,6 +92,15 @@ def test_lint_full_wraps_messages_at_the_terminal_width_and_keeps_source_lines(t
         raw = CliRunner().invoke(main, ["lint", str(app), "--output-format", "full", "--no-cache"], env={"COLUMNS": str(width)})
         assert [line for line in raw.stdout.splitlines() if line.endswith(" ")] == []  # no padding to the width
     piped = run(["lint", str(app), "--output-format", "full", "--no-cache"], None)
+    for width in WIDTHS:  # a header that wraps just after its position, or inside the code and name, leaves no padding
+        for spare in range(-8, 4):
+            room = width - len(f"{tmp_path}/:5:35:") - len("app.py") - spare
+            nested = tmp_path / ("d" * room) / "app.py"
+            nested.parent.mkdir(exist_ok=True)
+            nested.write_text(app.read_text(encoding="utf-8"), encoding="utf-8")
+            raw = CliRunner().invoke(main, ["lint", str(nested), "--output-format", "full", "--no-cache"],
+                                     env={"COLUMNS": str(width)})
+            assert [line for line in raw.stdout.splitlines() if line.endswith(" ")] == [], (width, spare)
     message = next(line for line in piped.splitlines() if line.startswith("  ") and "reaches" in line)
     assert len(message) > 80  # one line in a pipe
 

@@ -65,7 +65,7 @@ def render(result: LintResult, out: TextIO, color: bool = False) -> None:
         header.append(f"{f.path}:{f.line}:{f.column}: ", style="bold")
         header.append(f"{f.code} ", style=_STYLE[f.severity])
         header.append(f"{f.name} [{f.severity.value}]")
-        console.print(header)
+        _indented(console, header, indent=0)
         _indented(console, Text(f.message))
         lines = _lines(f.path, cache)
         if lines:
