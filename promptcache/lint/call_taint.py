@@ -311,11 +311,14 @@ class CallTaint:
         """``s`` starts inside ``if flag:`` of a parameter ``flag`` that ``call`` passes as ``None`` or ``False``
         (or leaves at such a default) and the function never rebinds: that branch does not run for this call (langroid's
         ``usage_examples(random=False)`` picks an example with ``random.choice`` only when asked; issue 11)."""
+        if s.guard is not None and isinstance(callee.node, cst.FunctionDef) and isinstance(s.guard.test, cst.Name) \
+                and s.guard.test.value in callee.params and self._home(s.guard) is callee.node \
+                and _none_at(call, callee.params.index(s.guard.test.value), offset, callee):
+            return True  # the `x if flag else y` arm this call does not take (TaintEngine._guarded)
         node = s.origin
         if node is None or not isinstance(callee.node, cst.FunctionDef):
             return False
-        home = next((anc for anc in ancestors(self.parents, node) if isinstance(anc, (cst.FunctionDef, cst.Lambda))), None)
-        if home is not callee.node:
+        if self._home(node) is not callee.node:
             return False  # read in another function (a helper with its own `precise`): not this call's branch
         child, parent = node, self.parents.get(node)
         while parent is not None and parent is not callee.node:
@@ -326,6 +329,10 @@ class CallTaint:
                 return True
             child, parent = parent, self.parents.get(parent)
         return False
+
+    def _home(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The function or lambda ``node`` is in (None at module level)."""
+        return next((anc for anc in ancestors(self.parents, node) if isinstance(anc, (cst.FunctionDef, cst.Lambda))), None)
 
     def returns_of(self, callee: Scope) -> frozenset[Source]:
         """The summary of a module-local function: taint of its returns, parameters symbolic."""

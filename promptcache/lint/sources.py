@@ -294,7 +294,9 @@ class Source:
     import_time: bool = False  # read once, when the module is imported (module or class body): fixed per process
     through_call: bool = False  # an argument of a call whose body is not seen (`store.get(user_id)`): in the result's
     # value, not known to be in its text
+    guard_id: int = 0  # taken only when `guard.test`, a parameter, is true (the body of `x if flag else y`)
     origin: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
+    guard: cst.IfExp | None = field(default=None, compare=False, hash=False, repr=False)
 
 
 EMPTY: frozenset[Source] = frozenset()

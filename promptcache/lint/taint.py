@@ -155,7 +155,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
         if isinstance(e, (cst.Await, cst.UnaryOperation)):
             return of(e.expression, scope)
         if isinstance(e, cst.IfExp):
-            return of(e.body, scope) | of(e.orelse, scope)
+            return self._guarded(of(e.body, scope), e, scope) | of(e.orelse, scope)
         if isinstance(e, cst.BooleanOperation):
             return of(e.left, scope) | of(e.right, scope)
         if isinstance(e, cst.NamedExpr):
@@ -163,6 +163,16 @@ class TaintEngine(CallTaint, FieldSensitivity):
         if isinstance(e, (cst.StarredElement, cst.Element, cst.Arg)):
             return of(e.value, scope)
         return EMPTY
+
+    def _guarded(self, t: frozenset[Source], e: cst.IfExp, scope: Scope) -> frozenset[Source]:
+        """``t``, the sources of ``e.body``, marked as needing ``e.test`` when that is a parameter of ``scope`` it
+        never rebinds: a call that leaves it ``None``/``False`` does not take that arm (onyx's
+        ``strftime("%B %d, %Y %H:%M") if include_hour_min else strftime("%B %d, %Y")``; :meth:`CallTaint._switched_off`)."""
+        test = e.test
+        if not (isinstance(test, cst.Name) and test.value in scope.params
+                and all(b.kind == "param" for b in scope.bindings.get(test.value, ()))):
+            return t
+        return frozenset(dataclasses.replace(s, guard_id=id(e), guard=e) if s.kind != S.PARAM else s for s in t)
 
     def _formatted(self, part: cst.FormattedStringExpression, scope: Scope) -> frozenset[Source]:
         """One ``{value:spec}`` of an f-string: a date-only spec (``{now:%Y-%m-%d}``) makes the clock daily."""

@@ -116,3 +116,26 @@ def test_constants_built_in_a_module_level_for_loop_are_import_time():
             "for role in ('support', 'billing'):\n    PROMPTS[role] = f'You are the {role} assistant. Started {datetime.now():%H:%M}.'\n"
             "def ask(role, history):\n    return client.messages.create(model='m', max_tokens=9, system=PROMPTS[role], messages=history)\n")
     assert _pc101(code) == [(8, "`datetime.datetime.now()` (line 6) reaches system= once, when the module is imported")]
+
+
+_ONYX = ("from datetime import datetime\nimport anthropic\nclient = anthropic.Anthropic()\n"
+         "def day_time(include_hour_min=False):\n    now = datetime.now()\n"
+         "    return now.strftime('%B %d, %Y %H:%M') if include_hour_min else now.strftime('%B %d, %Y')\n"
+         "def ask(q):\n    system = f'Be brief. Today is {day_time()}.'\n"
+         "    return client.messages.create(model='m', max_tokens=9, system=system, messages=[{'role': 'user', 'content': q}])\n")
+
+
+def test_a_conditional_arm_the_call_does_not_take_is_not_its_precision():
+    # Issue 11 (blind set 12, onyx's get_current_llm_day_time): `x if include_hour_min else y`, the flag left at its
+    # False default: only the date arm runs, so the prompt changes once a day (warning), not on every request.
+    daily = "`datetime.datetime.now()` (line 5) reaches system= as a date"
+    assert _pc101(_ONYX) == [(9, daily)]
+    assert [f.severity.value for f in lint_text(_ONYX) if f.code == "PC101"] == ["warning"]
+    # The bounds: the flag passed true, rebound in the function, or a test that is not a parameter takes the minute arm.
+    every = "`datetime.datetime.now()` (line 5) reaches system="
+    passed = _ONYX.replace("{day_time()}", "{day_time(include_hour_min=True)}")
+    rebound = _ONYX.replace("    now = datetime.now()\n", "    now = datetime.now()\n    include_hour_min = True\n")
+    not_a_param = _ONYX.replace("def day_time(include_hour_min=False):", "include_hour_min = False\ndef day_time():")
+    assert _pc101(passed) == [(9, every)]
+    assert _pc101(rebound) == [(10, every)]
+    assert _pc101(not_a_param) == [(10, every.replace("line 5", "line 6"))]
