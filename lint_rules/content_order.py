@@ -20,7 +20,7 @@ _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
 class ShuffledPrefix(FlowRule):
     """
     ## What it does
-    Finds ``random.shuffle``, ``random.sample``, ``random.choices`` or a
+    Finds ``random.shuffle``, ``random.sample`` or a
     permutation applied to tools or to few-shot examples that go into the
     prefix: the system prompt, or any message before the new one
     (``messages=[*shots, *history, new_message]``).
@@ -42,7 +42,9 @@ class ShuffledPrefix(FlowRule):
     request.
 
     ## When it does not fire
-    Randomness used for retries or sampling outside the prompt; a generator
+    Randomness used for retries or sampling outside the prompt; text drawn
+    with ``random.choices`` or ``random.choice`` (new content, not a new
+    order: PC101 reports it); a generator
     seeded with a constant (``random.Random(1234).sample(...)``), which gives
     the same order in every process; a shuffle sorted afterwards. The
     unseeded module functions (``random.sample``) are reported wherever they
@@ -71,6 +73,8 @@ class ShuffledPrefix(FlowRule):
         # Shuffled options in the new user message: after the cached prefix.
         _CLAUDE + "import random\ndef quiz(history, q, options):\n    random.shuffle(options)\n    return client.messages.create(model='m', messages=[*history, {'role': 'user', 'content': f'{q} Options: {options}'}])\n",
         # A seeded generator gives the same sample in every process.
+        # random.choices draws new content with replacement, not an order (onyx, blind set 12): PC101 reports it.
+        _CLAUDE + "import random, string\ndef run(q):\n    salt = ''.join(random.choices(string.ascii_lowercase, k=32))\n    return client.messages.create(model='m', system=salt + 'Help.', messages=[q])\n",
         _CLAUDE + "import random\nrng = random.Random(1234)\nEXAMPLES = ['a', 'b', 'c']\ndef run(q):\n    shots = rng.sample(EXAMPLES, 2)\n    return client.messages.create(model='m', system='Examples:\\n' + '\\n'.join(shots), messages=[])\n",
     ]
     INVALID = [

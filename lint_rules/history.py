@@ -131,7 +131,10 @@ class SummaryBeforeHistory(FlowRule):
     ## When it does not fire
     A summary appended after the history; summaries of documents that are
     not names like ``summary``/``recap``/``digest`` and not produced by a
-    summarising call; an attribute of an imported name that the module
+    summarising call; an unseen summarising call given no part of the
+    conversation (its name, receiver and arguments, followed through their
+    bindings, speak of no history, messages, chat or memory:
+    ``create_dataset_summary(trainset=trainset)``); an attribute of an imported name that the module
     neither writes nor calls anything on
     (``prompts.system_prompt_extract_relevant_summary``: a prompt another
     module defines, not a summary made at run time; ``session.refresh()``
@@ -192,6 +195,8 @@ class SummaryBeforeHistory(FlowRule):
         _CLAUDE + "def turn(history, text):\n    return client.messages.create(model='m', system='Plan trips.', messages=history + [{'role': 'user', 'content': text}])\n",
         # Summaries of fixed data (a loop over a literal table) and all-caps constants are not conversation summaries.
         _CLAUDE + "ENDPOINTS = [('GET', '/a', 'List a.'), ('POST', '/b', 'Make b.')]\ndef reference():\n    return '\\n'.join(f'{m} {p}: {summary}' for m, p, summary in ENDPOINTS)\ndef turn(history):\n    return client.messages.create(model='m', system=reference(), messages=history)\n",
+        # Blind set 13 (dspy): a summarising call given no part of the conversation summarises something else.
+        _OPENAI + "from .data import create_dataset_summary\ndef propose(trainset, history):\n    overview = create_dataset_summary(trainset=trainset, batch_size=10)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'The data: {overview}'}, *history])\n",
         _CLAUDE + "SUMMARY = 'Reply with a one-line summary of the ticket.'\ndef turn(history):\n    return client.messages.create(model='m', system=SUMMARY, messages=history)\n",
         # Issue 11: a `**params` request with the summary after the history.
         _OPENAI + "def turn(history, summary):\n    params = {'model': 'm', 'messages': [*history, {'role': 'user', 'content': summary}]}\n    return client.chat.completions.create(**params)\n",

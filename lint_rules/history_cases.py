@@ -54,6 +54,10 @@ PC202_INVALID = [
     # ... its bounds: the attribute also refreshed in another method, or built from a summarising call.
     Invalid(_OPENAI + 'class Agent:\n    def __init__(self, history):\n        self.chat_history = history\n        self.summary = ""\n    def compact(self):\n        self.summary = summarize_thread(self.chat_history)\n    def ask(self, query):\n        self.compact()\n        return client.chat.completions.create(model="m", messages=[{"role": "system", "content": f"Help.\\n{self.summary}"}, *self.chat_history[-6:], {"role": "user", "content": query}])\n', line=11),
     Invalid(_OPENAI + 'class Agent:\n    def __init__(self, history):\n        self.chat_history = history\n        self.recap = summarize_thread(history)\n    def ask(self, query):\n        return client.chat.completions.create(model="m", messages=[{"role": "system", "content": f"Help.\\n{self.recap}"}, *self.chat_history[-6:], {"role": "user", "content": query}])\n', line=8),
+    # Blind set 13 (dspy) bounds: an unseen summarising call is the conversation's when an argument is, also through
+    # a name bound from it, or when it is called on the conversation's holder.
+    Invalid(_CLAUDE + "def turn(messages, keep=6):\n    older = messages[:-keep]\n    so_far = make_summary(older, 'short')\n    return client.messages.create(model='m', max_tokens=9, system=f'Be brief.\\nSo far: {so_far}', messages=messages)\n", line=6),
+    Invalid(_CLAUDE + "def turn(self, q):\n    so_far = self.memory.summarize(max_tokens=200)\n    return client.messages.create(model='m', max_tokens=9, system=f'Be brief.\\nSo far: {so_far}', messages=self.memory.messages + [q])\n", line=5),
     # Review (s26): a summary of the older part of the list ahead of the whole list, sent as `messages=` or through a
     # copy grown in place.
     Invalid(_CLAUDE + "def turn(messages, keep=6):\n    summary = summarize(messages[:-keep])\n    return client.messages.create(model='m', max_tokens=9, system=f'Be brief.\\nSo far: {summary}', messages=messages)\n", line=5),

@@ -319,11 +319,24 @@ class McpToolsUnsorted(FlowRule):
         if flow.area != "tools" or self.owned_by(flow, (S.SHUFFLED, "PC303")):
             return []
         if flow.has(S.MCP):
-            return [self.issue(flow, detail="unsorted")]
+            return [self.issue(flow, detail="unsorted", sources=flow.of(S.MCP))]
         if self.owned_by(flow, (S.FS_ORDER, "PC302"), (S.UNORDERED, "PC301")):
             return []
         return [self.issue(flow, node=s.origin, detail="re-listed") for s in flow.of(S.MCP_CALL)
                 if s.origin is not None and self.flow.turns.per_turn(s.origin)]
+
+    def issues(self) -> list:
+        """One report per listing: uses of the same unsorted ``list_tools()`` results (autogen's
+        ``mcp_server_tools()`` returns them in three branches) are fixed by one ``sorted()`` where they are listed."""
+        seen, out = set(), []
+        for issue in super().issues():
+            if issue.detail == "unsorted":
+                listings = frozenset(id(s.origin) for s in issue.sources if s.kind == S.MCP)
+                if listings and listings in seen:
+                    continue
+                seen.add(listings)
+            out.append(issue)
+        return out
 
     def issue_message(self, issue) -> str:
         return self.message.format(detail="without sorting by name" if issue.detail == "unsorted" else "again on every turn")

@@ -12,6 +12,8 @@ _B2 = 'import anthropic\nfrom datetime import datetime\nclient = anthropic.Anthr
 
 # PC101 (VolatileInSystemPrompt)
 PC101_INVALID = [
+    # A random salt drawn with random.choices is new content on every call (onyx, blind set 12; was PC303 "reorders").
+    Invalid(_CLAUDE + "import random, string\ndef run(q):\n    salt = ''.join(random.choices(string.ascii_lowercase, k=32))\n    return client.messages.create(model='m', system=salt + 'Help.', messages=[q])\n", line=6),
     # Issue 11 (newcomer): a clock after the user's name in a builder: the name is the same on every request of
     # one user, so the clock still breaks that user's prefix.
     Invalid('from datetime import datetime\nfrom openai import OpenAI\nclient = OpenAI()\ndef build_system(user):\n    return f"You are Acme\'s assistant. The user is {user.name}. Local time: {datetime.now():%H:%M}"\ndef ask(user, q):\n    return client.chat.completions.create(model=\'m\', messages=[{\'role\': \'system\', \'content\': build_system(user)}, {\'role\': \'user\', \'content\': q}])\n', line=5),

@@ -23,7 +23,7 @@ from promptcache.lint.index import Scope
 from promptcache.lint.iteration_order import set_valued
 from promptcache.lint.rendering import rendered_whole
 from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated, through_call
-from promptcache.lint.value_syntax import constructor_call, date_format, literal_key
+from promptcache.lint.value_syntax import constructor_call, date_format, guard_flag, literal_key
 from promptcache.lint.walk import ancestors, descendants
 
 
@@ -186,7 +186,7 @@ class CallTaint:
         if callee is not None:
             return self._apply_summary(callee, e, scope)
         last = method or (func.value if isinstance(func, cst.Name) else "")
-        if last and S.summarise_callee(last):
+        if last and S.summarise_callee(last) and self._of_conversation(e, last, scope):
             return frozenset({source(S.SUMMARY, f"{last}()", e)})
         if (sink := self.sinks.sink_at(e, scope)) is not None and sink.is_request:
             return frozenset({source(S.SUMMARY, "a summarising LLM call", e)}) if self.sinks.asks_to_summarise(e, scope) else EMPTY
@@ -311,9 +311,9 @@ class CallTaint:
         """``s`` starts inside ``if flag:`` of a parameter ``flag`` that ``call`` passes as ``None`` or ``False``
         (or leaves at such a default) and the function never rebinds: that branch does not run for this call (langroid's
         ``usage_examples(random=False)`` picks an example with ``random.choice`` only when asked; issue 11)."""
-        if s.guard is not None and isinstance(callee.node, cst.FunctionDef) and isinstance(s.guard.test, cst.Name) \
-                and s.guard.test.value in callee.params and self._home(s.guard) is callee.node \
-                and _none_at(call, callee.params.index(s.guard.test.value), offset, callee):
+        flag = guard_flag(s.guard)[0] if s.guard is not None else None
+        if flag is not None and isinstance(callee.node, cst.FunctionDef) and flag in callee.params \
+                and self._home(s.guard) is callee.node and _none_at(call, callee.params.index(flag), offset, callee):
             return True  # the `x if flag else y` arm this call does not take (TaintEngine._guarded)
         node = s.origin
         if node is None or not isinstance(callee.node, cst.FunctionDef):
@@ -328,6 +328,20 @@ class CallTaint:
                     and _none_at(call, callee.params.index(parent.test.value), offset, callee):
                 return True
             child, parent = parent, self.parents.get(parent)
+        return False
+
+    def _of_conversation(self, e: cst.Call, name: str, scope: Scope) -> bool:
+        """An unseen summarising call (:func:`S.summarise_callee`) given the conversation: its name, its receiver,
+        an argument or a keyword speaks of it (``summarize(messages)``, ``self.memory.compact()``), also through a
+        name's bindings (``older = history[:-4]``), or it has no argument; not
+        ``create_dataset_summary(trainset=...)`` (dspy, blind set 13) or ``summarize_page(html)``."""
+        if S.history_word(name) or not e.args or any(a.keyword is not None and S.history_word(a.keyword.value) for a in e.args):
+            return True
+        parts = [a.value for a in e.args] + ([e.func.value] if isinstance(e.func, cst.Attribute) else [])
+        for n in (n for part in parts for n in descendants(part, cst.Name)):
+            if S.history_word(n.value) or any(b.value is not None and any(S.history_word(m.value) for m in descendants(b.value, cst.Name))
+                                             for b in self.index.lookup(n.value, scope)[1]):
+                return True
         return False
 
     def _home(self, node: cst.CSTNode) -> cst.CSTNode | None:

@@ -14,7 +14,7 @@ Kinds of source:
   (sets, completion order / directory listings / MCP ``list_tools()``);
   ``sorted()`` and ``.sort()`` are the sanitisers;
 - ``mcp_call``: a ``list_tools()`` result, sorted or not (re-listing per turn);
-- ``shuffled``: ``random.shuffle/sample/choices`` or a permutation;
+- ``shuffled``: ``random.shuffle/sample`` or a permutation (``random.choices`` draws new content: volatile);
 - ``unsorted_json``: ``json.dumps`` of a runtime-built mapping without ``sort_keys=True``;
 - ``env``: an environment variable (differs per deployment).
 """
@@ -81,7 +81,7 @@ _VOLATILE_CALLS = frozenset(
 DATE_CALLS = frozenset({"datetime.date.today", "pendulum.today"})
 _VOLATILE_PREFIXES = ("random.", "secrets.", "numpy.random.")
 _SHUFFLE_CALLS = frozenset(
-    {"random.shuffle", "random.sample", "random.choices", "numpy.random.permutation", "numpy.random.shuffle"}
+    {"random.shuffle", "random.sample", "numpy.random.permutation", "numpy.random.shuffle"}
 )
 _UNORDERED_CALLS = frozenset(
     {"set", "frozenset", "asyncio.as_completed", "asyncio.wait", "concurrent.futures.as_completed"}
@@ -164,7 +164,8 @@ def volatile_call(qualified: str, n_args: int) -> bool:
 
 
 def shuffle_call(qualified: str) -> bool:
-    """``random.shuffle/sample/choices`` and numpy permutations."""
+    """``random.shuffle/sample`` and numpy permutations: the order (and for ``sample`` the subset) of given items.
+    ``random.choices`` draws with replacement, new content on each call: a volatile call, not a shuffle."""
     return qualified in _SHUFFLE_CALLS
 
 

@@ -34,7 +34,7 @@ from promptcache.lint.fields import FieldSensitivity
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
 from promptcache.lint.rendering import same_field
-from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, date_format, handle_annotation, imports_code
+from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, date_format, guard_flag, handle_annotation, imports_code
 
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
 _NAMED = (S.VOLATILE, S.IDENTITY)  # the kinds a name gives (TaintEngine.names)
@@ -155,7 +155,11 @@ class TaintEngine(CallTaint, FieldSensitivity):
         if isinstance(e, (cst.Await, cst.UnaryOperation)):
             return of(e.expression, scope)
         if isinstance(e, cst.IfExp):
-            return self._guarded(of(e.body, scope), e, scope) | of(e.orelse, scope)
+            body, orelse = of(e.body, scope), of(e.orelse, scope)
+            flag = guard_flag(e)
+            if flag is None:
+                return body | orelse
+            return self._guarded(body, e, scope) | orelse if flag[1] is e.body else body | self._guarded(orelse, e, scope)
         if isinstance(e, cst.BooleanOperation):
             return of(e.left, scope) | of(e.right, scope)
         if isinstance(e, cst.NamedExpr):
@@ -165,12 +169,12 @@ class TaintEngine(CallTaint, FieldSensitivity):
         return EMPTY
 
     def _guarded(self, t: frozenset[Source], e: cst.IfExp, scope: Scope) -> frozenset[Source]:
-        """``t``, the sources of ``e.body``, marked as needing ``e.test`` when that is a parameter of ``scope`` it
-        never rebinds: a call that leaves it ``None``/``False`` does not take that arm (onyx's
-        ``strftime("%B %d, %Y %H:%M") if include_hour_min else strftime("%B %d, %Y")``; :meth:`CallTaint._switched_off`)."""
-        test = e.test
-        if not (isinstance(test, cst.Name) and test.value in scope.params
-                and all(b.kind == "param" for b in scope.bindings.get(test.value, ()))):
+        """``t``, the sources of the arm of ``e`` that runs only when its flag is true (:func:`guard_flag`), marked as
+        needing the flag when that is a parameter of ``scope`` it never rebinds: a call that leaves it ``None``/``False``
+        does not take that arm (onyx's ``strftime("%B %d, %Y %H:%M") if include_hour_min else strftime("%B %d, %Y")``;
+        :meth:`CallTaint._switched_off`)."""
+        name = guard_flag(e)[0]
+        if not (name in scope.params and all(b.kind == "param" for b in scope.bindings.get(name, ()))):
             return t
         return frozenset(dataclasses.replace(s, guard_id=id(e), guard=e) if s.kind != S.PARAM else s for s in t)
 

@@ -139,3 +139,37 @@ def test_a_conditional_arm_the_call_does_not_take_is_not_its_precision():
     assert _pc101(passed) == [(9, every)]
     assert _pc101(rebound) == [(10, every)]
     assert _pc101(not_a_param) == [(10, every.replace("line 5", "line 6"))]
+    # The mirrored test, `y if not flag else x`: the same arm is skipped (issue 11 note of stop 29); passed true, or
+    # `not` of a name that is no parameter, it is taken.
+    mirrored = _ONYX.replace("now.strftime('%B %d, %Y %H:%M') if include_hour_min else now.strftime('%B %d, %Y')",
+                             "now.strftime('%B %d, %Y') if not include_hour_min else now.strftime('%B %d, %Y %H:%M')")
+    assert mirrored != _ONYX
+    assert _pc101(mirrored) == [(9, daily)]
+    assert _pc101(mirrored.replace("{day_time()}", "{day_time(include_hour_min=True)}")) == [(9, every)]
+    module_flag = mirrored.replace("def day_time(include_hour_min=False):", "include_hour_min = False\ndef day_time():")
+    assert _pc101(module_flag) == [(10, every.replace("line 5", "line 6"))]
+
+
+_AUTOGEN = ("from mcp import ClientSession\n"
+            "async def mcp_server_tools(params, session=None):\n"
+            "    if session is None:\n"
+            "        async with create_session(params) as temp:\n"
+            "            tools = await temp.list_tools()\n"
+            "    else:\n"
+            "        tools = await session.list_tools()\n"
+            "    if isinstance(params, StdioParams):\n"
+            "        return [StdioAdapter(tool=t) for t in tools.tools]\n"
+            "    elif isinstance(params, SseParams):\n"
+            "        return [SseAdapter(tool=t) for t in tools.tools]\n"
+            "    raise ValueError('unsupported')\n")
+
+
+def test_one_unsorted_mcp_listing_is_one_report():
+    # Blind set 13 (autogen's mcp_server_tools): the listing returned in several branches is sorted in one place.
+    assert [(f.code, f.line) for f in lint_text(_AUTOGEN)] == [("PC305", 9)]
+    # Two listings are two reports.
+    two = ("import anthropic\nclient = anthropic.Anthropic()\nasync def ask(a, b, m):\n    first = await a.list_tools()\n"
+           "    second = await b.list_tools()\n"
+           "    client.messages.create(model='m', max_tokens=9, tools=[{'name': t.name} for t in first.tools], messages=m)\n"
+           "    return client.messages.create(model='m', max_tokens=9, tools=[{'name': t.name} for t in second.tools], messages=m)\n")
+    assert [(f.code, f.line) for f in lint_text(two) if f.code == "PC305"] == [("PC305", 6), ("PC305", 7)]
