@@ -83,8 +83,10 @@ class VolatileInSystemPrompt(FlowRule):
     ``asdict(ctx)`` or ``SystemPrompt(...).render()`` may render it, and
     ``doc.updated_at`` reads it back); a tracing id (``trace_id=``, ``run_id=``,
     ``request_id=``) given to a call whose body is not seen and whose name
-    does not say it renders text (``emitter.emit_message_event(trace_id=...)``:
-    what the callee records, not text it returns); a clock written to another entry of a
+    says it records (emit, log, track, record, publish, trace, span, event,
+    metric, audit, telemetry, notify: ``emitter.emit_message_event(trace_id=...)``):
+    what the callee records, not text it returns (``make_header(request_id=...)``,
+    ``dict(request_id=...)`` may become text and are reported); a clock written to another entry of a
     state dict than the one the prompt reads (``state["last_seen"] = now()`` beside ``state["rules"]``);
     ``time.strftime`` is given an explicit time; the module
     has no LLM call and no prompt-named constant that an LLM file imports; the value follows a per-request

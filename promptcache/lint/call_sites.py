@@ -21,7 +21,7 @@ import libcst as cst
 from promptcache.lint import sources as S
 from promptcache.lint.expressions import argument
 from promptcache.lint.index import ModuleIndex, Scope
-from promptcache.lint.walk import TreeFacts
+from promptcache.lint.walk import TreeFacts, descendants
 
 
 def is_script(module: cst.Module, path: str = "") -> bool:
@@ -49,20 +49,23 @@ class CallSites:
             callee = index.function_named(call.func, scope)
             if callee is not None:
                 self.calls.setdefault(id(callee), []).append((call, scope))
+        self.passed_on = _passed_on(module, index)
+
+    def _judged(self, func: Scope) -> bool:
+        """``func``'s callers are all in the module: it is private, nested or a script's, and never handed on
+        uncalled (``partial(_answer, name=...)``, a callback: its caller is unseen; issue 11 review)."""
+        nested = func.parent is not None and func.parent.kind == "function"
+        return (func.name.startswith("_") or nested or self.script) and func.name not in self.passed_on
 
     def visible_calls(self, func: Scope) -> list[tuple[cst.Call, Scope]] | None:
         """Every call of ``func`` in the module when its callers are all visible (see the module docstring),
         else None."""
-        nested = func.parent is not None and func.parent.kind == "function"
-        if not (func.name.startswith("_") or nested or self.script):
-            return None
-        return self.calls.get(id(func), [])
+        return self.calls.get(id(func), []) if self._judged(func) else None
 
     def fixed_everywhere(self, func: Scope, position: int) -> bool:
         """True when ``func`` is judged (see the module docstring), is called at least once in the module, and
         every call binds parameter ``position`` to a fixed value (a literal, or names bound once at module level)."""
-        nested = func.parent is not None and func.parent.kind == "function"
-        if not (func.name.startswith("_") or nested or self.script) or position >= len(func.params):
+        if not self._judged(func) or position >= len(func.params):
             return False
         calls = self.calls.get(id(func), [])
         offset = 1 if func.self_name is not None else 0
@@ -89,7 +92,7 @@ class CallSites:
         """True when parameter ``position`` of ``func`` has a literal default and no call in the module passes
         it: the only value the module shows is a constant (``n_examples: int = 3``)."""
         node = func.node
-        if not isinstance(node, cst.FunctionDef) or position >= len(func.params):
+        if not isinstance(node, cst.FunctionDef) or position >= len(func.params) or func.name in self.passed_on:
             return False
         name = func.params[position]
         params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
@@ -104,8 +107,9 @@ class CallSites:
         return True
 
     def _fixed(self, e: cst.BaseExpression, scope: Scope) -> bool:
-        """A fixed value (:func:`_fixed`), a value built from constants only (:meth:`constant`), or in a script,
-        names its entry point binds once outside any loop."""
+        """A fixed value (:func:`_fixed`), a value built from constants only (:meth:`constant`), the caller's own
+        parameter left at its literal default (:meth:`_default_param`), or in a script, names its entry point binds
+        once outside any loop."""
         if _fixed(self.index, e, scope) or self.constant(e, scope) or self._default_param(e, scope):
             return True
         if not self.script or scope.kind != "function" or not self._entry_point(scope):
@@ -126,8 +130,10 @@ class CallSites:
     def _default_param(self, e: cst.BaseExpression, scope: Scope) -> bool:
         """``e`` is a parameter of the calling function ``scope``, never rebound there, whose only value in the
         module is its literal default (:meth:`default_only`: AI-Scientist's ``perform_writeup(...,
-        num_cite_rounds=20)`` passing ``num_cite_rounds`` on in its loop)."""
-        if not isinstance(e, cst.Name) or scope.kind != "function" or e.value not in scope.params:
+        num_cite_rounds=20)`` passing ``num_cite_rounds`` on in its loop), when the calling function's own callers
+        are all visible (:meth:`visible_calls`): a public ``answer(qs, name="guest")`` is called from elsewhere."""
+        if not isinstance(e, cst.Name) or scope.kind != "function" or e.value not in scope.params \
+                or self.visible_calls(scope) is None:
             return False
         bindings = scope.bindings.get(e.value, [])
         return all(b.kind == "param" for b in bindings) and self.default_only(scope, scope.params.index(e.value))
@@ -205,3 +211,11 @@ def _names(e: cst.CSTNode) -> list[cst.Name]:
 
 
 __all__ = ["CallSites", "is_script"]
+
+
+def _passed_on(module: cst.Module, index: ModuleIndex) -> frozenset[str]:
+    """The names the module uses other than as a call's callee or a ``def``'s name: a function among them is
+    handed on (``partial(f, ...)``, ``callbacks=[f]``, ``self._f`` stored) and may be called where it is not seen."""
+    skip = {id(call.func.attr if isinstance(call.func, cst.Attribute) else call.func) for call, _ in index.calls}
+    skip |= {id(d.name) for d in descendants(module, (cst.FunctionDef, cst.ClassDef))}
+    return frozenset(n.value for n in descendants(module, cst.Name) if id(n) not in skip)

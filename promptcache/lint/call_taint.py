@@ -23,7 +23,8 @@ from promptcache.lint.index import Scope
 from promptcache.lint.iteration_order import set_valued
 from promptcache.lint.rendering import rendered_whole
 from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated, through_call
-from promptcache.lint.value_syntax import constructor_call, date_format, guard_flag, literal_key
+from promptcache.lint.untaken_branches import none_at, switched_off
+from promptcache.lint.value_syntax import constructor_call, date_format, literal_key
 from promptcache.lint.walk import ancestors, descendants
 
 
@@ -38,7 +39,9 @@ _BUILTINS = frozenset(dir(builtins))  # `str(info.user_id)`: the value itself, n
 _TEXT_METHODS = frozenset({"format", "format_map", "join", "replace"})  # their arguments become text
 _TOOLS = re.compile(r"(?i)(tools|toolset|toolkit)$")  # a callee that returns tools: `construct_tools`, `get_tools`
 _TRACE_KEYWORD = re.compile(r"(?i)(^|_)(request|trace|run|correlation|span)_?id$")  # `emit_event(trace_id=...)`
-_RENDERS = re.compile(r"(?i)render|format|substitute|template|prompt|instruction|preamble|(?<!file)(?<!sub)(?<!eco)system")
+# A callee that records what it is given (an event, a log line, a metric, a span): a tracing id given to it by
+# keyword is kept with the record, not written into text it returns (parlant's `emit_message_event(trace_id=...)`).
+_RECORDS = re.compile(r"(?i)(^|_)(emit|log|track|record|publish|trace|span|event|metric|audit|telemetry|notify)")
 
 
 class CallTaint:
@@ -196,9 +199,10 @@ class CallTaint:
             # issue 11); `asdict(ctx)`, `SystemPrompt(...).render()` may render it
             args = [a.value for a in e.args if a.keyword is None or not (self.volatile_name.search(a.keyword.value)
                                                                          or S.record_time_name(a.keyword.value))]
-        elif not constructor_call(func) and not _RENDERS.search(last or ""):
+        elif not constructor_call(func) and _RECORDS.search(last or ""):
             # `emitter.emit_message_event(trace_id=t, data=d)`: a tracing id given to a call whose body is not seen and
-            # whose name does not say it renders text is what the callee records, not text it returns (parlant)
+            # whose name says it records is what the callee records, not text it returns (parlant); `make_header(...)`,
+            # `dict(...)`, `json.dumps(...)` may make text of it
             args = [a.value for a in e.args if a.keyword is None or not _TRACE_KEYWORD.search(a.keyword.value)]
         if constructor_call(func) and (code := {id(a.value) for a in implementation_arguments(e)}):
             # nor is the callable of a tool object given its schema, rendered or not: it renders the schema
@@ -307,29 +311,6 @@ class CallTaint:
                     return True
         return False
 
-    def _switched_off(self, s: Source, callee: Scope, call: cst.Call, offset: int) -> bool:
-        """``s`` starts inside ``if flag:`` of a parameter ``flag`` that ``call`` passes as ``None`` or ``False``
-        (or leaves at such a default) and the function never rebinds: that branch does not run for this call (langroid's
-        ``usage_examples(random=False)`` picks an example with ``random.choice`` only when asked; issue 11)."""
-        flag = guard_flag(s.guard)[0] if s.guard is not None else None
-        if flag is not None and isinstance(callee.node, cst.FunctionDef) and flag in callee.params \
-                and self._home(s.guard) is callee.node and _none_at(call, callee.params.index(flag), offset, callee):
-            return True  # the `x if flag else y` arm this call does not take (TaintEngine._guarded)
-        node = s.origin
-        if node is None or not isinstance(callee.node, cst.FunctionDef):
-            return False
-        if self._home(node) is not callee.node:
-            return False  # read in another function (a helper with its own `precise`): not this call's branch
-        child, parent = node, self.parents.get(node)
-        while parent is not None and parent is not callee.node:
-            if isinstance(parent, cst.If) and child is parent.body and isinstance(parent.test, cst.Name) \
-                    and parent.test.value in callee.params \
-                    and all(b.kind == "param" for b in callee.bindings.get(parent.test.value, ())) \
-                    and _none_at(call, callee.params.index(parent.test.value), offset, callee):
-                return True
-            child, parent = parent, self.parents.get(parent)
-        return False
-
     def _of_conversation(self, e: cst.Call, name: str, scope: Scope) -> bool:
         """An unseen summarising call (:func:`S.summarise_callee`) given the conversation: its name, its receiver,
         an argument or a keyword speaks of it (``summarize(messages)``, ``self.memory.compact()``), also through a
@@ -343,10 +324,6 @@ class CallTaint:
                                              for b in self.index.lookup(n.value, scope)[1]):
                 return True
         return False
-
-    def _home(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        """The function or lambda ``node`` is in (None at module level)."""
-        return next((anc for anc in ancestors(self.parents, node) if isinstance(anc, (cst.FunctionDef, cst.Lambda))), None)
 
     def returns_of(self, callee: Scope) -> frozenset[Source]:
         """The summary of a module-local function: taint of its returns, parameters symbolic."""
@@ -367,10 +344,10 @@ class CallTaint:
         offset = 1 if callee.self_name is not None and isinstance(call.func, cst.Attribute) else 0
         out: set[Source] = set()
         for s in summary:
-            if self._switched_off(s, callee, call, offset):
+            if switched_off(self.parents, s, callee, call, offset):
                 continue
             if s.func_id == id(callee) and s.kind != S.PARAM:  # `info.user_id` of parameter `info`
-                if not _none_at(call, s.index, offset, callee):
+                if not none_at(call, s.index, offset, callee):
                     out.add(s)
                 continue
             if s.kind != S.PARAM or s.func_id != id(callee):
@@ -397,21 +374,6 @@ def _as_is(e: cst.BaseExpression) -> bool:
     if isinstance(e, cst.Tuple):
         return all(isinstance(el.value, (cst.SimpleString, cst.Integer)) or _as_is(el.value) for el in e.elements)
     return False
-
-
-def _none_at(call: cst.Call, index: int, offset: int, callee: Scope) -> bool:
-    """The call passes ``None`` or ``False`` for ``callee.params[index]`` (``offset``: a bound ``self``): written,
-    or left at such a default."""
-    if not 0 <= index < len(callee.params) or not isinstance(callee.node, cst.FunctionDef):
-        return False
-    name = callee.params[index]
-    arg = argument(call, index - offset, name)
-    if arg is None:
-        if any(a.star for a in call.args):
-            return False
-        param = next((p for p in descendants(callee.node.params, cst.Param) if p.name.value == name), None)
-        arg = param.default if param is not None else None
-    return isinstance(arg, cst.Name) and arg.value in ("None", "False")
 
 
 __all__ = ["CallTaint"]

@@ -33,6 +33,7 @@ from promptcache.lint import slots
 from promptcache.lint import sources as S
 from promptcache.lint.breakpoints import message_blocks_before_last_breakpoint, system_blocks_after_last_breakpoint
 from promptcache.lint.config import LintConfig
+from promptcache.lint.expressions import argument
 from promptcache.lint.flow_facts import Flow, Issue, dedupe, identity
 from promptcache.lint.index import ModuleIndex, Scope
 from promptcache.lint.object_state import built_per_call
@@ -297,7 +298,10 @@ class FlowAnalysis:
         in as a whole (``messages``, ``tools``: a converter re-maps the system message it is given and
         describes the agent's tools, OpenHands' ``convert_fncall_messages_to_non_fncall_messages``; a summary
         or a tool set per call are other rules'), but not a value picked from one of its messages by position
-        (``detect(messages[-1]["content"])``: a locale detected from the newest message, issue 11 review).
+        (``detect(messages[-1]["content"])``: a locale detected from the newest message, issue 11 review); a
+        parameter named as the system prompt with text added (``system_prompt + "\nCite sources."``: the prompt it
+        was given), unless a call in the module gives it a template around per-request data
+        (:meth:`_templated_by_caller`).
         """
         if slot.holder is None:
             return set()
@@ -311,10 +315,22 @@ class FlowAnalysis:
             (s.func_id, s.index)
             for s in self.taint.of(slot.expr, slot.scope)
             if s.kind == S.PARAM and s.templated and s.func_id == id(slot.holder)
-            and not (_conversation_or_tools(params[s.index] if s.index < len(params) else s.detail) and not s.picked)
+            and not (_conversation_or_tools(name := params[s.index] if s.index < len(params) else s.detail) and not s.picked
+                     and not (PROMPT_FIELD.search(name) and self._templated_by_caller(slot.holder, s.index)))
             and not self.call_sites.fixed_everywhere(slot.holder, s.index)
             and not self.call_sites.default_only(slot.holder, s.index)
         }
+
+    def _templated_by_caller(self, func: Scope, index: int) -> bool:
+        """Some call of ``func`` in the module passes parameter ``index`` a template around per-request data (an
+        identity, or its own parameter with text: ``ask(f"You help {user.name}.", q)``): a prompt-named parameter
+        given that is no fixed prompt passed through."""
+        offset = 1 if func.self_name is not None else 0
+        for call, scope in self.call_sites.calls.get(id(func), []):
+            value = argument(call, index - (offset if isinstance(call.func, cst.Attribute) else 0), func.params[index])
+            if value is not None and any(s.kind == S.IDENTITY or s.kind == S.PARAM and s.templated for s in self.taint.of(value, scope)):
+                return True
+        return False
 
     def _init_per_call(self, holder: Scope) -> Scope | None:
         """The ``__init__`` of ``holder``'s class when the module builds its objects for one call each

@@ -234,9 +234,9 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
         if key in kept:
             merged = kept[key][2]
             merged += [ref for ref in sources if ref not in merged]
-            if severity.rank > severities[key].rank:  # merged reports: the most severe of them, in its words
-                severities[key] = severity  # (a clock beside a user id in one schema changes it on every call)
-                kept[key] = (report, kept[key][1], merged)
+            if severity.rank > severities[key].rank:  # merged reports: the most severe of them, in its words, at its
+                severities[key] = severity  # column (a clock beside a user id in one schema changes it on every call)
+                kept[key] = (report, r, merged)
         else:
             kept[key] = (report, r, list(sources))
             severities[key] = severity

@@ -57,7 +57,7 @@ def normalising_store(target: cst.BaseExpression, value: cst.BaseExpression | No
     base = target.value if isinstance(target, (cst.Attribute, cst.Subscript)) else None
     field = code(target)
     tested = _tested_other(node, field, value, code, facts) if is_literal(value) else None
-    converted = value is not None and _converted(node, field, value, code, facts)
+    converted = value is not None and _converted(node, field, value, code, facts) and _made_of(value, target)
     listed, func = _whole_list_loop(base, node, code, facts, set_up if tested or converted else None) \
         if base is not None else (None, None)
     if value is None or listed is None or func is None:
@@ -295,6 +295,20 @@ def _converted(node: cst.CSTNode, field: str, value: cst.BaseExpression, code: C
         if kinds is not None and (made in kinds) == negated:
             return True
     return False
+
+
+_PURE_CALLS = frozenset({"str", "list", "dict", "tuple", "len", "repr"})
+
+
+def _made_of(value: cst.BaseExpression, target: cst.BaseExpression) -> bool:
+    """``value`` reads nothing but the names of ``target`` (``m`` of ``m["content"] = ...``), the names it binds
+    itself (``p`` in ``for p in m["content"]``), constants and :data:`_PURE_CALLS`: a converting store made of the
+    field alone. A history reloaded each request is converted again; a clock or a user's data in it would differ."""
+    own = {n.value for n in descendants(target, cst.Name)}
+    own |= {n.value for f in descendants(value, cst.CompFor) for n in descendants(f.target, cst.Name)}
+    skip = {id(a.attr) for a in descendants(value, cst.Attribute)} | {id(a.keyword) for a in descendants(value, cst.Arg) if a.keyword}
+    return all(n.value in own or n.value in _PURE_CALLS or n.value in ("None", "True", "False") or S.is_constant_name(n.value)
+               for n in descendants(value, cst.Name) if id(n) not in skip)
 
 
 def _guarding_tests(node: cst.CSTNode, facts: TreeFacts):

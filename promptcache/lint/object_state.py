@@ -3,7 +3,8 @@
 ``self.config`` read in a guard (TaskWeaver's ``if not self.config.support_system_role``) or
 ``self.compressed_summary`` read into a system prompt (DocsGPT) holds what the object was built with; it does not
 change between the object's requests (issue 11). Used by the normalising-store exclusion of PC204
-(:mod:`promptcache.lint.normalising_edits`) and by summary taint (:mod:`promptcache.lint.taint`).
+(:mod:`promptcache.lint.normalising_edits`), by summary taint (:mod:`promptcache.lint.taint`) and by PC102's reading
+of ``__init__`` parameters (:mod:`promptcache.lint.dataflow`, :func:`built_per_call`).
 """
 
 from __future__ import annotations
@@ -15,12 +16,24 @@ from promptcache.lint.index import Binding, ClassInfo, ModuleIndex
 from promptcache.lint.walk import descendants
 
 
-def set_up(cls: ClassInfo, attr: str) -> bool:
+def set_up(cls: ClassInfo, attr: str, index: ModuleIndex | None = None) -> bool:
     """``self.attr`` of ``cls`` is bound, and only in ``__init__`` or the class body, or cleaned up from its own
-    value elsewhere (:func:`_from_itself`): a value fixed per object (a setting, or what the object was built with)."""
+    value elsewhere (:func:`_from_itself`): a value fixed per object (a setting, or what the object was built with).
+    With ``index``, also written by no ``obj.attr = ...`` of the module on another object than a method's ``self``
+    (``AGENT.summary = summarize(h)`` in a request handler)."""
     bindings = cls.attrs.get(attr, [])
     return bool(bindings) and all(b.scope.name == "__init__" or b.scope is cls.scope
-                                  or _from_itself(b, attr) for b in bindings)
+                                  or _from_itself(b, attr) for b in bindings) \
+        and not (index is not None and _written_from_outside(index, attr))
+
+
+def _written_from_outside(index: ModuleIndex, attr: str) -> bool:
+    for store in index.stores:
+        t = store.target
+        if isinstance(t, cst.Attribute) and t.attr.value == attr \
+                and not (isinstance(t.value, cst.Name) and t.value.value == store.scope.self_name):
+            return True
+    return False
 
 
 def built_per_call(index: ModuleIndex, parent: dict, cls: ClassInfo) -> bool:
@@ -28,20 +41,28 @@ def built_per_call(index: ModuleIndex, parent: dict, cls: ClassInfo) -> bool:
     Tutor(req.topic)`` in a function that then calls ``t.<method>(...)`` and neither returns ``t`` nor hands it on
     whole. What such an object was built with is per request, not per object (issue 11 review).
     ``parent``: the walk's parent map."""
-    for call, scope in index.calls:
-        if not (isinstance(call.func, cst.Name) and call.func.value == cls.name):
-            continue
-        up = parent.get(call)
-        if isinstance(up, cst.Attribute) and isinstance(parent.get(up), cst.Call):
-            return True
-        target = up.targets[0].target if isinstance(up, cst.Assign) and len(up.targets) == 1 else None
-        if scope.kind == "function" and isinstance(target, cst.Name) and _used_once_here(scope.node, target.value, parent):
-            return True
+    return any(_for_one_call(index, parent, call, scope) for call, scope in index.calls
+               if isinstance(call.func, cst.Name) and call.func.value == cls.name)
+
+
+def _for_one_call(index: ModuleIndex, parent: dict, call: cst.Call, scope, depth: int = 0) -> bool:
+    """The object ``call`` makes serves one call: a method called on it at once, or on the name it is bound to
+    (:func:`_used_once_here`), or it is returned by a factory whose calls are so used (``make_agent(h).ask(q)``)."""
+    up = parent.get(call)
+    if isinstance(up, cst.Attribute) and isinstance(parent.get(up), cst.Call):
+        return True
+    target = up.targets[0].target if isinstance(up, cst.Assign) and len(up.targets) == 1 else None
+    if scope.kind == "function" and isinstance(target, cst.Name) and _used_once_here(scope.node, target.value, parent):
+        return True
+    if isinstance(up, cst.Return) and scope.kind == "function" and depth < 2:
+        return any(_for_one_call(index, parent, c, s, depth + 1) for c, s in index.calls
+                   if index.function_named(c.func, s) is scope)
     return False
 
 
 def _used_once_here(func: cst.CSTNode, name: str, parent: dict) -> bool:
-    """In ``func``, a method of ``name`` is called, and ``name`` is not returned or passed on whole."""
+    """In ``func``, a method of ``name`` is called, and ``name`` is not returned, stored or yielded whole (given to a
+    call as an argument, ``log(agent)``, it may outlive the call; the object was still made for this one)."""
     called = False
     for n in descendants(func, cst.Name):
         if n.value != name:
@@ -49,15 +70,15 @@ def _used_once_here(func: cst.CSTNode, name: str, parent: dict) -> bool:
         up = parent.get(n)
         if isinstance(up, cst.Attribute) and up.value is n:
             called = called or isinstance(parent.get(up), cst.Call)
-        elif isinstance(up, (cst.Return, cst.Arg, cst.Element, cst.DictElement, cst.Yield)) \
+        elif isinstance(up, (cst.Return, cst.Element, cst.DictElement, cst.Yield)) \
                 or isinstance(up, cst.Assign) and up.value is n:
             return False
     return called
 
 
 def _from_itself(b: Binding, attr: str) -> bool:
-    """``b`` cleans ``self.attr`` up idempotently: ``self.attr.strip()`` (``rstrip`` / ``lstrip`` / ``lower`` /
-    ``upper``, literal arguments), or ``self.attr if <test of self.attr> else <literal>`` (sweep's
+    """``b`` cleans ``self.attr`` up idempotently: ``self.attr.strip()`` (:data:`IDEMPOTENT_METHODS`, literal
+    arguments), or ``self.attr if <test of self.attr> else <literal>`` (sweep's
     ``self.summary = self.summary if not self.summary.strip().endswith("_No response_") else ""``). Not
     ``self.n = self.n + 1`` nor ``self.plain = not self.plain``: those change it on every run."""
     me = b.scope.self_name
@@ -84,8 +105,8 @@ def _from_itself(b: Binding, attr: str) -> bool:
             return e.value in ("None", "True", "False")
         return all(reads_itself_only(c) for c in e.children)
     v = b.value
-    if isinstance(v, cst.IfExp):
-        return kept(v.body) and kept(v.orelse) and reads_itself_only(v.test) and not (is_literal(v.body) and is_literal(v.orelse))
+    if isinstance(v, cst.IfExp):  # one arm keeps the value as it is (`.upper() if ... else .lower()` flips it)
+        return (itself(v.body) or itself(v.orelse)) and kept(v.body) and kept(v.orelse) and reads_itself_only(v.test)
     return cleaned(v)
 
 

@@ -280,7 +280,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
             cls = self.index.class_of_receiver(e.value, scope)
             if cls is not None:
                 out = set(self.names(attr, origin=e))
-                if any(s.kind == S.SUMMARY for s in out) and set_up(cls, attr) \
+                if any(s.kind == S.SUMMARY for s in out) and set_up(cls, attr, self.index) \
                         and not (self.parents is not None and built_per_call(self.index, self.parents, cls)):
                     # `self.compressed_summary` bound only in `__init__`: the summary the object was built with,
                     # fixed for its conversation (DocsGPT, blind set 11). A summarising call there still counts;

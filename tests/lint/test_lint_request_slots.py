@@ -148,6 +148,13 @@ def test_a_conditional_arm_the_call_does_not_take_is_not_its_precision():
     assert _pc101(mirrored.replace("{day_time()}", "{day_time(include_hour_min=True)}")) == [(9, every)]
     module_flag = mirrored.replace("def day_time(include_hour_min=False):", "include_hour_min = False\ndef day_time():")
     assert _pc101(module_flag) == [(10, every.replace("line 5", "line 6"))]
+    # A flag of another function with the same name does not switch this arm off: `header(include_hour_min=False)`
+    # calls `day_time(include_hour_min=True)` (review of stop 29).
+    other_function = _ONYX.replace("def ask(q):\n    system = f'Be brief. Today is {day_time()}.'",
+                                   "def header(include_hour_min=False):\n    return f'Now {day_time(include_hour_min=True)}'\n"
+                                   "def ask(q):\n    system = f'Be brief. Today is {header()}.'")
+    assert other_function != _ONYX
+    assert [f.severity.value for f in lint_text(other_function) if f.code == "PC101"] == ["error"]
 
 
 _AUTOGEN = ("from mcp import ClientSession\n"
@@ -173,3 +180,14 @@ def test_one_unsorted_mcp_listing_is_one_report():
            "    client.messages.create(model='m', max_tokens=9, tools=[{'name': t.name} for t in first.tools], messages=m)\n"
            "    return client.messages.create(model='m', max_tokens=9, tools=[{'name': t.name} for t in second.tools], messages=m)\n")
     assert [(f.code, f.line) for f in lint_text(two) if f.code == "PC305"] == [("PC305", 6), ("PC305", 7)]
+
+
+def test_merged_reports_point_at_the_one_whose_words_they_keep():
+    # Review of stop 29: a daily date and a clock in two system messages of one line merge into one PC101 error; its
+    # column is the clock's (the error's words), not the first report's.
+    line = ('    return client.chat.completions.create(model="m", messages=[{"role": "system", "content": f"Day {date.today()}"}, '
+            '{"role": "system", "content": f"Now {datetime.now()}"}, {"role": "user", "content": q}])\n')
+    code = "from datetime import date, datetime\nfrom openai import OpenAI\nclient = OpenAI()\ndef ask(q):\n" + line
+    [finding] = [f for f in lint_text(code) if f.code == "PC101"]
+    assert (finding.line, finding.severity.value) == (5, "error")
+    assert finding.column == line.index('datetime.now()') + 1
