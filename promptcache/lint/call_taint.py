@@ -357,6 +357,9 @@ class CallTaint:
             arg = argument(call, s.index - offset, name)
             t = self.of(arg, scope) if arg is not None else self.union(variadic_arguments(call, callee.node, name, offset), scope)
             out |= templated(t) if s.templated else t
+        if any(s.kind == S.VOLATILE and not s.import_time for s in out) and self._at_import(call):
+            # a helper that reads the clock, called at import (`PROMPT = f"Time: {get_time()}"`, swarms): once per process
+            out = {dataclasses.replace(s, import_time=True) if s.kind == S.VOLATILE else s for s in out}
         return frozenset(out)
 
 

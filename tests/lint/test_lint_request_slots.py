@@ -191,3 +191,19 @@ def test_merged_reports_point_at_the_one_whose_words_they_keep():
     [finding] = [f for f in lint_text(code) if f.code == "PC101"]
     assert (finding.line, finding.severity.value) == (5, "error")
     assert finding.column == line.index('datetime.now()') + 1
+
+
+_SWARMS = ("from datetime import datetime\nimport anthropic\nclient = anthropic.Anthropic()\n"
+           "def get_time():\n    return f\"Current time: {datetime.now():%H:%M}\"\n"
+           "SYSTEM_PROMPT = f\"You run tasks.\\nTime: {get_time()}\"\n"
+           "def ask(q):\n    return client.messages.create(model='m', max_tokens=9, system=SYSTEM_PROMPT, messages=[q])\n")
+
+
+def test_a_helper_reading_the_clock_called_at_import_is_read_once():
+    # Blind set 14 (swarms' AUTONOMOUS_AGENT_SYSTEM_PROMPT): a public helper reads the clock; the constant calls it at
+    # import, so the prefix is fixed per process (a warning), not new on every request.
+    assert _pc101(_SWARMS) == [(6, "`datetime.datetime.now()` (line 5) reaches SYSTEM_PROMPT once, when the module is imported")]
+    assert [f.severity.value for f in lint_text(_SWARMS) if f.code == "PC101"] == ["warning"]
+    # The bound: the helper called per request is the request's clock.
+    per_call = _SWARMS.replace("system=SYSTEM_PROMPT", "system=f'You run tasks. {get_time()}'")
+    assert [f.severity.value for f in lint_text(per_call) if f.code == "PC101"] == ["warning", "error"]
