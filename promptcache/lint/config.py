@@ -150,12 +150,14 @@ def _lint_table(path: Path, data: dict) -> dict | None:
         table, where = data, "the top level"
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: {where} must be a table")
-    unknown = sorted(set(table) - set(_TABLES))
+    # `[tool.promptcache.providers]` is the provider rules' table (promptcache.providers.userfile), not lint's
+    known = (*_TABLES, "providers") if path.name == "pyproject.toml" else _TABLES
+    unknown = sorted(set(table) - set(known))
     if unknown:
         hint = "[tool.promptcache.lint]" if path.name == "pyproject.toml" else "[lint]"
         raise ConfigError(
             f"{path}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(repr(k) for k in unknown)} at {where}; "
-            f"lint settings go in the {hint} table (known tables: {', '.join(_TABLES)})"
+            f"lint settings go in the {hint} table (known tables: {', '.join(known)})"
         )
     return table.get("lint", {})
 

@@ -82,11 +82,12 @@ class LintResult:
         return sum(1 for f in self.findings if f.code == "PC901")
 
     def exit_code(self, fail_on: Severity = Severity.WARNING, exit_zero: bool = False) -> int:
-        """0 clean (or only findings below ``fail_on``), 1 findings at or above it, 2 a file could not be linted."""
-        if exit_zero:
-            return EXIT_CLEAN
+        """0 clean (or only findings below ``fail_on``), 1 findings at or above it, 2 a file could not be linted.
+        ``exit_zero`` turns 1 into 0, not 2: a mistyped path or a file that cannot be parsed still fails CI."""
         if self.errors:
             return EXIT_ERROR
+        if exit_zero:
+            return EXIT_CLEAN
         if any(f.severity.rank >= fail_on.rank for f in self.findings):
             return EXIT_FINDINGS
         return EXIT_CLEAN

@@ -54,10 +54,24 @@ def test_bad_files_are_reported_and_the_positive_is_still_found(bad_folder, run_
     assert "parsed 4, skipped 1 by the pre-filter, 3 unreadable" in err
 
 
-def test_exit_zero_still_reports_bad_files(bad_folder, run_cli):
+def test_exit_zero_still_reports_bad_files(bad_folder, run_cli, write_tree):
+    # --exit-zero forgives findings, not files that cannot be linted: a mistyped path in CI must fail (newcomer, s30).
     code, out, _ = run_cli("lint", bad_folder, "--exit-zero")
-    assert code == 0
+    assert code == 2
     assert out.count("PC901") == 6
+    missing = write_tree({"ok.py": "x = 1\n"}) / "srcc"
+    assert run_cli("lint", missing, "--exit-zero")[0] == 2
+
+
+def test_the_providers_table_beside_lint_settings_is_not_an_error(write_tree, run_cli):
+    # docs/providers.md: `[tool.promptcache.providers]` overrides prices; lint must not reject it (newcomer, s30).
+    toml = ('[[tool.promptcache.providers.anthropic.models]]\nid = "claude-sonnet-4-5"\ninput_usd_per_mtok = 2.4\n'
+            '[tool.promptcache.lint]\nignore = ["PC402"]\n')
+    root = write_tree({"pyproject.toml": toml, "app.py": "x = 1\n"})
+    assert run_cli("lint", root)[0] == 0
+    bad = write_tree({"pyproject.toml": "[tool.promptcache.lnit]\nselect = ['PC1']\n", "app.py": "x = 1\n"})
+    code, out, err = run_cli("lint", bad)
+    assert code == 2 and "'lnit'" in out + err
 
 
 def test_unknown_config_key_exits_2_naming_it(write_tree, run_cli):
