@@ -20,7 +20,7 @@ _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
 class ShuffledPrefix(FlowRule):
     """
     ## What it does
-    Finds ``random.shuffle``, ``random.sample`` or a
+    Finds ``random.shuffle``, ``random.sample``, ``random.choices`` or a
     permutation applied to tools or to few-shot examples that go into the
     prefix: the system prompt, or any message before the new one
     (``messages=[*shots, *history, new_message]``).
@@ -43,8 +43,9 @@ class ShuffledPrefix(FlowRule):
 
     ## When it does not fire
     Randomness used for retries or sampling outside the prompt; text drawn
-    with ``random.choices`` or ``random.choice`` (new content, not a new
-    order: PC101 reports it); a generator
+    with ``random.choices`` or ``random.choice`` into the system prompt (new
+    content, not a new order: PC101 reports it; few-shot messages or tools
+    drawn with ``random.choices`` are reported here); a generator
     seeded with a constant (``random.Random(1234).sample(...)``), which gives
     the same order in every process; a shuffle sorted afterwards. The
     unseeded module functions (``random.sample``) are reported wherever they
@@ -58,6 +59,11 @@ class ShuffledPrefix(FlowRule):
         "{detail} reorders {slot} content: the prefix differs on nearly every request, so it is never read "
         "from cache; keep one fixed order"
     )
+
+    def issue_message(self, issue) -> str:
+        """A draw (``random.choices``) picks new items rather than reordering given ones: said so."""
+        message = super().issue_message(issue)
+        return message.replace(" reorders ", " draws ", 1) if issue.detail.startswith("random.choices") else message
 
     def findings(self, flow) -> list:
         """A shuffle on a value in the system prompt (unless it is also volatile: PC101), in ``tools=`` or in
@@ -73,11 +79,11 @@ class ShuffledPrefix(FlowRule):
         # Shuffled options in the new user message: after the cached prefix.
         _CLAUDE + "import random\ndef quiz(history, q, options):\n    random.shuffle(options)\n    return client.messages.create(model='m', messages=[*history, {'role': 'user', 'content': f'{q} Options: {options}'}])\n",
         # A seeded generator gives the same sample in every process.
-        # random.choices draws new content with replacement, not an order (onyx, blind set 12): PC101 reports it.
-        _CLAUDE + "import random, string\ndef run(q):\n    salt = ''.join(random.choices(string.ascii_lowercase, k=32))\n    return client.messages.create(model='m', system=salt + 'Help.', messages=[q])\n",
         _CLAUDE + "import random\nrng = random.Random(1234)\nEXAMPLES = ['a', 'b', 'c']\ndef run(q):\n    shots = rng.sample(EXAMPLES, 2)\n    return client.messages.create(model='m', system='Examples:\\n' + '\\n'.join(shots), messages=[])\n",
     ]
     INVALID = [
+        # Few-shot messages drawn with random.choices ahead of the history (review of stop 30).
+        Invalid(_CLAUDE + "import random\nEXAMPLES = [{'role': 'user', 'content': 'a'}, {'role': 'assistant', 'content': 'b'}]\ndef run(history, q):\n    shots = random.choices(EXAMPLES, k=2)\n    return client.messages.create(model='m', max_tokens=9, system='Help.', messages=[*shots, *history, q])\n", line=6),
         Invalid(_OPENAI + "import random\nfrom .t import TOOLS\ndef run(q):\n    tools = list(TOOLS)\n    random.shuffle(tools)\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n", line=7),
         Invalid(_CLAUDE + "import random\nEXAMPLES = ['a', 'b', 'c']\ndef run(q):\n    shots = random.sample(EXAMPLES, 2)\n    return client.messages.create(model='m', system='Examples:\\n' + '\\n'.join(shots), messages=[])\n", line=6),
         Invalid(_CLAUDE + "import random\nfrom .t import TOOLS\ndef run(q):\n    return client.messages.create(model='m', tools=random.sample(TOOLS, len(TOOLS)), messages=[])\n", line=6),

@@ -60,6 +60,8 @@ PC202_INVALID = [
     # ... its bounds: the attribute also refreshed in another method, or built from a summarising call.
     Invalid(_OPENAI + 'class Agent:\n    def __init__(self, history):\n        self.chat_history = history\n        self.summary = ""\n    def compact(self):\n        self.summary = summarize_thread(self.chat_history)\n    def ask(self, query):\n        self.compact()\n        return client.chat.completions.create(model="m", messages=[{"role": "system", "content": f"Help.\\n{self.summary}"}, *self.chat_history[-6:], {"role": "user", "content": query}])\n', line=11),
     Invalid(_OPENAI + 'class Agent:\n    def __init__(self, history):\n        self.chat_history = history\n        self.recap = summarize_thread(history)\n    def ask(self, query):\n        return client.chat.completions.create(model="m", messages=[{"role": "system", "content": f"Help.\\n{self.recap}"}, *self.chat_history[-6:], {"role": "user", "content": query}])\n', line=8),
+    # Review of stop 30: the conversation joined into text first is still the conversation.
+    Invalid("import anthropic\nclient = anthropic.Anthropic()\ndef turn(messages, q):\n    older = messages[:-6]\n    text = \"\\n\".join(m[\"content\"] for m in older)\n    so_far = summarize_text(text)\n    return client.messages.create(model='m', max_tokens=9, system=f'Be brief. So far: {so_far}', messages=messages[-6:] + [q])\n", line=7),
     # Blind set 13 (dspy) bounds: an unseen summarising call is the conversation's when an argument is, also through
     # a name bound from it, or when it is called on the conversation's holder.
     Invalid(_CLAUDE + "def turn(messages, keep=6):\n    older = messages[:-keep]\n    so_far = make_summary(older, 'short')\n    return client.messages.create(model='m', max_tokens=9, system=f'Be brief.\\nSo far: {so_far}', messages=messages)\n", line=6),
@@ -154,6 +156,9 @@ PC203_INVALID = [
 
 # PC204 (InPlaceHistoryEdit)
 PC204_VALID = [
+    # Review of stop 30: a conversion made of the field alone, through a class or a serialiser, is the same each time.
+    _CLAUDE + 'from .blocks import TextBlock\ndef turn(history):\n    for m in history:\n        if not isinstance(m["content"], list):\n            m["content"] = [TextBlock(text=m["content"])]\n    return client.messages.create(model="m", max_tokens=9, messages=history)\n',
+    _CLAUDE + 'import json\ndef turn(history):\n    for m in history:\n        if not isinstance(m["content"], list):\n            m["content"] = [{"type": "text", "text": json.dumps(m["content"])}]\n    return client.messages.create(model="m", max_tokens=9, messages=history)\n',
     _OPENAI + "def step(messages, extra):\n    messages[-1]['content'] += extra\n    return client.chat.completions.create(model='m', messages=messages)\n",
     _OPENAI + "def step(messages, rows):\n    for row in rows:\n        row['content'] = ''\n    return client.chat.completions.create(model='m', messages=messages)\n",
     _CLAUDE + "def step(messages):\n    messages[-1]['content'][-1]['cache_control'] = {'type': 'ephemeral'}\n    return client.messages.create(model='m', messages=messages)\n",

@@ -331,8 +331,9 @@ class McpToolsUnsorted(FlowRule):
         seen, out = set(), []
         for issue in super().issues():
             if issue.detail == "unsorted":
-                listings = frozenset(id(s.origin) for s in issue.sources if s.kind == S.MCP)
-                if listings and listings in seen:
+                origins = [s.origin for s in issue.sources if s.kind == S.MCP]
+                listings = frozenset(map(id, origins)) if origins and None not in origins else None
+                if listings is not None and listings in seen:
                     continue
                 seen.add(listings)
             out.append(issue)

@@ -310,6 +310,10 @@ class PerRequestDataInSystemPrompt(FlowRule):
         return []
 
     VALID = [
+        # Review of stop 30: an attribute of the same name (`args.translate`) does not hand a function on; a caller's
+        # own prompt-named parameter with text is a prompt passed through, not per-request data.
+        "import argparse\nimport anthropic\nclient = anthropic.Anthropic()\ndef translate(text, style):\n    return client.messages.create(model='m', max_tokens=9, system=f\"Translate in a {style} register.\", messages=[{\"role\": \"user\", \"content\": text}])\ndef main():\n    parser = argparse.ArgumentParser()\n    parser.add_argument(\"--translate\", action=\"store_true\")\n    args = parser.parse_args()\n    if args.translate:\n        print(translate(input(), \"formal\"))\nif __name__ == \"__main__\":\n    main()\n",
+        "from openai import OpenAI\nclient = OpenAI()\ndef _ask(system_prompt, q):\n    return client.chat.completions.create(model=\"m\", messages=[{\"role\": \"system\", \"content\": system_prompt + \"\\nCite sources.\"}, {\"role\": \"user\", \"content\": q}])\ndef answer(system_prompt, q):\n    return _ask(f\"{system_prompt}\\nBe brief.\", q)\n",
         # Issue 11 (AI-Scientist, blind set 6): a script's function passes on its caller's parameter, whose only value
         # in the module is its default: the same in every call of the loop.
         'from openai import OpenAI\nSYSTEM = "You add citations. You have {total_rounds} rounds."\ndef get_prompt(client, draft, current_round, total_rounds):\n    return client.chat.completions.create(model="m", messages=[{"role": "system", "content": SYSTEM.format(total_rounds=total_rounds)}, {"role": "user", "content": f"Round {current_round}: {draft}"}])\ndef writeup(client, drafts, num_rounds=20):\n    for i, draft in enumerate(drafts):\n        get_prompt(client, draft, i, num_rounds)\nif __name__ == "__main__":\n    writeup(OpenAI(), open("d").read().split("\\n\\n"))\n',

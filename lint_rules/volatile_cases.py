@@ -69,6 +69,10 @@ PC101_INVALID = [
     Invalid("import time\nfrom langchain_core.messages import SystemMessage\nsystem = SystemMessage(content=f\"Received {time.strftime('%H:%M')}\")\n", line=3),
     Invalid("import anthropic\nfrom datetime import datetime\nSYSTEM_PROMPT = 'Started ' + str(datetime.now())\n", line=3),
     # ... its bounds (parlant's exclusion): the id given to a call named to render text, a timestamp keyword.
+    # Review of stop 30: a callee named to record and to render text makes text of the id; a clock helper called in a
+    # module-level turn loop is read on every turn.
+    Invalid("from openai import OpenAI\nclient = OpenAI()\nimport uuid\ndef ask(q):\n    system = format_trace_header(trace_id=uuid.uuid4().hex)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=6),
+    Invalid("import sys\nfrom datetime import datetime\nimport anthropic\nclient = anthropic.Anthropic()\ndef get_time():\n    return f\"Current time: {datetime.now():%H:%M}\"\nfor line in sys.stdin:\n    system = f\"You run tasks.\\nTime: {get_time()}\"\n    print(client.messages.create(model='m', max_tokens=9, system=system, messages=[{\"role\": \"user\", \"content\": line}]))\n", line=8),
     # Review of stop 29: only a callee named to record keeps the id; a helper or a builtin may make text of it.
     Invalid(_OPENAI + "import json, uuid\ndef ask(q):\n    system = 'Context: ' + json.dumps(dict(request_id=str(uuid.uuid4())))\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=6),
     Invalid(_OPENAI + "import uuid\ndef ask(q):\n    header = make_header(request_id=uuid.uuid4().hex)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Be brief. {header}'}, {'role': 'user', 'content': q}])\n", line=6),

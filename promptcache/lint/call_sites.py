@@ -214,8 +214,15 @@ __all__ = ["CallSites", "is_script"]
 
 
 def _passed_on(module: cst.Module, index: ModuleIndex) -> frozenset[str]:
-    """The names the module uses other than as a call's callee or a ``def``'s name: a function among them is
-    handed on (``partial(f, ...)``, ``callbacks=[f]``, ``self._f`` stored) and may be called where it is not seen."""
+    """The names the module reads other than as a call's callee: a function among them is handed on
+    (``partial(f, ...)``, ``callbacks=[f]``, ``self.handler = self._f``) and may be called where it is not seen. Not
+    names that only label something: a ``def`` / ``class`` / parameter name, a keyword, a store target, an
+    attribute of anything but ``self`` / ``cls`` (``args.translate``), an import."""
     skip = {id(call.func.attr if isinstance(call.func, cst.Attribute) else call.func) for call, _ in index.calls}
-    skip |= {id(d.name) for d in descendants(module, (cst.FunctionDef, cst.ClassDef))}
+    skip |= {id(d.name) for d in descendants(module, (cst.FunctionDef, cst.ClassDef, cst.Param))}
+    skip |= {id(a.keyword) for a in descendants(module, cst.Arg) if a.keyword is not None}
+    skip |= {id(n) for t in descendants(module, cst.AssignTarget) for n in descendants(t, cst.Name)}
+    skip |= {id(n) for i in descendants(module, (cst.Import, cst.ImportFrom)) for n in descendants(i, cst.Name)}
+    skip |= {id(a.attr) for a in descendants(module, cst.Attribute)
+             if not (isinstance(a.value, cst.Name) and a.value.value in ("self", "cls"))}
     return frozenset(n.value for n in descendants(module, cst.Name) if id(n) not in skip)

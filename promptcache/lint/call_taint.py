@@ -39,9 +39,15 @@ _BUILTINS = frozenset(dir(builtins))  # `str(info.user_id)`: the value itself, n
 _TEXT_METHODS = frozenset({"format", "format_map", "join", "replace"})  # their arguments become text
 _TOOLS = re.compile(r"(?i)(tools|toolset|toolkit)$")  # a callee that returns tools: `construct_tools`, `get_tools`
 _TRACE_KEYWORD = re.compile(r"(?i)(^|_)(request|trace|run|correlation|span)_?id$")  # `emit_event(trace_id=...)`
-# A callee that records what it is given (an event, a log line, a metric, a span): a tracing id given to it by
-# keyword is kept with the record, not written into text it returns (parlant's `emit_message_event(trace_id=...)`).
-_RECORDS = re.compile(r"(?i)(^|_)(emit|log|track|record|publish|trace|span|event|metric|audit|telemetry|notify)")
+# A callee that records what it is given (an event, a log line, a metric, a span) and is not named to render text:
+# a tracing id given to it by keyword is kept with the record, not written into text it returns (parlant's
+# `emit_message_event(trace_id=...)`; not `format_trace_header(...)`, `event_system_prompt(...)`, `login_banner()`).
+_RECORDS = re.compile(r"(?i)(^|_)(emit|log|track|record|publish|trace|span|event|metric|audit|telemetry|notify)(?=_|$|[A-Z])")
+_RENDERS = re.compile(r"(?i)render|format|substitute|template|prompt|instruction|preamble|header|banner|"
+                      r"(?<!file)(?<!sub)(?<!eco)system")
+# Words of data other than the conversation: a summarising call given it summarises that (dspy's
+# `create_dataset_summary(trainset=...)`), unless the conversation is also among its inputs.
+_OTHER_DATA = re.compile(r"(?i)(data_?set|train|document|page|article|paper|pdf|html|web|repo|code_?base|table|image)")
 
 
 class CallTaint:
@@ -155,7 +161,8 @@ class CallTaint:
                 found = source(S.VOLATILE, f"{qualified}()", e)
                 if self._at_import(e):
                     found = dataclasses.replace(found, import_time=True)
-                return as_daily(frozenset({found}), daily)
+                drawn = {source(S.SHUFFLED, f"{qualified}()", e)} if S.draw_call(qualified) else set()
+                return as_daily(frozenset({found}), daily) | drawn
             if S.shuffle_call(qualified):
                 return frozenset({source(S.SHUFFLED, f"{qualified}()", e)})
             if S.env_call(qualified):
@@ -199,7 +206,7 @@ class CallTaint:
             # issue 11); `asdict(ctx)`, `SystemPrompt(...).render()` may render it
             args = [a.value for a in e.args if a.keyword is None or not (self.volatile_name.search(a.keyword.value)
                                                                          or S.record_time_name(a.keyword.value))]
-        elif not constructor_call(func) and _RECORDS.search(last or ""):
+        elif not constructor_call(func) and _RECORDS.search(last or "") and not _RENDERS.search(last or ""):
             # `emitter.emit_message_event(trace_id=t, data=d)`: a tracing id given to a call whose body is not seen and
             # whose name says it records is what the callee records, not text it returns (parlant); `make_header(...)`,
             # `dict(...)`, `json.dumps(...)` may make text of it
@@ -312,18 +319,28 @@ class CallTaint:
         return False
 
     def _of_conversation(self, e: cst.Call, name: str, scope: Scope) -> bool:
-        """An unseen summarising call (:func:`S.summarise_callee`) given the conversation: its name, its receiver,
-        an argument or a keyword speaks of it (``summarize(messages)``, ``self.memory.compact()``), also through a
-        name's bindings (``older = history[:-4]``), or it has no argument; not
-        ``create_dataset_summary(trainset=...)`` (dspy, blind set 13) or ``summarize_page(html)``."""
-        if S.history_word(name) or not e.args or any(a.keyword is not None and S.history_word(a.keyword.value) for a in e.args):
-            return True
+        """An unseen summarising call (:func:`S.summarise_callee`) is the conversation's unless it is given other
+        data (:data:`_OTHER_DATA` in its name, receiver or arguments: ``create_dataset_summary(trainset=...)``, dspy
+        blind set 13) and nothing of the conversation: no history word in them, in a string key
+        (``state["messages"]``) or in what their names are bound to, followed through assignments."""
         parts = [a.value for a in e.args] + ([e.func.value] if isinstance(e.func, cst.Attribute) else [])
-        for n in (n for part in parts for n in descendants(part, cst.Name)):
-            if S.history_word(n.value) or any(b.value is not None and any(S.history_word(m.value) for m in descendants(b.value, cst.Name))
-                                             for b in self.index.lookup(n.value, scope)[1]):
-                return True
-        return False
+        words = [name] + [a.keyword.value for a in e.args if a.keyword is not None]
+        seen: set[str] = set()
+        todo = [n for part in parts for n in descendants(part, cst.Name)]
+        words += [s.value for part in parts for s in descendants(part, cst.SimpleString)]
+        while todo and len(seen) < 40:
+            n = todo.pop()
+            if n.value in seen:
+                continue
+            seen.add(n.value)
+            words.append(n.value)
+            for b in self.index.lookup(n.value, scope)[1]:
+                if b.value is not None and b.kind in ("assign", "walrus", "aug", "for", "with"):
+                    todo += list(descendants(b.value, cst.Name))
+                    words += [s.value for s in descendants(b.value, cst.SimpleString)]
+        if any(S.history_word(w) for w in words):
+            return True
+        return not any(_OTHER_DATA.search(w) for w in words)
 
     def returns_of(self, callee: Scope) -> frozenset[Source]:
         """The summary of a module-local function: taint of its returns, parameters symbolic."""
@@ -357,7 +374,7 @@ class CallTaint:
             arg = argument(call, s.index - offset, name)
             t = self.of(arg, scope) if arg is not None else self.union(variadic_arguments(call, callee.node, name, offset), scope)
             out |= templated(t) if s.templated else t
-        if any(s.kind == S.VOLATILE and not s.import_time for s in out) and self._at_import(call):
+        if any(s.kind == S.VOLATILE and not s.import_time for s in out) and self._at_import(call) and self._once(call):
             # a helper that reads the clock, called at import (`PROMPT = f"Time: {get_time()}"`, swarms): once per process
             out = {dataclasses.replace(s, import_time=True) if s.kind == S.VOLATILE else s for s in out}
         return frozenset(out)

@@ -323,12 +323,13 @@ class FlowAnalysis:
 
     def _templated_by_caller(self, func: Scope, index: int) -> bool:
         """Some call of ``func`` in the module passes parameter ``index`` a template around per-request data (an
-        identity, or its own parameter with text: ``ask(f"You help {user.name}.", q)``): a prompt-named parameter
-        given that is no fixed prompt passed through."""
+        identity, or its own parameter with text, not one named as a prompt: ``ask(f"You help {user.name}.", q)``):
+        a prompt-named parameter given that is no fixed prompt passed through."""
         offset = 1 if func.self_name is not None else 0
         for call, scope in self.call_sites.calls.get(id(func), []):
             value = argument(call, index - (offset if isinstance(call.func, cst.Attribute) else 0), func.params[index])
-            if value is not None and any(s.kind == S.IDENTITY or s.kind == S.PARAM and s.templated for s in self.taint.of(value, scope)):
+            if value is not None and any(s.kind == S.IDENTITY or s.kind == S.PARAM and s.templated and not PROMPT_FIELD.search(s.detail)
+                                         for s in self.taint.of(value, scope)):
                 return True
         return False
 

@@ -57,7 +57,7 @@ def normalising_store(target: cst.BaseExpression, value: cst.BaseExpression | No
     base = target.value if isinstance(target, (cst.Attribute, cst.Subscript)) else None
     field = code(target)
     tested = _tested_other(node, field, value, code, facts) if is_literal(value) else None
-    converted = value is not None and _converted(node, field, value, code, facts) and _made_of(value, target)
+    converted = value is not None and _converted(node, field, value, code, facts) and _made_of(value, target, node, facts)
     listed, func = _whole_list_loop(base, node, code, facts, set_up if tested or converted else None) \
         if base is not None else (None, None)
     if value is None or listed is None or func is None:
@@ -297,18 +297,22 @@ def _converted(node: cst.CSTNode, field: str, value: cst.BaseExpression, code: C
     return False
 
 
-_PURE_CALLS = frozenset({"str", "list", "dict", "tuple", "len", "repr"})
+# Calls whose value differs on each call, by their last name (``datetime.now()``, ``time.time()``, ``uuid4()``).
+_CLOCKS = re.compile(r"^(now|utcnow|today|time|time_ns|monotonic|perf_counter|uuid\d|getpid|random|randint|choice|choices|"
+                     r"token_hex|token_urlsafe|urandom)$")
 
 
-def _made_of(value: cst.BaseExpression, target: cst.BaseExpression) -> bool:
-    """``value`` reads nothing but the names of ``target`` (``m`` of ``m["content"] = ...``), the names it binds
-    itself (``p`` in ``for p in m["content"]``), constants and :data:`_PURE_CALLS`: a converting store made of the
-    field alone. A history reloaded each request is converted again; a clock or a user's data in it would differ."""
-    own = {n.value for n in descendants(target, cst.Name)}
-    own |= {n.value for f in descendants(value, cst.CompFor) for n in descendants(f.target, cst.Name)}
-    skip = {id(a.attr) for a in descendants(value, cst.Attribute)} | {id(a.keyword) for a in descendants(value, cst.Arg) if a.keyword}
-    return all(n.value in own or n.value in _PURE_CALLS or n.value in ("None", "True", "False") or S.is_constant_name(n.value)
-               for n in descendants(value, cst.Name) if id(n) not in skip)
+def _made_of(value: cst.BaseExpression, target: cst.BaseExpression, node: cst.CSTNode, facts: TreeFacts) -> bool:
+    """``value`` is made of the field alone: it reads no parameter of its function but those ``target`` names
+    (``m`` of ``m["content"] = ...``) and calls no clock or random source (:data:`_CLOCKS`). A history reloaded each
+    request is converted again; a clock or a user's data in the conversion would differ each time
+    (``[TextBlock(text=m["content"])]``, ``json.dumps(m["content"])`` are made of the field)."""
+    func = next((a for a in facts.ancestors(node) if isinstance(a, cst.FunctionDef)), None)
+    params = {p.name.value for p in descendants(func.params, cst.Param)} if func is not None else set()
+    params -= {n.value for n in descendants(target, cst.Name)}
+    if any(n.value in params for n in descendants(value, cst.Name)):
+        return False
+    return not any(_CLOCKS.match(last_name(c.func) or "") for c in descendants(value, cst.Call))
 
 
 def _guarding_tests(node: cst.CSTNode, facts: TreeFacts):

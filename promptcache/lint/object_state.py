@@ -24,16 +24,25 @@ def set_up(cls: ClassInfo, attr: str, index: ModuleIndex | None = None) -> bool:
     bindings = cls.attrs.get(attr, [])
     return bool(bindings) and all(b.scope.name == "__init__" or b.scope is cls.scope
                                   or _from_itself(b, attr) for b in bindings) \
-        and not (index is not None and _written_from_outside(index, attr))
+        and not (index is not None and _written_from_outside(cls, index, attr))
 
 
-def _written_from_outside(index: ModuleIndex, attr: str) -> bool:
+def _written_from_outside(cls: ClassInfo, index: ModuleIndex, attr: str) -> bool:
+    """Some ``obj.attr = ...`` of the module writes ``attr`` on an object of ``cls`` other than a method's own
+    ``self``: a name bound to ``cls(...)`` (``AGENT = Agent([])`` then ``AGENT.summary = ...``). Another class's
+    ``record.summary = note`` does not count."""
     for store in index.stores:
         t = store.target
-        if isinstance(t, cst.Attribute) and t.attr.value == attr \
-                and not (isinstance(t.value, cst.Name) and t.value.value == store.scope.self_name):
+        if isinstance(t, cst.Attribute) and t.attr.value == attr and isinstance(t.value, cst.Name) \
+                and t.value.value != store.scope.self_name and _instance_of(index, t.value, store.scope, cls):
             return True
     return False
+
+
+def _instance_of(index: ModuleIndex, name: cst.Name, scope, cls: ClassInfo) -> bool:
+    """``name`` is bound to a call of ``cls`` (``AGENT = Agent([])``)."""
+    return any(b.kind in ("assign", "walrus") and isinstance(b.value, cst.Call) and isinstance(b.value.func, cst.Name)
+               and b.value.func.value == cls.name for b in index.lookup(name.value, scope)[1])
 
 
 def built_per_call(index: ModuleIndex, parent: dict, cls: ClassInfo) -> bool:
@@ -105,8 +114,10 @@ def _from_itself(b: Binding, attr: str) -> bool:
             return e.value in ("None", "True", "False")
         return all(reads_itself_only(c) for c in e.children)
     v = b.value
-    if isinstance(v, cst.IfExp):  # one arm keeps the value as it is (`.upper() if ... else .lower()` flips it)
-        return (itself(v.body) or itself(v.orelse)) and kept(v.body) and kept(v.orelse) and reads_itself_only(v.test)
+    if isinstance(v, cst.IfExp):  # not two different cleanups (`.upper() if ... else .lower()` flips it), not two literals
+        flips = cleaned(v.body) and cleaned(v.orelse) and v.body.func.attr.value != v.orelse.func.attr.value
+        return kept(v.body) and kept(v.orelse) and reads_itself_only(v.test) and not flips \
+            and not (is_literal(v.body) and is_literal(v.orelse))
     return cleaned(v)
 
 

@@ -14,7 +14,7 @@ Kinds of source:
   (sets, completion order / directory listings / MCP ``list_tools()``);
   ``sorted()`` and ``.sort()`` are the sanitisers;
 - ``mcp_call``: a ``list_tools()`` result, sorted or not (re-listing per turn);
-- ``shuffled``: ``random.shuffle/sample`` or a permutation (``random.choices`` draws new content: volatile);
+- ``shuffled``: ``random.shuffle/sample`` or a permutation; ``random.choices`` (a draw: also volatile);
 - ``unsorted_json``: ``json.dumps`` of a runtime-built mapping without ``sort_keys=True``;
 - ``env``: an environment variable (differs per deployment).
 """
@@ -146,7 +146,7 @@ _SUMMARY_NAME_RE = re.compile(r"(?i)(^|_)(summary|recap|synopsis)$|(conversation
 _SUMMARISE_CALL_RE = re.compile(r"(?i)(summar|compress|condense|compact|recap)")
 _SUMMARISE_TEXT_RE = re.compile(r"(?i)\b(summari[sz]e|summary|condense|compress|recap)\b")
 _CONVERSATION_RE = re.compile(r"(?i)\b(chat|conversation|history|transcript|dialog(ue)?|thread|messages|turns)\b")
-_HISTORY_WORD_RE = re.compile(r"(?i)(history|conversation|thread|messages|chat|memory|context|transcript|turns)")
+_HISTORY_WORD_RE = re.compile(r"(?i)(history|conversation|thread|messages|msgs|chat|memory|context|transcript|turns|dialog)")
 _RECORD_TIME_RE = re.compile(r"(?i)(^|_)(created|updated|modified|deleted|creation)(_?(at|on|utc|time|date))?$|_utc$")
 _CONSTANT_RE = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
 
@@ -161,6 +161,12 @@ def volatile_call(qualified: str, n_args: int) -> bool:
     if qualified == "time.strftime":
         return n_args < 2
     return qualified.startswith(_VOLATILE_PREFIXES) and qualified not in _SHUFFLE_CALLS
+
+
+def draw_call(qualified: str) -> bool:
+    """``random.choices``: items drawn with replacement, new content on each call (volatile text in the system
+    prompt, PC101; drawn few-shot messages or tools in the prefix, PC303)."""
+    return qualified == "random.choices"
 
 
 def shuffle_call(qualified: str) -> bool:

@@ -139,10 +139,6 @@ def constructor_call(func: cst.BaseExpression) -> bool:
     return name[:1].isupper() and not name.isupper()
 
 
-__all__ = ["PROMPT_FIELD", "annotation_types", "constructor_call", "date_format", "guard_flag", "imports_code", "literal_key",
-           "class_annotation", "handle_annotation"]
-
-
 def guard_flag(e: cst.IfExp) -> tuple[str, cst.BaseExpression] | None:
     """``(flag, arm)`` for ``a if flag else b`` (arm ``a``) and ``b if not flag else a`` (arm ``a``): the arm that runs
     only when the bare name ``flag`` is true; None for any other test."""
@@ -152,3 +148,7 @@ def guard_flag(e: cst.IfExp) -> tuple[str, cst.BaseExpression] | None:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and isinstance(test.expression, cst.Name):
         return test.expression.value, e.orelse
     return None
+
+
+__all__ = ["PROMPT_FIELD", "annotation_types", "constructor_call", "date_format", "guard_flag", "imports_code", "literal_key",
+           "class_annotation", "handle_annotation"]

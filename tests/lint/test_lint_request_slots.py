@@ -207,3 +207,17 @@ def test_a_helper_reading_the_clock_called_at_import_is_read_once():
     # The bound: the helper called per request is the request's clock.
     per_call = _SWARMS.replace("system=SYSTEM_PROMPT", "system=f'You run tasks. {get_time()}'")
     assert [f.severity.value for f in lint_text(per_call) if f.code == "PC101"] == ["warning", "error"]
+
+
+def test_random_choices_in_the_system_prompt_is_new_content_not_a_new_order():
+    # Blind set 12 (onyx): a salt drawn with random.choices is PC101 (new content on every request), not PC303's
+    # "reorders"; drawn few-shot messages ahead of the history are PC303, worded "draws" (review of stop 30).
+    salt = ("import random, string\nimport anthropic\nclient = anthropic.Anthropic()\ndef run(q):\n"
+            "    salt = ''.join(random.choices(string.ascii_lowercase, k=32))\n"
+            "    return client.messages.create(model='m', max_tokens=9, system=salt + 'Help.', messages=[q])\n")
+    assert [(f.code, f.line) for f in lint_text(salt)] == [("PC101", 6)]
+    shots = ("import random\nimport anthropic\nclient = anthropic.Anthropic()\nEXAMPLES = [{'role': 'user', 'content': 'a'}]\n"
+             "def run(history, q):\n    shots = random.choices(EXAMPLES, k=2)\n"
+             "    return client.messages.create(model='m', max_tokens=9, system='Help.', messages=[*shots, *history, q])\n")
+    [finding] = lint_text(shots)
+    assert (finding.code, finding.line) == ("PC303", 6) and finding.message.startswith("random.choices() draws messages=")
