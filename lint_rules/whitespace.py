@@ -7,6 +7,7 @@ two cache entries, and editors or formatters change them silently.
 
 from __future__ import annotations
 
+import libcst as cst
 
 from promptcache.lint import literals as L
 from promptcache.lint import text_fixes as T
@@ -68,7 +69,7 @@ class UndedentedMultilinePrompt(TextRule):
     fixable = "unsafe"
     message = (
         "this multi-line prompt carries {indent} spaces of source indentation on each line: they are sent as tokens "
-        "and change when the code is re-indented, breaking the cached prefix; wrap it in inspect.cleandoc()"
+        "and change when the code is re-indented, breaking the cached prefix; {advice}"
     )
 
     def check(self) -> None:
@@ -78,7 +79,11 @@ class UndedentedMultilinePrompt(TextRule):
             for piece in L.pieces(use.node):
                 indent = L.undedented(piece, self.block_indent(use.node))
                 if indent:
-                    self.report(piece.node, self.message.format(indent=indent), self.dedent_fix(piece, indent))
+                    # the advice is what the fix does: an f-string with replacement fields is dedented in its source
+                    fields = isinstance(piece.node, cst.FormattedString) and any(
+                        isinstance(p, cst.FormattedStringExpression) for p in piece.node.parts)
+                    advice = "remove it from the source lines" if fields else "wrap it in inspect.cleandoc()"
+                    self.report(piece.node, self.message.format(indent=indent, advice=advice), self.dedent_fix(piece, indent))
 
     VALID = [
         _CLAUDE + "import textwrap\nclass Bot:\n    SYSTEM_PROMPT = textwrap.dedent('''\\\n        Be brief.\n        Cite sources.''')\n",

@@ -173,3 +173,16 @@ def test_the_fixed_program_sends_the_tools_sorted_by_name(code, provider, args):
     assert fixed != code
     assert sent_tool_names(fixed, provider, *args) == ["book", "fetch", "search"]
     assert lint_text(fixed, [ToolsFromUnorderedCollection]) == []  # fixed: nothing left to report
+
+
+def test_pc401_advice_is_what_its_fix_does():
+    # Newcomer (stop 30): an f-string with replacement fields is dedented in its source, not wrapped in cleandoc;
+    # the message says so. A plain literal is wrapped.
+    code = ('import anthropic\nclient = anthropic.Anthropic()\ndef ask(name, q):\n    prompt = f"""You are helping {name}.\n'
+            '    Be concise.\n    """\n    return client.messages.create(model="m", max_tokens=9, system=prompt, messages=[q])\n'
+            'class Bot:\n    SYSTEM = """Be brief.\n    Cite sources."""\n')
+    found = [f for f in lint_text(code) if f.code == "PC401"]
+    assert [(f.line, f.message.rsplit("; ", 1)[1]) for f in found] == [
+        (4, "remove it from the source lines"), (9, "wrap it in inspect.cleandoc()")]
+    assert '    prompt = f"""You are helping {name}.\nBe concise.\n' in apply(code, found[0].fix.edits)
+    assert "SYSTEM = inspect.cleandoc(" in apply(code, found[1].fix.edits)
