@@ -7,13 +7,11 @@ two cache entries, and editors or formatters change them silently.
 
 from __future__ import annotations
 
-import libcst as cst
-
 from promptcache.lint import literals as L
 from promptcache.lint import text_fixes as T
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import Invalid
-from promptcache.lint.text_rule import TextRule
+from promptcache.lint.text_rule import TextRule, dedented_in_source
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
@@ -79,10 +77,8 @@ class UndedentedMultilinePrompt(TextRule):
             for piece in L.pieces(use.node):
                 indent = L.undedented(piece, self.block_indent(use.node))
                 if indent:
-                    # the advice is what the fix does: an f-string with replacement fields is dedented in its source
-                    fields = isinstance(piece.node, cst.FormattedString) and any(
-                        isinstance(p, cst.FormattedStringExpression) for p in piece.node.parts)
-                    advice = "remove it from the source lines" if fields else "wrap it in inspect.cleandoc()"
+                    # the advice is what the fix does (TextRule.dedent_fix)
+                    advice = "remove it from the source lines" if dedented_in_source(piece) else "wrap it in inspect.cleandoc()"
                     self.report(piece.node, self.message.format(indent=indent, advice=advice), self.dedent_fix(piece, indent))
 
     VALID = [

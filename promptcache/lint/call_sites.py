@@ -62,31 +62,25 @@ class CallSites:
         else None."""
         return self.calls.get(id(func), []) if self._judged(func) else None
 
+    def arguments(self, func: Scope, position: int) -> list[tuple[cst.BaseExpression | None, Scope]]:
+        """What each call of ``func`` in the module passes for parameter ``position`` (None where it passes
+        nothing), with the calling scope; ``[]`` past the parameters."""
+        if position >= len(func.params):
+            return []
+        offset = 1 if func.self_name is not None else 0
+        return [(argument(call, position - (offset if isinstance(call.func, cst.Attribute) else 0), func.params[position]), scope)
+                for call, scope in self.calls.get(id(func), [])]
+
     def fixed_everywhere(self, func: Scope, position: int) -> bool:
         """True when ``func`` is judged (see the module docstring), is called at least once in the module, and
         every call binds parameter ``position`` to a fixed value (a literal, or names bound once at module level)."""
-        if not self._judged(func) or position >= len(func.params):
-            return False
-        calls = self.calls.get(id(func), [])
-        offset = 1 if func.self_name is not None else 0
-        for call, scope in calls:
-            bound_position = position - (offset if isinstance(call.func, cst.Attribute) else 0)
-            value = argument(call, bound_position, func.params[position])
-            if value is None or not self._fixed(value, scope):
-                return False
-        return bool(calls)
+        bound = self.arguments(func, position) if self._judged(func) else []
+        return bool(bound) and all(value is not None and self._fixed(value, scope) for value, scope in bound)
 
     def fixed_somewhere(self, func: Scope, position: int) -> bool:
         """True when some call of ``func`` in the module binds parameter ``position`` to a fixed value (whoever
         else may call it): for that call, the text ``func`` builds from it is the same every time."""
-        if position >= len(func.params):
-            return False
-        offset = 1 if func.self_name is not None else 0
-        for call, scope in self.calls.get(id(func), []):
-            value = argument(call, position - (offset if isinstance(call.func, cst.Attribute) else 0), func.params[position])
-            if value is not None and self._fixed(value, scope):
-                return True
-        return False
+        return any(value is not None and self._fixed(value, scope) for value, scope in self.arguments(func, position))
 
     def default_only(self, func: Scope, position: int) -> bool:
         """True when parameter ``position`` of ``func`` has a literal default and no call in the module passes
@@ -210,9 +204,6 @@ def _names(e: cst.CSTNode) -> list[cst.Name]:
     return out
 
 
-__all__ = ["CallSites", "is_script"]
-
-
 def _passed_on(module: cst.Module, index: ModuleIndex) -> frozenset[str]:
     """The names the module reads other than as a call's callee: a function among them is handed on
     (``partial(f, ...)``, ``callbacks=[f]``, ``self.handler = self._f``) and may be called where it is not seen. Not
@@ -226,3 +217,6 @@ def _passed_on(module: cst.Module, index: ModuleIndex) -> frozenset[str]:
     skip |= {id(a.attr) for a in descendants(module, cst.Attribute)
              if not (isinstance(a.value, cst.Name) and a.value.value in ("self", "cls"))}
     return frozenset(n.value for n in descendants(module, cst.Name) if id(n) not in skip)
+
+
+__all__ = ["CallSites", "is_script"]

@@ -33,7 +33,6 @@ from promptcache.lint import slots
 from promptcache.lint import sources as S
 from promptcache.lint.breakpoints import message_blocks_before_last_breakpoint, system_blocks_after_last_breakpoint
 from promptcache.lint.config import LintConfig
-from promptcache.lint.expressions import argument
 from promptcache.lint.flow_facts import Flow, Issue, dedupe, identity
 from promptcache.lint.index import ModuleIndex, Scope
 from promptcache.lint.object_state import built_per_call
@@ -325,13 +324,9 @@ class FlowAnalysis:
         """Some call of ``func`` in the module passes parameter ``index`` a template around per-request data (an
         identity, or its own parameter with text, not one named as a prompt: ``ask(f"You help {user.name}.", q)``):
         a prompt-named parameter given that is no fixed prompt passed through."""
-        offset = 1 if func.self_name is not None else 0
-        for call, scope in self.call_sites.calls.get(id(func), []):
-            value = argument(call, index - (offset if isinstance(call.func, cst.Attribute) else 0), func.params[index])
-            if value is not None and any(s.kind == S.IDENTITY or s.kind == S.PARAM and s.templated and not PROMPT_FIELD.search(s.detail)
-                                         for s in self.taint.of(value, scope)):
-                return True
-        return False
+        return any(value is not None and any(s.kind == S.IDENTITY or s.kind == S.PARAM and s.templated
+                                             and not PROMPT_FIELD.search(s.detail) for s in self.taint.of(value, scope))
+                   for value, scope in self.call_sites.arguments(func, index))
 
     def _init_per_call(self, holder: Scope) -> Scope | None:
         """The ``__init__`` of ``holder``'s class when the module builds its objects for one call each

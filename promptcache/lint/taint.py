@@ -159,7 +159,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
             flag = guard_flag(e)
             if flag is None:
                 return body | orelse
-            return self._guarded(body, e, scope) | orelse if flag[1] is e.body else body | self._guarded(orelse, e, scope)
+            return self._guarded(body, e, flag[0], scope) | orelse if flag[1] is e.body else body | self._guarded(orelse, e, flag[0], scope)
         if isinstance(e, cst.BooleanOperation):
             return of(e.left, scope) | of(e.right, scope)
         if isinstance(e, cst.NamedExpr):
@@ -168,12 +168,11 @@ class TaintEngine(CallTaint, FieldSensitivity):
             return of(e.value, scope)
         return EMPTY
 
-    def _guarded(self, t: frozenset[Source], e: cst.IfExp, scope: Scope) -> frozenset[Source]:
-        """``t``, the sources of the arm of ``e`` that runs only when its flag is true (:func:`guard_flag`), marked as
-        needing the flag when that is a parameter of ``scope`` it never rebinds: a call that leaves it ``None``/``False``
-        does not take that arm (onyx's ``strftime("%B %d, %Y %H:%M") if include_hour_min else strftime("%B %d, %Y")``;
-        :meth:`CallTaint._switched_off`)."""
-        name = guard_flag(e)[0]
+    def _guarded(self, t: frozenset[Source], e: cst.IfExp, name: str, scope: Scope) -> frozenset[Source]:
+        """``t``, the sources of the arm of ``e`` that runs only when its flag ``name`` is true (:func:`guard_flag`),
+        marked as needing the flag when that is a parameter of ``scope`` it never rebinds: a call that leaves it
+        ``None``/``False`` does not take that arm (onyx's ``strftime("%B %d, %Y %H:%M") if include_hour_min else
+        strftime("%B %d, %Y")``; :func:`promptcache.lint.untaken_branches.switched_off`)."""
         if not (name in scope.params and all(b.kind == "param" for b in scope.bindings.get(name, ()))):
             return t
         return frozenset(dataclasses.replace(s, guard_id=id(e), guard=e) if s.kind != S.PARAM else s for s in t)

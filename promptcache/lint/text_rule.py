@@ -12,6 +12,12 @@ from promptcache.lint.rule import LintRule, NodeFix
 _NO_EDIT = " (no edit is offered: {why})"
 
 
+def dedented_in_source(piece: L.Piece) -> bool:
+    """PC401 fixes ``piece`` in its source, not by wrapping it: an f-string with replacement fields."""
+    return isinstance(piece.node, cst.FormattedString) and any(
+        isinstance(p, cst.FormattedStringExpression) for p in piece.node.parts)
+
+
 class TextRule(LintRule):
     """Shared driver: :meth:`check` runs once per file that uses an LLM SDK, after the walk."""
 
@@ -35,8 +41,7 @@ class TextRule(LintRule):
         """PC401's fix: an f-string with replacement fields loses ``indent`` typed spaces per continuation line
         (``textwrap.dedent`` of the formatted text would depend on the values, which may hold lines of their own);
         any other literal is wrapped in ``textwrap.dedent`` / ``inspect.cleandoc``, the import added once."""
-        if isinstance(piece.node, cst.FormattedString) and any(
-                isinstance(p, cst.FormattedStringExpression) for p in piece.node.parts):
+        if dedented_in_source(piece):
             return self.literal_fix(piece.node, T.strip_indent(indent), f"Remove the {indent} spaces of source indentation")
         call = T.dedent_call(piece)
         module_name = call.split(".")[0]
@@ -56,4 +61,4 @@ class TextRule(LintRule):
         return width
 
 
-__all__ = ["TextRule"]
+__all__ = ["TextRule", "dedented_in_source"]
