@@ -181,6 +181,8 @@ class ToolsFromUnorderedCollection(FlowRule):
         # Issue 11: a tool-named builder whose result the module sends as tools= (through a name) is a tool builder,
         # whatever its name says (`list_tools`); reported once, where the set is, not again at tools=.
         Invalid(_OPENAI + "from .specs import SPECS\ndef list_tools(enabled):\n    return [SPECS[n] for n in {'search', 'fetch'} | set(enabled)]\ndef ask(messages, enabled):\n    tools = list_tools(enabled)\n    return client.chat.completions.create(model='m', messages=messages, tools=tools)\n", line=5),
+        # A set iterated by a `for` loop that appends a name bound in its body (`spec = ...`), not the loop variable.
+        Invalid(_OPENAI + "def ask(messages, names: set[str]):\n    tools = []\n    for n in names:\n        spec = {'type': 'function', 'function': {'name': n}}\n        tools.append(spec)\n    return client.chat.completions.create(model='m', messages=messages, tools=tools)\n", line=8),
         # A parameter typed as a set, iterated into the tool list.
         Invalid(_OPENAI + "def ask(messages, enabled: set[str], tool_specs: dict):\n    return client.chat.completions.create(model='m', messages=messages, tools=[tool_specs[n] for n in enabled])\n", line=4),
         # ... but the same set iterated into the tools is (it is a membership argument only inside `.in_()`).
@@ -234,6 +236,9 @@ class ToolsFromFilesystemOrder(FlowRule):
 
     ## When it does not fire
     The listing is sorted before the tools are built.
+
+    The finding is reported at the listing call, where the fix goes (not where
+    the tools are sent).
     """
 
     code = "PC302"
@@ -261,17 +266,25 @@ class ToolsFromFilesystemOrder(FlowRule):
         if flow.area != "tools" or not flow.has(S.FS_ORDER) or self.owned_by(flow, (S.SHUFFLED, "PC303"), (S.MCP, "PC305")):
             return []
         first = flow.of(S.FS_ORDER)[0]
-        return [self.issue(flow, detail=first.detail, origin=first.origin)]
+        return [self.issue(flow, node=first.origin, detail=first.detail, origin=first.origin)]
 
     VALID = [
         _CLAUDE + "import json\nfrom pathlib import Path\nTOOLS = [json.loads(p.read_text()) for p in sorted(Path('t').glob('*.json'))]\ndef run(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n",
         _CLAUDE + "import os\ndef run(q):\n    files = os.listdir('docs')\n    return client.messages.create(model='m', messages=[{'role': 'user', 'content': str(files)}])\n",
         _CLAUDE + "import os\ndef run(q):\n    names = sorted(os.listdir('tools'))\n    return client.messages.create(model='m', tools=[{'name': n} for n in names], messages=[])\n",
+        # swarm (blind set 15): one agent per listed folder, each with the tools its own config names in order;
+        # the listing orders the agents, not any agent's tools
+        # ... and a dict filled from a listing, read by key in the order the config names the tools
+        _CLAUDE + "import json, os\ndef run(q, names):\n    defs = {}\n    for f in os.listdir('tools'):\n        spec = json.load(open(f))\n        defs[spec['name']] = spec\n    return client.messages.create(model='m', max_tokens=9, tools=[defs[n] for n in names if n in defs], messages=q)\n",
+        _CLAUDE + "import json, os\ndef run(q):\n    for d in os.listdir('agents'):\n        config = json.load(open(os.path.join('agents', d, 'a.json')))\n        tools = [{'name': n} for n in config['tools']]\n        client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "import json\nfrom pathlib import Path\ndef run(q):\n    return client.messages.create(model='m', messages=[],\n        tools=[json.loads(p.read_text()) for p in Path('t').glob('*.json')])\n", line=7),
-        Invalid(_OPENAI + "import os\ndef run(q):\n    tools = []\n    for name in os.listdir('tools'):\n        tools.append({'type': 'function', 'function': {'name': name}})\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n", line=8),
+        Invalid(_OPENAI + "import os\ndef run(q):\n    tools = []\n    for name in os.listdir('tools'):\n        tools.append({'type': 'function', 'function': {'name': name}})\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n", line=6),
         Invalid(_OPENAI + "from importlib.metadata import entry_points\nTOOLS = [ep.load() for ep in entry_points(group='tools')]\ndef run(q):\n    return client.chat.completions.create(model='m', messages=[], tools=TOOLS)\n", line=4),
+        # filled once per listed file by `+=` or by rebinding the list from itself
+        Invalid(_CLAUDE + "import os\ndef run(q):\n    tools = []\n    for n in os.listdir('t'):\n        tools += [{'name': n}]\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n", line=6),
+        Invalid(_CLAUDE + "import os\ndef run(q):\n    tools = []\n    for n in os.listdir('t'):\n        tools = [*tools, {'name': n}]\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n", line=6),
     ]
 
 

@@ -22,6 +22,11 @@ def _at_import(issue) -> bool:
     return bool(issue.sources) and all(s.import_time for s in issue.sources if s.kind == S.VOLATILE)
 
 
+def _per_object(issue) -> bool:
+    """Every volatile source of ``issue`` is read when an object is built (``self.x = now()`` in ``__init__``)."""
+    return bool(issue.sources) and all(s.per_object for s in issue.sources if s.kind == S.VOLATILE)
+
+
 def _daily(issue) -> bool:
     """Every volatile source of ``issue`` is a clock read formatted as a date (it changes once a day)."""
     return bool(issue.sources) and all(s.daily for s in issue.sources if s.kind == S.VOLATILE)
@@ -61,6 +66,10 @@ class VolatileInSystemPrompt(FlowRule):
     sends another one. A date read there is not reported (but in a
     ``PromptBuilder`` layer, which refuses it at run time): every process
     started that day sends the same prefix, as with any per-deployment setting.
+    A clock kept on an object (``self.started = datetime.now()`` in
+    ``__init__`` only) changes once per object: the finding says "once per
+    object" and stays an error, as objects are often made per request or per
+    session.
 
     ## Use instead
     ```python
@@ -115,6 +124,12 @@ class VolatileInSystemPrompt(FlowRule):
         "another prefix; move the {value} into the final user message"
     )
 
+    object_message = (
+        "{sources} {reach} {slot} once per object (set in __init__): each new object sends another prefix, so "
+        "objects made per request or per session never share a cache entry; move the {value} into the final user "
+        "message"
+    )
+
     def findings(self, flow) -> list:
         """A volatile source on a value that reaches the system prompt (identities on it are named too)."""
         if flow.area != "system" or not flow.has(S.VOLATILE) or flow.after_last_breakpoint or flow.behind_template_input:
@@ -131,6 +146,8 @@ class VolatileInSystemPrompt(FlowRule):
             return dataclasses.replace(message, template=self.import_message)
         if _daily(issue) and hasattr(message, "template"):
             return dataclasses.replace(message, template=self.daily_message)
+        if _per_object(issue) and hasattr(message, "template"):
+            return dataclasses.replace(message, template=self.object_message)
         return message
 
     def issue_severity(self, issue):

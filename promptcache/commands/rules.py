@@ -34,7 +34,7 @@ def rules(output_format):
 @click.command("rule")
 @click.argument("code")
 def rule(code):
-    """Print the documentation of one rule (e.g. `promptcache rule PC101`)."""
+    """Print the documentation of one rule, by code or name (e.g. `promptcache rule PC101`)."""
     try:
         found = rule_for(code)
     except UnknownRule as exc:

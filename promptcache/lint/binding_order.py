@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from promptcache.lint.walk import children as syntax_children
+
 _BOUNDARIES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
 _LOOPS = (cst.For, cst.While, cst.CompFor)
 
@@ -101,16 +103,21 @@ def _declared_shared(read: cst.CSTNode, parents: dict) -> bool:
     name = read.value if isinstance(read, cst.Name) else None
     node = parents.get(read)
     while node is not None and name is not None:
-        if isinstance(node, cst.FunctionDef):
-            for stmt in _walk(node.body):
-                if isinstance(stmt, (cst.Global, cst.Nonlocal)) and any(n.name.value == name for n in stmt.names):
-                    return True
+        if isinstance(node, cst.FunctionDef) and _declares(node.body, name):
+            return True
         node = parents.get(node)
     return False
 
 
-def _walk(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        if not isinstance(child, (cst.FunctionDef, cst.ClassDef)):
-            yield from _walk(child)
+def _declares(body: cst.CSTNode, name: str) -> bool:
+    """A ``global`` / ``nonlocal`` statement of ``body`` names ``name`` (nested functions and classes are their
+    own scopes; expressions and other small statements cannot hold one, so they are not entered)."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Global, cst.Nonlocal)):
+            if any(n.name.value == name for n in node.names):
+                return True
+        elif not isinstance(node, (cst.BaseExpression, cst.BaseSmallStatement, cst.FunctionDef, cst.ClassDef)):
+            stack.extend(syntax_children(node))
+    return False

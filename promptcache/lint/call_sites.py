@@ -21,7 +21,7 @@ import libcst as cst
 from promptcache.lint import sources as S
 from promptcache.lint.expressions import argument
 from promptcache.lint.index import ModuleIndex, Scope
-from promptcache.lint.walk import TreeFacts, descendants
+from promptcache.lint.walk import TreeFacts, children, descendants
 
 
 def is_script(module: cst.Module, path: str = "") -> bool:
@@ -49,7 +49,7 @@ class CallSites:
             callee = index.function_named(call.func, scope)
             if callee is not None:
                 self.calls.setdefault(id(callee), []).append((call, scope))
-        self.passed_on = _passed_on(module, index)
+        self.passed_on = _passed_on(facts, index)
 
     def _judged(self, func: Scope) -> bool:
         """``func``'s callers are all in the module: it is private, nested or a script's, and never handed on
@@ -204,19 +204,29 @@ def _names(e: cst.CSTNode) -> list[cst.Name]:
     return out
 
 
-def _passed_on(module: cst.Module, index: ModuleIndex) -> frozenset[str]:
+def _passed_on(facts: TreeFacts, index: ModuleIndex) -> frozenset[str]:
     """The names the module reads other than as a call's callee: a function among them is handed on
     (``partial(f, ...)``, ``callbacks=[f]``, ``self.handler = self._f``) and may be called where it is not seen. Not
     names that only label something: a ``def`` / ``class`` / parameter name, a keyword, a store target, an
-    attribute of anything but ``self`` / ``cls`` (``args.translate``), an import."""
+    attribute of anything but ``self`` / ``cls`` (``args.translate``), an import; nor names inside a lambda.
+    One pass over the walk's nodes (``facts.parent``)."""
     skip = {id(call.func.attr if isinstance(call.func, cst.Attribute) else call.func) for call, _ in index.calls}
-    skip |= {id(d.name) for d in descendants(module, (cst.FunctionDef, cst.ClassDef, cst.Param))}
-    skip |= {id(a.keyword) for a in descendants(module, cst.Arg) if a.keyword is not None}
-    skip |= {id(n) for t in descendants(module, cst.AssignTarget) for n in descendants(t, cst.Name)}
-    skip |= {id(n) for i in descendants(module, (cst.Import, cst.ImportFrom)) for n in descendants(i, cst.Name)}
-    skip |= {id(a.attr) for a in descendants(module, cst.Attribute)
-             if not (isinstance(a.value, cst.Name) and a.value.value in ("self", "cls"))}
-    return frozenset(n.value for n in descendants(module, cst.Name) if id(n) not in skip)
+    names: list[cst.Name] = []
+    for node in facts.parent:
+        tp = type(node)
+        if tp is cst.Name:
+            names.append(node)
+        elif tp is cst.Attribute:
+            if not (type(node.value) is cst.Name and node.value.value in ("self", "cls")):
+                skip.add(id(node.attr))
+        elif tp is cst.Arg:
+            if node.keyword is not None:
+                skip.add(id(node.keyword))
+        elif tp in (cst.FunctionDef, cst.ClassDef, cst.Param):
+            skip.add(id(node.name))
+        elif tp in (cst.AssignTarget, cst.Import, cst.ImportFrom, cst.Lambda):
+            skip.update(id(n) for child in children(node) for n in descendants(child, cst.Name))
+    return frozenset(n.value for n in names if id(n) not in skip)
 
 
 __all__ = ["CallSites", "is_script"]

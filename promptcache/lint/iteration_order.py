@@ -15,17 +15,24 @@ from promptcache.lint.walk import descendants
 _SET_TYPES = frozenset({"set", "frozenset", "Set", "FrozenSet", "AbstractSet", "MutableSet"})
 
 
-def filling_loops(b: Binding, parents: dict) -> list[cst.For]:
-    """The ``for`` loops around a ``mutate`` binding (``xs.append(v)``) whose target ``v`` reads, innermost first,
-    up to the binding's function: the loops whose iteration order becomes the list's order."""
-    if b.kind != "mutate" or b.value is None:
+def filling_loops(b: Binding, name: str, parents: dict) -> list[cst.For]:
+    """The ``for`` loops around a fill of the list ``name``, innermost first, up to the binding's function, that fill it once
+    per element: the loops whose iteration order becomes the list's order. A fill is ``xs.append(v)`` (a
+    ``mutate`` binding), ``xs += [v]``, or ``xs = xs + [v]`` / ``[*xs, v]`` (rebinding ``xs`` from itself); ``v``
+    reads the loop's target or a name bound in the loop's body (``spec = SPECS[n]`` then ``tools.append(spec)``).
+    The loop variable itself carries no order (:meth:`TaintEngine._binding`): one element has none."""
+    if b.value is None or b.kind not in ("mutate", "aug", "assign"):
         return []
     read = {n.value for n in descendants(b.value, cst.Name)}
+    if b.kind == "assign" and name not in read:
+        return []  # not an accumulation: `spec = {...}` is one value
     out: list[cst.For] = []
     node = parents.get(b.node)
     while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Module)):
         if isinstance(node, cst.For):
-            if {n.value for n in descendants(node.target, cst.Name)} & read:
+            local = {n.value for n in descendants(node.target, cst.Name)}
+            local |= {n.value for t in descendants(node.body, cst.AssignTarget) for n in descendants(t, cst.Name)}
+            if local & (read - {name}):
                 out.append(node)
         node = parents.get(node)
     return out

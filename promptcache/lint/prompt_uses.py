@@ -56,23 +56,21 @@ def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
 
     Only names imported from modules that are neither an LLM SDK nor the standard library are followed.
     """
-    imported: dict[str, bool] = {}
+    imported = {name for scope in flow.index.scopes for name, bindings in scope.bindings.items()
+                if any(b.kind == "import" and b.qualified and not _external(b.qualified) for b in bindings)}
     out: dict[str, set[str]] = {}
-    for node in list(flow.facts.parent):
-        if type(node) is cst.ImportFrom and isinstance(node.names, cst.ImportStar):
+    reads: list[tuple[cst.Name, cst.CSTNode]] = []
+    for node, parent in flow.facts.parent.items():  # one pass: star imports, and reads of imported names
+        if type(node) is cst.Name:
+            if node.value in imported:
+                reads.append((node, parent))
+        elif type(node) is cst.ImportFrom and isinstance(node.names, cst.ImportStar):
             module = imported_modules(node)[0]
             if module.strip(".") and not _external(module):
                 out[module + ".*"] = {UNKNOWN}  # `from .prompts import *`: its names are read unseen
-    for scope in flow.index.scopes:
-        for name, bindings in scope.bindings.items():
-            for b in bindings:
-                if b.kind == "import" and b.qualified and not _external(b.qualified):
-                    imported[name] = True
-    if not imported:
-        return {q: tuple(sorted(kinds)) for q, kinds in sorted(out.items())}
     tracer = _Tracer(flow)
-    for node, parent in list(flow.facts.parent.items()):
-        if type(node) is not cst.Name or node.value not in imported or is_store(node, parent):
+    for node, parent in reads:
+        if is_store(node, parent):
             continue
         if isinstance(parent, (cst.ImportAlias, cst.Attribute)) and not (isinstance(parent, cst.Attribute) and parent.value is node):
             continue

@@ -11,11 +11,13 @@ class UnknownRule(LookupError):
 
 
 def rule_for(code: str) -> type[LintRule]:
-    """The rule class for ``code`` (case-insensitive); raises :class:`UnknownRule`."""
+    """The rule class for ``code`` or its name (``PC101``, ``pc101``, ``volatile-in-system-prompt``); raises
+    :class:`UnknownRule`."""
     rules = discover()
-    found = rules.get(code.strip().upper())
+    key = code.strip()
+    found = rules.get(key.upper()) or next((r for r in rules.values() if r.name == key.lower()), None)
     if found is None:
-        raise UnknownRule(f"unknown rule code {code!r}; run `promptcache rules` to list the codes")
+        raise UnknownRule(f"unknown rule {code!r}; run `promptcache rules` to list the codes and names")
     return found
 
 

@@ -299,6 +299,7 @@ class Source:
     picked: bool = False  # one element picked from a parameter by position (`messages[-1]`): not the whole list
     daily: bool = False  # a clock read formatted as a date (`date.today()`, `strftime("%Y-%m-%d")`): changes once a day
     import_time: bool = False  # read once, when the module is imported (module or class body): fixed per process
+    per_object: bool = False  # read when an object is built (`self.x = now()` in `__init__` only): fixed per object
     through_call: bool = False  # an argument of a call whose body is not seen (`store.get(user_id)`): in the result's
     # value, not known to be in its text
     guard_id: int = 0  # taken only when `guard.test`, a parameter, is true (the body of `x if flag else y`)

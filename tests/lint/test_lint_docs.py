@@ -60,7 +60,10 @@ def test_rule_command_prints_the_page(run_cli):
     assert out.startswith("# PC101: volatile-in-system-prompt")
     assert all(section in out for section in SECTIONS)
     code, _, err = run_cli("rule", "PC999")
-    assert code == 2 and "unknown rule code" in err
+    assert code == 2 and "unknown rule 'PC999'" in err
+    # by name too, as `promptcache rules` lists them (newcomer, stop 30)
+    code, by_name, _ = run_cli("rule", "volatile-in-system-prompt")
+    assert code == 0 and by_name == out
 
 
 def test_generator_command_line(tmp_path, capsys):

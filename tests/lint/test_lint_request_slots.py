@@ -221,3 +221,20 @@ def test_random_choices_in_the_system_prompt_is_new_content_not_a_new_order():
              "    return client.messages.create(model='m', max_tokens=9, system='Help.', messages=[*shots, *history, q])\n")
     [finding] = lint_text(shots)
     assert (finding.code, finding.line) == ("PC303", 6) and finding.message.startswith("random.choices() draws messages=")
+
+
+_BOT = ("from datetime import datetime\nimport anthropic\nclient = anthropic.Anthropic()\n"
+        "class Bot:\n    def __init__(self):\n        self.started = datetime.now().isoformat()\n"
+        "    def ask(self, q):\n        return client.messages.create(model='m', max_tokens=9, system=f'Started {self.started}.',\n"
+        "                                      messages=[{'role': 'user', 'content': q}])\n")
+
+
+def test_a_clock_set_in_init_changes_per_object():
+    # Newcomer (stop 30): `self.started = datetime.now()` in `__init__` changes once per object, not on every request.
+    assert _pc101(_BOT) == [(8, "`datetime.datetime.now()` (line 6) reaches system= once per object (set in __init__)")]
+    # A Bot built for one call (`Bot().ask(q)`) is per request again; so is a clock the method rebinds.
+    per_call = _BOT + "def handle(q):\n    return Bot().ask(q)\n"
+    rebound = _BOT.replace("    def ask(self, q):\n", "    def ask(self, q):\n        self.started = datetime.now()\n")
+    assert _pc101(per_call) == [(8, "`datetime.datetime.now()` (line 6) reaches system=")]
+    assert [line for line, _ in _pc101(rebound)] == [9]
+    assert "once per object" not in _pc101(rebound)[0][1]

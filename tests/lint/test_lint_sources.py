@@ -123,7 +123,8 @@ def test_a_variable_carrying_a_source_is_named_by_the_source():
     )
     finding = only(code.format(noqa=""), VolatileInSystemPrompt)
     assert finding.line == 7
-    assert finding.message.startswith("`uuid.uuid4()` (line 6) reaches the system message:")
+    # set in __init__ only: it changes once per object (a Chat per session), which the message says
+    assert finding.message.startswith("`uuid.uuid4()` (line 6) reaches the system message once per object (set in __init__):")
     assert lint_text(code.format(noqa="  # noqa: PC101"), [VolatileInSystemPrompt]) == []
 
 
