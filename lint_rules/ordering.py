@@ -64,7 +64,10 @@ class ToolsFromUnorderedCollection(FlowRule):
     (``sorted(ENABLED)`` in each call that builds tools from it), so applying
     the fix leaves no unsorted read. It is not sorted once where it is
     defined: that would turn the constant into a list and break its other
-    uses (``ENABLED | extra``, ``ENABLED.add(name)``). When a set re-orders
+    uses (``ENABLED | extra``, ``ENABLED.add(name)``). So is a collection
+    that two ``tools=`` get through one helper when the fix is the same for
+    both (``self.usable`` iterated in ``_args()``, which a sync and an async
+    method both send). When a set re-orders
     the elements on their way to ``tools=`` (a set comprehension
     ``{k.lower() for k in ENABLED}``, a set operation ``ENABLED | EXTRA``,
     ``{*ENABLED}``), sorting ``ENABLED`` would order nothing (and
@@ -101,7 +104,34 @@ class ToolsFromUnorderedCollection(FlowRule):
         listing on the same value is reported instead (PC303, PC305, PC302)."""
         if flow.area != "tools" or not flow.has(S.UNORDERED) or self.owned_by(flow, (S.SHUFFLED, "PC303"), (S.MCP, "PC305"), (S.FS_ORDER, "PC302")):
             return []
-        return [self.issue(flow, detail=flow.of(S.UNORDERED)[0].detail)]
+        return [self.issue(flow, detail=flow.of(S.UNORDERED)[0].detail, sources=flow.of(S.UNORDERED))]
+
+    def issues(self) -> list:
+        """One report per collection and fix: two ``tools=`` fed by one set through one helper (langroid's sync and
+        async ``llm_response_messages`` both send ``_function_args()``, blind set 15) are fixed by one edit in the
+        helper, so they are one finding, at the first, covering both slots. Reads with edits of their own stay
+        separate findings."""
+        out: list = []
+        kept: dict[tuple, object] = {}
+        for issue in super().issues():
+            origins = [s.origin for s in issue.sources]
+            edits = self._edits(issue)
+            key = (frozenset(map(id, origins)), edits)
+            first = kept.get(key) if origins and None not in origins else None
+            if first is not None:
+                before = list(first.more_slots)
+                first.more_slots += [slot for slot in (issue.slot, *issue.more_slots)
+                                     if slot is not first.slot and slot not in first.more_slots]
+                if self._edits(first) == edits:
+                    continue  # the first one's fix, covering both slots, is the same edit
+                first.more_slots = before
+            kept.setdefault(key, issue)
+            out.append(issue)
+        return out
+
+    def _edits(self, issue) -> frozenset:
+        fix = self.issue_fix(issue)
+        return frozenset((id(node), text) for node, text in fix.replacements) if fix is not None else frozenset()
 
     def issue_message(self, issue) -> str:
         reason = _COMPLETION_REASON if S.completion_order(issue.detail) else _HASH_REASON

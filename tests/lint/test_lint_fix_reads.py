@@ -128,3 +128,24 @@ def test_two_collections_on_one_line_are_one_finding_with_both_edits(write_tree,
         "applicability": "unsafe",
         "edits": [edit(5, 100, 119, "sorted({'search', 'fetch'})"), edit(5, 141, 156, "sorted({'book', 'pay'})")],
     }
+
+
+def test_a_set_attribute_sent_by_two_methods_through_one_helper_is_one_finding(write_tree, run_cli):
+    # langroid (blind set 15): `self.usable = set()` filled at run time, iterated in a helper whose tuple both the sync
+    # and the async request methods unpack and send through the app's own LLM wrapper. The specs come from a function
+    # not seen here and the wrapper's tool shape is not known, so no sorted() key is safe and neither sink has an
+    # edit: one problem, one finding (it was two, one per sink).
+    code = (CLAUDE + "from .specs import make_spec\nclass Agent:\n    def __init__(self, llm):\n        self.llm = llm\n"
+            "        self.usable = set()\n"
+            "    def enable(self, name):\n        self.usable.add(name)\n"
+            "    def _args(self):\n        tools = [make_spec(n) for n in self.usable]\n        return 'auto', tools\n"
+            "    def ask(self, m):\n        choice, tools = self._args()\n        return self.llm.chat(m, tools=tools)\n"
+            "    async def ask_async(self, m):\n        choice, tools = self._args()\n        return self.llm.chat(m, tools=tools)\n")
+    (finding,) = pc301_json(write_tree, run_cli, code)
+    assert finding["line"] == 15 and finding["fix"]["edits"] == []
+    assert finding["fix"]["message"].startswith(NO_EDIT)
+    assert lint_text(code.replace("in self.usable]", "in sorted(self.usable)]"), [ToolsFromUnorderedCollection]) == []
+    # sent with the Anthropic client, each sink gets its own edit (the SDK's tool shape gives the key): two findings
+    claude = code.replace("return self.llm.chat(m, tools=tools)",
+                                   "return client.messages.create(model='m', max_tokens=1, messages=m, tools=tools)")
+    assert [f["line"] for f in pc301_json(write_tree, run_cli, claude)] == [15, 18]
