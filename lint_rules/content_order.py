@@ -87,6 +87,10 @@ class ShuffledPrefix(FlowRule):
         Invalid(_OPENAI + "import random\nfrom .t import TOOLS\ndef run(q):\n    tools = list(TOOLS)\n    random.shuffle(tools)\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n", line=7),
         Invalid(_CLAUDE + "import random\nEXAMPLES = ['a', 'b', 'c']\ndef run(q):\n    shots = random.sample(EXAMPLES, 2)\n    return client.messages.create(model='m', system='Examples:\\n' + '\\n'.join(shots), messages=[])\n", line=6),
         Invalid(_CLAUDE + "import random\nfrom .t import TOOLS\ndef run(q):\n    return client.messages.create(model='m', tools=random.sample(TOOLS, len(TOOLS)), messages=[])\n", line=6),
+        # One element picked by a loop over a sample (`first = t; break`) or returned from a loop over a shuffled
+        # list: an element read in its loop carries no order, but one that leaves the loop was picked by it.
+        Invalid(_CLAUDE + "import random\ndef run(q, examples):\n    picked = random.sample(examples, 3)\n    first = None\n    for t in picked:\n        first = t\n        break\n    return client.messages.create(model='m', max_tokens=9, system=f'Example: {first}', messages=q)\n", line=5),
+        Invalid(_CLAUDE + "import random\ndef pick(examples):\n    random.shuffle(examples)\n    for ex in examples:\n        return ex\ndef run(q, examples):\n    return client.messages.create(model='m', max_tokens=9, system=f'Example: {pick(examples)}', messages=q)\n", line=5),
         # Sampled few-shot messages ahead of the history are part of the cached prefix.
         Invalid(_CLAUDE + "import random\nSHOTS = [{'role': 'user', 'content': '2+2'}, {'role': 'assistant', 'content': '4'}]\ndef run(history, q):\n    shots = random.sample(SHOTS, 2)\n    return client.messages.create(model='m', messages=[*shots, *history, {'role': 'user', 'content': q}])\n", line=6),
     ]

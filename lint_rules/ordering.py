@@ -165,6 +165,9 @@ class ToolsFromUnorderedCollection(FlowRule):
         return NodeFix(f"Wrap {wraps}{where}", Applicability.UNSAFE, replacements)
 
     VALID = [
+        # a loop over a set that only filters a fixed list, or rebinds it sorted, passes no order on (review, stop 31)
+        _CLAUDE + "ALL = [{'name': 'a'}, {'name': 'b'}]\ndef run(q, disabled: set[str]):\n    tools = list(ALL)\n    for n in disabled:\n        tools = [t for t in tools if t['name'] != n]\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n",
+        _CLAUDE + "def run(q, names: set[str]):\n    tools = []\n    for n in names:\n        tools = sorted(tools + [n])\n    return client.messages.create(model='m', max_tokens=9, tools=[{'name': t} for t in tools], messages=q)\n",
         # Issue 11: tools of a request dict sent as `**params`, from a sorted set; a client returned by a call.
         _CLAUDE + "TOOLS = {'search': {'name': 'search'}, 'fetch': {'name': 'fetch'}}\ndef ask(history, enabled):\n    params = {'model': 'm', 'max_tokens': 512, 'messages': history}\n    params['tools'] = [TOOLS[n] for n in sorted(set(enabled))]\n    return client.messages.create(**params)\n",
         _OPENAI + "TOOLS = {'search': {'type': 'function'}, 'fetch': {'type': 'function'}}\nclass Agent:\n    def _get_client(self):\n        return client\n    def step(self, messages, enabled):\n        return self._get_client().chat.completions.create(model='m', messages=messages, tools=[TOOLS[n] for n in sorted(enabled)])\n",
@@ -268,7 +271,7 @@ class ToolsFromFilesystemOrder(FlowRule):
     The listing is sorted before the tools are built.
 
     The finding is reported at the listing call, where the fix goes (not where
-    the tools are sent).
+    the tools are sent), once per listing.
     """
 
     code = "PC302"
@@ -295,8 +298,8 @@ class ToolsFromFilesystemOrder(FlowRule):
         value is reported instead (PC303, PC305); reported where the listing starts when that is known."""
         if flow.area != "tools" or not flow.has(S.FS_ORDER) or self.owned_by(flow, (S.SHUFFLED, "PC303"), (S.MCP, "PC305")):
             return []
-        first = flow.of(S.FS_ORDER)[0]
-        return [self.issue(flow, node=first.origin, detail=first.detail, origin=first.origin)]
+        listings = {id(s.origin): s for s in flow.of(S.FS_ORDER)}  # one per listing: each gets its own sorted()
+        return [self.issue(flow, node=s.origin, detail=s.detail, origin=s.origin) for s in listings.values()]
 
     VALID = [
         _CLAUDE + "import json\nfrom pathlib import Path\nTOOLS = [json.loads(p.read_text()) for p in sorted(Path('t').glob('*.json'))]\ndef run(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n",
@@ -312,6 +315,14 @@ class ToolsFromFilesystemOrder(FlowRule):
         Invalid(_CLAUDE + "import json\nfrom pathlib import Path\ndef run(q):\n    return client.messages.create(model='m', messages=[],\n        tools=[json.loads(p.read_text()) for p in Path('t').glob('*.json')])\n", line=7),
         Invalid(_OPENAI + "import os\ndef run(q):\n    tools = []\n    for name in os.listdir('tools'):\n        tools.append({'type': 'function', 'function': {'name': name}})\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n", line=6),
         Invalid(_OPENAI + "from importlib.metadata import entry_points\nTOOLS = [ep.load() for ep in entry_points(group='tools')]\ndef run(q):\n    return client.chat.completions.create(model='m', messages=[], tools=TOOLS)\n", line=4),
+        # filled through a name the body binds by an annotated assignment, by an inner loop, or into a list held in
+        # a dict (read by key: the key order is not in it, the list's order is)
+        Invalid(_CLAUDE + "import json, os\ndef run(q):\n    tools = []\n    for f in os.listdir('tools'):\n        spec: dict = json.load(open(f))\n        tools.append(spec)\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n", line=6),
+        Invalid(_CLAUDE + "import json, os\ndef run(q):\n    tools = []\n    for d in os.listdir('plugins'):\n        for spec in json.load(open(d)):\n            tools.append(spec)\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n", line=6),
+        Invalid(_CLAUDE + "import json, os\nfrom collections import defaultdict\ndef run(q):\n    groups = defaultdict(list)\n    for f in os.listdir('tools'):\n        spec = json.load(open(f))\n        groups[spec['kind']].append(spec)\n    return client.messages.create(model='m', max_tokens=9, tools=groups['search'], messages=q)\n", line=7),
+        # two listings on two lines: one finding each, each with its sorted()
+        Invalid(_CLAUDE + "import os\ndef run(q):\n    tools = [{'name': n} for n in os.listdir('a')]\n    tools += [{'name': n} for n in os.listdir('b')]\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n", line=6),
+        Invalid(_CLAUDE + "import os\ndef run(q):\n    tools = [{'name': n} for n in os.listdir('a')]\n    tools += [{'name': n} for n in os.listdir('b')]\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n", line=5),
         # filled once per listed file by `+=` or by rebinding the list from itself
         Invalid(_CLAUDE + "import os\ndef run(q):\n    tools = []\n    for n in os.listdir('t'):\n        tools += [{'name': n}]\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n", line=6),
         Invalid(_CLAUDE + "import os\ndef run(q):\n    tools = []\n    for n in os.listdir('t'):\n        tools = [*tools, {'name': n}]\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n", line=6),

@@ -20,7 +20,7 @@ from promptcache.lint import sources as S
 from promptcache.lint.expressions import argument, has_text, key_text, last_name, variadic_arguments
 from promptcache.lint.fields import flat_items, implementation_arguments
 from promptcache.lint.index import Scope
-from promptcache.lint.iteration_order import set_valued
+from promptcache.lint.iteration_order import loop_order, picking_loops, set_valued
 from promptcache.lint.rendering import rendered_whole
 from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated, through_call
 from promptcache.lint.untaken_branches import none_at, switched_off
@@ -349,6 +349,9 @@ class CallTaint:
         if found is None:
             self._returns[key] = EMPTY  # recursion guard
             found = self.union(callee.returns, callee)
+            if self.parents is not None:  # `for ex in examples: return ex`: one element, picked by the loop's order
+                found |= frozenset(s for r in callee.returns
+                                   for s in loop_order(picking_loops(r, r, None, self.parents), self.of, callee))
             self._returns[key] = found
         return found
 

@@ -3,39 +3,114 @@
 ``for name in names: tools.append(SPECS[name])`` fills ``tools`` in the order ``names`` iterates, as
 ``[SPECS[n] for n in names]`` does; a parameter annotated ``set[str]`` / ``frozenset`` / ``AbstractSet``
 iterates in hash order (issue 11 review, section 5).
+
+The element a ``for`` statement binds carries no order while its iteration uses it: a request sent per listed
+folder with that folder's own tools is the same request whatever the listing order (swarm, blind set 15). The
+order reaches what the loop fills (:func:`filling_loops`) and what leaves the loop as one picked element
+(:func:`picking_loops`: ``first = t; break``, ``return t``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
 
+from promptcache.lint import sources as S
+from promptcache.lint.expressions import int_value
 from promptcache.lint.index import Binding
 from promptcache.lint.walk import descendants
 
 _SET_TYPES = frozenset({"set", "frozenset", "Set", "FrozenSet", "AbstractSet", "MutableSet"})
 
 
+def loop_locals(loop: cst.For) -> set[str]:
+    """The names ``loop`` binds on each iteration: its target, and the names its body binds (``=``, ``:=``,
+    ``with ... as``, ``except ... as``, an inner ``for``)."""
+    local = {n.value for n in descendants(loop.target, cst.Name)}
+    for node in descendants(loop.body, (cst.AssignTarget, cst.AnnAssign, cst.NamedExpr, cst.AsName, cst.For)):
+        target = node.name if isinstance(node, cst.AsName) else node.target
+        local |= {n.value for n in descendants(target, cst.Name)}
+    return local
+
+
+def body_loops(node: cst.CSTNode, parents: dict) -> Iterator[cst.For]:
+    """The ``for`` statements whose body holds ``node``, innermost first, up to its function."""
+    child, up = node, parents.get(node)
+    while up is not None and not isinstance(up, (cst.FunctionDef, cst.ClassDef, cst.Module, cst.Lambda)):
+        if isinstance(up, cst.For) and child is up.body:
+            yield up
+        child, up = up, parents.get(up)
+
+
+def in_body(node: cst.CSTNode, loop: cst.For, parents: dict) -> bool:
+    """``node`` is in ``loop``'s body (run once per element), not its target, iterable or ``else``."""
+    return any(found is loop for found in body_loops(node, parents))
+
+
 def filling_loops(b: Binding, name: str, parents: dict) -> list[cst.For]:
-    """The ``for`` loops around a fill of the list ``name``, innermost first, up to the binding's function, that fill it once
-    per element: the loops whose iteration order becomes the list's order. A fill is ``xs.append(v)`` (a
-    ``mutate`` binding), ``xs += [v]``, or ``xs = xs + [v]`` / ``[*xs, v]`` (rebinding ``xs`` from itself); ``v``
-    reads the loop's target or a name bound in the loop's body (``spec = SPECS[n]`` then ``tools.append(spec)``).
-    The loop variable itself carries no order (:meth:`TaintEngine._binding`): one element has none."""
+    """The ``for`` loops whose body fills the list ``name`` once per element, innermost first: the loops whose
+    iteration order becomes the list's order. A fill is ``xs.append(v)`` (a ``mutate`` binding), ``xs += [v]``, or
+    ``xs = xs + [v]`` / ``[*xs, v]`` (rebinding ``xs`` from itself, not through ``sorted()``); ``v`` reads a name
+    the loop binds (:func:`loop_locals`), outside a comprehension's ``if`` (``[t for t in xs if t != n]`` filters
+    and keeps ``xs``'s order). A loop variable read in its loop carries no order itself (:class:`TaintEngine`)."""
     if b.value is None or b.kind not in ("mutate", "aug", "assign"):
         return []
-    read = {n.value for n in descendants(b.value, cst.Name)}
-    if b.kind == "assign" and name not in read:
-        return []  # not an accumulation: `spec = {...}` is one value
-    out: list[cst.For] = []
-    node = parents.get(b.node)
-    while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Module)):
-        if isinstance(node, cst.For):
-            local = {n.value for n in descendants(node.target, cst.Name)}
-            local |= {n.value for t in descendants(node.body, cst.AssignTarget) for n in descendants(t, cst.Name)}
-            if local & (read - {name}):
-                out.append(node)
-        node = parents.get(node)
-    return out
+    read = _reads(b.value)
+    if b.kind == "assign" and (name not in read or _sorted_call(b.value)):
+        return []  # `spec = {...}` is one value; `xs = sorted(xs + [v])` is ordered
+    return [loop for loop in body_loops(b.node, parents) if loop_locals(loop) & (read - {name})]
+
+
+def picking_loops(node: cst.CSTNode, value: cst.CSTNode, read: cst.Name | None, parents: dict) -> list[cst.For]:
+    """The ``for`` loops around ``node`` (a binding statement, or a ``return``) that ``read`` (a read of the name
+    bound) is not in, whose names ``value`` reads: a value made in an iteration and used after the loop (``first =
+    t; break``) or returned from it (``for ex in examples: return ex``) is one element picked by the loop's order.
+    Not a value built from the name itself (``tools = [t for t in tools if ...]``: :func:`filling_loops` judges it)."""
+    names = _reads(value)
+    if read is not None and read.value in names:
+        return []
+    return [loop for loop in body_loops(node, parents)
+            if (read is None or not in_body(read, loop, parents)) and loop_locals(loop) & names]
+
+
+def loop_order(loops: list[cst.For], of, scope) -> frozenset:
+    """The order sources (:data:`~promptcache.lint.sources.ORDER_KINDS`) of ``loops``' iterables; ``of`` is the
+    taint engine's ``of(expr, scope)``."""
+    return frozenset(s for loop in loops for s in of(loop.iter, scope) if s.kind in S.ORDER_KINDS)
+
+
+def as_read(b: Binding, read: cst.Name, t: frozenset, of, parents: dict | None) -> frozenset:
+    """``t`` (what binding ``b`` gives) as ``read`` sees it. A ``for`` statement's element read in the loop's body
+    is one element: no order. A value bound in a loop's body and read after the loop is one element picked by the
+    loop's order (:func:`picking_loops`); the lists a loop fills take its order on in the taint engine's bindings
+    (:func:`filling_loops`)."""
+    if parents is None:
+        return t
+    if b.kind == "for" and isinstance(b.node, cst.For):
+        return frozenset(s for s in t if s.kind not in S.ORDER_KINDS) if in_body(read, b.node, parents) else t
+    if b.kind in ("assign", "walrus", "aug", "with") and b.value is not None:
+        return t | loop_order(picking_loops(b.node, b.value, read, parents), of, b.scope)
+    return t
+
+
+def keyed_store(stmt: cst.CSTNode, name: str) -> bool:
+    """``stmt`` stores into ``name[key]`` by a key that is not an integer (``defs[spec["name"]] = spec``): the loop
+    around it orders the mapping's keys (:attr:`Source.key_order`), not the value stored."""
+    targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else \
+        [stmt.target] if isinstance(stmt, cst.AnnAssign) else []
+    return any(isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == name
+               and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index)
+               and int_value(t.slice[0].slice.value) is None for t in targets)
+
+
+def _reads(value: cst.CSTNode) -> set[str]:
+    ifs = {id(n) for c in descendants(value, cst.CompIf) for n in descendants(c, cst.Name)}
+    return {n.value for n in descendants(value, cst.Name) if id(n) not in ifs}
+
+
+def _sorted_call(value: cst.CSTNode) -> bool:
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "sorted"
 
 
 def set_annotation(param: cst.CSTNode) -> bool:

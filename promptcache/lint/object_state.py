@@ -27,6 +27,14 @@ def set_up(cls: ClassInfo, attr: str, index: ModuleIndex | None = None) -> bool:
         and not (index is not None and _written_from_outside(cls, index, attr))
 
 
+def set_per_object(index: ModuleIndex, parent: dict | None, cls: ClassInfo, attr: str) -> bool:
+    """``self.attr`` is bound in ``__init__`` (and nowhere else but the class body: :func:`set_up`) and the module
+    does not build ``cls`` objects for one call each (:func:`built_per_call`): a clock read there changes once per
+    object. ``parent``: the walk's parent map (None: not known, so not judged)."""
+    return parent is not None and any(b.scope.name == "__init__" for b in cls.attrs.get(attr, ())) \
+        and set_up(cls, attr, index) and not built_per_call(index, parent, cls)
+
+
 def _written_from_outside(cls: ClassInfo, index: ModuleIndex, attr: str) -> bool:
     """Some ``obj.attr = ...`` of the module writes ``attr`` on an object of ``cls`` other than a method's own
     ``self``: a name bound to ``cls(...)`` (``AGENT = Agent([])`` then ``AGENT.summary = ...``). Another class's

@@ -300,6 +300,7 @@ class Source:
     daily: bool = False  # a clock read formatted as a date (`date.today()`, `strftime("%Y-%m-%d")`): changes once a day
     import_time: bool = False  # read once, when the module is imported (module or class body): fixed per process
     per_object: bool = False  # read when an object is built (`self.x = now()` in `__init__` only): fixed per object
+    key_order: bool = False  # the order a mapping's keys were stored in (`d[k] = v` in a loop): not in `d[k]`
     through_call: bool = False  # an argument of a call whose body is not seen (`store.get(user_id)`): in the result's
     # value, not known to be in its text
     guard_id: int = 0  # taken only when `guard.test`, a parameter, is true (the body of `x if flag else y`)

@@ -26,8 +26,8 @@ import libcst as cst
 from promptcache.lint import sources as S
 from promptcache.lint.binding_order import overwritten, unreached
 from promptcache.lint.index import Binding, ModuleIndex, Scope
-from promptcache.lint.iteration_order import filling_loops, set_annotation
-from promptcache.lint.object_state import built_per_call, set_up
+from promptcache.lint.iteration_order import as_read, filling_loops, keyed_store, loop_order, set_annotation
+from promptcache.lint.object_state import built_per_call, set_per_object, set_up
 from promptcache.lint.call_taint import CallTaint
 from promptcache.lint.expressions import has_text, int_value, is_dict_view, is_literal, key_text
 from promptcache.lint.fields import FieldSensitivity
@@ -229,7 +229,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
                 continue  # `meta = None; prepare(meta=meta); meta = Meta(now())`: assigned after this read (onyx)
             if id(binding.node) in replaced:
                 continue  # `t = f"...{today}"; ...; t = "Given the input..."; use(t)`: rebound in between (quivr)
-            out |= self._binding(binding, e.value)
+            out |= as_read(binding, e, self._binding(binding, e.value), self.of, self.parents)
         if found_scope is not None and e.value in found_scope.sorted_names:
             out = {s for s in out if s.kind not in S.ORDER_KINDS}
         return frozenset(out)
@@ -253,15 +253,12 @@ class TaintEngine(CallTaint, FieldSensitivity):
         kind = b.kind
         if kind in ("assign", "walrus") and b.element >= 0:
             return self.element_of(b.value, b.element, b.scope)
-        if kind == "for" and isinstance(b.node, cst.For):
-            # one element of the iterable: its order is the loop's, taken on by the lists the loop fills
-            # (:func:`filling_loops`); a comprehension's variable keeps it (the comprehension is the list)
-            return frozenset(s for s in self.of(b.value, b.scope) if s.kind not in S.ORDER_KINDS)
-        order = frozenset(s for loop in filling_loops(b, name, self.parents) for s in self.of(loop.iter, b.scope)
-                          if s.kind in S.ORDER_KINDS) if self.parents is not None else EMPTY
+        order = loop_order(filling_loops(b, name, self.parents), self.of, b.scope) if self.parents is not None else EMPTY
         if kind == "mutate":
+            if order and b.op == "setitem" and keyed_store(b.node, name):
+                order = frozenset(dataclasses.replace(s, key_order=True) for s in order)
             return self.of(b.value, b.scope) | order
-        if kind in ("assign", "walrus", "with"):
+        if kind in ("assign", "walrus", "with", "for"):
             return self.of(b.value, b.scope) | order
         if kind == "aug":
             t = self.of(b.value, b.scope)
@@ -295,7 +292,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
                 if not any(s.kind == S.SUMMARY for s in out):
                     for binding in cls.attrs.get(attr, ()):
                         out |= self._binding(binding, attr)
-                if any(s.kind == S.VOLATILE for s in out) and self._set_per_object(cls, attr):
+                if any(s.kind == S.VOLATILE for s in out) and set_per_object(self.index, self.parents, cls, attr):
                     # `self.started = datetime.now()` in `__init__`: read when the object is built, not per call
                     out = {dataclasses.replace(s, per_object=True) if s.kind == S.VOLATILE and not s.import_time
                            else s for s in out}
@@ -318,12 +315,6 @@ class TaintEngine(CallTaint, FieldSensitivity):
             # `{"role": "system", "content": _serialize(message.content)}`: a message converted (browser-use)
             t = frozenset(s for s in t if s.kind != S.PARAM)
         return t
-
-    def _set_per_object(self, cls, attr: str) -> bool:
-        """``self.attr`` is bound in ``__init__`` only (not the class body, nowhere else, not from outside) and the
-        module does not build ``cls`` objects for one call each (:func:`built_per_call`)."""
-        return any(b.scope.name == "__init__" for b in cls.attrs.get(attr, ())) and set_up(cls, attr, self.index) \
-            and not (self.parents is not None and built_per_call(self.index, self.parents, cls))
 
     def _of_param(self, base: cst.BaseExpression, scope: Scope, named: frozenset[Source]) -> frozenset[Source]:
         """``named`` (the identity of ``info.user_id``, the id of ``info.session_id``) tied to parameter ``info`` when ``base`` is one, so that a
@@ -354,13 +345,6 @@ class TaintEngine(CallTaint, FieldSensitivity):
         return not any(isinstance(st.target, cst.Attribute) and isinstance(st.target.value, cst.Name)
                        and st.target.value.value == base.value for st in self.index.stores)
 
-    def _mapping(self, e: cst.BaseExpression, scope: Scope) -> bool:
-        """``e`` is a name every assignment of which makes a dict (``{}``, a dict comprehension, ``dict()``)."""
-        if not isinstance(e, cst.Name):
-            return False
-        assigns = [b for b in self.index.lookup(e.value, scope)[1] if b.kind in ("assign", "walrus", "aug", "for", "with")]
-        return bool(assigns) and all(b.kind == "assign" and _dict_valued(b.value) for b in assigns)
-
     def _subscript(self, e: cst.Subscript, scope: Scope) -> frozenset[Source]:
         base = self.of(e.value, scope)
         if isinstance(e.value, cst.Name) and S.user_session(self.index.qualified(e.value, scope)) \
@@ -375,10 +359,10 @@ class TaintEngine(CallTaint, FieldSensitivity):
             # (open-interpreter's `system_message = messages[0]["content"]`; issue 11)
             base = frozenset(dataclasses.replace(s, picked=True) if s.kind == S.PARAM and s.detail == e.value.value else s for s in base)
         if len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index):
-            if self._mapping(e.value, scope) and int_value(e.slice[0].slice.value) is None:
-                # `tool_defs[name]`: one value looked up by key; the order the mapping was filled in is not in it
+            if int_value(e.slice[0].slice.value) is None:
+                # `tool_defs[name]`: one value looked up by key; the order the keys were stored in is not in it
                 # (swarm, blind set 15: a dict filled from os.listdir(), read in the order of a config's names)
-                base = frozenset(s for s in base if s.kind not in S.ORDER_KINDS)
+                base = frozenset(s for s in base if not s.key_order)
             key = key_text(e.slice[0].slice.value)
             entry = self.entry(e.value, e.slice[0].slice.value, scope)
             if entry is not None:
@@ -389,11 +373,6 @@ class TaintEngine(CallTaint, FieldSensitivity):
                     return named
                 return base | named
         return base
-
-
-def _dict_valued(e: cst.BaseExpression | None) -> bool:
-    return isinstance(e, (cst.Dict, cst.DictComp)) or isinstance(e, cst.Call) and isinstance(e.func, cst.Name) \
-        and e.func.value in ("dict", "defaultdict", "OrderedDict")
 
 
 def _position(e: cst.BaseExpression) -> bool:
