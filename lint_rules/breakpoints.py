@@ -29,6 +29,8 @@ def _per_request(flow, block: M.Block, params_only: bool = False) -> bool:
         return False
     holder = flow.holder_of(block.scope)
     for s in flow.taint.of(block.node, block.scope):
+        if s.kind == S.VOLATILE and s.import_time:
+            continue  # read once, when the module is imported: the block is fixed per process (PC101 says so)
         if s.kind in (S.VOLATILE, S.IDENTITY) and not params_only:
             return True
         if s.kind == S.PARAM and holder is not None and s.func_id == id(holder) and not flow.call_sites.fixed_everywhere(holder, s.index):
@@ -131,6 +133,9 @@ class BreakpointOnVolatileBlock(LintRule):
 
     VALID = [
         _CLAUDE + f"DOCS = 'Reference.'\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9,\n        system=[{{'type': 'text', 'text': DOCS, {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n",
+        # a clock read when the module is imported is fixed per process: the marked block is read back by every
+        # later request of the process (PC101 reports the clock; newcomer, stop 31)
+        _CLAUDE + f"import datetime\nTOOLS = [{{'name': 'refund', 'input_schema': {{'type': 'object'}}}}]\nSYSTEM = f'Be brief. Started {{datetime.datetime.now()}}.'\ndef ask(q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, tools=TOOLS,\n        system=[{{'type': 'text', 'text': SYSTEM, {_MARK}}}], messages=[{{'role': 'user', 'content': q}}])\n",
         # Incremental caching of a conversation: the newest turn is marked and read back next turn.
         _CLAUDE + f"DOCS = 'Reference.'\ndef ask(history, q):\n    return client.messages.create(model='claude-sonnet-4-5', max_tokens=9, system=DOCS,\n        messages=[*history, {{'role': 'user', 'content': [{{'type': 'text', 'text': q, {_MARK}}}]}}])\n",
         # Automatic caching.

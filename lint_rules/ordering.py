@@ -307,6 +307,8 @@ class ToolsFromFilesystemOrder(FlowRule):
         _CLAUDE + "import os\ndef run(q):\n    names = sorted(os.listdir('tools'))\n    return client.messages.create(model='m', tools=[{'name': n} for n in names], messages=[])\n",
         # swarm (blind set 15): one agent per listed folder, each with the tools its own config names in order;
         # the listing orders the agents, not any agent's tools
+        # ... nor picks the one agent a request is for by its name (swarm's get_assistant)
+        _CLAUDE + "import os\nAGENTS = []\nfor d in os.listdir('agents'):\n    AGENTS.append({'name': d, 'tools': [{'name': 'search'}]})\ndef get(name):\n    for a in AGENTS:\n        if a['name'] == name:\n            return a\ndef run(q, name):\n    return client.messages.create(model='m', max_tokens=9, tools=get(name)['tools'], messages=q)\n",
         # ... and a dict filled from a listing, read by key in the order the config names the tools
         _CLAUDE + "import json, os\ndef run(q, names):\n    defs = {}\n    for f in os.listdir('tools'):\n        spec = json.load(open(f))\n        defs[spec['name']] = spec\n    return client.messages.create(model='m', max_tokens=9, tools=[defs[n] for n in names if n in defs], messages=q)\n",
         _CLAUDE + "import json, os\ndef run(q):\n    for d in os.listdir('agents'):\n        config = json.load(open(os.path.join('agents', d, 'a.json')))\n        tools = [{'name': n} for n in config['tools']]\n        client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n",
@@ -320,6 +322,8 @@ class ToolsFromFilesystemOrder(FlowRule):
         Invalid(_CLAUDE + "import json, os\ndef run(q):\n    tools = []\n    for f in os.listdir('tools'):\n        spec: dict = json.load(open(f))\n        tools.append(spec)\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n", line=6),
         Invalid(_CLAUDE + "import json, os\ndef run(q):\n    tools = []\n    for d in os.listdir('plugins'):\n        for spec in json.load(open(d)):\n            tools.append(spec)\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n", line=6),
         Invalid(_CLAUDE + "import json, os\nfrom collections import defaultdict\ndef run(q):\n    groups = defaultdict(list)\n    for f in os.listdir('tools'):\n        spec = json.load(open(f))\n        groups[spec['kind']].append(spec)\n    return client.messages.create(model='m', max_tokens=9, tools=groups['search'], messages=q)\n", line=7),
+        # ... or by `with open(...) as f` in the loop (newcomer, stop 31)
+        Invalid(_CLAUDE + "import json, os\ndef run(q):\n    tools = []\n    for name in os.listdir('plugins'):\n        with open(name) as f:\n            tools.append(json.load(f))\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n", line=6),
         # two listings on two lines: one finding each, each with its sorted()
         Invalid(_CLAUDE + "import os\ndef run(q):\n    tools = [{'name': n} for n in os.listdir('a')]\n    tools += [{'name': n} for n in os.listdir('b')]\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n", line=6),
         Invalid(_CLAUDE + "import os\ndef run(q):\n    tools = [{'name': n} for n in os.listdir('a')]\n    tools += [{'name': n} for n in os.listdir('b')]\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n", line=5),

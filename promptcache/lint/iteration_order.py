@@ -59,7 +59,24 @@ def filling_loops(b: Binding, name: str, parents: dict) -> list[cst.For]:
     read = _reads(b.value)
     if b.kind == "assign" and (name not in read or _sorted_call(b.value)):
         return []  # `spec = {...}` is one value; `xs = sorted(xs + [v])` is ordered
-    return [loop for loop in body_loops(b.node, parents) if loop_locals(loop) & (read - {name})]
+    return [loop for loop in body_loops(b.node, parents)
+            if loop_locals(loop) & (read - {name}) and not _made_in(loop, name)]
+
+
+def _made_in(loop: cst.For, name: str) -> bool:
+    """``loop``'s body binds ``name`` to a new value (``config = json.load(f)``, not ``xs = xs + [v]``): what is
+    stored into it is kept for one iteration, not filled across them (swarm, blind set 15)."""
+    for node in descendants(loop.body, (cst.Assign, cst.AnnAssign, cst.For, cst.AsName)):
+        if isinstance(node, cst.Assign):
+            targets, value = [t.target for t in node.targets], node.value
+        elif isinstance(node, cst.AnnAssign):
+            targets, value = [node.target], node.value
+        else:
+            targets, value = [node.target if isinstance(node, cst.For) else node.name], None
+        if any(isinstance(t, cst.Name) and t.value == name for t in targets) and \
+                (value is None or name not in _reads(value)):
+            return True
+    return False
 
 
 def picking_loops(node: cst.CSTNode, value: cst.CSTNode, read: cst.Name | None, parents: dict) -> list[cst.For]:
@@ -71,7 +88,20 @@ def picking_loops(node: cst.CSTNode, value: cst.CSTNode, read: cst.Name | None, 
     if read is not None and read.value in names:
         return []
     return [loop for loop in body_loops(node, parents)
-            if (read is None or not in_body(read, loop, parents)) and loop_locals(loop) & names]
+            if (read is None or not in_body(read, loop, parents)) and loop_locals(loop) & names
+            and not _looked_up(node, loop, parents)]
+
+
+def _looked_up(node: cst.CSTNode, loop: cst.For, parents: dict) -> bool:
+    """``node`` runs under an ``if`` of ``loop``'s body that tests the element (``if a.name == name: return a``):
+    the element is found by its content, whatever the order (swarm's ``get_assistant``, blind set 15)."""
+    local = loop_locals(loop)
+    up = parents.get(node)
+    while up is not None and up is not loop:
+        if isinstance(up, cst.If) and {n.value for n in descendants(up.test, cst.Name)} & local:
+            return True
+        up = parents.get(up)
+    return False
 
 
 def loop_order(loops: list[cst.For], of, scope) -> frozenset:

@@ -151,7 +151,9 @@ def test_concise_lines_and_output_file(mixed, run_cli, tmp_path):
     assert lines[2].endswith("app.py:19:54: PC101 [error] `datetime.datetime.now()` reaches system=: the prompt prefix changes on every request, so provider caches (exact-prefix matching) never hit; move the value into the final user message")
     # The summary, then (issue 12) the line naming what --fix would fix: PC401's dedent fix is unsafe.
     assert lines[-2].startswith("Found 3 findings")
-    assert lines[-1] == "[*] 1 fixable with --fix --unsafe-fixes (they change prompt bytes once); --diff shows the changes."
+    # `--diff` alone would preview no unsafe fix: the hint names `--diff --unsafe-fixes` (newcomer, stop 31)
+    assert lines[-1] == ("[*] 1 fixable with --fix --unsafe-fixes (they change prompt bytes once); "
+                         "--diff --unsafe-fixes shows the changes.")
 
 
 def test_output_file_in_a_missing_folder_is_a_usage_error(mixed, run_cli, tmp_path):
@@ -226,3 +228,15 @@ def test_a_daily_clock_is_a_warning_in_every_format(write_tree, run_cli):
     only_daily = write_tree({"daily/only.py": DAILY_AND_NOW.split("\ndef ask_now")[0]}) / "daily"
     code, out, _ = run_cli("lint", only_daily, "--fail-on", "error", "--output-format", "json")
     assert code == 0 and [f["severity"] for f in json.loads(out)] == ["warning"]
+
+
+def test_the_fix_hint_names_the_preview_that_shows_the_fixes(write_tree, run_cli):
+    # `--diff` alone previews safe fixes only: the hint says which preview shows what (newcomer, stop 31).
+    safe = "import anthropic\nclient = anthropic.Anthropic()\nSYSTEM = 'Be brief.'  # noqa: PC101\n"
+    both = safe + "TOOLS = [{'name': n} for n in {'a', 'b'}]\n" \
+        "def ask(q):\n    return client.messages.create(model='m', max_tokens=9, system=SYSTEM, tools=TOOLS, messages=q)\n"
+    _, out, _ = run_cli("lint", write_tree({"app.py": safe}) / "app.py")
+    assert out.splitlines()[-1] == "[*] 1 fixable with --fix; --diff shows the changes."
+    _, out, _ = run_cli("lint", write_tree({"app.py": both}) / "app.py")
+    assert out.splitlines()[-1] == ("[*] 1 fixable with --fix; 1 more with --fix --unsafe-fixes (they change prompt "
+                                    "bytes once); --diff shows the safe changes, --diff --unsafe-fixes all of them.")

@@ -45,4 +45,11 @@ def _hint(result: LintResult) -> str:
     if result.unsafe_fixable:
         parts.append(f"{result.unsafe_fixable} {'more ' if result.fixable else 'fixable '}with --fix --unsafe-fixes "
                      "(they change prompt bytes once)")
-    return "\n[*] " + "; ".join(parts) + "; --diff shows the changes."
+    # `--diff` alone previews the safe fixes only (as ruff's does): name the flag the unsafe ones need
+    if not result.unsafe_fixable:
+        preview = "--diff shows the changes"
+    elif not result.fixable:
+        preview = "--diff --unsafe-fixes shows the changes"
+    else:
+        preview = "--diff shows the safe changes, --diff --unsafe-fixes all of them"
+    return "\n[*] " + "; ".join(parts) + f"; {preview}."
