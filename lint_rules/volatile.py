@@ -12,6 +12,7 @@ import dataclasses
 from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import FlowRule, Valid
+from promptcache.lint.template_inputs import IMPORTERS
 
 from lint_rules.volatile_cases import _B2, _CC, _CLAUDE, _OPENAI, PC101_INVALID, PC102_INVALID
 
@@ -101,7 +102,8 @@ class VolatileInSystemPrompt(FlowRule):
     has no LLM call and no prompt-named constant that an LLM file imports; the value follows a per-request
     input in a prompt builder's template (``f'Info: "{context}" ... {date.today()}'``, no call in the module
     passing it a fixed, per-user or per-session value such as ``self.name``: the text already differs per
-    request there); a builder whose every call is the ``content`` of the last user message sent, or that
+    request there; for a prompt module's builder that its own module never calls, the importers' calls count:
+    ``build_system_prompt("a pirate")`` in another file is a fixed value); a builder whose every call is the ``content`` of the last user message sent, or that
     returns a conversation sent last (its system messages are checked as such).
     """
 
@@ -132,12 +134,14 @@ class VolatileInSystemPrompt(FlowRule):
 
     def findings(self, flow) -> list:
         """A volatile source on a value that reaches the system prompt (identities on it are named too)."""
-        if flow.area != "system" or not flow.has(S.VOLATILE) or flow.after_last_breakpoint or flow.behind_template_input:
+        if flow.area != "system" or not flow.has(S.VOLATILE) or flow.after_last_breakpoint or flow.behind_template_input is True:
             return []
         clocks = flow.of(S.VOLATILE)
         if flow.slot.sanitiser != "sdk" and all(s.import_time and s.daily for s in clocks):
             return []  # a date fixed per process: every process started that day sends the same prefix (issue 11)
-        return [self.issue(flow, detail=clocks[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))]
+        issue = self.issue(flow, detail=clocks[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))
+        issue.fixed_call_only = flow.behind_template_input == IMPORTERS  # the importers' calls decide
+        return [issue]
 
     def issue_message(self, issue):
         """A clock read only as a date says that it changes once a day, not on every request (issue 11)."""

@@ -100,6 +100,10 @@ class CallSites:
                 return False
         return True
 
+    def fixed_value(self, e: cst.BaseExpression, scope: Scope) -> bool:
+        """``e``, passed at a call in ``scope``, is the same on every call (see :meth:`_fixed`)."""
+        return self._fixed(e, scope)
+
     def _fixed(self, e: cst.BaseExpression, scope: Scope) -> bool:
         """A fixed value (:func:`_fixed`), a value built from constants only (:meth:`constant`), the caller's own
         parameter left at its literal default (:meth:`_default_param`), or in a script, names its entry point binds
@@ -189,6 +193,9 @@ def _fixed(index: ModuleIndex, e: cst.BaseExpression, scope: Scope) -> bool:
     return True
 
 
+_OPAQUE = cst.Name("__promptcache_comprehension__")  # stands for a lambda or comprehension in _names
+
+
 def _names(e: cst.CSTNode) -> list[cst.Name]:
     """The free names an expression reads (``args.repo`` reads ``args``; attribute names are not names)."""
     if isinstance(e, cst.Name):
@@ -198,7 +205,7 @@ def _names(e: cst.CSTNode) -> list[cst.Name]:
     out: list[cst.Name] = []
     for child in e.children:
         if isinstance(child, (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
-            out.append(cst.Name("<comprehension>"))  # its own bindings: not judged as fixed
+            out.append(_OPAQUE)  # its own bindings: not judged as fixed (a name no scope binds)
         elif isinstance(child, cst.CSTNode):
             out += _names(child)
     return out

@@ -30,6 +30,8 @@ from pathlib import Path
 
 from promptcache.lint import prefilter
 from promptcache.lint.filelint import FileResult
+from promptcache.lint.prompt_definitions import FIXED_CALL_ONLY
+from promptcache.lint.prompt_places import FIXED_CALL
 from promptcache.lint.prompt_uses import AFTER, UNKNOWN, UNSEEN
 
 
@@ -38,7 +40,8 @@ class Settlement:
 
     def __init__(self, paths: list[Path], results: list[FileResult], scans: dict[Path, prefilter.Scan]):
         self.landings: dict[tuple[Path, str], set[str]] = {}
-        wanted = {p: {s for symbols in r.depends.values() for s in symbols} for p, r in zip(paths, results) if r.depends}
+        wanted = {p: {s.removesuffix(FIXED_CALL_ONLY) for symbols in r.depends.values() for s in symbols}
+                  for p, r in zip(paths, results) if r.depends}
         if not wanted:
             return
         table = prefilter.module_table(scans)
@@ -59,16 +62,30 @@ class Settlement:
                                 self.landings.setdefault((target, s), set()).update(kinds)
 
     def stands(self, path: Path, symbols: tuple[str, ...]) -> bool:
-        """True unless every symbol has known uses and all of them land after the stable prefix."""
-        return any(self.landings.get((path, s), set()) - {AFTER} or (path, s) not in self.landings for s in symbols)
+        """True unless every symbol has known uses and all of them land after the stable prefix. A symbol marked
+        :data:`FIXED_CALL_ONLY` (a clock after a template input of a builder no call in its module fills) stands
+        only when some importer calls it with fixed arguments and places it in the prefix."""
+        for s in symbols:
+            base = s.removesuffix(FIXED_CALL_ONLY)
+            kinds = self.landings.get((path, base))
+            if base != s:
+                if kinds is not None and FIXED_CALL in kinds and kinds - {AFTER, FIXED_CALL}:
+                    return True
+            elif kinds is None or kinds - {AFTER, FIXED_CALL}:
+                return True
+        return False
 
     def settle(self, path: Path, result: FileResult) -> FileResult:
         """``result`` without the findings whose definitions are only used after the prefix."""
-        if not result.depends or not self.landings:
+        if not result.depends or not self.landings and not _conditional(result):
             return result
         kept = [f for f in result.findings
                 if (f.code, f.line) not in result.depends or self.stands(path, result.depends[(f.code, f.line)])]
         return result if len(kept) == len(result.findings) else replace(result, findings=kept)
+
+
+def _conditional(result: FileResult) -> bool:
+    return any(s.endswith(FIXED_CALL_ONLY) for symbols in result.depends.values() for s in symbols)
 
 
 def _splits(qualified: str) -> list[tuple[str, str]]:

@@ -35,6 +35,7 @@ class Issue:
     sources: tuple[Source, ...] = ()
     more_slots: list[Slot] = field(default_factory=list)
     origin: cst.CSTNode | None = None  # where the first source starts (the listing call of PC302), when known
+    fixed_call_only: bool = False  # stands only if an importer calls the builder with fixed arguments (cross_module)
 
 
 @dataclass(eq=False)
@@ -57,7 +58,7 @@ class Flow:
     area: str
     per_request: frozenset[tuple[int, int]] = frozenset()
     after_last_breakpoint: bool = False  # an Anthropic system block past the request's last cache_control
-    behind_template_input: bool = False  # in a builder's text after a per-call input (template_inputs.py)
+    behind_template_input: bool | str = False  # in a builder's text after a per-call input (template_inputs.py)
 
     @cached_property
     def by_kind(self) -> dict[str, list[Source]]:

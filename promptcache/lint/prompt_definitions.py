@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.index import Scope
     from promptcache.lint.slots import Slot
 
+FIXED_CALL_ONLY = "@fixed-call"  # a symbol's suffix: its finding stands only if an importer calls it with fixed arguments
 _READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # FlowAnalysis -> {name: the Names reading it}
 
 
@@ -54,7 +55,7 @@ def definition_symbols(flow: FlowAnalysis, issue: Issue) -> tuple[str, ...] | No
         symbol = definition_symbol(slot)
         if symbol is None or _read_in_module(flow, symbol):
             return None
-        found.append(symbol)
+        found.append(symbol + FIXED_CALL_ONLY if issue.fixed_call_only else symbol)
     return tuple(sorted(set(found)))
 
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.imports import imported_modules, is_llm_module
-from promptcache.lint.prompt_places import AFTER, BUDGET, DEPTH, LOG_METHODS, NOT_SENT, PREFIX, SYSTEM_ROLES, UNKNOWN, Placer, is_store
+from promptcache.lint.prompt_places import AFTER, BUDGET, DEPTH, FIXED_CALL, LOG_METHODS, NOT_SENT, PREFIX, SYSTEM_ROLES, UNKNOWN, Placer, is_store
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.dict_view import entry as dict_value
 from promptcache.lint.walk import descendants
@@ -87,7 +87,10 @@ def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
             continue
         call = flow.facts.parent.get(use)
         value = call if isinstance(call, cst.Call) and call.func is use else use
-        out.setdefault(qualified, set()).update(tracer.land(value, scope, 0))
+        landed = tracer.land(value, scope, 0)
+        if value is call and landed and call.args and all(not a.star and flow.call_sites.fixed_value(a.value, scope) for a in call.args):
+            landed = landed | {FIXED_CALL}  # `build_system_prompt("a pirate")`: the template's inputs are the same on every call
+        out.setdefault(qualified, set()).update(landed)
     return {q: tuple(sorted(kinds)) for q, kinds in sorted(out.items())}
 
 

@@ -29,8 +29,22 @@ if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.slots import Slot
 
 
-def behind_template_input(flow: FlowAnalysis, slot: Slot, node: cst.CSTNode) -> bool:
-    """True when ``node`` of the builder slot ``slot`` comes after a per-call template input in the same text."""
+IMPORTERS = "importers"  # behind an input only the importers' calls fill (see behind_template_input)
+
+
+def behind_template_input(flow: FlowAnalysis, slot: Slot, node: cst.CSTNode) -> bool | str:
+    """True when ``node`` of the builder slot ``slot`` comes after a per-call template input in the same text.
+    :data:`IMPORTERS` instead when the builder is a prompt module's and no call of it is in the module: its
+    importers' calls decide (a finding there stands only if one passes fixed arguments:
+    :mod:`promptcache.lint.cross_module`; ``build_system_prompt("a pirate")`` in ``main.py``, newcomer, stop 31)."""
+    found = _behind(flow, slot, node)
+    if found and flow.prompt_module and not any(flow.index.function_named(call.func, scope) is slot.scope
+                                                for call, scope in flow.index.calls):
+        return IMPORTERS
+    return found
+
+
+def _behind(flow: FlowAnalysis, slot: Slot, node: cst.CSTNode) -> bool:
     func = slot.scope
     if slot.kind != "builder" or func.kind != "function":
         return False
@@ -95,4 +109,4 @@ def _per_request_everywhere(flow: FlowAnalysis, func, position: int) -> bool:
     return True
 
 
-__all__ = ["behind_template_input"]
+__all__ = ["IMPORTERS", "behind_template_input"]

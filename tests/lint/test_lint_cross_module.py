@@ -261,3 +261,27 @@ def test_an_imported_prompt_named_class_used_as_a_base_class_is_no_use(write_tre
            "class AnthropicPromptCacheProvider(PromptCacheProvider, metaclass=type):\n    pass\n")
     root = write_tree({"bot/__init__.py": "", "bot/base.py": base, "bot/app.py": app})
     assert _lint(run_cli, root) == []
+
+
+_BUILDER = ("from datetime import datetime\n\n\ndef build_system_prompt(persona: str) -> str:\n"
+            "    return f\"You are {persona}. Now: {datetime.now()}\"\n")
+
+
+def _persona_app(argument: str) -> str:
+    return ("import anthropic\n\nfrom .prompts import build_system_prompt\n\nclient = anthropic.Anthropic()\n\n\n"
+            "def ask(q):\n    return client.messages.create(model='m', max_tokens=9, "
+            f"system=build_system_prompt({argument}), messages=[{{'role': 'user', 'content': q}}])\n")
+
+
+@pytest.mark.parametrize(("argument", "expected"), [
+    ('"a pirate"', [("prompts.py", "PC101", 5)]),  # a fixed persona: the clock is what changes the prefix
+    ("q", []),  # the request's own text comes first: the prefix differs from there anyway (gpt-researcher)
+    # an argument holding a comprehension is not judged fixed, and is no crash (PC901 on pydantic-ai's models/__init__.py)
+    ('sorted([p for p in ("a", "b")])', []),
+])
+def test_a_clock_after_a_builder_input_is_settled_by_the_importers_calls(write_tree, run_cli, argument, expected):
+    # Newcomer (stop 31): a prompt builder in bot/prompts.py with a clock after its parameter, called from
+    # bot/main.py. No call in prompts.py fills the parameter, so the importers' calls decide.
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": _BUILDER, "bot/main.py": _persona_app(argument)})
+    assert _lint(run_cli, root) == expected
+    assert _lint(run_cli, root / "bot" / "prompts.py") == expected  # named alone: its importers are looked up
