@@ -11,6 +11,7 @@ import dataclasses
 
 from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
+from promptcache.lint.prompt_definitions import definition_symbols
 from promptcache.lint.rule import FlowRule, Valid
 from promptcache.lint.template_inputs import IMPORTERS
 
@@ -140,7 +141,10 @@ class VolatileInSystemPrompt(FlowRule):
         if flow.slot.sanitiser != "sdk" and all(s.import_time and s.daily for s in clocks):
             return []  # a date fixed per process: every process started that day sends the same prefix (issue 11)
         issue = self.issue(flow, detail=clocks[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))
-        issue.fixed_call_only = flow.behind_template_input == IMPORTERS  # the importers' calls decide
+        if flow.behind_template_input == IMPORTERS:  # the importers' calls decide, when they can be settled
+            issue.fixed_call_only = True
+            if definition_symbols(self.flow, issue) is None:
+                return []  # the module reads the definition itself (gpt-researcher's PromptFamily): not settled
         return [issue]
 
     def issue_message(self, issue):

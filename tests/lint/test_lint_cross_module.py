@@ -285,3 +285,17 @@ def test_a_clock_after_a_builder_input_is_settled_by_the_importers_calls(write_t
     root = write_tree({"bot/__init__.py": "", "bot/prompts.py": _BUILDER, "bot/main.py": _persona_app(argument)})
     assert _lint(run_cli, root) == expected
     assert _lint(run_cli, root / "bot" / "prompts.py") == expected  # named alone: its importers are looked up
+
+
+def test_a_builder_the_module_reads_itself_keeps_the_template_reading(write_tree, run_cli):
+    # gpt-researcher (blind set 11, re-checked at stop 31): `PromptFamily`'s builders put the date after the task;
+    # prompts.py returns the class itself (`get_prompt_family`), a use that is not followed, so the importers'
+    # calls cannot settle the finding and the template reading stands: the task comes first, no PC101.
+    family = ("from datetime import date\n\n\nclass PromptFamily:\n    @staticmethod\n"
+              "    def generate_search_queries_prompt(task):\n        return f\"Research: {task}. Today is {date.today()}.\"\n\n\n"
+              "def get_prompt_family():\n    return PromptFamily\n")
+    app = ("import anthropic\n\nfrom .prompts import PromptFamily\n\nclient = anthropic.Anthropic()\n\n\n"
+           "def ask(q):\n    return client.messages.create(model='m', max_tokens=9, "
+           "system=PromptFamily.generate_search_queries_prompt('climate'), messages=[{'role': 'user', 'content': q}])\n")
+    root = write_tree({"pkg/__init__.py": "", "pkg/prompts.py": family, "pkg/main.py": app})
+    assert _lint(run_cli, root) == []
