@@ -91,6 +91,8 @@ class ShuffledPrefix(FlowRule):
         # list: an element read in its loop carries no order, but one that leaves the loop was picked by it.
         Invalid(_CLAUDE + "import random\ndef run(q, examples):\n    picked = random.sample(examples, 3)\n    first = None\n    for t in picked:\n        first = t\n        break\n    return client.messages.create(model='m', max_tokens=9, system=f'Example: {first}', messages=q)\n", line=5),
         Invalid(_CLAUDE + "import random\ndef pick(examples):\n    random.shuffle(examples)\n    for ex in examples:\n        return ex\ndef run(q, examples):\n    return client.messages.create(model='m', max_tokens=9, system=f'Example: {pick(examples)}', messages=q)\n", line=5),
+        # the first sampled element that passes a test that is not a key match is still a pick by the sample's order
+        Invalid(_CLAUDE + "import random\ndef run(q, examples):\n    first = None\n    for t in random.sample(examples, 3):\n        if t:\n            first = t\n            break\n    return client.messages.create(model='m', max_tokens=9, system=f'Example: {first}', messages=q)\n", line=6),
         # Sampled few-shot messages ahead of the history are part of the cached prefix.
         Invalid(_CLAUDE + "import random\nSHOTS = [{'role': 'user', 'content': '2+2'}, {'role': 'assistant', 'content': '4'}]\ndef run(history, q):\n    shots = random.sample(SHOTS, 2)\n    return client.messages.create(model='m', messages=[*shots, *history, {'role': 'user', 'content': q}])\n", line=6),
     ]

@@ -165,6 +165,8 @@ class ToolsFromUnorderedCollection(FlowRule):
         return NodeFix(f"Wrap {wraps}{where}", Applicability.UNSAFE, replacements)
 
     VALID = [
+        # a mapping built from a set and read by key in the caller's order (review, stop 31)
+        _CLAUDE + "def run(q, names, enabled: set[str]):\n    by_name = {n: {'name': n} for n in enabled}\n    return client.messages.create(model='m', max_tokens=9, tools=[by_name[n] for n in names], messages=q)\n",
         # a loop over a set that only filters a fixed list, or rebinds it sorted, passes no order on (review, stop 31)
         _CLAUDE + "ALL = [{'name': 'a'}, {'name': 'b'}]\ndef run(q, disabled: set[str]):\n    tools = list(ALL)\n    for n in disabled:\n        tools = [t for t in tools if t['name'] != n]\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n",
         _CLAUDE + "def run(q, names: set[str]):\n    tools = []\n    for n in names:\n        tools = sorted(tools + [n])\n    return client.messages.create(model='m', max_tokens=9, tools=[{'name': t} for t in tools], messages=q)\n",
@@ -214,6 +216,8 @@ class ToolsFromUnorderedCollection(FlowRule):
         # Issue 11: a tool-named builder whose result the module sends as tools= (through a name) is a tool builder,
         # whatever its name says (`list_tools`); reported once, where the set is, not again at tools=.
         Invalid(_OPENAI + "from .specs import SPECS\ndef list_tools(enabled):\n    return [SPECS[n] for n in {'search', 'fetch'} | set(enabled)]\ndef ask(messages, enabled):\n    tools = list_tools(enabled)\n    return client.chat.completions.create(model='m', messages=messages, tools=tools)\n", line=5),
+        # ... but sent by its values, the mapping's key order is the tools' order
+        Invalid(_CLAUDE + "def run(q, enabled: set[str]):\n    by_name = {n: {'name': n} for n in enabled}\n    return client.messages.create(model='m', max_tokens=9, tools=list(by_name.values()), messages=q)\n", line=5),
         # A set iterated by a `for` loop that appends a name bound in its body (`spec = ...`), not the loop variable.
         Invalid(_OPENAI + "def ask(messages, names: set[str]):\n    tools = []\n    for n in names:\n        spec = {'type': 'function', 'function': {'name': n}}\n        tools.append(spec)\n    return client.chat.completions.create(model='m', messages=messages, tools=tools)\n", line=8),
         # A parameter typed as a set, iterated into the tool list.
@@ -309,6 +313,13 @@ class ToolsFromFilesystemOrder(FlowRule):
         # the listing orders the agents, not any agent's tools
         # ... nor picks the one agent a request is for by its name (swarm's get_assistant)
         _CLAUDE + "import os\nAGENTS = []\nfor d in os.listdir('agents'):\n    AGENTS.append({'name': d, 'tools': [{'name': 'search'}]})\ndef get(name):\n    for a in AGENTS:\n        if a['name'] == name:\n            return a\ndef run(q, name):\n    return client.messages.create(model='m', max_tokens=9, tools=get(name)['tools'], messages=q)\n",
+        # ... nor found by a guard clause; nor a mapping built from a listing (a comprehension, dict(pairs),
+        # .update() in a loop) and read by key; nor a file opened under one name in two loops in a row (review, stop 31)
+        _CLAUDE + "import os\nAGENTS = []\nfor d in os.listdir('agents'):\n    AGENTS.append({'name': d, 'tools': [{'name': 'search'}]})\ndef get(name):\n    for a in AGENTS:\n        if a['name'] != name:\n            continue\n        return a\ndef run(q, name):\n    return client.messages.create(model='m', max_tokens=9, tools=get(name)['tools'], messages=q)\n",
+        _CLAUDE + "import json, os\ndef run(q, names):\n    defs = {f: json.load(open(f)) for f in os.listdir('tools')}\n    return client.messages.create(model='m', max_tokens=9, tools=[defs[n] for n in names], messages=q)\n",
+        _CLAUDE + "import json, os\ndef run(q, names):\n    defs = dict((f, json.load(open(f))) for f in os.listdir('tools'))\n    return client.messages.create(model='m', max_tokens=9, tools=[defs[n] for n in names], messages=q)\n",
+        _CLAUDE + "import json, os\ndef run(q, names):\n    defs = {}\n    for f in os.listdir('tools'):\n        defs.update({f: json.load(open(f))})\n    return client.messages.create(model='m', max_tokens=9, tools=[defs[n] for n in names], messages=q)\n",
+        _CLAUDE + "import json, os\ndef run(q):\n    defs = {}\n    for f in os.listdir('tools'):\n        with open(f) as file:\n            spec = json.load(file)\n            defs[spec['name']] = spec\n    for d in os.listdir('agents'):\n        with open(d) as file:\n            config = json.load(file)\n            client.messages.create(model='m', max_tokens=9, tools=[defs[n] for n in config['tools']], messages=q)\n",
         # ... and a dict filled from a listing, read by key in the order the config names the tools
         _CLAUDE + "import json, os\ndef run(q, names):\n    defs = {}\n    for f in os.listdir('tools'):\n        spec = json.load(open(f))\n        defs[spec['name']] = spec\n    return client.messages.create(model='m', max_tokens=9, tools=[defs[n] for n in names if n in defs], messages=q)\n",
         _CLAUDE + "import json, os\ndef run(q):\n    for d in os.listdir('agents'):\n        config = json.load(open(os.path.join('agents', d, 'a.json')))\n        tools = [{'name': n} for n in config['tools']]\n        client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n",

@@ -12,6 +12,7 @@ order reaches what the loop fills (:func:`filling_loops`) and what leaves the lo
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 import libcst as cst
@@ -93,14 +94,38 @@ def picking_loops(node: cst.CSTNode, value: cst.CSTNode, read: cst.Name | None, 
 
 
 def _looked_up(node: cst.CSTNode, loop: cst.For, parents: dict) -> bool:
-    """``node`` runs under an ``if`` of ``loop``'s body that tests the element (``if a.name == name: return a``):
-    the element is found by its content, whatever the order (swarm's ``get_assistant``, blind set 15)."""
+    """``node`` runs only for the element that matches a key (``if a.name == name: return a``, or after a guard
+    ``if a.name != name: continue``): the element is found by its content, whatever the order (swarm's
+    ``get_assistant``, blind set 15). A test that is not an equality (``if t:``, ``if len(t) < 9:``) picks the
+    first element that passes, in the loop's order."""
     local = loop_locals(loop)
-    up = parents.get(node)
+    child, up = node, parents.get(node)
     while up is not None and up is not loop:
-        if isinstance(up, cst.If) and {n.value for n in descendants(up.test, cst.Name)} & local:
+        if isinstance(up, cst.If) and child is up.body and _matches_key(up.test, local, ("Equal", "Is", "In")):
             return True
-        up = parents.get(up)
+        if isinstance(up, cst.IndentedBlock) and parents.get(up) is loop:  # a guard clause earlier in the loop body
+            for stmt in up.body:
+                if stmt is child:
+                    break
+                if isinstance(stmt, cst.If) and _matches_key(stmt.test, local, ("NotEqual", "IsNot", "NotIn")) \
+                        and _ends_with_continue(stmt.body):
+                    return True
+        child, up = up, parents.get(up)
+    return False
+
+
+def _matches_key(test: cst.BaseExpression, local: set[str], operators: tuple[str, ...]) -> bool:
+    """``test`` compares something the loop binds with one of ``operators`` (``a["name"] == name``)."""
+    return any(any(type(c.operator).__name__ in operators for c in cmp.comparisons)
+               and {n.value for n in descendants(cmp, cst.Name)} & local
+               for cmp in descendants(test, cst.Comparison))
+
+
+def _ends_with_continue(body: cst.BaseSuite) -> bool:
+    statements = body.body
+    last = statements[-1] if statements else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return bool(last.body) and isinstance(last.body[-1], cst.Continue)
     return False
 
 
@@ -119,9 +144,19 @@ def as_read(b: Binding, read: cst.Name, t: frozenset, of, parents: dict | None) 
         return t
     if b.kind == "for" and isinstance(b.node, cst.For):
         return frozenset(s for s in t if s.kind not in S.ORDER_KINDS) if in_body(read, b.node, parents) else t
-    if b.kind in ("assign", "walrus", "aug", "with") and b.value is not None:
+    if b.kind in ("assign", "walrus", "aug", "with") and b.value is not None \
+            and not any(read.value in loop_locals(loop) for loop in body_loops(read, parents)):
+        # (a read in a loop that binds the name itself sees that iteration's value: `with open(f) as file` in
+        # two loops in a row, swarm)
         return t | loop_order(picking_loops(b.node, b.value, read, parents), of, b.scope)
     return t
+
+
+def key_ordered(t: frozenset, iterables: frozenset) -> frozenset:
+    """``t`` (a mapping built by iterating ``iterables``: a dict comprehension, ``dict(pairs)``) with the order
+    sources of the iteration marked :attr:`Source.key_order`: they order its keys, not a value read by key."""
+    keyed = {s for s in iterables if s.kind in S.ORDER_KINDS}
+    return frozenset(dataclasses.replace(s, key_order=True) if s in keyed else s for s in t) if keyed else t
 
 
 def keyed_store(stmt: cst.CSTNode, name: str) -> bool:

@@ -88,8 +88,9 @@ def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
         call = flow.facts.parent.get(use)
         value = call if isinstance(call, cst.Call) and call.func is use else use
         landed = tracer.land(value, scope, 0)
-        if value is call and landed and call.args and all(not a.star and flow.call_sites.fixed_value(a.value, scope) for a in call.args):
-            landed = landed | {FIXED_CALL}  # `build_system_prompt("a pirate")`: the template's inputs are the same on every call
+        if value is call and landed - {AFTER} and call.args \
+                and all(not a.star and flow.call_sites.fixed_value(a.value, scope) for a in call.args):
+            landed = landed | {FIXED_CALL}  # `system=build_system_prompt("a pirate")`: the same inputs on every call
         out.setdefault(qualified, set()).update(landed)
     return {q: tuple(sorted(kinds)) for q, kinds in sorted(out.items())}
 

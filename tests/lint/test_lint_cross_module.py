@@ -299,3 +299,11 @@ def test_a_builder_the_module_reads_itself_keeps_the_template_reading(write_tree
            "system=PromptFamily.generate_search_queries_prompt('climate'), messages=[{'role': 'user', 'content': q}])\n")
     root = write_tree({"pkg/__init__.py": "", "pkg/prompts.py": family, "pkg/main.py": app})
     assert _lint(run_cli, root) == []
+
+
+def test_a_fixed_call_sent_after_the_prefix_does_not_settle_the_template_clock(write_tree, run_cli):
+    # Review (stop 31): the fixed call is the user turn and the system call passes the request's text: no finding.
+    app = _persona_app("q").replace("messages=[{'role': 'user', 'content': q}]",
+                                    "messages=[{'role': 'user', 'content': build_system_prompt('a pirate')}]")
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": _BUILDER, "bot/main.py": app})
+    assert _lint(run_cli, root) == []
