@@ -159,6 +159,20 @@ def key_ordered(t: frozenset, iterables: frozenset) -> frozenset:
     return frozenset(dataclasses.replace(s, key_order=True) if s in keyed else s for s in t) if keyed else t
 
 
+def iterables(comp: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """A comprehension's iterables (``for ... in X``, nested ones too)."""
+    out, at = [], comp.for_in
+    while at is not None:
+        out.append(at.iter)
+        at = at.inner_for_in
+    return out
+
+
+def update_call(node: cst.CSTNode) -> bool:
+    """``d.update({...})``: a mapping filled key by key."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "update"
+
+
 def keyed_store(stmt: cst.CSTNode, name: str) -> bool:
     """``stmt`` stores into ``name[key]`` by a key that is not an integer (``defs[spec["name"]] = spec``): the loop
     around it orders the mapping's keys (:attr:`Source.key_order`), not the value stored."""

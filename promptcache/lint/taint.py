@@ -26,7 +26,8 @@ import libcst as cst
 from promptcache.lint import sources as S
 from promptcache.lint.binding_order import overwritten, unreached
 from promptcache.lint.index import Binding, ModuleIndex, Scope
-from promptcache.lint.iteration_order import as_read, filling_loops, key_ordered, keyed_store, loop_order, set_annotation
+from promptcache.lint.iteration_order import (as_read, filling_loops, iterables, key_ordered, keyed_store, loop_order,
+                                              set_annotation, update_call)
 from promptcache.lint.object_state import built_per_call, set_per_object, set_up
 from promptcache.lint.call_taint import CallTaint
 from promptcache.lint.expressions import has_text, int_value, is_dict_view, is_literal, key_text
@@ -121,7 +122,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
         if isinstance(e, cst.Call):
             if isinstance(e.func, cst.Name) and e.func.value == "dict" and len(e.args) == 1 \
                     and isinstance(e.args[0].value, (cst.GeneratorExp, cst.ListComp)):
-                return key_ordered(of(e.args[0].value, scope), self._iterables(e.args[0].value, scope))  # dict(pairs)
+                return key_ordered(of(e.args[0].value, scope), self.union(iterables(e.args[0].value), scope))  # dict(pairs)
             return self._call(e, scope)
         if isinstance(e, cst.FormattedString):
             t = EMPTY.union(*(self._formatted(p, scope) for p in e.parts if isinstance(p, cst.FormattedStringExpression)))
@@ -148,14 +149,10 @@ class TaintEngine(CallTaint, FieldSensitivity):
                     parts.append(el.value)
             return self.union(parts, scope)
         if isinstance(e, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
-            parts = [e.key, e.value] if isinstance(e, cst.DictComp) else [e.elt]
-            comp = e.for_in
-            while comp is not None:
-                parts.append(comp.iter)
-                comp = comp.inner_for_in
-            t = self.union(parts, scope)
+            over = self.union(iterables(e), scope)
+            t = self.union([e.key, e.value] if isinstance(e, cst.DictComp) else [e.elt], scope) | over
             if isinstance(e, cst.DictComp):  # the iteration orders the keys: not in a value read by key
-                return key_ordered(t, self._iterables(e, scope))
+                return key_ordered(t, over)
             return t | {source(S.UNORDERED, "a set comprehension", e)} if isinstance(e, cst.SetComp) else t
         if isinstance(e, (cst.Await, cst.UnaryOperation)):
             return of(e.expression, scope)
@@ -239,14 +236,6 @@ class TaintEngine(CallTaint, FieldSensitivity):
             out = {s for s in out if s.kind not in S.ORDER_KINDS}
         return frozenset(out)
 
-    def _iterables(self, comp: cst.BaseExpression, scope: Scope) -> frozenset[Source]:
-        """The taint of a comprehension's iterables (``for ... in X``, nested ones too)."""
-        parts, at = [], comp.for_in
-        while at is not None:
-            parts.append(at.iter)
-            at = at.inner_for_in
-        return self.union(parts, scope)
-
     def _fixed(self, b: Binding) -> bool:
         """A binding to source-code constants: a literal, or a loop over a literal (or a constant bound to one)."""
         if b.kind in ("assign", "walrus"):
@@ -268,7 +257,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
             return self.element_of(b.value, b.element, b.scope)
         order = loop_order(filling_loops(b, name, self.parents), self.of, b.scope) if self.parents is not None else EMPTY
         if kind == "mutate":
-            if order and (b.op == "setitem" and keyed_store(b.node, name) or _update_call(b.node)):
+            if order and (b.op == "setitem" and keyed_store(b.node, name) or update_call(b.node)):
                 order = frozenset(dataclasses.replace(s, key_order=True) for s in order)
             return self.of(b.value, b.scope) | order
         if kind in ("assign", "walrus", "with", "for"):
@@ -386,11 +375,6 @@ class TaintEngine(CallTaint, FieldSensitivity):
                     return named
                 return base | named
         return base
-
-
-def _update_call(node: cst.CSTNode) -> bool:
-    """``d.update({...})`` (a mapping filled key by key)."""
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "update"
 
 
 def _position(e: cst.BaseExpression) -> bool:
