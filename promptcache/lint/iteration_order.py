@@ -7,7 +7,9 @@ iterates in hash order (issue 11 review, section 5).
 The element a ``for`` statement binds carries no order while its iteration uses it: a request sent per listed
 folder with that folder's own tools is the same request whatever the listing order (swarm, blind set 15). The
 order reaches what the loop fills (:func:`filling_loops`) and what leaves the loop as one picked element
-(:func:`picking_loops`: ``first = t; break``, ``return t``).
+(:func:`picking_loops`: ``first = t; break``, ``return t``). A mapping filled or built by iterating keeps that
+order as its *key* order (:attr:`Source.key_order`: :func:`keyed_store`, :func:`key_ordered`), which a value read
+by key (``defs[name]``) does not have.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ def filling_loops(b: Binding, name: str, parents: dict) -> list[cst.For]:
     iteration order becomes the list's order. A fill is ``xs.append(v)`` (a ``mutate`` binding), ``xs += [v]``, or
     ``xs = xs + [v]`` / ``[*xs, v]`` (rebinding ``xs`` from itself, not through ``sorted()``); ``v`` reads a name
     the loop binds (:func:`loop_locals`), outside a comprehension's ``if`` (``[t for t in xs if t != n]`` filters
-    and keeps ``xs``'s order). A loop variable read in its loop carries no order itself (:class:`TaintEngine`)."""
+    and keeps ``xs``'s order). A loop variable read in its loop carries no order itself (:func:`as_read`)."""
     if b.value is None or b.kind not in ("mutate", "aug", "assign"):
         return []
     read = _reads(b.value)
