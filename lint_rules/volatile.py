@@ -12,6 +12,7 @@ import dataclasses
 from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
 from promptcache.lint.prompt_definitions import definition_symbols
+from promptcache.lint.request_size import PER_REQUEST_CLAIM, one_shot_weight
 from promptcache.lint.rule import FlowRule, Valid
 from promptcache.lint.template_inputs import IMPORTERS
 
@@ -261,6 +262,18 @@ class PerRequestDataInSystemPrompt(FlowRule):
     copy is its own cache entry: written once at the cache-write price and
     rarely read again.
 
+    A prefix shorter than the model's minimum cacheable length is never
+    cached, so this costs nothing yet in a **one-shot** request (its messages
+    a list literal, no history spliced in, no tools) whose literal text is
+    below that minimum: the finding is then **info**, and says how many
+    tokens the request shows (about 4 characters a token, through names,
+    ``.format``, same-module functions and the constants of the modules in
+    the run) against which minimum (the literal ``model=``'s in the providers
+    data, else 512: the smallest of the Anthropic, OpenAI, Gemini and Bedrock
+    models). It becomes a cost once the prompt grows. Text the code does
+    not show (a file read, a template from a module outside the run) keeps
+    the warning.
+
     ## Example
     ```python
     system=f"{POLICY}\\nYou are talking to {user.full_name} <{user.email}>."
@@ -315,8 +328,7 @@ class PerRequestDataInSystemPrompt(FlowRule):
     name = "per-request-data-in-system-prompt"
     severity = Severity.WARNING
     message = (
-        "{sources} {reach} {slot}: each user or call gets its own copy of an otherwise identical prefix "
-        "and its own cache entry; put per-request data in the final user message"
+        "{sources} {reach} {slot}: " + PER_REQUEST_CLAIM + "; put per-request data in the final user message"
     )
 
     def findings(self, flow) -> list:
@@ -329,10 +341,13 @@ class PerRequestDataInSystemPrompt(FlowRule):
         params = flow.per_request_params()
         if flow.has(S.IDENTITY):
             detail = f"the user identity `{flow.of(S.IDENTITY)[0].detail}`"
-            return [self.issue(flow, detail=detail, sources=flow.of(S.IDENTITY) + params)]
-        if params:
-            return [self.issue(flow, detail=f"the per-request parameter `{params[0].detail}`", sources=params)]
-        return []
+            issue = self.issue(flow, detail=detail, sources=flow.of(S.IDENTITY) + params)
+        elif params:
+            issue = self.issue(flow, detail=f"the per-request parameter `{params[0].detail}`", sources=params)
+        else:
+            return []
+        issue.weight = one_shot_weight(self.flow, flow.slot)  # below the minimum cacheable length: info (the run settles it)
+        return [issue]
 
     VALID = [
         # Review of stop 30: an attribute of the same name (`args.translate`) does not hand a function on; a caller's

@@ -12,6 +12,7 @@ from promptcache.lint.dataflow import FlowAnalysis
 from promptcache.lint.finding import Severity
 from promptcache.lint.index import ModuleIndex
 from promptcache.lint.rule import LintRule, NodeFix
+from promptcache.lint.request_size import Weight
 from promptcache.lint.source_refs import SourcedMessage
 from promptcache.lint.walk import TreeFacts
 
@@ -32,6 +33,7 @@ class Report:
     fix: NodeFix | None
     severity: Severity | None = None
     symbols: tuple[str, ...] | None = None
+    weight: Weight | None = None  # a one-shot request's literal text (PC102): below the minimum, it is info
 
 
 @dataclass(eq=False)
@@ -66,5 +68,5 @@ class FileContext:
         self.index.release()
 
     def add(self, rule: LintRule, node: cst.CSTNode, message: str | SourcedMessage, fix: NodeFix | None,
-            severity: Severity | None = None, symbols: tuple[str, ...] | None = None) -> None:
-        self.reports.append(Report(type(rule), node, message, fix, severity, symbols))
+            severity: Severity | None = None, symbols: tuple[str, ...] | None = None, weight: Weight | None = None) -> None:
+        self.reports.append(Report(type(rule), node, message, fix, severity, symbols, weight))

@@ -30,9 +30,11 @@ from pathlib import Path
 
 from promptcache.lint import prefilter
 from promptcache.lint.filelint import FileResult
+from promptcache.lint.finding import Finding, Severity
 from promptcache.lint.prompt_definitions import FIXED_CALL_ONLY
 from promptcache.lint.prompt_places import FIXED_CALL
 from promptcache.lint.prompt_uses import AFTER, UNKNOWN, UNSEEN
+from promptcache.lint.request_size import CHARS_PER_TOKEN, PER_REQUEST_CLAIM, SMALL_CLAIM, Weight
 
 
 class Settlement:
@@ -40,6 +42,9 @@ class Settlement:
 
     def __init__(self, paths: list[Path], results: list[FileResult], scans: dict[Path, prefilter.Scan]):
         self.landings: dict[tuple[Path, str], set[str]] = {}
+        self.sizes = {p: r.sizes for p, r in zip(paths, results) if r.sizes}
+        self.scans = scans
+        self._table = None
         wanted = {p: {s.removesuffix(FIXED_CALL_ONLY) for symbols in r.depends.values() for s in symbols}
                   for p, r in zip(paths, results) if r.depends}
         if not wanted:
@@ -76,12 +81,47 @@ class Settlement:
         return False
 
     def settle(self, path: Path, result: FileResult) -> FileResult:
-        """``result`` without the findings whose definitions are only used after the prefix."""
+        """``result`` without the findings whose definitions are only used after the prefix, and with the
+        findings of one-shot requests shorter than the minimum cacheable length at info level."""
+        if result.weights:
+            result = replace(result, findings=[self._weighed(path, f, result.weights.get((f.code, f.line)))
+                                               for f in result.findings])
         if not result.depends or not self.landings and not _conditional(result):
             return result
         kept = [f for f in result.findings
                 if (f.code, f.line) not in result.depends or self.stands(path, result.depends[(f.code, f.line)])]
         return result if len(kept) == len(result.findings) else replace(result, findings=kept)
+
+
+    def _weighed(self, path: Path, finding: Finding, weight: Weight | None) -> Finding:
+        """``finding`` at info level, saying why, when its request's literal text (the imported names' included)
+        is known and below the minimum cacheable length."""
+        if weight is None:
+            return finding
+        chars = weight.size.chars
+        for qualified in sorted(weight.size.symbols):
+            found = self._size_of(path, qualified)
+            if found is None:
+                return finding
+            chars += found
+        tokens = chars // CHARS_PER_TOKEN
+        if tokens >= weight.minimum:
+            return finding
+        claim = SMALL_CLAIM.format(tokens=tokens, minimum=weight.minimum, model=weight.model)
+        if PER_REQUEST_CLAIM in finding.message:
+            return replace(finding, severity=Severity.INFO, message=finding.message.replace(PER_REQUEST_CLAIM, claim))
+        return replace(finding, severity=Severity.INFO, message=f"{finding.message}; {claim}")
+
+    def _size_of(self, path: Path, qualified: str) -> int | None:
+        """The text size of the module constant an import names, from the defining module's result; None when
+        that module is not in the run, or the name is not a constant it shows whole."""
+        if self._table is None:
+            self._table = prefilter.module_table(self.scans)
+        for module, symbol, _ in _readings(qualified):
+            for target in prefilter.resolve(path, module, self.scans, self._table):
+                if symbol in self.sizes.get(target, {}):
+                    return self.sizes[target][symbol]
+        return None
 
 
 def _conditional(result: FileResult) -> bool:

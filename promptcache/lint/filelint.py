@@ -26,6 +26,7 @@ from promptcache.lint.imports import is_llm_module
 from promptcache.lint.index import Indexer
 from promptcache.lint.positions import node_ranges, source_lines
 from promptcache.lint.prompt_uses import UNSEEN, import_uses
+from promptcache.lint.request_size import Weight, module_sizes
 from promptcache.lint.rule import LintRule, registered
 from promptcache.lint.source_refs import SourcedMessage, SourceRef
 from promptcache.lint.unused_noqa import UnusedNoqa, unused
@@ -56,6 +57,8 @@ class FileResult:
     ``uses`` maps each imported prompt-named name (qualified as imported) to where it lands here; it is
     ``UNSEEN`` when the file's uses could not be computed (a file-level ``# promptcache: noqa``, a file that
     does not parse or could not be analysed), so that whatever it imports counts as used somewhere unknown.
+    ``weights``: a finding's one-shot request text, and ``sizes``: the text of this module's constants
+    (:mod:`promptcache.lint.request_size`), settled into the finding's severity by the run.
     """
 
     path: str
@@ -63,6 +66,8 @@ class FileResult:
     parsed: bool = False
     depends: dict[tuple[str, int], tuple[str, ...]] = field(default_factory=dict)
     uses: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    weights: dict[tuple[str, int], Weight] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)
 
 
 def parse(data: bytes, path: str) -> cst.Module | Finding:
@@ -189,11 +194,12 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
     walk(module, visitors, context.facts)
     # Every file that imports code gives its uses; the run counts only LLM code's (cross_module, pre-filter).
     uses = import_uses(context.flow) if _imports_code(context.index) else {}
+    sizes = module_sizes(context.index)
     has_noqa = _NOQA_BYTES.search(data) is not None
     check_noqa = (has_noqa and any(rule.code == UnusedNoqa.code for rule in rules)
                   and _NOQA_PC_BYTES.search(data) is not None)
     if not context.reports and not check_noqa:
-        return FileResult(path, [], True, uses=uses)
+        return FileResult(path, [], True, uses=uses, sizes=sizes)
     targets = [r.node for r in context.reports]
     for report in context.reports:
         if report.fix is not None:
@@ -213,6 +219,7 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
     fixes: dict[tuple[str, int], list[Fix | None]] = {}
     severities: dict[tuple[str, int], Severity] = {}
     depends: dict[tuple[str, int], set[str] | None] = {}  # None: a merged report stands on its own
+    weights: dict[tuple[str, int], Weight | None] = {}  # None: a merged report without one
     for report in context.reports:
         r = ranges.get(report.node)
         if r is None:
@@ -230,6 +237,7 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
             depends[key] = None
         else:
             depends.setdefault(key, set()).update(report.symbols)
+        weights[key] = report.weight if weights.get(key, report.weight) == report.weight else None
         severity = report.severity or report.rule.severity
         if key in kept:
             merged = kept[key][2]
@@ -266,7 +274,8 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
         stale = unused(comments, used, enabled, registered(), path, [line.rstrip("\r\n") for line in source_lines(text)])
         findings += [f for f in stale if not suppression.is_suppressed(f.code, f.line, noqa)]
     kept_depends = {(f.code, f.line): tuple(sorted(d)) for f in findings if (d := depends.get((f.code, f.line)))}
-    return FileResult(path, sorted(findings, key=lambda f: f.sort_key), True, kept_depends, uses)
+    kept_weights = {(f.code, f.line): w for f in findings if (w := weights.get((f.code, f.line)))}
+    return FileResult(path, sorted(findings, key=lambda f: f.sort_key), True, kept_depends, uses, kept_weights, sizes)
 
 
 def _imports_code(index) -> bool:

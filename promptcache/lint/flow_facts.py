@@ -36,6 +36,7 @@ class Issue:
     more_slots: list[Slot] = field(default_factory=list)
     origin: cst.CSTNode | None = None  # where the first source starts (the listing call of PC302), when known
     fixed_call_only: bool = False  # stands only if an importer calls the builder with fixed arguments (cross_module)
+    weight: object = None  # a one-shot request's literal text (request_size.Weight): PC102 is info below the minimum
 
 
 @dataclass(eq=False)

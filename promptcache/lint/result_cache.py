@@ -39,6 +39,7 @@ from promptcache.lint.config import LintConfig
 from promptcache.lint.filelint import FileResult
 from promptcache.lint.finding import Applicability, Edit, Finding, Fix, Severity
 from promptcache.lint.prefilter import Scan
+from promptcache.lint.request_size import Size, Weight
 from promptcache.lint.rule import LintRule
 
 CACHE_DIR_NAME = ".promptcache_cache"
@@ -140,10 +141,13 @@ class ResultCache:
             findings = [_finding(item, path) for item in found["findings"]]
             depends = {(code, line): tuple(symbols) for code, line, symbols in found.get("depends", ())}
             uses = {qualified: tuple(kinds) for qualified, kinds in found.get("uses", {}).items()}
+            weights = {(code, line): Weight(Size(chars, frozenset(symbols)), minimum, model)
+                       for code, line, chars, symbols, minimum, model in found.get("weights", ())}
+            sizes = {name: int(chars) for name, chars in found.get("sizes", {}).items()}
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
         self.used.add(key)
-        return FileResult(path, findings, True, depends, uses)
+        return FileResult(path, findings, True, depends, uses, weights, sizes)
 
     def put(self, key: str, result: FileResult) -> None:
         """Remember ``result`` (a parsed file's findings and cross-module facts) under ``key``."""
@@ -152,6 +156,11 @@ class ResultCache:
             entry["depends"] = [[code, line, list(symbols)] for (code, line), symbols in sorted(result.depends.items())]
         if result.uses:
             entry["uses"] = {qualified: list(kinds) for qualified, kinds in result.uses.items()}
+        if result.weights:
+            entry["weights"] = [[code, line, w.size.chars, sorted(w.size.symbols), w.minimum, w.model]
+                                for (code, line), w in sorted(result.weights.items())]
+        if result.sizes:
+            entry["sizes"] = result.sizes
         self.entries[key] = entry
         self.used.add(key)
         self.dirty = True

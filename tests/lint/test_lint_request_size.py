@@ -1,0 +1,137 @@
+"""PC102 weighs a one-shot request's literal text (promptcache.lint.request_size, settled in cross_module).
+
+open_deep_research (blind set 12): LangGraph nodes format a 150-500-token template from ``prompts.py`` with the
+run's topic into a ``SystemMessage`` and send it with one fixed ``HumanMessage``. Below the model's minimum
+cacheable length nothing is cached, so the finding is info and says so; a history, tools, a long template or a
+template the run does not show keep the warning.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+from promptcache.lint.request_size import PER_REQUEST_CLAIM, Size, measure
+
+_HEAD = "import anthropic\nclient = anthropic.Anthropic()\nPOLICY = 'You help employees file expense reports.'\n"
+
+
+def _one(run_cli, path, *extra):
+    code, out, _ = run_cli("lint", str(path), "--output-format", "json", "--select", "PC102", *extra)
+    return [(f["path"].rsplit("/", 1)[-1], f["line"], f["severity"], f["message"]) for f in json.loads(out)]
+
+
+def _app(tmp_path, body: str, name: str = "app.py"):
+    path = tmp_path / name
+    path.write_text(_HEAD + textwrap.dedent(body))
+    return path
+
+
+def test_short_one_shot_request_is_info_with_its_size(tmp_path, run_cli):
+    path = _app(tmp_path, """\
+        def ask(q, user):
+            return client.messages.create(model="claude-haiku-4-5", max_tokens=9,
+                system=f"{POLICY} You talk to {user.full_name}.", messages=[{"role": "user", "content": q}])
+    """)
+    [(_, line, severity, message)] = _one(run_cli, path, "--no-cache")
+    assert (line, severity) == (6, "info")
+    # POLICY (41 chars) + " You talk to " + "." = 55 characters: 13 tokens at 4 a token; Haiku 4.5's minimum is 4,096
+    assert "about 13 tokens of text, below the 4,096-token minimum cacheable length (claude-haiku-4-5)" in message
+    assert PER_REQUEST_CLAIM not in message
+    assert _one(run_cli, path) == _one(run_cli, path)  # the result cache keeps the weight (second run reads it)
+    assert _one(run_cli, path)[0][2] == "info"
+
+
+def test_history_tools_or_a_long_prompt_keep_the_warning(tmp_path, run_cli):
+    history = _app(tmp_path, """\
+        def ask(q, user, history):
+            return client.messages.create(model="claude-haiku-4-5", max_tokens=9,
+                system=f"{POLICY} You talk to {user.full_name}.", messages=[*history, {"role": "user", "content": q}])
+    """, "history.py")
+    tools = _app(tmp_path, """\
+        def ask(q, user, tools):
+            return client.messages.create(model="claude-haiku-4-5", max_tokens=9, tools=tools,
+                system=f"{POLICY} You talk to {user.full_name}.", messages=[{"role": "user", "content": q}])
+    """, "tools.py")
+    long = _app(tmp_path, """\
+        def ask(q, user):
+            return client.messages.create(model="claude-sonnet-4-5", max_tokens=9,
+                system=f"{LONG} You talk to {user.full_name}.", messages=[{"role": "user", "content": q}])
+    """.replace("{LONG}", "x" * (4 * 1024 + 8)), "long.py")
+    read = _app(tmp_path, """\
+        def ask(q, user):
+            rules = open("rules.md").read()
+            return client.messages.create(model="claude-haiku-4-5", max_tokens=9,
+                system=f"{rules} You talk to {user.full_name}.", messages=[{"role": "user", "content": q}])
+    """, "read.py")
+    registry = _app(tmp_path, """\
+        from .registry import get_prompt
+        def ask(q, user):
+            return client.messages.create(model="claude-haiku-4-5", max_tokens=9,
+                system=get_prompt("expenses") + f" You talk to {user.full_name}.", messages=[{"role": "user", "content": q}])
+    """, "registry.py")
+    for path in (history, tools, long, read, registry):
+        [(_, _, severity, message)] = _one(run_cli, path, "--no-cache")
+        assert severity == "warning", path.name
+        assert PER_REQUEST_CLAIM in message
+
+
+PROMPTS = 'PLANNER = """You plan a report on {topic}.\nWrite {n} sections."""\n'
+GRAPH = textwrap.dedent("""\
+    from langchain.chat_models import init_chat_model
+    from langchain_core.messages import HumanMessage, SystemMessage
+    from .prompts import PLANNER
+
+    async def plan(state, config):
+        model = init_chat_model(model=config["model"]).with_structured_output(Plan)
+        system = PLANNER.format(topic=state["topic"], n=5)
+        return await model.ainvoke([SystemMessage(content=system), HumanMessage(content="Plan the report.")])
+""")
+
+
+def test_template_from_another_module_is_weighed_when_the_run_shows_it(write_tree, run_cli):
+    root = write_tree({"app/__init__.py": "", "app/prompts.py": PROMPTS, "app/graph.py": GRAPH})
+    [(name, line, severity, message)] = _one(run_cli, root, "--no-cache")
+    assert (name, line, severity) == ("graph.py", 8, "info")
+    # PLANNER's 49 characters + "Plan the report." (16) = 65: 16 tokens, below 512 (the smallest minimum of the
+    # Anthropic, OpenAI, Gemini and Bedrock models in the providers data)
+    assert "about 16 tokens of text, below the 512-token minimum" in message
+    # linted alone, graph.py cannot see PLANNER's text: the warning stands
+    [(_, _, severity, _)] = _one(run_cli, root / "app" / "graph.py", "--no-cache")
+    assert severity == "warning"
+
+
+def test_bind_tools_keeps_the_warning(write_tree, run_cli):
+    graph = GRAPH.replace(".with_structured_output(Plan)", ".bind_tools(TOOLS)")
+    root = write_tree({"app/__init__.py": "", "app/prompts.py": PROMPTS, "app/graph.py": graph})
+    [(_, _, severity, _)] = _one(run_cli, root, "--no-cache")
+    assert severity == "warning"
+
+
+def test_measure_counts_literals_through_names_format_and_branches(tmp_path):
+    import libcst as cst
+
+    from promptcache.lint.index import Indexer
+    from promptcache.lint.walk import TreeFacts, walk
+
+    source = textwrap.dedent("""\
+        from .prompts import BASE
+        A = "abcd"
+        def f(p, flag):
+            x = A + "ef"
+            x += f"{p.name}gh"
+            y = "long text" if flag else "s"
+            return "-".join([x, y, BASE.format(p=p)])
+    """)
+    module = cst.parse_module(source)
+    indexer = Indexer()
+    walk(module, [indexer], TreeFacts())
+    index = indexer.index
+    func = next(s for s in index.scopes if s.name == "f")
+    [ret] = func.returns
+    # "-" + ("abcd" + "ef" + "gh") + "long text" (the longer arm) + BASE from .prompts
+    assert measure(index, ret, func) == Size(1 + 8 + 9, frozenset({".prompts.BASE"}))
+    # a call the module does not define is unknown text as the prompt itself, and 0 as a value filled into one
+    call = cst.parse_expression("load('x')")
+    assert measure(index, call, func) is None
+    assert measure(index, call, func, filled=True) == Size()
