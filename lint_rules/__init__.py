@@ -4,7 +4,8 @@
   :mod:`lint_rules.volatile_blocks` (PC103-PC105): the same in cached message blocks, tool definitions and
   ``prompt_cache_key=``;
 - :mod:`lint_rules.history` (PC2xx): conversation history rewritten instead of appended;
-- :mod:`lint_rules.ordering` (PC301, PC302, PC305): tool lists in an order the program does not fix;
+- :mod:`lint_rules.ordering` (PC301, PC302): tool lists in an order the program does not fix;
+  :mod:`lint_rules.mcp_listing` (PC305): MCP listings unsorted or re-listed each turn;
   :mod:`lint_rules.content_order` (PC303, PC304): shuffled examples and unsorted JSON;
 - :mod:`lint_rules.whitespace` (PC401-PC403) and :mod:`lint_rules.characters` (PC404-PC406): invisible
   differences in prompt text (one family in two modules, to keep each under ~400 lines);

@@ -1,5 +1,5 @@
-"""PC301, PC302, PC305: tool lists in an order the program does not fix (shuffles and JSON keys, PC303 and
-PC304, are in :mod:`lint_rules.content_order`).
+"""PC301, PC302: tool lists in an order the program does not fix (shuffles and JSON keys, PC303 and PC304, are
+in :mod:`lint_rules.content_order`; MCP listings, PC305, in :mod:`lint_rules.mcp_listing`).
 
 Tools render first in every provider's request, and JSON key order is content.
 A set, a directory listing, a shuffle or an unsorted ``json.dumps`` can give
@@ -341,96 +341,4 @@ class ToolsFromFilesystemOrder(FlowRule):
         # filled once per listed file by `+=` or by rebinding the list from itself
         Invalid(_CLAUDE + "import os\ndef run(q):\n    tools = []\n    for n in os.listdir('t'):\n        tools += [{'name': n}]\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n", line=6),
         Invalid(_CLAUDE + "import os\ndef run(q):\n    tools = []\n    for n in os.listdir('t'):\n        tools = [*tools, {'name': n}]\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=q)\n", line=6),
-    ]
-
-
-class McpToolsUnsorted(FlowRule):
-    """
-    ## What it does
-    Finds tools taken from an MCP server's ``list_tools()`` without sorting
-    them by name, or listed again on every turn.
-
-    ## Why is this bad?
-    The server decides the order of ``list_tools()``: a reconnect, a restart
-    or a new server version can reorder it. Tools render first, so a reordered
-    list is a new prefix. Re-listing per turn also picks up added or removed
-    tools mid-conversation, invalidating the cached conversation.
-
-    ## Example
-    ```python
-    tools=[to_tool(t) for t in (await session.list_tools()).tools]
-    ```
-
-    ## Use instead
-    ```python
-    listed = await session.list_tools()          # once, when connecting
-    self.tools = [to_tool(t) for t in sorted(listed.tools, key=lambda t: t.name)]
-    ```
-
-    ## When it does not fire
-    The tools are listed once (outside the request loop and the request
-    handler) and sorted by name. In a function whose LLM calls all run inside
-    a loop (a conversation or agent loop), only the loop body is the per-turn
-    path: listing the tools before the loop is listing them once.
-    """
-
-    code = "PC305"
-    name = "mcp-tools-unsorted"
-    severity = Severity.WARNING
-    message = (
-        "tools= comes from MCP list_tools() {detail}: the server decides the order and the set, and tools render "
-        "first, so a reorder or change invalidates the whole prefix; list once and sort by name"
-    )
-
-    def findings(self, flow) -> list:
-        """An unsorted MCP listing on ``tools=`` (unless shuffled: PC303), else a sorted listing that is
-        made again on the per-turn path (unless a set or directory order on it is reported: PC301, PC302)."""
-        if flow.area != "tools" or self.owned_by(flow, (S.SHUFFLED, "PC303")):
-            return []
-        if flow.has(S.MCP):
-            return [self.issue(flow, detail="unsorted", sources=flow.of(S.MCP))]
-        if self.owned_by(flow, (S.FS_ORDER, "PC302"), (S.UNORDERED, "PC301")):
-            return []
-        return [self.issue(flow, node=s.origin, detail="re-listed") for s in flow.of(S.MCP_CALL)
-                if s.origin is not None and self.flow.turns.per_turn(s.origin)]
-
-    def issues(self) -> list:
-        """One report per listing: uses of the same unsorted ``list_tools()`` results (autogen's
-        ``mcp_server_tools()`` returns them in three branches) are fixed by one ``sorted()`` where they are listed."""
-        seen, out = set(), []
-        for issue in super().issues():
-            if issue.detail == "unsorted":
-                origins = [s.origin for s in issue.sources if s.kind == S.MCP]
-                listings = frozenset(map(id, origins)) if origins and None not in origins else None
-                if listings is not None and listings in seen:
-                    continue
-                seen.add(listings)
-            out.append(issue)
-        return out
-
-    def issue_message(self, issue) -> str:
-        return self.message.format(detail="without sorting by name" if issue.detail == "unsorted" else "again on every turn")
-
-    VALID = [
-        _CLAUDE + "class A:\n    async def connect(self, s):\n        listed = await s.list_tools()\n        self.tools = [{'name': t.name} for t in sorted(listed.tools, key=lambda t: t.name)]\n    async def ask(self, m):\n        return client.messages.create(model='m', tools=self.tools, messages=m)\n",
-        _CLAUDE + "async def names(s):\n    return [t.name for t in (await s.list_tools()).tools]\n",
-        _CLAUDE + "TOOLS = [{'name': 'a'}]\nasync def ask(s, m):\n    await s.list_tools()\n    return client.messages.create(model='m', tools=TOOLS, messages=m)\n",
-        # Listed once before the turn loop: only the loop body is the per-turn path.
-        _CLAUDE + "async def agent(session, questions):\n    listed = await session.list_tools()\n    tools = sorted(({'name': t.name} for t in listed.tools), key=lambda t: t['name'])\n    history = []\n    for q in questions:\n        history.append({'role': 'user', 'content': q})\n        r = client.messages.create(model='m', tools=tools, messages=history)\n        history.append({'role': 'assistant', 'content': r.content})\n",
-        # Issue 11 (agno's MCP test client): a tool-named method returning the tools' names, not definitions.
-        _CLAUDE + "class Client:\n    async def list_tools(self):\n        result = await self.session.list_tools()\n        return [tool.name for tool in result.tools]\n",
-        # Review (s26): an own wrapper that sorts by name, on an instance made in the expression, listed once.
-        _CLAUDE + "class MCPClient:\n    def __init__(self, session):\n        self.session = session\n    async def list_tools(self):\n        listed = await self.session.list_tools()\n        return sorted(listed.tools, key=lambda t: t.name)\nasync def agent(session, questions):\n    tools = await MCPClient(session).list_tools()\n    history = []\n    for q in questions:\n        history.append({'role': 'user', 'content': q})\n        r = await client.messages.create(model='m', max_tokens=9, messages=history, tools=[{'name': t.name} for t in tools])\n        history.append({'role': 'assistant', 'content': r.content})\n",
-    ]
-    INVALID = [
-        # The same method returning definitions built from the listing is a tool builder.
-        Invalid(_CLAUDE + "class Client:\n    async def list_tools(self):\n        result = await self.session.list_tools()\n        return [{'name': tool.name, 'input_schema': tool.inputSchema} for tool in result.tools]\n", line=6),
-        Invalid(_CLAUDE + "async def ask(s, m):\n    return client.messages.create(model='m', messages=m,\n        tools=[{'name': t.name} for t in (await s.list_tools()).tools])\n", line=5),
-        Invalid(_CLAUDE + "async def ask(s, m):\n    listed = await s.list_tools()\n    tools = sorted(listed.tools, key=lambda t: t.name)\n    return client.messages.create(model='m', tools=tools, messages=m)\n", line=4),
-        Invalid(_CLAUDE + "class A:\n    async def connect(self, s):\n        self.tools = (await s.list_tools()).tools\n    async def ask(self, m):\n        return client.messages.create(model='m', tools=self.tools, messages=m)\n", line=7),
-        # An app's own wrapper over the SDK's listing, on an instance made here or at module level: the call is
-        # followed into what the method returns (an own registry's list_tools() is VALID in PC306's cases).
-        Invalid(_CLAUDE + "class MCPClient:\n    def __init__(self, session):\n        self.session = session\n    async def list_tools(self):\n        return (await self.session.list_tools()).tools\nasync def ask(session, m):\n    tools = await MCPClient(session).list_tools()\n    return client.messages.create(model='m', messages=m, tools=[{'name': t.name} for t in tools])\n", line=10),
-        Invalid(_CLAUDE + "class MCPClient:\n    async def list_tools(self):\n        return (await self.session.list_tools()).tools\nMCP = MCPClient()\nasync def ask(m):\n    tools = await MCP.list_tools()\n    return client.messages.create(model='m', messages=m, tools=[{'name': t.name} for t in tools])\n", line=9),
-        Invalid(_CLAUDE + "async def agent(session, questions):\n    history = []\n    for q in questions:\n        listed = await session.list_tools()\n        tools = sorted(listed.tools, key=lambda t: t.name)\n        history.append({'role': 'user', 'content': q})\n        client.messages.create(model='m', tools=tools, messages=history)\n", line=6),
     ]

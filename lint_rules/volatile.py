@@ -416,6 +416,9 @@ class PerRequestDataInSystemPrompt(FlowRule):
         _CLAUDE + "def ask(messages, notes):\n    messages[0]['content'] += f'\\nNotes: {notes}'\n    return client.messages.create(model='m', max_tokens=9, messages=messages[-3:])\n",
         # Issue 11 (shared case pc304_glossary_in_system.py): a database handle is not request data; a constant query.
         _CLAUDE + "import psycopg\ndef ask(conn: psycopg.Connection, q):\n    row = conn.execute('SELECT text FROM rules').fetchone()\n    return client.messages.create(model='m', max_tokens=9, system=row[0], messages=[q])\n",
+        # Issue 11 (OpenManus, blind set 17): a `username` of a settings object another module makes at import is a
+        # setting read at start-up, not a user's identity (flask's `g.user.name` or `current_user.email` still are).
+        _OPENAI + "from app.config import config\ndef browse(q):\n    proxy = f'{config.browser_config.proxy.username}@{config.browser_config.proxy.server}'\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Browse through {proxy}.'}, {'role': 'user', 'content': q}])\n",
         # Issue 11 (open_deep_research): LangGraph's `Configuration.from_runnable_config(config)` is the run's
         # settings, one value per deployment or assistant.
         "from langchain_core.messages import HumanMessage, SystemMessage\nfrom langchain_core.runnables import RunnableConfig\nfrom langchain.chat_models import init_chat_model\nfrom app.configuration import Configuration\nmodel = init_chat_model('gpt-4.1')\nasync def supervisor(state, config: RunnableConfig):\n    configurable = Configuration.from_runnable_config(config)\n    system = f'You lead the research. Stop after {configurable.max_iterations} rounds.'\n    return await model.ainvoke([SystemMessage(content=system), HumanMessage(content=state['brief'])])\n",

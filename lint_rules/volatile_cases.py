@@ -180,6 +180,9 @@ PC102_INVALID = [
     # Field-sensitive taint must not hide these (issue 11 review): an imported per-request value, and a
     # field the constructor does not name (a property may derive it from `user_id`).
     Invalid(_CLAUDE + "from flask_login import current_user\ndef ask(q):\n    return client.messages.create(model='m', system=f'Helping {current_user}', messages=[])\n", line=5),
+    # Issue 11 (blind set 17): an imported object's identity attribute stands when the object is a framework's
+    # request context or its own name says whose it is (an app's `current_user` proxy).
+    Invalid(_CLAUDE + "from flask import g\nfrom app.auth import current_user\ndef ask(q):\n    return client.messages.create(model='m', system=f'Helping {g.user.email} for {current_user.org_id}', messages=[])\n", line=6),
     Invalid(_CLAUDE + "from .ctx import AgentContext\ndef ask(q, user_id):\n    ctx = AgentContext(user_id=user_id, model='m')\n    return client.messages.create(model='m', system=ctx.system_prompt, messages=[])\n", line=6),
     Invalid(_CLAUDE + "def ask(user, q):\n    return client.messages.create(model='m', system=f'Talking to {user.email}', messages=[])\n", line=4),
     Invalid(_OPENAI + "def ask(doc, q):\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'system', 'content': f'Answer from this document:\\n{doc}'}, {'role': 'user', 'content': q}])\n", line=5),

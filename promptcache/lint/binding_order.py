@@ -3,7 +3,8 @@
 The taint engine is flow-insensitive (a name carries the union of its bindings); this narrows it for the one
 shape where that is plainly wrong: ``meta = None; prepare(meta=meta); meta = Meta(created=now())`` (onyx's
 ``process_with_prompt_cache``): the clock assigned *after* the use does not reach it. Conservative: only a
-plain rebinding (``=``, ``:=``; never ``+=`` or a mutation, which can change an object shared with the read),
+plain rebinding (``=``, ``:=``, ``with ... as``, a ``for`` target; never ``+=`` or a mutation, which can change
+an object shared with the read),
 only when the binding statement comes after the read in source order under their closest common ancestor,
 and no loop (``for``, ``while``, a comprehension) inside the function encloses both. And for its mirror image
 (:func:`overwritten`): a binding that a plain ``x = ...`` statement replaces on every path before the read.

@@ -24,7 +24,7 @@ from promptcache.lint.iteration_order import loop_order, picking_loops, set_valu
 from promptcache.lint.rendering import rendered_whole
 from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated, through_call
 from promptcache.lint.untaken_branches import none_at, switched_off
-from promptcache.lint.value_syntax import constructor_call, date_format, literal_key
+from promptcache.lint.value_syntax import constructor_call, date_format, literal_key, typed_elsewhere
 from promptcache.lint.walk import ancestors, descendants
 
 
@@ -186,7 +186,7 @@ class CallTaint:
             # and id-named fields stay sources by their names; `config["configurable"]["preferences"]` read
             # directly, or a config built from the state, stays per-request.
             return EMPTY
-        if method == "list_tools":
+        if method == "list_tools" and not typed_elsewhere(self.index, func.value, scope):  # `_api: ApiRequest`
             if (own := self._own_method(func, scope)) is None:
                 return frozenset({source(S.MCP, "list_tools()", e), source(S.MCP_CALL, "list_tools()", e)})
             return self._apply_summary(own, e, scope)  # what the app's own method returns: its registry, or the SDK's listing

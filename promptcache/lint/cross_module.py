@@ -34,7 +34,7 @@ from promptcache.lint.finding import Finding, Severity
 from promptcache.lint.prompt_definitions import FIXED_CALL_ONLY
 from promptcache.lint.prompt_places import FIXED_CALL
 from promptcache.lint.prompt_uses import AFTER, UNKNOWN, UNSEEN
-from promptcache.lint.request_size import CHARS_PER_TOKEN, PER_REQUEST_CLAIM, SMALL_CLAIM, Weight
+from promptcache.lint.request_size import CHARS_PER_TOKEN, OPTIONAL, PER_REQUEST_CLAIM, SMALL_CLAIM, Weight
 
 
 class Settlement:
@@ -100,10 +100,10 @@ class Settlement:
             return finding
         chars = weight.size.chars
         for qualified in sorted(weight.size.symbols):
-            found = self._size_of(path, qualified)
-            if found is None:
+            found = self._size_of(path, qualified.removeprefix(OPTIONAL))
+            if found is None and not qualified.startswith(OPTIONAL):
                 return finding
-            chars += found
+            chars += found or 0
         tokens = chars // CHARS_PER_TOKEN
         if tokens >= weight.minimum:
             return finding

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint import sources as S
 from promptcache.lint.dict_view import string_key
 from promptcache.lint.index import Scope
 from promptcache.lint.rendering import managed
@@ -89,6 +90,18 @@ class FieldSensitivity:
             if returns and all(r is not None and len(r) > k and len(r) == len(returns[0]) for r in returns):
                 return self._apply_summary(callee, e, scope, element=k)
         return self.of(e, scope)
+
+    def _imported_setting(self, e: cst.Attribute, scope: Scope) -> bool:
+        """``config.browser_config.proxy.username``: an attribute of an object imported from another module, through
+        no identity-named step, is a setting read at start-up (:func:`promptcache.lint.sources.imported_setting`)."""
+        names, base = [], e.value
+        while isinstance(base, cst.Attribute):
+            names.append(base.attr.value)
+            base = base.value
+        bindings = self.index.lookup(base.value, scope)[1] if isinstance(base, cst.Name) else []
+        if not bindings or not all(b.kind == "import" for b in bindings):
+            return False
+        return S.imported_setting(self.index.qualified(base, scope) or base.value, [base.value, *names])
 
     def _field(self, e: cst.CSTNode, attr: str, scope: Scope) -> frozenset[Source]:
         """The sources that may reach field ``attr`` of the value of ``e``: those of its own keyword argument when

@@ -16,6 +16,7 @@ module's :func:`module_sizes` (:mod:`promptcache.lint.cross_module`).
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
@@ -37,6 +38,7 @@ PER_REQUEST_CLAIM = "each user or call gets its own copy of an otherwise identic
 SMALL_CLAIM = ("not a cost yet: this one-shot request shows about {tokens:,} tokens of text, below the {minimum:,}-token "
                "minimum cacheable length ({model}), so no cache entry is lost; once it grows, each user or call gets "
                "its own")
+OPTIONAL = "?"  # marks a symbol filled into a template (`f"{settings.NAME}"`): unknown, it counts 0
 CHARS_PER_TOKEN = 4  # the catalogue's estimate (lint-rules.md, PC604), as in promptcache.lint.markers
 _DEPTH = 24
 _TEXT_METHODS = frozenset({"strip", "lstrip", "rstrip", "replace", "lower", "upper", "title", "capitalize",
@@ -44,6 +46,7 @@ _TEXT_METHODS = frozenset({"strip", "lstrip", "rstrip", "replace", "lower", "upp
 _TRANSFORMS = frozenset({"textwrap.dedent", "inspect.cleandoc", "str", "textwrap.indent"})
 _READS = frozenset({"open", "io.open", "codecs.open"})
 _READ_METHODS = frozenset({"read", "read_text", "read_bytes", "readlines", "load", "loads"})
+_TEXT_NAME = re.compile(r"prompt|instruction|template|system|message|rules|persona|guideline", re.IGNORECASE)
 _CONSTRUCTORS = ("Message", "MessageParam", "Content", "Part", "Block", "BlockParam")
 _INVOKE_METHODS = frozenset({"invoke", "ainvoke", "stream", "astream", "batch", "abatch", "generate", "agenerate"})
 
@@ -54,7 +57,7 @@ class Size:
     text adds to it."""
 
     chars: int = 0
-    symbols: frozenset[str] = frozenset()
+    symbols: frozenset[str] = frozenset()  # a leading OPTIONAL: a value filled in, 0 when its module is not in the run
 
     def __add__(self, other: Size) -> Size:
         return Size(self.chars + other.chars, self.symbols | other.symbols)
@@ -111,14 +114,14 @@ def measure(index: Index, expr: cst.BaseExpression | None, scope: Scope, filled:
         return _total([Size(len(p.value)) if isinstance(p, cst.FormattedStringText) else m(p.expression, f=True)
                        for p in expr.parts])
     if isinstance(expr, cst.Name):
-        return _name(index, expr, scope, m)
+        return _name(index, expr, scope, m, filled)
     if isinstance(expr, cst.Attribute):
         qualified = index.qualified(expr, scope)
         root = expr
         while isinstance(root, cst.Attribute):
             root = root.value
         if qualified and isinstance(root, cst.Name) and any(b.kind == "import" for b in index.lookup(root.value, scope)[1]):
-            return Size(0, frozenset({qualified}))
+            return Size(0, frozenset({_symbol(qualified, filled)}))
         if isinstance(expr.value, cst.Name) and (cls := index.class_of_receiver(expr.value, scope)) is not None:
             return _largest([m(b.value, b.scope) for b in cls.attrs.get(expr.attr.value, ()) if b.kind == "assign"])
         return Size()  # an attribute of a parameter or an object: per-request or unknown, not shown
@@ -144,17 +147,25 @@ def measure(index: Index, expr: cst.BaseExpression | None, scope: Scope, filled:
     return Size()  # numbers, comprehensions over data, lambdas: nothing static shown
 
 
-def _name(index: Index, expr: cst.Name, scope: Scope, m) -> Size | None:
+def _name(index: Index, expr: cst.Name, scope: Scope, m, filled: bool) -> Size | None:
     found, bindings = index.lookup(expr.value, scope)
     if found is None:
         return Size()
     if any(b.kind == "import" for b in bindings):
         qualified = index.qualified(expr, scope)
-        return Size(0, frozenset({qualified})) if qualified else None
+        return Size(0, frozenset({_symbol(qualified, filled)})) if qualified else None
     grown = _total([m(b.value, b.scope) for b in bindings if b.kind in ("aug", "mutate")])
     # a parameter's default may be what most calls send (`def ask(q, rules=RULES)`); its other values are not shown
     base = _largest([m(b.value, b.scope) for b in bindings if b.kind in ("assign", "walrus", "with", "param")])
     return None if grown is None or base is None else base + grown
+
+
+def _symbol(qualified: str, filled: bool) -> str:
+    """An imported name as a :class:`Size` symbol: :data:`OPTIONAL` when it is a value filled into a template
+    (``{g.user.name}``), not a text constant (``{prompts.BASE}``, ``{SYSTEM_PROMPT}``), which must be measured."""
+    last = qualified.rsplit(".", 1)[-1]
+    text = last.isupper() or _TEXT_NAME.search(last) is not None
+    return OPTIONAL + qualified if filled and not text else qualified
 
 
 def _call(index: Index, call: cst.Call, scope: Scope, m, filled: bool) -> Size | None:
@@ -222,6 +233,8 @@ def _request(flow: FlowAnalysis, slot: Slot):
         if len(conversation) != 1:
             return None
         messages = conversation[0]
+        if isinstance(messages, cst.Name):
+            messages = _bound_list(flow, messages, slot.scope, call)
         if isinstance(messages, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
             pass  # `input="..."`: one user turn
         elif not _message_list(messages):
@@ -239,6 +252,8 @@ def _request(flow: FlowAnalysis, slot: Slot):
             node = up
         arg = parent.get(messages)
         call = parent.get(arg) if isinstance(arg, cst.Arg) else None
+        if isinstance(arg, cst.Assign):  # `messages = [system, user]`, then sent as it is
+            call = _sender(flow, arg, messages, slot.scope)
         if not isinstance(messages, cst.List) or not isinstance(call, cst.Call) or not _message_list(messages):
             return None
         sink = flow.sinks.sink_at(call, slot.scope)
@@ -251,6 +266,52 @@ def _request(flow: FlowAnalysis, slot: Slot):
     if sink is not None and (system := sink.kw("system")) is not None and system is not slot.expr:
         parts.append((system, False))
     return call, parts, slot.scope
+
+
+def _bound_list(flow: FlowAnalysis, name: cst.Name, scope: Scope, call: cst.Call) -> cst.List | None:
+    """The list literal a local ``name`` is bound to once, when nothing reads or adds to it between that and
+    ``call`` (an append after it, the reply kept, is fine) and both are in the same loop body; else None."""
+    bindings = flow.index.lookup(name.value, scope)[1]
+    assigns = [b for b in bindings if b.kind == "assign"]
+    order = flow.facts.order
+    at = order.get(call)
+    if len(assigns) != 1 or not isinstance(assigns[0].value, cst.List) or at is None:
+        return None
+    start = order.get(assigns[0].value, at)  # after the target name
+    if any(b is not assigns[0] and (b.kind not in ("mutate", "aug") or order.get(b.node, -1) <= at) for b in bindings):
+        return None
+    body = scope.node if scope.node is not None else flow.module
+    if any(start < order.get(n, -1) < at and n is not name for n in descendants(body, cst.Name) if n.value == name.value):
+        return None
+    parent = flow.facts.parent
+    return assigns[0].value if _loop_of(assigns[0].node, parent) is _loop_of(call, parent) else None
+
+
+def _sender(flow: FlowAnalysis, assign: cst.Assign, messages: cst.List, scope: Scope) -> cst.Call | None:
+    """The request call that sends the list ``assign`` binds to one name, as :func:`_bound_list` allows."""
+    if len(assign.targets) != 1 or not isinstance(target := assign.targets[0].target, cst.Name):
+        return None
+    for call, call_scope in flow.index.calls:
+        if call_scope is not scope:
+            continue
+        sink = flow.sinks.sink_at(call, scope)
+        method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+        sent = [v for _, v in sink.conversation()] if sink is not None else \
+            [a.value for a in call.args[:1]] if method in _INVOKE_METHODS else []
+        for value in sent:
+            if isinstance(value, cst.Name) and value.value == target.value \
+                    and _bound_list(flow, value, scope, call) is messages:
+                return call
+    return None
+
+
+def _loop_of(node: cst.CSTNode, parent: dict) -> cst.CSTNode | None:
+    up = parent.get(node)
+    while up is not None and not isinstance(up, (cst.FunctionDef, cst.Module)):
+        if isinstance(up, (cst.For, cst.While)):
+            return up
+        up = parent.get(up)
+    return None
 
 
 def _message_list(expr: cst.BaseExpression) -> bool:
@@ -314,4 +375,4 @@ def _smallest() -> int:
                    for m in known_models(p))
 
 
-__all__ = ["CHARS_PER_TOKEN", "PER_REQUEST_CLAIM", "SMALL_CLAIM", "Size", "Weight", "measure", "module_sizes", "one_shot_weight"]
+__all__ = ["CHARS_PER_TOKEN", "OPTIONAL", "PER_REQUEST_CLAIM", "SMALL_CLAIM", "Size", "Weight", "measure", "module_sizes", "one_shot_weight"]

@@ -235,6 +235,21 @@ def identity_name(name: str) -> bool:
     return not is_constant_name(name) and bool(_IDENTITY_RE.search(name))
 
 
+# Packages whose module-level objects are the current request's (flask's `request`, `g`, `session`, flask_login's
+# `current_user`, streamlit's `session_state`, chainlit's `user_session`): an attribute of those can be the user's.
+_REQUEST_CONTEXTS = ("flask", "quart", "flask_login", "werkzeug", "django", "starlette", "fastapi", "sanic",
+                     "aiohttp", "tornado", "streamlit", "chainlit", "gradio", "contextvars")
+
+
+def imported_setting(root_qualified: str, names: list[str]) -> bool:
+    """``config.browser_config.proxy.username`` (OpenManus): an attribute of an object another module makes at
+    import, through no identity-named step (``names``: the root and the attributes before the last), is a setting
+    read at start-up, not a user's data. Not for the request objects of web frameworks (``_REQUEST_CONTEXTS``)."""
+    if root_qualified.split(".", 1)[0] in _REQUEST_CONTEXTS:
+        return False
+    return not any(identity_name(n) or identity_attribute(n) for n in names)
+
+
 def identity_attribute(name: str) -> bool:
     """True for attribute names that identify a user on any object (``x.user_id``, ``x.email``).
 

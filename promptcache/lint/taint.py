@@ -226,9 +226,10 @@ class TaintEngine(CallTaint, FieldSensitivity):
         replaced = overwritten([b.node for b in bindings], [b.node for b in bindings if b.kind == "assign"], e, self.parents) \
             if found_scope is scope and self.parents is not None and len(bindings) > 1 else set()
         for binding in bindings:
-            if binding.kind in ("assign", "walrus") and found_scope is scope and scope.kind == "function" \
+            if binding.kind in ("assign", "walrus", "with", "for") and found_scope is scope and scope.kind == "function" \
                     and self.parents is not None and unreached(binding.node, e, self.parents):
-                continue  # `meta = None; prepare(meta=meta); meta = Meta(now())`: assigned after this read (onyx)
+                continue  # `meta = None; prepare(meta=meta); meta = Meta(now())`: assigned after this read (onyx;
+                # cognee: `with open(out_file, "w") as file` after `json.load(file)` of the input)
             if id(binding.node) in replaced:
                 continue  # `t = f"...{today}"; ...; t = "Given the input..."; use(t)`: rebound in between (quivr)
             out |= as_read(binding, e, self._binding(binding, e.value), self.of, self.parents)
@@ -303,6 +304,8 @@ class TaintEngine(CallTaint, FieldSensitivity):
         if qualified == "os.environ":
             return frozenset({source(S.ENV, "os.environ", e)})
         named = self._of_param(e.value, scope, self.names(attr, attribute=True, origin=e))
+        if any(s.kind == S.IDENTITY for s in named) and self._imported_setting(e, scope):
+            named = frozenset(s for s in named if s.kind != S.IDENTITY)  # `config.proxy.username`: a setting
         if any(s.kind == S.SUMMARY for s in named):
             if not self._import_constant(e, scope):
                 return named

@@ -9,7 +9,8 @@ openai-agents-python or OpenHands):
 - a parameter annotated as a number, a flag, a class or a literal choice: a task setting;
 - an import of a module or a class (``import locale``, ``from babel import Locale``): code;
 - ``d["title"] = ...``: a key written in the source, added in program order;
-- a call of a class by its CamelCase name, whose id and timestamp keywords are metadata.
+- a call of a class by its CamelCase name, whose id and timestamp keywords are metadata;
+- ``list_tools()`` of a parameter annotated with a class that is no MCP session or client: an app's registry.
 """
 
 from __future__ import annotations
@@ -150,5 +151,17 @@ def guard_flag(e: cst.IfExp) -> tuple[str, cst.BaseExpression] | None:
     return None
 
 
+def typed_elsewhere(index, receiver: cst.BaseExpression, scope) -> bool:
+    """``receiver`` is a parameter annotated with a class that is no MCP session, client or server
+    (Langchain-Chatchat's ``_api: ApiRequest``, its own HTTP API's tool registry): its ``list_tools()`` is not an
+    MCP listing (issue 11, blind set 17)."""
+    bindings = index.lookup(receiver.value, scope)[1] if isinstance(receiver, cst.Name) else []
+    notes = [b.node.annotation for b in bindings if b.kind == "param" and isinstance(b.node, cst.Param)]
+    if len(notes) != 1 or notes[0] is None:
+        return False
+    named = index.qualified(notes[0].annotation, scope) or ""
+    return bool(named) and "mcp" not in named.lower() and not named.endswith(("Session", "Client", "Server"))
+
+
 __all__ = ["PROMPT_FIELD", "annotation_types", "constructor_call", "date_format", "guard_flag", "imports_code", "literal_key",
-           "class_annotation", "handle_annotation"]
+           "class_annotation", "handle_annotation", "typed_elsewhere"]

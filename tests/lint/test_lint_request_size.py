@@ -135,3 +135,54 @@ def test_measure_counts_literals_through_names_format_and_branches(tmp_path):
     call = cst.parse_expression("load('x')")
     assert measure(index, call, func) is None
     assert measure(index, call, func, filled=True) == Size()
+
+
+def test_a_list_bound_to_a_name_is_one_shot_only_when_sent_as_written(tmp_path, run_cli):
+    # cognee (blind set 17): memories retrieved per question in a `messages` list sent at once; the reply appended
+    # after the call is no history of that request. A list grown in a loop, or handed to a helper first, is not
+    # one-shot.
+    path = tmp_path / "qa.py"
+    path.write_text(textwrap.dedent("""\
+        from openai import OpenAI
+        client = OpenAI()
+        def answer(memory, qa_pairs, user_id):
+            for qa in qa_pairs:
+                found = memory.search(query=qa["q"], user_id=user_id)
+                messages = [{"role": "system", "content": f"Context: {found}"}, {"role": "user", "content": qa["q"]}]
+                response = client.chat.completions.create(model="gpt-4.1", messages=messages)
+                messages.append({"role": "assistant", "content": response.choices[0].message.content})
+        def grows(memory, qa_pairs):
+            messages = [{"role": "system", "content": f"Context: {memory.search(query=qa_pairs[0])}"}]
+            for qa in qa_pairs:
+                messages.append({"role": "user", "content": qa})
+                client.chat.completions.create(model="gpt-4.1", messages=messages)
+        def handed(q, user):
+            messages = [{"role": "system", "content": f"You talk to {user.name}"}, {"role": "user", "content": q}]
+            add_history(messages)
+            return client.chat.completions.create(model="gpt-4.1", messages=messages)
+    """))
+    found = [(line, severity) for _, line, severity, _ in _one(run_cli, path, "--no-cache")]
+    assert found == [(6, "info"), (10, "warning"), (15, "warning")]
+
+
+def test_imported_values_filled_in_count_0_but_imported_prompt_text_must_be_measured(tmp_path, run_cli):
+    # `{g.user.name}` of a framework's request object is a value filled in; `{BASE}` / `{base_prompt}` from a
+    # module outside the run is prompt text of unknown length, so the warning stays.
+    (tmp_path / "filled.py").write_text(textwrap.dedent("""\
+        from flask import g
+        from openai import OpenAI
+        client = OpenAI()
+        def ask(q):
+            return client.chat.completions.create(model="gpt-4.1", messages=[
+                {"role": "system", "content": f"Talk to {g.user.name} of {g.user.org_id}."}, {"role": "user", "content": q}])
+    """))
+    (tmp_path / "text.py").write_text(textwrap.dedent("""\
+        from openai import OpenAI
+        from .prompts import BASE, base_prompt
+        client = OpenAI()
+        def ask(q, user):
+            return client.chat.completions.create(model="gpt-4.1", messages=[
+                {"role": "system", "content": f"{BASE}\\n{base_prompt}\\nTalk to {user.name}."}, {"role": "user", "content": q}])
+    """))
+    found = {name: severity for name, _, severity, _ in _one(run_cli, tmp_path, "--no-cache")}
+    assert found == {"filled.py": "info", "text.py": "warning"}

@@ -211,3 +211,50 @@ def test_rendering_joins_groups_lines_and_caps():
     message = SourcedMessage("{sources} {reach} {slot}; move the {value}", {"slot": "system="}, (a, b))
     assert message.render([(a, 3), (a, 5), (a, 9), (b, None)], 9) == "`now()` and `request_id` (lines 3 and 5) reach system=; move the values"
     assert message.render([(a, 9)], 9) == "`request_id` reaches system=; move the value"
+
+
+def test_a_with_binding_after_the_read_is_not_a_source():
+    # Issue 11 (cognee, blind set 17): `with open(out_file, "w") as file` after `json.load(file)` of the questions
+    # does not reach them: only the input file is named; a `for` target after the read is the same.
+    code = (
+        "import json\nfrom openai import OpenAI\nclient = OpenAI()\n"
+        "def answer(qa_file, out_file=None):\n"
+        "    with open(qa_file) as file:\n"
+        "        qa = json.load(file)\n"
+        "    for q in qa:\n"
+        "        client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Use {q}'}])\n"
+        "    if out_file:\n"
+        "        with open(out_file, 'w') as file:\n"
+        "            file.write('done')\n"
+        "        for file in [out_file]:\n"
+        "            print(file)\n"
+    )
+    finding = only(code, PerRequestDataInSystemPrompt)
+    assert finding.line == 8
+    assert finding.message.startswith("the per-request parameter `qa_file` (line 4) reaches the system message:")
+
+
+def test_an_mcp_listing_kept_from_connect_names_where_to_sort():
+    # Issue 11 (camel, blind set 12): listed in `connect()` and kept; "list once" is done already, so the message
+    # says where the listing is and to sort it there. A listing in the request handler keeps the first wording.
+    from lint_rules.mcp_listing import McpToolsUnsorted
+
+    code = (
+        "import anthropic\nclient = anthropic.Anthropic()\n"
+        "class Client:\n"
+        "    async def connect(self, session):\n"
+        "        self._tools = (await session.list_tools()).tools\n"
+        "    def get_tools(self):\n"
+        "        return [{'name': t.name} for t in self._tools]\n"
+        "    def ask(self, m):\n"
+        "        return client.messages.create(model='m', max_tokens=9, tools=self.get_tools(), messages=m)\n"
+    )
+    finding = only(code, McpToolsUnsorted)
+    assert finding.message.startswith("tools= comes from MCP list_tools() in connect(), unsorted, in the order the server gives")
+    handler = (
+        "import anthropic\nclient = anthropic.Anthropic()\n"
+        "async def ask(session, m):\n"
+        "    tools = [{'name': t.name} for t in (await session.list_tools()).tools]\n"
+        "    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=m)\n"
+    )
+    assert only(handler, McpToolsUnsorted).message.startswith("tools= comes from MCP list_tools() without sorting by name")
