@@ -7,7 +7,6 @@ model. Where the markers sit (PC601, PC602) is in :mod:`lint_rules.breakpoints`.
 
 from __future__ import annotations
 
-import functools
 import warnings
 
 import libcst as cst
@@ -15,6 +14,7 @@ import libcst as cst
 from promptcache.lint import markers as M
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import Invalid, LintRule
+from promptcache.lint.one_shot import smallest_minimum
 from promptcache.lint.walk import descendants
 from promptcache.providers import UnknownModelWarning, known_models, model_profile
 
@@ -23,12 +23,9 @@ _MARK = "'cache_control': {'type': 'ephemeral'}"
 
 
 
-@functools.lru_cache(maxsize=None)
 def _smallest_minimum() -> int:
     """The smallest minimum cacheable length of any Anthropic model in the providers data (tokens)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UnknownModelWarning)
-        return min(model_profile("anthropic", m).min_cacheable_tokens for m in known_models("anthropic"))
+    return smallest_minimum(("anthropic",))
 
 
 def _extreme_models() -> tuple[str, str, int]:

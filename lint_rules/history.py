@@ -13,7 +13,7 @@ import libcst as cst
 from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
 from promptcache.lint.prompt_uses import EXPORTED, PREFIX, returned_landings
-from promptcache.lint.rule import FlowRule, Invalid, LintRule
+from promptcache.lint.rule import FlowRule, LintRule
 
 from lint_rules.history_cases import (
     PC201_INVALID, PC202_BUILDER_VALID, PC202_INVALID, PC203_HYSTERESIS_VALID, PC203_INVALID, PC204_INVALID, PC204_NORMALISED_VALID, PC204_VALID)

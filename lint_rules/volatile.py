@@ -12,7 +12,7 @@ import dataclasses
 from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
 from promptcache.lint.prompt_definitions import definition_symbols
-from promptcache.lint.request_size import PER_REQUEST_CLAIM, one_shot_weight
+from promptcache.lint.one_shot import PER_REQUEST_CLAIM, one_shot_weight
 from promptcache.lint.rule import FlowRule, Valid
 from promptcache.lint.template_inputs import IMPORTERS
 
@@ -263,16 +263,20 @@ class PerRequestDataInSystemPrompt(FlowRule):
     rarely read again.
 
     A prefix shorter than the model's minimum cacheable length is never
-    cached, so this costs nothing yet in a **one-shot** request (its messages
-    a list literal, no history spliced in, no tools) whose literal text is
-    below that minimum: the finding is then **info**, and says how many
-    tokens the request shows (about 4 characters a token, through names,
-    ``.format``, same-module functions and the constants of the modules in
-    the run) against which minimum (the literal ``model=``'s in the providers
-    data, else 512: the smallest of the Anthropic, OpenAI, Gemini and Bedrock
-    models). It becomes a cost once the prompt grows. Text the code does
-    not show (a file read, a template from a module outside the run) keeps
-    the warning.
+    cached, so this costs nothing yet in a **one-shot** request (its
+    messages a list literal with nothing spliced in, no tools, no
+    ``previous_response_id=`` or ``**kwargs``) whose text is below that
+    minimum: the finding is then **info**, and says how many tokens the
+    request shows (about 4 characters a token: its literals through names,
+    ``.format``, same-module functions, a structured-output schema's class,
+    and the constants of the modules in the run; per-request values count
+    0) against which minimum (the ``model=``'s in the providers data, else
+    the smallest of the hosted models there). It becomes a cost once the
+    prompt grows. Text the code does not show (a file read, a prompt
+    registry, a ``system_prompt`` parameter, a template from a module
+    outside the run) and a model the providers data does not list (a
+    self-hosted one: vLLM and SGLang cache from the first block) keep the
+    warning.
 
     ## Example
     ```python
@@ -328,7 +332,7 @@ class PerRequestDataInSystemPrompt(FlowRule):
     name = "per-request-data-in-system-prompt"
     severity = Severity.WARNING
     message = (
-        "{sources} {reach} {slot}: " + PER_REQUEST_CLAIM + "; put per-request data in the final user message"
+        "{sources} {reach} {slot}: " + PER_REQUEST_CLAIM
     )
 
     def findings(self, flow) -> list:

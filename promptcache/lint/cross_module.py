@@ -34,7 +34,9 @@ from promptcache.lint.finding import Finding, Severity
 from promptcache.lint.prompt_definitions import FIXED_CALL_ONLY
 from promptcache.lint.prompt_places import FIXED_CALL
 from promptcache.lint.prompt_uses import AFTER, UNKNOWN, UNSEEN
-from promptcache.lint.request_size import CHARS_PER_TOKEN, OPTIONAL, PER_REQUEST_CLAIM, SMALL_CLAIM, Weight
+from promptcache.lint.markers import CHARS_PER_TOKEN
+from promptcache.lint.one_shot import PER_REQUEST_CLAIM, SMALL_CLAIM
+from promptcache.lint.request_size import OPTIONAL, Weight
 
 
 class Settlement:

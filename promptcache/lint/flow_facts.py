@@ -13,6 +13,7 @@ from functools import cached_property
 import libcst as cst
 
 from promptcache.lint import sources as S
+from promptcache.lint.request_size import Weight
 from promptcache.lint.slots import Slot
 from promptcache.lint.sources import Source
 
@@ -36,7 +37,7 @@ class Issue:
     more_slots: list[Slot] = field(default_factory=list)
     origin: cst.CSTNode | None = None  # where the first source starts (the listing call of PC302), when known
     fixed_call_only: bool = False  # stands only if an importer calls the builder with fixed arguments (cross_module)
-    weight: object = None  # a one-shot request's literal text (request_size.Weight): PC102 is info below the minimum
+    weight: Weight | None = None  # a one-shot request's literal text: PC102 is info below the minimum (cross_module)
 
 
 @dataclass(eq=False)

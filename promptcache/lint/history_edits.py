@@ -40,7 +40,7 @@ from promptcache.lint.dict_view import entries
 from promptcache.lint.expressions import argument, int_value, is_system_dict
 from promptcache.lint.history_positions import chosen_by_position
 from promptcache.lint.index import Scope
-from promptcache.lint.literal_messages import own_literal_dict
+from promptcache.lint.literal_messages import constant_text, own_literal_dict
 from promptcache.lint.normalising_edits import normalising_store
 from promptcache.lint.object_state import set_up
 from promptcache.lint.walk import descendants
@@ -314,7 +314,7 @@ def _static_system(value: cst.BaseExpression | None, turns: Turns, scope: Scope)
         return False
     values = [el.value for el in value.elements] if isinstance(value, cst.Dict) else [v for _, v in entries(value) or ()]
     # a dict literal, or an SDK param call (`ChatCompletionSystemMessageParam(role=..., content=...)`)
-    return all(_constant(turns, v, scope) and not isinstance(v, cst.BinaryOperation) for v in values)
+    return all(constant_text(turns, v, scope) and not isinstance(v, cst.BinaryOperation) for v in values)
 
 
 def constant_index(sub_or_expr: cst.CSTNode | None) -> int | None:

@@ -31,7 +31,7 @@ def own_literal_dict(turns: Turns, sub: cst.Subscript, at: int | None, scope: Sc
     ``messages[1]["content"] += f"Only search in {patterns}"`` ahead of its tool loop)."""
     lst = sub.value
     if at is None or at < 0 or not isinstance(lst, cst.Name) or not (
-            _constant(turns, value, scope) or _before_first_send(turns, lst.value, node, scope)):
+            constant_text(turns, value, scope) or _before_first_send(turns, lst.value, node, scope)):
         return False
     found, bindings = turns.index.lookup(lst.value, scope)
     if found is None or found.kind != "function" or not bindings:
@@ -70,14 +70,14 @@ def _before_first_send(turns: Turns, name: str, node: cst.CSTNode, scope: Scope)
     return True
 
 
-def _constant(turns: Turns, value: cst.BaseExpression | None, scope: Scope) -> bool:
+def constant_text(turns: Turns, value: cst.BaseExpression | None, scope: Scope) -> bool:
     """A literal, a module-level constant, or ``+`` of them."""
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
-        return _constant(turns, value.left, scope) and _constant(turns, value.right, scope)
+        return constant_text(turns, value.left, scope) and constant_text(turns, value.right, scope)
     if isinstance(value, cst.Name) and not is_literal(value):
         found, bindings = turns.index.lookup(value.value, scope)
         return found is not None and found.kind == "module" and bool(bindings) and all(b.kind == "assign" for b in bindings)
     return is_literal(value)
 
 
-__all__ = ["own_literal_dict"]
+__all__ = ["constant_text", "own_literal_dict"]

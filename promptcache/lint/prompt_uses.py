@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.imports import imported_modules, is_llm_module
-from promptcache.lint.prompt_places import AFTER, BUDGET, DEPTH, FIXED_CALL, LOG_METHODS, NOT_SENT, PREFIX, SYSTEM_ROLES, UNKNOWN, Placer, is_store
+from promptcache.lint.prompt_places import AFTER, DEPTH, FIXED_CALL, LOG_METHODS, NOT_SENT, PREFIX, SYSTEM_ROLES, UNKNOWN, Placer, is_store
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.dict_view import entry as dict_value
 from promptcache.lint.walk import descendants

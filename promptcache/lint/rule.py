@@ -28,6 +28,7 @@ from promptcache.lint.source_refs import SourcedMessage, agreement, source_refs
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.context import FileContext
     from promptcache.lint.dataflow import FlowAnalysis
+    from promptcache.lint.request_size import Weight
 
 _REGISTRY: dict[str, type[LintRule]] = {}
 
@@ -93,7 +94,8 @@ class LintRule:
         return self.context.flow
 
     def report(self, node: cst.CSTNode, message: str | SourcedMessage | None = None, fix: NodeFix | None = None,
-               severity: Severity | None = None, symbols: tuple[str, ...] | None = None, weight=None) -> None:
+               severity: Severity | None = None, symbols: tuple[str, ...] | None = None,
+               weight: Weight | None = None) -> None:
         """Report a finding of this rule at ``node`` (at ``severity`` when given, else the rule's).
 
         A :class:`~promptcache.lint.source_refs.SourcedMessage` names sources
