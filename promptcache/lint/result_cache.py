@@ -31,6 +31,7 @@ import json
 import os
 import sys
 import tempfile
+from importlib import resources
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -56,8 +57,8 @@ def _version(name: str) -> str:
 
 @functools.cache
 def _code_stamp() -> str:
-    """SHA-256 of the sources of the lint engine and of every registered rule's module (built-in and plugin
-    rules alike), once per process."""
+    """SHA-256 of the sources of the lint engine, of every registered rule's module (built-in and plugin rules
+    alike) and of the providers data, once per process."""
     import promptcache.lint as engine
     from promptcache.lint.registry import discover
 
@@ -71,6 +72,8 @@ def _code_stamp() -> str:
     stamp = hashlib.sha256()
     for name, path in sorted(files.items()):
         stamp.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    # the providers data: PC102 and PC603/PC604 read models' minimum cacheable lengths from it
+    stamp.update(resources.files("promptcache").joinpath("data/providers.toml").read_bytes())
     return stamp.hexdigest()
 
 
