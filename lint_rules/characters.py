@@ -137,7 +137,7 @@ class StripAsymmetry(TextRule):
     def check(self) -> None:
         order = self.flow.facts.order
         for slot in self.flow.system_slots:
-            if slot.kind != "system":
+            if slot.kind != "system" or slot.requires is not None:
                 continue
             groups: dict[str, list] = {}
             for variant in self.flow.text.variants(slot.expr, slot.scope):

@@ -11,6 +11,7 @@ import libcst as cst
 from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import FlowRule, Invalid
+from promptcache.lint.walk import descendants
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
@@ -84,7 +85,8 @@ class McpToolsUnsorted(FlowRule):
         if issue.detail != "unsorted":
             return self.message.format(detail="again on every turn")
         origins = [s.origin for s in issue.sources if s.kind == S.MCP]
-        where = {self._function_of(o) for o in origins if o is not None and not self.flow.turns.per_turn(o)}
+        where = {self._function_of(o) for o in origins if o is not None and not self.flow.turns.per_turn(o)
+                 and self._stored(o)}
         if len(where) == 1 and len(origins) == 1 and None not in where:
             # camel's `connect()` lists once per connection and keeps the list: "list once" is done already
             return self.once_message.format(function=where.pop())
@@ -95,6 +97,25 @@ class McpToolsUnsorted(FlowRule):
         "gives, which a reconnect or a new server version may change; tools render first, so that invalidates the "
         "whole prefix; sort by name where it is listed"
     )
+
+    def _stored(self, node) -> bool:
+        """The listing is kept on the object (``self._tools = (await s.list_tools()).tools``, or a name the
+        method then stores there): positive evidence that it is made once, not on every request."""
+        flow = self.flow
+        for anc in flow.facts.ancestors(node):
+            if isinstance(anc, cst.FunctionDef):
+                return False
+            if isinstance(anc, (cst.Assign, cst.AnnAssign)):
+                targets = [t.target for t in anc.targets] if isinstance(anc, cst.Assign) else [anc.target]
+                if any(isinstance(t, (cst.Attribute, cst.Subscript)) and flow.code(t).startswith("self.") for t in targets):
+                    return True
+                names = {t.value for t in targets if isinstance(t, cst.Name)}
+                func = next((a for a in flow.facts.ancestors(anc) if isinstance(a, cst.FunctionDef)), None)
+                return func is not None and any(
+                    any(flow.code(t.target).startswith("self.") for t in st.targets)
+                    and any(n.value in names for n in descendants(st.value, cst.Name))
+                    for st in descendants(func, cst.Assign))
+        return False
 
     def _function_of(self, node) -> str | None:
         for anc in self.flow.facts.ancestors(node):
@@ -117,6 +138,8 @@ class McpToolsUnsorted(FlowRule):
         _CLAUDE + "class MCPClient:\n    def __init__(self, session):\n        self.session = session\n    async def list_tools(self):\n        listed = await self.session.list_tools()\n        return sorted(listed.tools, key=lambda t: t.name)\nasync def agent(session, questions):\n    tools = await MCPClient(session).list_tools()\n    history = []\n    for q in questions:\n        history.append({'role': 'user', 'content': q})\n        r = await client.messages.create(model='m', max_tokens=9, messages=history, tools=[{'name': t.name} for t in tools])\n        history.append({'role': 'assistant', 'content': r.content})\n",
     ]
     INVALID = [
+        # Second review of stop 33: a parameter typed `Any` is no evidence that it is not an MCP session.
+        Invalid(_CLAUDE + "from typing import Any\nasync def ask(session: Any, m):\n    tools = [{'name': t.name} for t in (await session.list_tools()).tools]\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=m)\n", line=6),
         # The same method returning definitions built from the listing is a tool builder.
         Invalid(_CLAUDE + "class Client:\n    async def list_tools(self):\n        result = await self.session.list_tools()\n        return [{'name': tool.name, 'input_schema': tool.inputSchema} for tool in result.tools]\n", line=6),
         Invalid(_CLAUDE + "async def ask(s, m):\n    return client.messages.create(model='m', messages=m,\n        tools=[{'name': t.name} for t in (await s.list_tools()).tools])\n", line=5),

@@ -135,13 +135,13 @@ class VolatileInSystemPrompt(FlowRule):
     )
 
     def findings(self, flow) -> list:
-        """A volatile source on a value that reaches the system prompt (identities on it are named too)."""
+        """A volatile source on a value that reaches the system prompt (a user identity beside it is PC102's)."""
         if flow.area != "system" or not flow.has(S.VOLATILE) or flow.after_last_breakpoint or flow.behind_template_input is True:
             return []
         clocks = flow.of(S.VOLATILE)
         if flow.slot.sanitiser != "sdk" and all(s.import_time and s.daily for s in clocks):
             return []  # a date fixed per process: every process started that day sends the same prefix (issue 11)
-        issue = self.issue(flow, detail=clocks[0].detail, sources=flow.of(S.VOLATILE, S.IDENTITY))
+        issue = self.issue(flow, detail=clocks[0].detail, sources=clocks)  # a user's name beside it: PC102
         if flow.behind_template_input == IMPORTERS:  # the importers' calls decide, when they can be settled
             issue.fixed_call_only = True
             if definition_symbols(self.flow, issue) is None:
@@ -340,12 +340,19 @@ class PerRequestDataInSystemPrompt(FlowRule):
         volatile, shuffled or a summary is reported by that rule (PC101, PC303, PC202) when it is enabled. Unsorted
         JSON of per-request data is two problems (key order: PC304, ``sort_keys=True``; per-request data: this
         rule, move it to the user turn), both reported."""
-        if flow.area != "system" or flow.after_last_breakpoint or self.owned_by(flow, (S.VOLATILE, "PC101"), (S.SHUFFLED, "PC303"), (S.SUMMARY, "PC202")):
+        if flow.area != "system" or flow.after_last_breakpoint or self.owned_by(flow, (S.SHUFFLED, "PC303"), (S.SUMMARY, "PC202")):
             return []
-        params = flow.per_request_params()
-        if flow.has(S.IDENTITY):
-            detail = f"the user identity `{flow.of(S.IDENTITY)[0].detail}`"
-            issue = self.issue(flow, detail=detail, sources=flow.of(S.IDENTITY) + params)
+        clocks = self.owned_by(flow, (S.VOLATILE, "PC101"))
+        # beside a clock (PC101's), a user's name or a per-request parameter is still this rule's (newcomer, stop
+        # 33): not a name the clock's own value carries (`session_id`), nor the parameter a caller's clock came in by
+        volatile = flow.of(S.VOLATILE) if clocks else ()
+        taken, carriers = {id(s.origin) for s in volatile}, {(s.func_id, s.index) for s in volatile if s.func_id}
+        named = {s.detail for s in volatile}  # `now`, `session_id`: a parameter named as a clock or an id
+        identities = tuple(s for s in flow.of(S.IDENTITY) if s.origin is None or id(s.origin) not in taken)
+        params = tuple(p for p in flow.per_request_params() if (p.func_id, p.index) not in carriers and p.detail not in named)
+        if identities:
+            detail = f"the user identity `{identities[0].detail}`"
+            issue = self.issue(flow, detail=detail, sources=identities + params)
         elif params:
             issue = self.issue(flow, detail=f"the per-request parameter `{params[0].detail}`", sources=params)
         else:

@@ -130,6 +130,10 @@ PC101_INVALID = [
 
 # PC102 (PerRequestDataInSystemPrompt)
 PC102_INVALID = [
+    # Newcomer (stop 33): a user's name or a per-request parameter beside a clock is this rule's too (the clock is
+    # PC101's; test_lint_sources checks that both are reported).
+    Invalid(_CLAUDE + "from datetime import date\ndef reply(customer_name, history, q):\n    system = f'Help customers. Today is {date.today()}. The customer is {customer_name}.'\n    return client.messages.create(model='m', max_tokens=9, system=system, messages=history + [q])\n", line=6),
+    Invalid(_CLAUDE + "from datetime import datetime\ndef reply(user, history, q):\n    system = f'Now {datetime.now()}.\\nThe customer is {user.name}.'\n    return client.messages.create(model='m', max_tokens=9, system=system, messages=history + [q])\n", line=6),
     # ... its bounds (AI-Scientist's exclusion): a call that passes the parameter values, the parameter rebound.
     Invalid('from openai import OpenAI\nSYSTEM = "You add citations. You have {total_rounds} rounds."\ndef get_prompt(client, draft, current_round, total_rounds):\n    return client.chat.completions.create(model="m", messages=[{"role": "system", "content": SYSTEM.format(total_rounds=total_rounds)}, {"role": "user", "content": f"Round {current_round}: {draft}"}])\ndef writeup(client, drafts, num_rounds=20):\n    for i, draft in enumerate(drafts):\n        get_prompt(client, draft, i, num_rounds)\nif __name__ == "__main__":\n    for n in (5, 10):\n        writeup(OpenAI(), ["a", "b"], num_rounds=n)\n', line=4),
     Invalid('from openai import OpenAI\nSYSTEM = "You add citations. You have {total_rounds} rounds."\ndef get_prompt(client, draft, current_round, total_rounds):\n    return client.chat.completions.create(model="m", messages=[{"role": "system", "content": SYSTEM.format(total_rounds=total_rounds)}, {"role": "user", "content": f"Round {current_round}: {draft}"}])\ndef writeup(client, drafts, num_rounds=20):\n    for i, draft in enumerate(drafts):\n        num_rounds -= 1\n        get_prompt(client, draft, i, num_rounds)\nif __name__ == "__main__":\n    writeup(OpenAI(), open("d").read().split("\\n\\n"))\n', line=4),

@@ -34,6 +34,7 @@ class Report:
     severity: Severity | None = None
     symbols: tuple[str, ...] | None = None
     weight: Weight | None = None  # a one-shot request's literal text (PC102): below the minimum, it is info
+    requires: tuple[str, str] | None = None  # (imported template, variable): stands only if the template names it
 
 
 @dataclass(eq=False)
@@ -68,5 +69,6 @@ class FileContext:
         self.index.release()
 
     def add(self, rule: LintRule, node: cst.CSTNode, message: str | SourcedMessage, fix: NodeFix | None,
-            severity: Severity | None = None, symbols: tuple[str, ...] | None = None, weight: Weight | None = None) -> None:
-        self.reports.append(Report(type(rule), node, message, fix, severity, symbols, weight))
+            severity: Severity | None = None, symbols: tuple[str, ...] | None = None, weight: Weight | None = None,
+            requires: tuple[str, str] | None = None) -> None:
+        self.reports.append(Report(type(rule), node, message, fix, severity, symbols, weight, requires))

@@ -45,6 +45,7 @@ class Settlement:
     def __init__(self, paths: list[Path], results: list[FileResult], scans: dict[Path, prefilter.Scan]):
         self.landings: dict[tuple[Path, str], set[str]] = {}
         self.sizes = {p: r.sizes for p, r in zip(paths, results) if r.sizes}
+        self.fields = {p: r.fields for p, r in zip(paths, results) if r.fields}
         self.scans = scans
         self._table = None
         wanted = {p: {s.removesuffix(FIXED_CALL_ONLY) for symbols in r.depends.values() for s in symbols}
@@ -85,6 +86,9 @@ class Settlement:
     def settle(self, path: Path, result: FileResult) -> FileResult:
         """``result`` without the findings whose definitions are only used after the prefix, and with the
         findings of one-shot requests shorter than the minimum cacheable length at info level."""
+        if result.requires:  # a value filled into an imported template: only if the template names its variable
+            result = replace(result, findings=[f for f in result.findings if (f.code, f.line) not in result.requires
+                                               or any(self._names(path, *r) for r in result.requires[(f.code, f.line)])])
         if result.weights:
             result = replace(result, findings=[self._weighed(path, f, result.weights.get((f.code, f.line)))
                                                for f in result.findings])
@@ -114,17 +118,24 @@ class Settlement:
             return replace(finding, severity=Severity.INFO, message=finding.message.replace(PER_REQUEST_CLAIM, claim))
         return replace(finding, severity=Severity.INFO, message=f"{finding.message}; {claim}")
 
+    def _names(self, path: Path, qualified: str, variable: str) -> bool:
+        """Whether the template constant an import names, in a module of the run, has the field ``variable``."""
+        return variable in self._lookup(self.fields, path, qualified, ())
+
     def _size_of(self, path: Path, qualified: str) -> int | None:
         """The text size of the module constant an import names, from the defining module's result; None when
         that module is not in the run, or the name is not a constant it shows whole."""
+        return self._lookup(self.sizes, path, qualified, None)
+
+    def _lookup(self, table: dict, path: Path, qualified: str, default):
+        """``table[file][symbol]`` for the file and symbol that the import ``qualified`` in ``path`` names."""
         if self._table is None:
             self._table = prefilter.module_table(self.scans)
         for module, symbol, _ in _readings(qualified):
             for target in prefilter.resolve(path, module, self.scans, self._table):
-                if symbol in self.sizes.get(target, {}):
-                    return self.sizes[target][symbol]
-        return None
-
+                if symbol in table.get(target, {}):
+                    return table[target][symbol]
+        return default
 
 def _conditional(result: FileResult) -> bool:
     return any(s.endswith(FIXED_CALL_ONLY) for symbols in result.depends.values() for s in symbols)

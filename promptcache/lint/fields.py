@@ -93,7 +93,7 @@ class FieldSensitivity:
 
     def _imported_setting(self, e: cst.Attribute, scope: Scope) -> bool:
         """``config.browser_config.proxy.username``: an attribute of an object imported from another module, through
-        no identity-named step, is a setting read at start-up (:func:`promptcache.lint.sources.imported_setting`)."""
+        a settings-named step, is a setting read at start-up (:func:`promptcache.lint.sources.imported_setting`)."""
         names, base = [], e.value
         while isinstance(base, cst.Attribute):
             names.append(base.attr.value)
@@ -101,7 +101,7 @@ class FieldSensitivity:
         bindings = self.index.lookup(base.value, scope)[1] if isinstance(base, cst.Name) else []
         if not bindings or not all(b.kind == "import" for b in bindings):
             return False
-        return S.imported_setting(self.index.qualified(base, scope) or base.value, [base.value, *names])
+        return S.imported_setting([base.value, *names])
 
     def _field(self, e: cst.CSTNode, attr: str, scope: Scope) -> frozenset[Source]:
         """The sources that may reach field ``attr`` of the value of ``e``: those of its own keyword argument when

@@ -28,6 +28,7 @@ from promptcache.lint.positions import node_ranges, source_lines
 from promptcache.lint.prompt_uses import UNSEEN, import_uses
 from promptcache.lint.request_size import Weight, module_sizes
 from promptcache.lint.rule import LintRule, registered
+from promptcache.lint.template_fills import template_fields
 from promptcache.lint.source_refs import SourcedMessage, SourceRef
 from promptcache.lint.unused_noqa import UnusedNoqa, unused
 from promptcache.lint.walk import TreeFacts, walk
@@ -58,7 +59,9 @@ class FileResult:
     ``UNSEEN`` when the file's uses could not be computed (a file-level ``# promptcache: noqa``, a file that
     does not parse or could not be analysed), so that whatever it imports counts as used somewhere unknown.
     ``weights``: a finding's one-shot request text, and ``sizes``: the text of this module's constants
-    (:mod:`promptcache.lint.request_size`), settled into the finding's severity by the run.
+    (:mod:`promptcache.lint.request_size`), settled into the finding's severity by the run; ``requires``: a
+    finding's imported template and variable, and ``fields``: the variables of this module's template constants
+    (:mod:`promptcache.lint.template_fills`), settled into whether the finding stands.
     """
 
     path: str
@@ -68,6 +71,8 @@ class FileResult:
     uses: dict[str, tuple[str, ...]] = field(default_factory=dict)
     weights: dict[tuple[str, int], Weight] = field(default_factory=dict)
     sizes: dict[str, int] = field(default_factory=dict)
+    requires: dict[tuple[str, int], tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def parse(data: bytes, path: str) -> cst.Module | Finding:
@@ -195,11 +200,12 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
     # Every file that imports code gives its uses; the run counts only LLM code's (cross_module, pre-filter).
     uses = import_uses(context.flow) if _imports_code(context.index) else {}
     sizes = module_sizes(context.index)
+    fields = template_fields(context.index)
     has_noqa = _NOQA_BYTES.search(data) is not None
     check_noqa = (has_noqa and any(rule.code == UnusedNoqa.code for rule in rules)
                   and _NOQA_PC_BYTES.search(data) is not None)
     if not context.reports and not check_noqa:
-        return FileResult(path, [], True, uses=uses, sizes=sizes)
+        return FileResult(path, [], True, uses=uses, sizes=sizes, fields=fields)
     targets = [r.node for r in context.reports]
     for report in context.reports:
         if report.fix is not None:
@@ -220,6 +226,7 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
     severities: dict[tuple[str, int], Severity] = {}
     depends: dict[tuple[str, int], set[str] | None] = {}  # None: a merged report stands on its own
     weights: dict[tuple[str, int], Weight | None] = {}  # None: a merged report without one
+    requires: dict[tuple[str, int], set | None] = {}  # any one met keeps it; None: a report that stands on its own
     for report in context.reports:
         r = ranges.get(report.node)
         if r is None:
@@ -238,6 +245,10 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
         else:
             depends.setdefault(key, set()).update(report.symbols)
         weights[key] = report.weight if weights.get(key, report.weight) == report.weight else None
+        if report.requires is None or (key in requires and requires[key] is None):
+            requires[key] = None
+        else:
+            requires.setdefault(key, set()).add(report.requires)
         severity = report.severity or report.rule.severity
         if key in kept:
             merged = kept[key][2]
@@ -275,7 +286,9 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
         findings += [f for f in stale if not suppression.is_suppressed(f.code, f.line, noqa)]
     kept_depends = {(f.code, f.line): tuple(sorted(d)) for f in findings if (d := depends.get((f.code, f.line)))}
     kept_weights = {(f.code, f.line): w for f in findings if (w := weights.get((f.code, f.line)))}
-    return FileResult(path, sorted(findings, key=lambda f: f.sort_key), True, kept_depends, uses, kept_weights, sizes)
+    kept_requires = {(f.code, f.line): tuple(sorted(r)) for f in findings if (r := requires.get((f.code, f.line)))}
+    return FileResult(path, sorted(findings, key=lambda f: f.sort_key), True, kept_depends, uses, kept_weights, sizes,
+                      kept_requires, fields)
 
 
 def _imports_code(index) -> bool:

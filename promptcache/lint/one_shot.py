@@ -36,7 +36,7 @@ SMALL_CLAIM = ("at about {tokens:,} tokens this one-shot request is below the {m
                "the prompt grows")
 NO_MODEL = "no model named: the smallest hosted minimum"
 _NOT_ONE_SHOT = frozenset({"tools", "functions", "tool_config", "mcp_servers", "previous_response_id",
-                           "conversation", "tool_resources", "cached_content", "toolConfig"})
+                           "conversation", "tool_resources", "cached_content", "toolConfig", "prompt", "extra_body"})
 _SCHEMAS = frozenset({"response_format", "text_format", "output_type", "response_model"})
 _INVOKE_METHODS = frozenset({"invoke", "ainvoke", "stream", "astream", "batch", "abatch", "generate", "agenerate"})
 _DEPTH = 24
@@ -101,21 +101,23 @@ def _request(flow: FlowAnalysis, slot: Slot):
         chain = _model_chain(flow, call.func, slot.scope, call)
         if chain is None:
             return None
-        schemas += chain
+        schemas += chain[0]
+        call = chain[1]  # the constructor: its `model=` names the model
     if sink is not None and (system := sink.kw("system")) is not None and system is not slot.expr:
         parts.append((system, False))
     return call, parts, schemas, slot.scope
 
 
-def _model_chain(flow: FlowAnalysis, receiver: cst.BaseExpression, scope: Scope, at: cst.CSTNode) -> list | None:
-    """The structured-output schemas bound to the model ``receiver.invoke(...)`` calls, when the code shows the
-    model made from an imported constructor (``init_chat_model(...)``, ``ChatOpenAI(...)``) with no tools bound;
-    None when it may carry tools (``.bind_tools``, ``.bind(functions=...)``, ``|`` chains, a parameter). ``at``: the
-    node that reads ``receiver`` (which of a name's bindings reach it)."""
+def _model_chain(flow: FlowAnalysis, receiver: cst.BaseExpression, scope: Scope, at: cst.CSTNode):
+    """``(schemas, model call)``: the structured-output schemas bound to the model ``receiver.invoke(...)`` calls
+    and the LangChain constructor call that makes it (``init_chat_model(...)``, ``ChatOpenAI(...)``, imported from
+    a ``langchain`` package), when the code shows that call with nothing bound but ``with_structured_output``;
+    None when the model may carry tools (any ``.bind*``, ``|`` chains, a parameter, an imported object or factory,
+    a name bound more than once at module level). ``at``: the node that reads ``receiver``."""
     schemas: list = []
     for _ in range(_DEPTH):
         if isinstance(receiver, cst.Attribute):
-            if receiver.attr.value == "bind_tools":
+            if receiver.attr.value.startswith("bind"):
                 return None
             if isinstance(receiver.value, cst.Name) and (cls := flow.index.class_of_receiver(receiver.value, scope)):
                 values = [b for b in cls.attrs.get(receiver.attr.value, ()) if b.kind == "assign"]
@@ -130,21 +132,32 @@ def _model_chain(flow: FlowAnalysis, receiver: cst.BaseExpression, scope: Scope,
             func = receiver.func
             if isinstance(func, cst.Attribute) and func.attr.value == "with_structured_output" and receiver.args:
                 schemas.append(receiver.args[0].value)
+            elif isinstance(func, cst.Name):
+                bindings = flow.index.lookup(func.value, scope)[1]
+                if bindings and all(b.kind == "import" for b in bindings):
+                    made = flow.index.qualified(func, scope) or ""
+                    return (schemas, receiver) if made.startswith("langchain") else None
             receiver = func
         elif isinstance(receiver, cst.Name):
-            bindings = flow.index.lookup(receiver.value, scope)[1]
-            if bindings and all(b.kind == "import" for b in bindings):
-                return schemas  # `init_chat_model`, `ChatOpenAI`: a model made here
+            found, bindings = flow.index.lookup(receiver.value, scope)
+            if found is not None and found.kind == "module" and (len(bindings) != 1 or _declared_global(flow, receiver.value)):
+                return None  # `llm = llm.bind_tools(...)` elsewhere, a `global llm` set in a function
             values = _reaching(flow, bindings, at)
             if values is None:
-                return None  # a parameter, a name bound some other way
+                return None  # a parameter, an import, a name bound some other way
             if len(values) > 1:  # made in both arms of an `if`: each must be shown free of tools
                 found = [_model_chain(flow, b.value, b.scope, b.node) for b in values]
-                return None if any(f is None for f in found) else schemas + [s for f in found for s in f]
+                if any(f is None for f in found):
+                    return None
+                return schemas + [s for f in found for s in f[0]], found[0][1]
             receiver, scope, at = values[0].value, values[0].scope, values[0].node
         else:
             return None  # `prompt | llm.bind_tools(T)`, a subscript: not shown
     return None
+
+
+def _declared_global(flow: FlowAnalysis, name: str) -> bool:
+    return any(n.name.value == name for g in descendants(flow.module, cst.Global) for n in g.names)
 
 
 def _reaching(flow: FlowAnalysis, bindings: list, at: cst.CSTNode) -> list | None:
@@ -175,10 +188,25 @@ def _bound_list(flow: FlowAnalysis, name: cst.Name, scope: Scope, call: cst.Call
     if any(b is not assigns[0] and (b.kind not in ("mutate", "aug") or order.get(b.node, -1) <= at) for b in bindings):
         return None
     body = scope.node if scope.node is not None else flow.module
-    if any(start < order.get(n, -1) < at and n is not name for n in descendants(body, cst.Name) if n.value == name.value):
-        return None
     parent = flow.facts.parent
+    reads = [n for n in descendants(body, cst.Name) if n.value == name.value and n is not name
+             and not (isinstance(up := parent.get(n), cst.Arg) and up.keyword is n)  # `messages=` itself
+             and not (isinstance(up, cst.Attribute) and up.attr is n)]  # `self.messages`
+    if any(start < order.get(n, -1) < at for n in reads):
+        return None
+    for n in reads:  # sent again later (`messages.append(reply); create(messages=messages)`): a history
+        arg = parent.get(n)
+        if order.get(n, -1) > at and isinstance(arg, cst.Arg) and _sends(flow, parent.get(arg), scope):
+            return None
     return assigns[0].value if _loop_of(assigns[0].node, parent) is _loop_of(call, parent) else None
+
+
+def _sends(flow: FlowAnalysis, call, scope: Scope) -> bool:
+    """``call`` is a request: an SDK sink or a LangChain ``invoke``."""
+    if not isinstance(call, cst.Call):
+        return False
+    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+    return flow.sinks.sink_at(call, scope) is not None or method in _INVOKE_METHODS
 
 
 def _sender(flow: FlowAnalysis, assign: cst.Assign, messages: cst.List, scope: Scope) -> cst.Call | None:

@@ -92,6 +92,8 @@ class PromptText:
 
     def _roots(self):
         for slot in self.flow.system_slots + self.flow.tool_slots:
+            if slot.requires is not None:
+                continue  # a value filled into another module's template, maybe not into its system part
             sdk = slot.sanitiser == "sdk"
             yield slot.expr, slot.scope, (("sdk",) if sdk else (), True, sdk)
         for sink in self.flow.sinks.all():

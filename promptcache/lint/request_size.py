@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.literals import string_value
+from promptcache.lint.sources import REQUEST_CONTEXTS
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,13 +27,18 @@ if TYPE_CHECKING:  # pragma: no cover
 
 OPTIONAL = "?"  # marks a symbol filled into a template (`f"{settings.NAME}"`): unknown, it counts 0
 _DEPTH = 24
+_BUDGET = 4000  # steps of one measure (each expression met once per path)
 _TEXT_METHODS = frozenset({"strip", "lstrip", "rstrip", "replace", "lower", "upper", "title", "capitalize",
                            "removeprefix", "removesuffix", "expandtabs", "encode", "decode"})
 _TRANSFORMS = frozenset({"textwrap.dedent", "inspect.cleandoc", "str", "textwrap.indent"})
 _READS = frozenset({"open", "io.open", "codecs.open"})
 _READ_METHODS = frozenset({"read", "read_text", "read_bytes", "readlines", "load", "loads"})
-_TEXT_NAME = re.compile(r"prompt|instruction|template|system|rules|persona|guideline|policy|preamble", re.IGNORECASE)
+_TEXT_NAME = re.compile(r"prompt|instruction|template|system|rules|persona|guideline|policy|preamble|example|shot|"
+                        r"backstory|knowledge|handbook|manual", re.IGNORECASE)
 _BUILTINS = frozenset(dir(builtins))
+_SHORT_MODULES = frozenset({"datetime", "time", "uuid", "random", "secrets", "os", "platform", "zoneinfo", "pytz"})
+_SHORT_CALLS = frozenset({"len", "int", "float", "round", "bool", "min", "max", "sum", "abs", "hex", "id",
+                          "strftime", "isoformat", "date", "today", "now", "utcnow", "timestamp", "hexdigest"})
 _CONSTRUCTORS = ("Message", "MessageParam", "Content", "Part", "Block", "BlockParam")
 
 
@@ -77,13 +83,21 @@ def _total(sizes) -> Size | None:
     return out
 
 
-def measure(index: Index, expr: cst.BaseExpression | None, scope: Scope, filled: bool = False,
-            _seen: frozenset = frozenset()) -> Size | None:
+def measure(index: Index, expr: cst.BaseExpression | None, scope: Scope, filled: bool = False) -> Size | None:
     """The literal text ``expr`` is built from (see the module docstring), or None when the code does not show it:
     a file read, a prompt from a call the module does not define (``get_prompt("x")``), a star import, ``*``
     repetition, a parameter or field named as prompt text (``system_prompt``, ``self.instructions``,
-    ``config["rules"]``), more than 24 levels. Per-request data counts 0: a parameter or a field of one
-    (``user.full_name``, ``state["topic"]``), and, ``filled`` into a template, a call's result (``{today()}``)."""
+    ``config["rules"]``), more than 24 levels or 4,000 steps. Per-request data counts 0: a parameter or a field of
+    one (``user.full_name``, ``state["topic"]``), and, ``filled`` into a template, a short call's result
+    (``{len(docs)}``, ``{datetime.now()}``)."""
+    return _measure(index, expr, scope, filled, frozenset(), [_BUDGET])
+
+
+def _measure(index: Index, expr: cst.BaseExpression | None, scope: Scope, filled: bool, _seen: frozenset,
+             budget: list) -> Size | None:
+    budget[0] -= 1
+    if budget[0] < 0:
+        return None  # `x = x + "..."` rebound many times: the alternatives multiply
     if expr is None:
         return Size()
     if (id(expr), id(scope)) in _seen:
@@ -91,14 +105,14 @@ def measure(index: Index, expr: cst.BaseExpression | None, scope: Scope, filled:
     if len(_seen) > _DEPTH:
         return None
     seen = _seen | {(id(expr), id(scope))}
-    m = lambda e, sc=scope, f=filled: measure(index, e, sc, f, seen)  # noqa: E731
+    m = lambda e, sc=scope, f=filled: _measure(index, e, sc, f, seen, budget)  # noqa: E731
     if isinstance(expr, cst.SimpleString):
         value = string_value(expr)
-        return Size(len(value) if value is not None else 0)
+        return Size(text_chars(value) if value is not None else 0)
     if isinstance(expr, cst.ConcatenatedString):
         return _total([m(expr.left), m(expr.right)])
     if isinstance(expr, cst.FormattedString):
-        return _total([Size(len(p.value)) if isinstance(p, cst.FormattedStringText) else m(p.expression, f=True)
+        return _total([Size(text_chars(p.value)) if isinstance(p, cst.FormattedStringText) else m(p.expression, f=True)
                        for p in expr.parts])
     if isinstance(expr, cst.Name):
         return _name(index, expr, scope, m, filled)
@@ -125,12 +139,20 @@ def measure(index: Index, expr: cst.BaseExpression | None, scope: Scope, filled:
         while inner is not None:
             loops.append(m(inner.iter))
             inner = inner.inner_for_in
-        literals = sum(len(string_value(n) or "") if isinstance(n, cst.SimpleString) else len(n.value)
+        literals = sum(text_chars(string_value(n) or "") if isinstance(n, cst.SimpleString) else text_chars(n.value)
                        for n in descendants(expr.elt, (cst.SimpleString, cst.FormattedStringText)))
         return _total([*loops, Size(literals)])
     if isinstance(expr, cst.Await):
         return m(expr.expression)
+    if isinstance(expr, cst.NamedExpr):
+        return m(expr.value)
     return Size()  # numbers, lambdas: no text
+
+
+def text_chars(text: str) -> int:
+    """Characters counted for the 4-characters-a-token estimate: a non-ASCII character (CJK, emoji) counts 4,
+    since such text takes about a token a character, where English takes a quarter (assumed, no tokenizer)."""
+    return len(text) + 3 * sum(1 for c in text if ord(c) > 127)
 
 
 def _text_named(name: str) -> bool:
@@ -170,8 +192,10 @@ def _field(index: Index, expr: cst.Attribute | cst.Subscript, scope: Scope, m, f
         if qualified and isinstance(root, cst.Name) and any(b.kind == "import" for b in index.lookup(root.value, scope)[1]):
             return Size(0, frozenset({_symbol(qualified, filled)}))
         if isinstance(expr.value, cst.Name) and (cls := index.class_of_receiver(expr.value, scope)) is not None:
-            values = [b for b in cls.attrs.get(expr.attr.value, ()) if b.kind == "assign"]
-            return _largest([m(b.value, b.scope) for b in values]) if values else None
+            values = [(_element(b), b.scope) for b in cls.attrs.get(expr.attr.value, ()) if b.kind == "assign"]
+            if not values or any(v is None or _per_request(index, v, sc) for v, sc in values):
+                return None  # `self.backstory = backstory`: what the object's maker passes, not shown here
+            return _largest([m(v, sc) for v, sc in values])
         name = expr.attr.value
     else:
         key = expr.slice[0].slice if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) else None
@@ -184,10 +208,31 @@ def _field(index: Index, expr: cst.Attribute | cst.Subscript, scope: Scope, m, f
     return None if _text_named(name) else Size()  # a field of per-request data, unless named as prompt text
 
 
+def _element(b) -> cst.BaseExpression | None:
+    """The value a binding gives its name: its element in a flat unpacking (``self.a, self.b = a, b``)."""
+    if b.element == -1:
+        return b.value
+    if b.element >= 0 and isinstance(b.value, (cst.Tuple, cst.List)) and b.element < len(b.value.elements):
+        return b.value.elements[b.element].value
+    return None
+
+
+def _per_request(index: Index, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """``expr`` is a parameter without a default, or a field of one, through no prompt-named step."""
+    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+        if isinstance(expr, cst.Attribute) and _text_named(expr.attr.value):
+            return False
+        expr = expr.value
+    if not isinstance(expr, cst.Name) or _text_named(expr.value):
+        return False
+    bindings = index.lookup(expr.value, scope)[1]
+    return bool(bindings) and all(b.kind == "param" and b.value is None for b in bindings)
+
+
 def _symbol(qualified: str, filled: bool) -> str:
-    """An imported name as a :class:`Size` symbol: :data:`OPTIONAL` when it is a value filled into a template
-    (``{g.user.name}``), not a text constant (``{prompts.BASE}``, ``{SYSTEM_PROMPT}``), which must be measured."""
-    return OPTIONAL + qualified if filled and not _text_named(qualified.rsplit(".", 1)[-1]) else qualified
+    """An imported name as a :class:`Size` symbol, measured in its module of the run (:func:`module_sizes`);
+    :data:`OPTIONAL` (0 when not found) only for a web framework's request object filled in (``{g.user.name}``)."""
+    return OPTIONAL + qualified if filled and qualified.split(".", 1)[0] in REQUEST_CONTEXTS else qualified
 
 
 def _call(index: Index, call: cst.Call, scope: Scope, m, filled: bool) -> Size | None:
@@ -212,9 +257,16 @@ def _call(index: Index, call: cst.Call, scope: Scope, m, filled: bool) -> Size |
     name = (qualified or (method or "")).rsplit(".", 1)[-1]
     if name.endswith(_CONSTRUCTORS) or name in ("dict", "list", "tuple"):
         return _total([m(a) for a in args])  # a message or its parts: their arguments
-    if filled and not _text_named(name) and not any(isinstance(a, (cst.SimpleString, cst.ConcatenatedString)) for a in args):
-        return Size()  # `{get_today_str()}`, `{format_docs(docs)}`: a value filled in
-    return None  # `get_prompt("expenses")`, `load_rules()`: text the code does not show
+    if not filled:
+        return None  # `get_prompt("expenses")`, `load_rules()`: the prompt, from code not shown
+    if qualified.split(".", 1)[0] in _SHORT_MODULES or name in _SHORT_CALLS:
+        return Size()  # `{datetime.now():%H:%M}`, `{len(docs)}`, `{uuid4()}`: a short value filled in
+    if isinstance(func, cst.Name) and any(b.kind == "import" for b in index.lookup(func.value, scope)[1]) \
+            and not any(isinstance(a, (cst.SimpleString, cst.ConcatenatedString)) for a in args):
+        return Size(0, frozenset({qualified + "()"}))  # `{get_today_str()}`: what it returns, in its module of the run
+    if isinstance(func, cst.Attribute) and _per_request(index, func.value, scope) and not _text_named(name):
+        return Size()  # `{user.display_name()}`: a method of per-request data
+    return None  # `{tmpl.render()}`, `{read_file(PATH)}`: text the code does not show
 
 
 def module_sizes(index: Index) -> dict[str, int]:
@@ -231,6 +283,11 @@ def module_sizes(index: Index) -> dict[str, int]:
                 out[name] = size.chars
         elif len(bindings) == 1 and bindings[0].kind == "class":  # a structured-output schema (schema_size)
             out[name] = _class_chars(index, bindings[0].node, module, set())
+        elif len(bindings) == 1 and bindings[0].kind == "def":  # `get_today_str()`: the longest text it returns
+            func = next((sc for sc in index.scopes if sc.node is bindings[0].node), None)
+            size = _largest([measure(index, r, func, True) for r in func.returns]) if func is not None else None
+            if size is not None and not size.symbols:
+                out[name + "()"] = size.chars
     return out
 
 

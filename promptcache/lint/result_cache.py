@@ -147,10 +147,12 @@ class ResultCache:
             weights = {(code, line): Weight(Size(chars, frozenset(symbols)), minimum, model)
                        for code, line, chars, symbols, minimum, model in found.get("weights", ())}
             sizes = {name: int(chars) for name, chars in found.get("sizes", {}).items()}
+            requires = {(code, line): tuple((t, v) for t, v in pairs) for code, line, pairs in found.get("requires", ())}
+            fields = {name: tuple(variables) for name, variables in found.get("fields", {}).items()}
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
         self.used.add(key)
-        return FileResult(path, findings, True, depends, uses, weights, sizes)
+        return FileResult(path, findings, True, depends, uses, weights, sizes, requires, fields)
 
     def put(self, key: str, result: FileResult) -> None:
         """Remember ``result`` (a parsed file's findings and cross-module facts) under ``key``."""
@@ -164,6 +166,10 @@ class ResultCache:
                                 for (code, line), w in sorted(result.weights.items())]
         if result.sizes:
             entry["sizes"] = result.sizes
+        if result.requires:
+            entry["requires"] = [[code, line, [list(p) for p in r]] for (code, line), r in sorted(result.requires.items())]
+        if result.fields:
+            entry["fields"] = {name: list(variables) for name, variables in result.fields.items()}
         self.entries[key] = entry
         self.used.add(key)
         self.dirty = True

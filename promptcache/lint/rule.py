@@ -95,16 +95,17 @@ class LintRule:
 
     def report(self, node: cst.CSTNode, message: str | SourcedMessage | None = None, fix: NodeFix | None = None,
                severity: Severity | None = None, symbols: tuple[str, ...] | None = None,
-               weight: Weight | None = None) -> None:
+               weight: Weight | None = None, requires: tuple[str, str] | None = None) -> None:
         """Report a finding of this rule at ``node`` (at ``severity`` when given, else the rule's).
 
         A :class:`~promptcache.lint.source_refs.SourcedMessage` names sources
         on other lines: the engine renders it once lines are known, and a
         ``# noqa: <code>`` on a source's line silences that source. ``symbols``: the prompt module's named
         definitions the finding depends on (:attr:`promptcache.lint.context.Report.symbols`); ``weight``: the
-        one-shot request's literal text (:class:`promptcache.lint.request_size.Weight`).
+        one-shot request's literal text (:class:`promptcache.lint.request_size.Weight`); ``requires``: an imported
+        template and the variable it must name for the finding to stand (:mod:`promptcache.lint.template_fills`).
         """
-        self.context.add(self, node, message or self.message, fix, severity, symbols, weight)
+        self.context.add(self, node, message or self.message, fix, severity, symbols, weight, requires)
 
     @classmethod
     def documentation(cls) -> str:
@@ -204,7 +205,7 @@ class FlowRule(LintRule):
 
         for issue in self.issues():
             self.report(issue.node, self.issue_message(issue), self.issue_fix(issue), self.issue_severity(issue),
-                        definition_symbols(self.flow, issue), issue.weight)
+                        definition_symbols(self.flow, issue), issue.weight, issue.slot.requires)
 
     def issue(self, flow, node: cst.CSTNode | None = None, detail: str | None = None, sources: tuple = (), origin=None):
         """An issue of this rule for ``flow`` (at ``flow.node`` unless ``node`` is given)."""

@@ -35,6 +35,7 @@ from promptcache.lint.framework_slots import framework_slots
 from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.system_edits import system_content_stores
+from promptcache.lint.template_fills import template_fills
 from promptcache.lint.value_syntax import constructor_call
 from promptcache.lint.walk import descendants
 
@@ -73,6 +74,7 @@ class Slot:
     label: str
     sink: Sink | None = None
     sanitiser: str = ""
+    requires: tuple[str, str] | None = None  # (imported template, variable): a slot only if the template names it
 
 
 def dict_value(node: cst.CSTNode | None, key: str) -> cst.BaseExpression | None:
@@ -87,11 +89,12 @@ class _Collector:
         self.slots: list[Slot] = []
         self.seen: set[int] = set()
 
-    def add(self, kind, expr, scope, label, sink=None, holder: Scope | None | bool = True, sanitiser: str = "") -> None:
+    def add(self, kind, expr, scope, label, sink=None, holder: Scope | None | bool = True, sanitiser: str = "",
+            requires: tuple[str, str] | None = None) -> None:
         if expr is not None and id(expr) not in self.seen:
             self.seen.add(id(expr))
             owner = self.flow.holder_of(scope) if holder is True else holder
-            self.slots.append(Slot(kind, expr, scope, owner, label, sink, sanitiser))
+            self.slots.append(Slot(kind, expr, scope, owner, label, sink, sanitiser, requires))
 
     def named(self, pattern, kinds_for) -> None:
         """Constants (module/class level) and builder functions whose names match ``pattern``.
@@ -205,6 +208,8 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
         if index.imports_langchain:
             for node, scope in index.role_tuples:
                 c.add("system", node.elements[1].value, scope, "the LangChain system message")
+            for value, scope, label, requires in template_fills(flow):  # `chain.invoke({"user_name": user.name})`
+                c.add("system", value, scope, label, requires=requires)
         for call, scope in index.calls:
             name = index.qualified(call.func, scope) or ""
             if name.endswith("SystemMessage") or name.endswith("SystemMessagePromptTemplate.from_template"):

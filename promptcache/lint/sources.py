@@ -236,18 +236,18 @@ def identity_name(name: str) -> bool:
 
 
 # Packages whose module-level objects are the current request's (flask's `request`, `g`, `session`, flask_login's
-# `current_user`, streamlit's `session_state`, chainlit's `user_session`): an attribute of those can be the user's.
-_REQUEST_CONTEXTS = ("flask", "quart", "flask_login", "werkzeug", "django", "starlette", "fastapi", "sanic",
-                     "aiohttp", "tornado", "streamlit", "chainlit", "gradio", "contextvars")
+# `current_user`, streamlit's `session_state`, chainlit's `user_session`): what they hold is per-request data.
+REQUEST_CONTEXTS = frozenset({"flask", "quart", "flask_login", "werkzeug", "django", "starlette", "fastapi", "sanic",
+                              "aiohttp", "tornado", "streamlit", "chainlit", "gradio", "contextvars", "starlette_context"})
+_SETTINGS_RE = re.compile(r"(^|_)(config|configs|configuration|settings|setting|cfg|conf|env|options)($|_)", re.IGNORECASE)
 
 
-def imported_setting(root_qualified: str, names: list[str]) -> bool:
-    """``config.browser_config.proxy.username`` (OpenManus): an attribute of an object another module makes at
-    import, through no identity-named step (``names``: the root and the attributes before the last), is a setting
-    read at start-up, not a user's data. Not for the request objects of web frameworks (``_REQUEST_CONTEXTS``)."""
-    if root_qualified.split(".", 1)[0] in _REQUEST_CONTEXTS:
-        return False
-    return not any(identity_name(n) or identity_attribute(n) for n in names)
+def imported_setting(names: list[str]) -> bool:
+    """``config.browser_config.proxy.username`` (OpenManus): an identity-named attribute read off an imported object
+    through a settings-named step (``names``: the root and the attributes before the last) is a setting read at
+    start-up, not a user's data. Any other imported object may be the app's own request context
+    (``request_ctx.user_id``, a thread-local, a re-exported ``g``): its identity attributes stand."""
+    return any(_SETTINGS_RE.search(n) for n in names)
 
 
 def identity_attribute(name: str) -> bool:

@@ -160,7 +160,10 @@ def typed_elsewhere(index, receiver: cst.BaseExpression, scope) -> bool:
     if len(notes) != 1 or notes[0] is None:
         return False
     named = index.qualified(notes[0].annotation, scope) or ""
-    return bool(named) and "mcp" not in named.lower() and not named.endswith(("Session", "Client", "Server"))
+    if not named or named.split(".", 1)[0] in ("typing", "typing_extensions", "collections", "abc") or \
+            named in ("object", "Any", "Protocol"):
+        return False  # `session: Any`: no evidence either way
+    return "mcp" not in named.lower() and not named.endswith(("Session", "Client", "Server", "Group"))
 
 
 __all__ = ["PROMPT_FIELD", "annotation_types", "constructor_call", "date_format", "guard_flag", "imports_code", "literal_key",

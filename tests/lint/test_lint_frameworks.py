@@ -118,3 +118,55 @@ def test_gemini_generate_content_is_a_sink_whose_contents_are_the_conversation()
             "    history.append({'role': 'user', 'parts': [{'text': q}]})\n"
             "    r = client.models.generate_content(model='gemini-2.5-flash', contents=history[-6:])\n")
     assert [(f.code, f.line) for f in lint_text(code)] == [("PC203", 5)]
+
+
+_LC_TEMPLATE = (
+    "from datetime import datetime\n"
+    "from langchain_core.prompts import ChatPromptTemplate\n"
+    "from langchain_openai import ChatOpenAI\n"
+    "SYSTEM = 'You help {company}. The user is {user_name}. Now: {now}'\n"
+    "prompt = ChatPromptTemplate.from_messages([('system', SYSTEM), ('placeholder', '{history}'), ('human', '{question}')])\n"
+    "chain = prompt | ChatOpenAI(model='gpt-4.1-mini')\n"
+    "def ask(user, history, question):\n"
+    "    return chain.invoke({'company': 'Acme', 'user_name': user.name,\n"
+    "                         'history': history, 'question': question, 'now': 'n/a'})\n"
+    "def ask_now(history, question):\n"
+    "    return prompt.partial(now=datetime.now().isoformat()).invoke({'history': history, 'question': question})\n"
+)
+
+
+def test_langchain_template_variables_filled_at_invoke_are_system_prompt_text():
+    # Newcomer (stop 33): `("system", "... {user_name} ...")` filled by `chain.invoke({...})` or `.partial(...)`;
+    # the human template's `{question}` and the history are the turn, not the prefix.
+    found = sorted((f.code, f.line, f.message.split(":")[0]) for f in lint_text(_LC_TEMPLATE))
+    assert found == [
+        ("PC101", 11, "`datetime.datetime.now()` reaches the LangChain system template's {now}"),
+        ("PC102", 8, "`user.name` reaches the LangChain system template's {user_name}"),
+    ]
+
+
+def test_a_template_imported_from_a_module_of_the_run_decides_which_values_are_system_text(write_tree, run_cli):
+    # Newcomer (stop 33): prompts.py holds the system template; chain.py fills it. Only the values of the variables
+    # the system template names are reported; linted alone, chain.py cannot tell and reports none.
+    import json
+
+    chain = (
+        "from langchain_core.prompts import ChatPromptTemplate\nfrom langchain_openai import ChatOpenAI\n"
+        "from .prompts import SYSTEM_PROMPT, QA\n"
+        "prompt = ChatPromptTemplate.from_messages([('system', SYSTEM_PROMPT), ('human', QA)])\n"
+        "chain = prompt | ChatOpenAI(model='gpt-4.1-mini')\n"
+        "def ask(user, question):\n"
+        "    return chain.invoke({'user_name': user.name,\n"
+        "                         'question': f'  {question}  '})\n"
+        "def ask_both(user, question):\n"
+        "    return chain.invoke({'question': question, 'user_name': user.name})\n"
+    )
+    prompts = "SYSTEM_PROMPT = 'You help. The user is {user_name}.'\nQA = 'Question: {question}'\n"
+    root = write_tree({"app/__init__.py": "", "app/prompts.py": prompts, "app/chain.py": chain})
+    _, out, _ = run_cli("lint", root, "--output-format", "json", "--no-cache")
+    assert [(f["code"], f["line"]) for f in json.loads(out)] == [("PC102", 7), ("PC102", 10)]
+    for _ in range(2):  # written to the result cache, then read from it: the same
+        _, again, _ = run_cli("lint", root, "--output-format", "json")
+        assert json.loads(again) == json.loads(out)
+    _, out, _ = run_cli("lint", root / "app" / "chain.py", "--output-format", "json", "--no-cache")
+    assert json.loads(out) == []

@@ -258,3 +258,20 @@ def test_an_mcp_listing_kept_from_connect_names_where_to_sort():
         "    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=m)\n"
     )
     assert only(handler, McpToolsUnsorted).message.startswith("tools= comes from MCP list_tools() without sorting by name")
+
+
+def test_a_user_beside_a_clock_is_reported_by_both_rules():
+    # Newcomer (stop 33): a date and the customer's name in one system prompt are two problems: PC101 names the
+    # date, PC102 the name. A parameter named as an id (`session_id`) is the clock's alone.
+    code = (
+        "from datetime import date\nimport anthropic\nclient = anthropic.Anthropic()\n"
+        "def reply(customer_name, history, q):\n"
+        "    system = f'Help. Today is {date.today()}. The customer is {customer_name}.'\n"
+        "    return client.messages.create(model='m', max_tokens=9, system=system, messages=history + [q])\n"
+        "def session(session_id, history, q):\n"
+        "    return client.messages.create(model='m', max_tokens=9, system=f'Session {session_id}', messages=history + [q])\n"
+    )
+    found = [(f.code, f.line, f.message.split(" reach")[0]) for f in lint_text(code, [VolatileInSystemPrompt, PerRequestDataInSystemPrompt])]
+    assert found == [("PC101", 6, "`datetime.date.today()` (line 5)"),
+                     ("PC102", 6, "the per-request parameter `customer_name` (line 4)"),
+                     ("PC101", 8, "`session_id`")]
