@@ -30,7 +30,7 @@ _DEPTH = 24
 _BUDGET = 4000  # steps of one measure (each expression met once per path)
 _TEXT_METHODS = frozenset({"strip", "lstrip", "rstrip", "replace", "lower", "upper", "title", "capitalize",
                            "removeprefix", "removesuffix", "expandtabs", "encode", "decode"})
-_TRANSFORMS = frozenset({"textwrap.dedent", "inspect.cleandoc", "str", "textwrap.indent"})
+_TRANSFORMS = frozenset({"textwrap.dedent", "inspect.cleandoc", "str", "textwrap.indent", "string.Template"})
 _READS = frozenset({"open", "io.open", "codecs.open"})
 _READ_METHODS = frozenset({"read", "read_text", "read_bytes", "readlines", "load", "loads"})
 _TEXT_NAME = re.compile(r"prompt|instruction|template|system|rules|persona|guideline|policy|preamble|example|shot|"
@@ -242,7 +242,7 @@ def _call(index: Index, call: cst.Call, scope: Scope, m, filled: bool) -> Size |
     args = [a.value for a in call.args]
     if qualified in _READS or method in _READ_METHODS:
         return None
-    if method in ("format", "format_map"):
+    if method in ("format", "format_map", "substitute", "safe_substitute"):  # str.format, string.Template
         return _total([m(func.value), *(m(a, f=True) for a in args)])
     if method == "join" or method in _TEXT_METHODS:
         return _total([m(func.value), *(m(a) for a in args)])

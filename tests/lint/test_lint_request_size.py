@@ -123,6 +123,7 @@ def test_measure_counts_literals_through_names_format_and_branches(tmp_path):
     from promptcache.lint.walk import TreeFacts, walk
 
     source = textwrap.dedent("""\
+        import string
         from .prompts import BASE
         A = "abcd"
         def f(p, flag):
@@ -146,6 +147,8 @@ def test_measure_counts_literals_through_names_format_and_branches(tmp_path):
     assert measure(index, today, func, filled=True) == Size()
     assert measure(index, cst.parse_expression("get('planner')"), func, filled=True) is None
     assert measure(index, cst.parse_expression("load_rules()"), func, filled=True) is None
+    # string.Template text (crewAI's release-notes translator): the template's characters, its values filled in
+    assert measure(index, cst.parse_expression("string.Template('abcdef $x').substitute(x=p.name)"), func) == Size(9)
 
 
 def test_a_list_bound_to_a_name_is_one_shot_only_when_sent_as_written(tmp_path, run_cli):
