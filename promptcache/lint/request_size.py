@@ -39,6 +39,7 @@ _BUILTINS = frozenset(dir(builtins))
 _SHORT_MODULES = frozenset({"datetime", "time", "uuid", "random", "secrets", "os", "platform", "zoneinfo", "pytz"})
 _SHORT_CALLS = frozenset({"len", "int", "float", "round", "bool", "min", "max", "sum", "abs", "hex", "id",
                           "strftime", "isoformat", "date", "today", "now", "utcnow", "timestamp", "hexdigest"})
+_SCHEMA_BASES = frozenset({"BaseModel", "RootModel", "TypedDict"})
 _CONSTRUCTORS = ("Message", "MessageParam", "Content", "Part", "Block", "BlockParam")
 
 
@@ -271,7 +272,7 @@ def _call(index: Index, call: cst.Call, scope: Scope, m, filled: bool) -> Size |
 
 def module_sizes(index: Index) -> dict[str, int]:
     """``{name: chars}`` of the module-level names bound once to text this module shows whole (no import in it),
-    and of its classes (as :func:`schema_size` counts them), for the importers' :class:`Weight`
+    and of its pydantic / TypedDict classes (as :func:`schema_size` counts them), for the importers' :class:`Weight`
     (:mod:`promptcache.lint.cross_module`)."""
     module = next(sc for sc in index.scopes if sc.kind == "module")
     out: dict[str, int] = {}
@@ -281,8 +282,8 @@ def module_sizes(index: Index) -> dict[str, int]:
             size = measure(index, bindings[0].value, module)
             if size is not None and not size.symbols and size.chars:
                 out[name] = size.chars
-        elif len(bindings) == 1 and bindings[0].kind == "class":  # a structured-output schema (schema_size)
-            out[name] = _class_chars(index, bindings[0].node, module, set())
+        elif len(bindings) == 1 and bindings[0].kind == "class" and _schema_class(bindings[0].node):
+            out[name] = _class_chars(index, bindings[0].node, module, set())  # an importer's schema_size
         elif len(bindings) == 1 and bindings[0].kind == "def":  # `get_today_str()`: the longest text it returns
             func = next((sc for sc in index.scopes if sc.node is bindings[0].node), None)
             size = _largest([measure(index, r, func, True) for r in func.returns]) if func is not None else None
@@ -291,14 +292,23 @@ def module_sizes(index: Index) -> dict[str, int]:
     return out
 
 
+def _schema_class(node: cst.ClassDef) -> bool:
+    """A class that can be a structured-output schema by its bases (``BaseModel``, ``TypedDict``): only those are
+    measured for importers, since generating every class's source is a third of a file's parse time."""
+    return any(isinstance(b.value, (cst.Name, cst.Attribute)) and
+               (b.value.value if isinstance(b.value, cst.Name) else b.value.attr.value) in _SCHEMA_BASES
+               for b in node.bases)
+
+
 def _has_text(expr: cst.BaseExpression) -> bool:
     return next(descendants(expr, (cst.SimpleString, cst.FormattedString)), None) is not None
 
 
 def schema_size(index: Index, expr: cst.BaseExpression, scope: Scope) -> Size | None:
     """About the size of a structured-output schema (``with_structured_output(Plan)``, ``response_format=Plan``): the
-    source of a class of this module and of the classes its fields name (a pydantic model's JSON schema is about
-    as long), a dict literal's source, an imported class's through its module (:func:`module_sizes`); else None."""
+    source of a pydantic or TypedDict class of this module and of the classes its fields name (its JSON schema is
+    about as long), a dict literal's source, an imported class's through its module (:func:`module_sizes`); else
+    None."""
     if isinstance(expr, cst.Dict):
         return Size(len(_code(expr)))
     if not isinstance(expr, cst.Name):
@@ -308,7 +318,9 @@ def schema_size(index: Index, expr: cst.BaseExpression, scope: Scope) -> Size | 
         qualified = index.qualified(expr, scope)
         return Size(0, frozenset({qualified})) if qualified else None
     classes = [b for b in bindings if b.kind == "class"]
-    return Size(_class_chars(index, classes[0].node, scope, set())) if len(classes) == 1 else None
+    if len(classes) != 1 or not _schema_class(classes[0].node):
+        return None
+    return Size(_class_chars(index, classes[0].node, scope, set()))
 
 
 def _class_chars(index: Index, node: cst.ClassDef, scope: Scope, seen: set) -> int:
