@@ -98,10 +98,8 @@ class FieldSensitivity:
         while isinstance(base, cst.Attribute):
             names.append(base.attr.value)
             base = base.value
-        bindings = self.index.lookup(base.value, scope)[1] if isinstance(base, cst.Name) else []
-        if not bindings or not all(b.kind == "import" for b in bindings):
-            return False
-        return S.imported_setting([base.value, *names])
+        return isinstance(base, cst.Name) and self.index.imported(base.value, scope) and \
+            S.imported_setting([base.value, *names])
 
     def _field(self, e: cst.CSTNode, attr: str, scope: Scope) -> frozenset[Source]:
         """The sources that may reach field ``attr`` of the value of ``e``: those of its own keyword argument when

@@ -193,6 +193,15 @@ def _lint_module(module: cst.Module, data: bytes, path: str, rules, config, prom
         context.release()
 
 
+def _add_condition(table: dict, key: tuple[str, int], items) -> None:
+    """Merge one report's conditions into its finding's: ``None`` (a report that stands on its own) makes the
+    finding unconditional; otherwise the sets are joined."""
+    if items is None or (key in table and table[key] is None):
+        table[key] = None
+    else:
+        table.setdefault(key, set()).update(items)
+
+
 def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> FileResult:
     """Walk the tree with ``visitors``, then turn the context's reports into findings (suppressions applied)."""
     module, path = context.module, context.path
@@ -240,15 +249,9 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
         sources = report.message.sources if isinstance(report.message, SourcedMessage) else ()
         key = (code, r[0])
         fixes.setdefault(key, []).append(resolve(report.fix, ranges))
-        if report.symbols is None or (key in depends and depends[key] is None):
-            depends[key] = None
-        else:
-            depends.setdefault(key, set()).update(report.symbols)
+        _add_condition(depends, key, report.symbols)
         weights[key] = report.weight if weights.get(key, report.weight) == report.weight else None
-        if report.requires is None or (key in requires and requires[key] is None):
-            requires[key] = None
-        else:
-            requires.setdefault(key, set()).add(report.requires)
+        _add_condition(requires, key, (report.requires,) if report.requires is not None else None)
         severity = report.severity or report.rule.severity
         if key in kept:
             merged = kept[key][2]

@@ -232,8 +232,7 @@ def _imported_function(turns: Turns, func: cst.BaseExpression, scope: Scope) -> 
     root = func.value if isinstance(func, cst.Attribute) else func
     if not isinstance(root, cst.Name) or (isinstance(func, cst.Attribute) and func.attr.value in ("copy", "get")):
         return False
-    bindings = turns.index.lookup(root.value, scope)[1]
-    return bool(bindings) and all(b.kind == "import" for b in bindings)
+    return turns.index.imported(root.value, scope)
 
 
 def _deep_copy(turns: Turns, iterable: cst.BaseExpression | None, scope: Scope) -> bool:

@@ -145,6 +145,11 @@ class ModuleIndex:
         return any(is_langchain_module(m) for m in self.imports)
 
     # -- name resolution -------------------------------------------------
+    def imported(self, name: str, scope: Scope) -> bool:
+        """True when every binding of ``name`` seen from ``scope`` is an import (and there is one)."""
+        bindings = self.lookup(name, scope)[1]
+        return bool(bindings) and all(b.kind == "import" for b in bindings)
+
     def lookup(self, name: str, scope: Scope) -> tuple[Scope | None, list[Binding]]:
         """The scope that binds ``name`` as seen from ``scope`` (LEGB, class bodies skipped)."""
         current: Scope | None = scope

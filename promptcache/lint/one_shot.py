@@ -20,6 +20,7 @@ import libcst as cst
 
 from promptcache.lint.literals import string_value
 from promptcache.lint.request_size import Size, Weight, measure, schema_size
+from promptcache.lint.sinks import RUNNABLE_CALLS
 from promptcache.lint.walk import descendants
 from promptcache.providers import PROVIDERS, known_models, model_profile, provider_for_model
 
@@ -38,7 +39,7 @@ NO_MODEL = "no model named: the smallest hosted minimum"
 _NOT_ONE_SHOT = frozenset({"tools", "functions", "tool_config", "mcp_servers", "previous_response_id",
                            "conversation", "tool_resources", "cached_content", "toolConfig", "prompt", "extra_body"})
 _SCHEMAS = frozenset({"response_format", "text_format", "output_type", "response_model"})
-_INVOKE_METHODS = frozenset({"invoke", "ainvoke", "stream", "astream", "batch", "abatch", "generate", "agenerate"})
+_INVOKE_METHODS = RUNNABLE_CALLS | {"generate", "agenerate"}  # a LangChain model run
 _DEPTH = 24
 
 
@@ -89,10 +90,9 @@ def _request(flow: FlowAnalysis, slot: Slot):
             call = _sender(flow, arg, messages, slot.scope)
         if not isinstance(call, cst.Call) or not _message_list(messages):
             return None
-        sink = flow.sinks.sink_at(call, slot.scope)
-        method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
-        if sink is None and method not in _INVOKE_METHODS:
+        if not _sends(flow, call, slot.scope):
             return None
+        sink = flow.sinks.sink_at(call, slot.scope)
         parts = [(el.value, el.value is not node) for el in messages.elements]
     if any(a.star == "**" or a.keyword is not None and a.keyword.value in _NOT_ONE_SHOT for a in call.args):
         return None
@@ -133,8 +133,7 @@ def _model_chain(flow: FlowAnalysis, receiver: cst.BaseExpression, scope: Scope,
             if isinstance(func, cst.Attribute) and func.attr.value == "with_structured_output" and receiver.args:
                 schemas.append(receiver.args[0].value)
             elif isinstance(func, cst.Name):
-                bindings = flow.index.lookup(func.value, scope)[1]
-                if bindings and all(b.kind == "import" for b in bindings):
+                if flow.index.imported(func.value, scope):
                     made = flow.index.qualified(func, scope) or ""
                     return (schemas, receiver) if made.startswith("langchain") else None
             receiver = func
@@ -205,8 +204,8 @@ def _sends(flow: FlowAnalysis, call, scope: Scope) -> bool:
     """``call`` is a request: an SDK sink or a LangChain ``invoke``."""
     if not isinstance(call, cst.Call):
         return False
-    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
-    return flow.sinks.sink_at(call, scope) is not None or method in _INVOKE_METHODS
+    return flow.sinks.sink_at(call, scope) is not None or \
+        isinstance(call.func, cst.Attribute) and call.func.attr.value in _INVOKE_METHODS
 
 
 def _sender(flow: FlowAnalysis, assign: cst.Assign, messages: cst.List, scope: Scope) -> cst.Call | None:
@@ -217,9 +216,8 @@ def _sender(flow: FlowAnalysis, assign: cst.Assign, messages: cst.List, scope: S
         if call_scope is not scope:
             continue
         sink = flow.sinks.sink_at(call, scope)
-        method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
         sent = [v for _, v in sink.conversation()] if sink is not None else \
-            [a.value for a in call.args[:1]] if method in _INVOKE_METHODS else []
+            [a.value for a in call.args[:1]] if _sends(flow, call, scope) else []
         for value in sent:
             if isinstance(value, cst.Name) and value.value == target.value \
                     and _bound_list(flow, value, scope, call) is messages:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint import sources as S
 from promptcache.lint.literals import decode_text, pieces, string_value
 from promptcache.lint.slots import builder_method
 
@@ -44,7 +45,6 @@ _DEDENT = {"textwrap.dedent": "dedent", "inspect.cleandoc": "cleandoc", "inspect
 _SDK_NORMALISERS = frozenset({"promptcache.normalize_text", "promptcache.prompt.normalize.normalize_text",
                               "promptcache.prompt.normalize.join_sections",
                               "promptcache.normalize.normalize_text", "promptcache.normalize.join_sections"})
-_OPEN = frozenset({"open", "io.open", "codecs.open"})
 _VALUE_BINDINGS = ("assign", "walrus", "with", "aug", "mutate")
 
 
@@ -181,7 +181,7 @@ class PromptText:
         elif (qualified in _SDK_NORMALISERS or builder_method(self.flow, e, scope) is not None) and args:
             for arg in args:
                 push((arg, scope, (chain + ("sdk",), at_end, True)))
-        elif qualified in _OPEN:
+        elif qualified in S.FILE_OPENS:
             reads[e] = reads.get(e, True) and normalised
         elif qualified == "str" and args:
             push((args[0], scope, ctx))

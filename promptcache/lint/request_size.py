@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.literals import string_value
-from promptcache.lint.sources import REQUEST_CONTEXTS
+from promptcache.lint.sources import FILE_OPENS, REQUEST_CONTEXTS
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,7 +31,6 @@ _BUDGET = 4000  # steps of one measure (each expression met once per path)
 _TEXT_METHODS = frozenset({"strip", "lstrip", "rstrip", "replace", "lower", "upper", "title", "capitalize",
                            "removeprefix", "removesuffix", "expandtabs", "encode", "decode"})
 _TRANSFORMS = frozenset({"textwrap.dedent", "inspect.cleandoc", "str", "textwrap.indent", "string.Template"})
-_READS = frozenset({"open", "io.open", "codecs.open"})
 _READ_METHODS = frozenset({"read", "read_text", "read_bytes", "readlines", "load", "loads"})
 _TEXT_NAME = re.compile(r"prompt|instruction|template|system|rules|persona|guideline|policy|preamble|example|shot|"
                         r"backstory|knowledge|handbook|manual", re.IGNORECASE)
@@ -241,7 +240,7 @@ def _call(index: Index, call: cst.Call, scope: Scope, m, filled: bool) -> Size |
     qualified = index.qualified(func, scope) or ""
     method = func.attr.value if isinstance(func, cst.Attribute) else None
     args = [a.value for a in call.args]
-    if qualified in _READS or method in _READ_METHODS:
+    if qualified in FILE_OPENS or method in _READ_METHODS:
         return None
     if method in ("format", "format_map", "substitute", "safe_substitute"):  # str.format, string.Template
         return _total([m(func.value), *(m(a, f=True) for a in args)])

@@ -41,6 +41,8 @@ _LITELLM = frozenset({"litellm.completion", "litellm.acompletion"})
 # sends the same request as `client.messages.create(...)` (anthropic 2.15.0 `MessagesWithRawResponse.create`,
 # openai 3.57.0 `CompletionsWithRawResponse.create` / `.parse`, `ResponsesWithStreamingResponse.create`).
 _RESPONSE_WRAPPERS = frozenset({"with_raw_response", "with_streaming_response"})
+# A LangChain Runnable's run methods (a model, a prompt template, a chain): `.invoke(input)` and its variants.
+RUNNABLE_CALLS = frozenset({"invoke", "ainvoke", "stream", "astream", "batch", "abatch"})
 PROMPTCACHE = "promptcache"  # the api of a ``PromptBuilder.history(...)`` conversation sink
 
 

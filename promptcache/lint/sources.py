@@ -185,6 +185,9 @@ def fs_order_call(qualified: str | None, method: str | None) -> bool:
     return (qualified is not None and qualified in _FS_CALLS) or (method is not None and method in _FS_METHODS)
 
 
+FILE_OPENS = frozenset({"open", "io.open", "codecs.open"})  # a file's text read at run time
+
+
 def user_session(qualified: str | None) -> bool:
     """``flask.session`` / ``quart.session``: the requesting user's own session data."""
     return qualified in _USER_SESSIONS

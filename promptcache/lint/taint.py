@@ -341,8 +341,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
         base = e.value
         if not isinstance(base, cst.Name):
             return False
-        bindings = self.index.lookup(base.value, scope)[1]
-        if not bindings or not all(b.kind == "import" for b in bindings):
+        if not self.index.imported(base.value, scope):
             return False
         if any(isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)
                and call.func.value.value == base.value for call, _ in self.index.calls):

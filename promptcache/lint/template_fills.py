@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.literals import string_value
+from promptcache.lint.sinks import RUNNABLE_CALLS
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
     from promptcache.lint.index import Scope
 
-_INVOKES = frozenset({"invoke", "ainvoke", "stream", "astream", "batch", "abatch", "format_messages", "format_prompt"})
+_INVOKES = RUNNABLE_CALLS | {"format_messages", "format_prompt"}  # a template run or formatted
 _FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -100,8 +101,7 @@ def _imported(flow: FlowAnalysis, text: cst.BaseExpression, scope: Scope) -> str
         root = text
         while isinstance(root, cst.Attribute):
             root = root.value
-        bindings = flow.index.lookup(root.value, scope)[1] if isinstance(root, cst.Name) else []
-        if bindings and all(b.kind == "import" for b in bindings):
+        if isinstance(root, cst.Name) and flow.index.imported(root.value, scope):
             return flow.index.qualified(text, scope)
     return None
 
