@@ -17,6 +17,7 @@ Usage::
     python bench/lint_speed.py --no-prefilter     # parse every file (minutes)
     python bench/lint_speed.py --path some/tree --jobs 1 2
     python bench/lint_speed.py --path some/tree --twice   # cold, then warm over the result cache
+    python bench/lint_speed.py --path some/tree --include-tests   # test code too (left out by default)
 
 ``--twice`` runs each job count twice over one fresh result cache
 (``.promptcache_cache`` in a temporary folder): the cold run parses, the warm
@@ -51,9 +52,10 @@ from promptcache.lint.runner import lint_paths, select_rules
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 
 
-def run(path: Path, jobs: int, prefilter: bool, cache_dir: Path | None = None, label: str = "") -> dict:
+def run(path: Path, jobs: int, prefilter: bool, cache_dir: Path | None = None, label: str = "",
+        include_tests: bool = False) -> dict:
     """One timed lint run; returns the measured numbers (seconds are wall time)."""
-    config = LintConfig(root=path, respect_gitignore=True)
+    config = LintConfig(root=path, respect_gitignore=True, include_tests=include_tests)
     cache = ResultCache(cache_dir, settings_key(config, select_rules(config))) if cache_dir is not None else None
     before = os.times()
     result = lint_paths([path], config, prefilter_files=prefilter, jobs=jobs, cache=cache)
@@ -69,6 +71,7 @@ def run(path: Path, jobs: int, prefilter: bool, cache_dir: Path | None = None, l
         "parsed": result.parsed,
         "from_cache": result.cached,
         "skipped": result.skipped,
+        "tests_left_out": result.tests,
         "findings": len(other),
         "unparsable": result.errors,
         "unparsable_files": [f"{f.path}:{f.line}: {f.message}" for f in result.findings if f.code == "PC901"],
@@ -85,23 +88,26 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--no-prefilter", action="store_true")
     parser.add_argument("--twice", action="store_true", help="cold then warm, over one fresh result cache")
+    parser.add_argument("--include-tests", action="store_true", help="lint test code too (left out by default)")
     args = parser.parse_args(argv)
+    prefilter, tests = not args.no_prefilter, args.include_tests
     rows, identical = [], True
     for jobs in args.jobs:
         if args.twice:
             with tempfile.TemporaryDirectory() as folder:
-                cold = run(args.path, jobs, not args.no_prefilter, Path(folder), "cold")
-                warm = run(args.path, jobs, not args.no_prefilter, Path(folder), "warm")
+                cold = run(args.path, jobs, prefilter, Path(folder), "cold", tests)
+                warm = run(args.path, jobs, prefilter, Path(folder), "warm", tests)
             warm["speedup"] = round(cold["seconds"] / warm["seconds"], 1) if warm["seconds"] else None
             warm["identical"] = warm["_findings"] == cold["_findings"]
             identical &= warm["identical"]
             rows += [cold, warm]
         else:
-            rows.append(run(args.path, jobs, not args.no_prefilter))
+            rows.append(run(args.path, jobs, prefilter, include_tests=tests))
     for r in rows:
         del r["_findings"]
     print(json.dumps({"path": str(args.path), "runs": rows}, indent=2))
-    print(f"{args.path} (pre-filter {'off' if args.no_prefilter else 'on'})")
+    left_out = f"{rows[0]['tests_left_out']} test files left out" if rows and rows[0]["tests_left_out"] else "tests included"
+    print(f"{args.path} (pre-filter {'off' if args.no_prefilter else 'on'}; {left_out})")
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
     for column in ("run", "jobs", "files", "lines", "parsed", "cached", "found", "PC901", "s", "cpu s", "files/s"):
         table.add_column(column, justify="left" if column == "run" else "right", no_wrap=True)

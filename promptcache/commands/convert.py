@@ -8,7 +8,6 @@ import warnings
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from promptcache.commands.options import STRICT_ADVICE, warn_then_exit_on_error
 from promptcache.commands.tables import stdout_console

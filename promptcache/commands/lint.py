@@ -54,18 +54,22 @@ def _fail(message: str) -> None:
 @click.option("--diff-since", metavar="REF", help="Report only findings on lines changed since this git ref.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help=f"Result cache folder [default: {CACHE_DIR_NAME} beside the config; env {CACHE_ENV}].")
-@click.option("--force-exclude", is_flag=True, help="Apply the exclusions to files named on the command line too (for pre-commit).")
+@click.option("--force-exclude", is_flag=True, help="Apply the exclusions (and leave out test code) for files named on the command line too (for pre-commit).")
 @click.option("--no-prefilter", is_flag=True, help="Parse every file, not only files with LLM imports, calls or prompt modules.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="Use this pyproject.toml / promptcache.toml.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes [default: CPU count].")
 @click.option("--no-respect-gitignore", is_flag=True, help="Lint files that .gitignore excludes.")
+@click.option("--include-tests", is_flag=True, help="Lint test code too (tests/, test/, test_*.py, *_test.py, conftest.py).")
 @click.option("-v", "--verbose", is_flag=True, help="Say which files were parsed and which the pre-filter skipped.")
 @click.option("--explain", hidden=True, is_flag=False, flag_value="", expose_value=False, is_eager=True,
               callback=lambda ctx, param, value: _no_explain(value))
 def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format, output_file, fix, unsafe_fixes, show_diff,
          show_fixes, add_noqa, stdin_filename, diff_since, no_cache, cache_dir, force_exclude, no_prefilter, config_file,
-         jobs, no_respect_gitignore, verbose):
+         jobs, no_respect_gitignore, include_tests, verbose):
     """Lint PATHS (default: the current folder) for cache-breaking patterns.
+
+    Test code (tests/, test/, test_*.py, *_test.py, conftest.py) is left out
+    unless --include-tests is given or a test folder or file is named.
 
     Exit codes: 0 clean, 1 findings at or above --fail-on (with --diff: a
     diff to apply), 2 a usage or configuration error, or a file that could
@@ -96,6 +100,7 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
             ignore=(config.ignore + extra_ignore) if extra_ignore else None,
             fail_on=Severity.parse(fail_on) if fail_on else None,
             respect_gitignore=False if no_respect_gitignore else None,
+            include_tests=True if include_tests else None,
         )
         changed = changed_lines(diff_since, Path.cwd()) if diff_since is not None else None
         cache = None
@@ -146,8 +151,11 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
     if verbose:
         for path in result.parsed_paths:
             click.echo(f"parsed: {path}", err=True)
-        cached = f" ({result.cached} read from the cache)" if result.cached else ""
-        click.echo(f"{result.parsed} parsed{cached}, {result.skipped} skipped by the pre-filter, {len(result.rules)} rules", err=True)
+        parsed = f"{result.parsed - result.cached} parsed, {result.cached} read from the cache" if result.cached \
+            else f"{result.parsed} parsed"
+        tests = f", {result.tests} test files left out" if result.tests else ""
+        click.echo(f"{parsed}, {result.skipped} skipped by the pre-filter{tests}, {len(result.rules)} rules",
+                   err=True)
     sys.exit(result.exit_code(config.fail_on, exit_zero))
 
 

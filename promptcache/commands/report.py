@@ -21,7 +21,7 @@ from promptcache.commands.backend import engine_option
 from promptcache.commands.tables import stdout_console
 from promptcache.providers.profiles import PROVIDERS
 from promptcache.providers.userfile import ProvidersFileError, use_user_rules
-from promptcache.trace.records import EmptyTraceError, TraceFormatError
+from promptcache.trace.records import TraceFormatError
 
 
 def save_report(report, path: Path, err: Console) -> None:  # a CacheReport; typed loosely to stay import-light

@@ -10,6 +10,12 @@ with pathspec's git semantics). A file or folder named on the command line is
 always linted, even when an outer ``.gitignore`` or an exclusion lists it (the
 exclusions then apply below it only).
 
+Test code (:data:`~promptcache.lint.config.TEST_PATTERNS`: ``tests/``,
+``test/``, ``test_*.py``, ``*_test.py``, ``conftest.py``) is left out and
+counted, unless ``include-tests = true``, or the folder named on the command
+line is itself in a test folder (``promptcache lint tests/``), or the file is
+named on the command line (without ``--force-exclude``).
+
 Directory symlinks are not followed (no loops). A ``.py`` symlink that
 dangles or loops, or a ``.py`` path that is not a regular file, is reported as
 PC901 and the walk goes on. A folder named ``x.py`` is a folder.
@@ -25,7 +31,7 @@ from pathlib import Path
 
 import pathspec
 
-from promptcache.lint.config import LintConfig
+from promptcache.lint.config import TEST_PATTERNS, LintConfig
 from promptcache.lint.errors import unparsable
 from promptcache.lint.finding import Finding
 
@@ -38,11 +44,13 @@ class Discovery:
 
     ``named`` holds the files named on the command line themselves (not found
     in a named folder): pre-commit and changed-files CI name only edited files.
+    ``tests``: the test files left out (see the module docstring).
     """
 
     files: list[tuple[Path, str]] = field(default_factory=list)
     problems: list[Finding] = field(default_factory=list)
     named: set[Path] = field(default_factory=set)
+    tests: int = 0
 
 
 def display_path(path: Path) -> str:
@@ -71,6 +79,7 @@ class _Walker:
         self.exclude = _spec([*config.exclude, *config.extend_exclude])
         self.seen: set[str] = set()
         self.excluded_roots: set[Path] = set()  # folders named on the command line inside an excluded area
+        self.tests = None if config.include_tests else _spec(TEST_PATTERNS)
 
     def excluded(self, path: Path, is_dir: bool, walk_root: Path) -> bool:
         bases = (walk_root,) if walk_root in self.excluded_roots else (self.config.root, walk_root)
@@ -83,6 +92,24 @@ class _Walker:
                 return False
             return self.exclude.match_file(rel + ("/" if is_dir else ""))
         return False
+
+    def is_test(self, path: Path, is_dir: bool, base: Path) -> bool:
+        """``path`` is test code below ``base`` (always False with ``include-tests``)."""
+        if self.tests is None:
+            return False
+        try:
+            rel = path.relative_to(base).as_posix()
+        except ValueError:
+            return False
+        return rel not in ("", ".") and self.tests.match_file(rel + ("/" if is_dir else ""))
+
+    def _in_test_folder(self, root: Path) -> bool:
+        """A folder named on the command line lies in a test folder: its test files are what the user asked for."""
+        try:
+            parts = (*root.relative_to(self.config.root).parts, root.name)
+        except ValueError:
+            parts = root.parts
+        return any(self.is_test(Path(part), True, Path()) for part in parts if part)
 
     def add(self, path: Path) -> None:
         shown = display_path(path)
@@ -112,7 +139,7 @@ class _Walker:
                 # A folder named on the command line is linted even when an outer .gitignore lists it.
                 if spec is not None and not spec.match_file(root.relative_to(folder).as_posix() + "/"):
                     ignores.append((folder, spec))
-        self._walk_dir(root, root, ignores)
+        self._walk_dir(root, root, ignores, skip_tests=self.tests is not None and not self._in_test_folder(root))
 
     def _ignored(self, path: Path, is_dir: bool, ignores) -> bool:
         suffix = "/" if is_dir else ""
@@ -125,7 +152,8 @@ class _Walker:
                 return True
         return False
 
-    def _walk_dir(self, folder: Path, walk_root: Path, ignores) -> None:
+    def _walk_dir(self, folder: Path, walk_root: Path, ignores, skip_tests: bool, counting: bool = False) -> None:
+        """Add the files below ``folder``; ``counting``: a test folder, whose files are only counted."""
         if self.config.respect_gitignore:
             spec = _read_gitignore(folder)
             if spec is not None:
@@ -144,13 +172,16 @@ class _Walker:
                 is_link, is_dir = False, False
             if is_dir:
                 if not self.excluded(path, True, walk_root) and not self._ignored(path, True, ignores):
-                    self._walk_dir(path, walk_root, ignores)
+                    test = counting or (skip_tests and self.is_test(path, True, walk_root))
+                    self._walk_dir(path, walk_root, ignores, skip_tests, test)
                 continue
             if not entry.name.endswith(SUFFIXES):
                 continue
             if self.excluded(path, False, walk_root) or self._ignored(path, False, ignores):
                 continue
-            if is_link:
+            if counting or (skip_tests and self.is_test(path, False, walk_root)):
+                self.result.tests += 1
+            elif is_link:
                 self._symlink(path)
             else:
                 self._file(path)
@@ -203,6 +234,9 @@ def discover(paths: list[Path], config: LintConfig, force_exclude: bool = False)
             walker.walk(path)
         elif path.exists():
             if force_exclude and walker.excluded(path, False, path.parent):
+                continue
+            if force_exclude and any(walker.is_test(path, False, base) for base in (config.root, path.parent)):
+                result.tests += 1
                 continue
             walker._file(path)
             result.named.add(path)

@@ -49,7 +49,8 @@ class LintResult:
     rule classes (sorted by code); ``cached``: parsed files whose findings came
     from the result cache (not parsed again); ``fixes``: the files a fix mode
     changed; ``fixable`` / ``unsafe_fixable``: findings left that ``--fix`` /
-    only ``--unsafe-fixes`` would fix.
+    only ``--unsafe-fixes`` would fix; ``tests``: test files left out (not
+    among ``files``; ``include-tests`` lints them).
     """
 
     findings: list[Finding] = field(default_factory=list)
@@ -65,6 +66,7 @@ class LintResult:
     fixes: list[FileFix] = field(default_factory=list)
     fixable: int = 0
     unsafe_fixable: int = 0
+    tests: int = 0
 
     def count_fixable(self) -> None:
         """Set ``fixable`` / ``unsafe_fixable`` from ``findings`` (again after they are filtered)."""
@@ -175,7 +177,7 @@ def lint_paths(
         found = Discovery(files=[(named, display_path(named))], named={named})
     else:
         found = discover(paths, config, force_exclude=force_exclude)
-    result = LintResult(rules=rules)
+    result = LintResult(rules=rules, tests=found.tests)
     findings: list[Finding] = list(found.problems)
     scans: dict[Path, prefilter.Scan] = {}
     contents: dict[Path, bytes] = {}

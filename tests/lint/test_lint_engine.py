@@ -146,6 +146,32 @@ def test_gitignore_and_exclude_are_honoured(write_tree, run_cli):
     assert codes(out) == ["PC101"]  # a file named on the command line is always linted
 
 
+def test_test_code_is_left_out_and_counted_unless_asked_for(write_tree, run_cli):
+    root = write_tree({
+        "app.py": VOLATILE, "tests/test_app.py": VOLATILE, "tests/helpers.py": VOLATILE,
+        "backend/test/unit/a.py": VOLATILE, "backend/test_b.py": VOLATILE, "backend/c_test.py": VOLATILE,
+        "backend/conftest.py": VOLATILE, "backend/testing.py": VOLATILE, "backend/latest/d.py": VOLATILE,
+    })
+    code, out, _ = run_cli("lint", root)
+    assert "Checked 3 files" in out and "Left out 6 test files (--include-tests lints them)." in out
+    _, out, _ = run_cli("lint", root, "--output-format", "json")
+    assert sorted(Path(f["path"]).name for f in json.loads(out)) == ["app.py", "d.py", "testing.py"]
+    _, out, _ = run_cli("lint", root, "--output-format", "json", "--include-tests")
+    assert len(json.loads(out)) == 9
+    # a test folder or file named on the command line is linted, test files inside it included
+    _, out, _ = run_cli("lint", root / "tests", "--output-format", "json")
+    assert sorted(Path(f["path"]).name for f in json.loads(out)) == ["helpers.py", "test_app.py"]
+    _, out, _ = run_cli("lint", root / "backend" / "test" / "unit", "--output-format", "json")
+    assert codes(out) == ["PC101"]
+    _, out, _ = run_cli("lint", root / "backend" / "test_b.py", "--output-format", "json")
+    assert codes(out) == ["PC101"]
+    _, out, err = run_cli("lint", root / "backend" / "test_b.py", "--force-exclude")  # pre-commit names every file
+    assert "No findings. Checked 0 files" in out and "Left out 1 test file " in out
+    (root / "pyproject.toml").write_text("[tool.promptcache.lint]\ninclude-tests = true\n", encoding="utf-8")
+    _, out, _ = run_cli("lint", root)
+    assert "Checked 9 files" in out and "Left out" not in out
+
+
 def test_folder_named_on_command_line_is_linted_even_if_an_outer_gitignore_lists_it(write_tree, run_cli):
     root = write_tree({".gitignore": "versions/\n", "versions/3.11/app.py": VOLATILE})
     (root / ".git").mkdir()

@@ -19,10 +19,14 @@ STDLIB = Path(sysconfig.get_paths()["stdlib"])
 
 
 def test_stdlib_with_prefilter_has_no_findings():
-    result = lint_paths([STDLIB], LintConfig(root=STDLIB), jobs=2)
-    assert result.files > 1500
+    result = lint_paths([STDLIB], LintConfig(root=STDLIB, include_tests=True), jobs=2)
+    assert result.files > 1500 and result.tests == 0
     assert result.findings == []
     assert result.parsed + result.skipped == result.files
+    default = lint_paths([STDLIB], LintConfig(root=STDLIB), jobs=2)
+    # `test/` (CPython's test package), `tests/` folders of idlelib, ctypes, ..., and test_*.py files
+    assert default.findings == [] and default.tests > 900
+    assert default.files + default.tests == result.files
 
 
 def test_stdlib_sample_without_prefilter_has_only_pc901_on_python2_data():

@@ -14,7 +14,8 @@ def summary(result: LintResult) -> str:
     """One line: what was found (and fixed), and how many files were checked: parsed (or read from the result
     cache), skipped by the pre-filter, unreadable; then a line naming what ``--fix`` would fix, when any.
 
-    Every file a finding names is among the files checked (``files = parsed + skipped + unreadable``).
+    Every file a finding names is among the files checked (``files = parsed + skipped + unreadable``); test files
+    left out are counted apart.
     """
     counts = {s: sum(1 for f in result.findings if f.severity is s) for s in Severity}
     files = len({f.path for f in result.findings})
@@ -32,6 +33,8 @@ def summary(result: LintResult) -> str:
         f"{head} Checked {_plural(result.files, 'file')} ({_plural(result.lines, 'line')}): {parsed}, "
         f"skipped {result.skipped} by the pre-filter{unreadable}, in {result.seconds:.2f} s."
     )
+    if result.tests:
+        line += f" Left out {_plural(result.tests, 'test file')} (--include-tests lints them)."
     return line + _hint(result)
 
 
