@@ -60,7 +60,7 @@ def _fail(message: str) -> None:
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes [default: CPU count].")
 @click.option("--no-respect-gitignore", is_flag=True, help="Lint files that .gitignore excludes.")
 @click.option("--include-tests", is_flag=True, help="Lint test code too (tests/, test/, test_*.py, *_test.py, conftest.py).")
-@click.option("-v", "--verbose", is_flag=True, help="Say which files were parsed and which the pre-filter skipped.")
+@click.option("-v", "--verbose", is_flag=True, help="List the files parsed (or read from the cache), then the parsed, cached, skipped and left-out counts.")
 @click.option("--explain", hidden=True, is_flag=False, flag_value="", expose_value=False, is_eager=True,
               callback=lambda ctx, param, value: _no_explain(value))
 def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format, output_file, fix, unsafe_fixes, show_diff,
@@ -126,6 +126,8 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
         if hidden:
             click.echo(f"--diff-since {diff_since}: {hidden} finding{'s' if hidden != 1 else ''} on lines not changed since "
                        f"{diff_since} not shown", err=True)
+    if not result.files and not result.tests:
+        click.echo("warning: no Python files to lint under the given paths (none there, or all excluded)", err=True)
     to_stderr = output_format in MACHINE_FORMATS or output_file is not None
     if stdin_filename is not None and fix:  # ruff's convention: the fixed source on stdout, the report on stderr
         sys.stdout.buffer.write(result.fixes[0].after if result.fixes else stdin)
@@ -149,8 +151,9 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
     if show_fixes:
         _list_fixes(result, err=to_stderr or stdin_filename is not None)
     if verbose:
+        cached_paths = set(result.cached_paths)
         for path in result.parsed_paths:
-            click.echo(f"parsed: {path}", err=True)
+            click.echo(f"{'cached' if path in cached_paths else 'parsed'}: {path}", err=True)
         parsed = f"{result.parsed - result.cached} parsed, {result.cached} read from the cache" if result.cached \
             else f"{result.parsed} parsed"
         tests = f", {result.tests} test files left out" if result.tests else ""

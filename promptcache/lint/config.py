@@ -21,6 +21,8 @@ names like ``myapp.llm.complete`` or ``*.suffix.patterns``),
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
 import tomllib
 from collections.abc import Iterable
@@ -179,7 +181,7 @@ def find_config(start: Path) -> tuple[Path, dict] | None:
     A ``promptcache.toml`` always counts; a ``pyproject.toml`` counts when it
     has a ``[tool.promptcache]`` table. Raises ConfigError for unknown keys there.
     """
-    start = start.resolve()
+    start = _resolved(start)
     folder = start if start.is_dir() else start.parent
     for candidate in (folder, *folder.parents):
         for name in ("promptcache.toml", "pyproject.toml"):
@@ -189,6 +191,14 @@ def find_config(start: Path) -> tuple[Path, dict] | None:
                 if table is not None:
                     return path, table
     return None
+
+
+def _resolved(path: Path) -> Path:
+    """``path.resolve()``, or its absolute form when it is a symbolic link loop (discovery reports that as PC901)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return Path(os.path.abspath(path))
 
 
 def _read(path: Path) -> dict:
@@ -213,7 +223,7 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> L
     else:
         found = find_config(start or Path.cwd())
     if found is None:
-        base = (start or Path.cwd()).resolve()
+        base = _resolved(start or Path.cwd())
         return LintConfig(root=base if base.is_dir() else base.parent)
     path, table = found
     return from_table(table, path)
@@ -228,8 +238,10 @@ def from_table(table: dict, path: Path | None = None) -> LintConfig:
     for key, raw in table.items():
         kind = _KEYS.get(key)
         if kind is None:
+            close = difflib.get_close_matches(key.replace("_", "-"), list(_KEYS), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
             raise ConfigError(
-                f"{where}unknown key {key!r} in the lint configuration; known keys: {', '.join(sorted(_KEYS))}"
+                f"{where}unknown key {key!r} in the lint configuration; {hint}known keys: {', '.join(sorted(_KEYS))}"
             )
         values[key.replace("-", "_")] = _coerce(kind, key, raw, where)
     return LintConfig(root=path.parent if path is not None else Path.cwd(), source=path, **values)

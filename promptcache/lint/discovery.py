@@ -120,7 +120,12 @@ class _Walker:
     def problem(self, path: Path, reason: str) -> None:
         self.result.problems.append(unparsable(display_path(path), reason))
 
-    def walk(self, root: Path) -> None:
+    def named_test(self, path: Path, is_dir: bool) -> bool:
+        """A path named on the command line is test code, for ``--force-exclude``."""
+        return any(self.is_test(path, is_dir, base) for base in (self.config.root, path.parent))
+
+    def walk(self, root: Path, counting: bool = False) -> None:
+        """Add the files below ``root`` (``counting``: a test folder; only count its files)."""
         if self.excluded(root, True, root.parent):
             self.excluded_roots.add(root)
         ignores: list[tuple[Path, pathspec.PathSpec]] = []
@@ -139,7 +144,7 @@ class _Walker:
                 # A folder named on the command line is linted even when an outer .gitignore lists it.
                 if spec is not None and not spec.match_file(root.relative_to(folder).as_posix() + "/"):
                     ignores.append((folder, spec))
-        self._walk_dir(root, root, ignores, skip_tests=self.tests is not None and not self._in_test_folder(root))
+        self._walk_dir(root, root, ignores, self.tests is not None and not self._in_test_folder(root), counting)
 
     def _ignored(self, path: Path, is_dir: bool, ignores) -> bool:
         suffix = "/" if is_dir else ""
@@ -231,16 +236,36 @@ def discover(paths: list[Path], config: LintConfig, force_exclude: bool = False)
         if path.is_symlink() and not path.exists():
             walker._symlink(path)
         elif path.is_dir():
-            walker.walk(path)
+            if force_exclude and walker.excluded(path, True, path.parent):
+                continue
+            walker.walk(path, counting=force_exclude and walker.named_test(path, True))
         elif path.exists():
-            if force_exclude and walker.excluded(path, False, path.parent):
-                continue
-            if force_exclude and any(walker.is_test(path, False, base) for base in (config.root, path.parent)):
-                result.tests += 1
-                continue
-            walker._file(path)
-            result.named.add(path)
+            if not _left_out(walker, path, force_exclude):
+                walker._file(path)
+                result.named.add(path)
         else:
             result.problems.append(unparsable(display_path(path), "does not exist; check the path"))
     result.files.sort(key=lambda item: item[1])
+    return result
+
+
+def _left_out(walker: _Walker, path: Path, force_exclude: bool) -> bool:
+    """With ``force_exclude``, the file named ``path`` is excluded, or test code (counted)."""
+    if not force_exclude:
+        return False
+    if walker.excluded(path, False, path.parent):
+        return True
+    if walker.named_test(path, False):
+        walker.result.tests += 1
+        return True
+    return False
+
+
+def named_file(path: Path, config: LintConfig, force_exclude: bool = False) -> Discovery:
+    """The :class:`Discovery` of one file named for ``--stdin-filename`` (it need not exist); ``force_exclude``
+    leaves it out when it is excluded or test code, as for a file named on the command line."""
+    result = Discovery()
+    if not _left_out(_Walker(config, result), path, force_exclude):
+        result.files.append((path, display_path(path)))
+        result.named.add(path)
     return result

@@ -22,7 +22,7 @@ import pathspec
 from promptcache.lint import prefilter
 from promptcache.lint.config import LintConfig
 from promptcache.lint.cross_module import Settlement
-from promptcache.lint.discovery import Discovery, discover, display_path
+from promptcache.lint.discovery import discover, display_path, named_file
 from promptcache.lint.errors import unparsable
 from promptcache.lint.filelint import FileResult, lint_bytes
 from promptcache.lint.finding import Finding, Severity
@@ -47,7 +47,7 @@ class LintResult:
     link, a FIFO, a missing path, a read error: PC901 findings); ``lines``:
     lines in all files read; ``seconds``: wall time; ``rules``: the selected
     rule classes (sorted by code); ``cached``: parsed files whose findings came
-    from the result cache (not parsed again); ``fixes``: the files a fix mode
+    from the result cache (not parsed again; ``cached_paths`` names them); ``fixes``: the files a fix mode
     changed; ``fixable`` / ``unsafe_fixable``: findings left that ``--fix`` /
     only ``--unsafe-fixes`` would fix; ``tests``: test files left out (not
     among ``files``; ``include-tests`` lints them).
@@ -62,6 +62,7 @@ class LintResult:
     seconds: float = 0.0
     rules: list[type[LintRule]] = field(default_factory=list)
     parsed_paths: list[str] = field(default_factory=list)
+    cached_paths: list[str] = field(default_factory=list)
     cached: int = 0
     fixes: list[FileFix] = field(default_factory=list)
     fixable: int = 0
@@ -173,8 +174,7 @@ def lint_paths(
     visitors = [r for r in rules if r.code != "PC901"]
     report_errors = len(visitors) < len(rules)
     if stdin is not None:
-        named = Path(os.path.abspath(paths[0]))
-        found = Discovery(files=[(named, display_path(named))], named={named})
+        found = named_file(Path(os.path.abspath(paths[0])), config, force_exclude)
     else:
         found = discover(paths, config, force_exclude=force_exclude)
     result = LintResult(rules=rules, tests=found.tests)
@@ -296,6 +296,7 @@ def _run_cached(tasks, digests, rules, config, jobs, cache: ResultCache | None, 
     out: list[FileResult | None] = [cache.get(key, display) for key, (_, display, _) in zip(keys, tasks)]
     missing = [i for i, r in enumerate(out) if r is None]
     result.cached = len(tasks) - len(missing)
+    result.cached_paths = [display for r, (_, display, _) in zip(out, tasks) if r is not None]
 
     def counted(done: int, total: int) -> None:
         progress(result.cached + done, len(tasks))

@@ -38,8 +38,8 @@ def run_cli():
     """Invoke ``promptcache`` in-process: ``run_cli("lint", path, ...)`` gives (exit code, stdout, stderr)."""
     runner = CliRunner()
 
-    def invoke(*args: str):
-        result = runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
+    def invoke(*args: str, stdin: str | None = None):
+        result = runner.invoke(main, [str(a) for a in args], input=stdin, catch_exceptions=False)
         return result.exit_code, result.stdout, result.stderr
 
     return invoke

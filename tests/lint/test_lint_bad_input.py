@@ -159,3 +159,11 @@ def test_valid_python_libcst_validation_rejects_is_linted_and_validation_is_rest
     assert code == 1 and found == {"odd.py": ("PC101", 5, 50, 5, 64), "spaced.py": ("PC101", 5, 50, 5, 64)}
     with pytest.raises(TypeError):
         cst.parse_module(odd)
+
+
+def test_a_symbolic_link_loop_named_first_is_pc901_not_a_crash(bad_folder, run_cli):
+    # the configuration search starts from the first path: resolving a loop raised RuntimeError (newcomer, stop 33)
+    code, out, _ = run_cli("lint", bad_folder / "loop_a.py")
+    assert code == 2 and "loop_a.py:1:1: PC901 [error] is a symbolic link loop" in out
+    code, out, _ = run_cli("lint", "--stdin-filename", bad_folder / "loop_a.py", stdin="x = 1\n")
+    assert code == 0 and "No findings. Checked 1 file" in out

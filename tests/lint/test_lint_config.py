@@ -126,3 +126,10 @@ def test_the_documented_configuration_is_exactly_the_accepted_one():
     field_names = {f.name for f in fields(LintConfig)} - {"root", "source"}
     assert field_names == {key.replace("-", "_") for key in table}
     assert config.extra_sinks == ("myapp.llm.complete", "*.ask_model")
+
+
+def test_a_misspelt_key_gets_a_suggestion(write_tree):
+    root = write_tree({"pyproject.toml": "[tool.promptcache.lint]\ninclude_tests = true\n"})
+    with pytest.raises(ConfigError, match=re.escape("unknown key 'include_tests' in the lint configuration; did you mean "
+                                                    "'include-tests'? known keys: exclude,")):
+        load_config(start=root)

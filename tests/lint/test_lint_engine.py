@@ -166,7 +166,14 @@ def test_test_code_is_left_out_and_counted_unless_asked_for(write_tree, run_cli)
     _, out, _ = run_cli("lint", root / "backend" / "test_b.py", "--output-format", "json")
     assert codes(out) == ["PC101"]
     _, out, err = run_cli("lint", root / "backend" / "test_b.py", "--force-exclude")  # pre-commit names every file
+    assert "No findings. Checked 0 files" in out and "Left out 1 test file " in out and "warning" not in err
+    _, out, _ = run_cli("lint", root / "tests", "--force-exclude")  # so does a folder, with ruff's --force-exclude
+    assert "No findings. Checked 0 files" in out and "Left out 2 test files " in out
+    _, out, _ = run_cli("lint", "--force-exclude", "--stdin-filename", root / "tests" / "test_x.py", stdin=VOLATILE)
     assert "No findings. Checked 0 files" in out and "Left out 1 test file " in out
+    config = write_tree({"x/promptcache.toml": '[lint]\nextend-exclude = ["d.py"]\n'}) / "x" / "promptcache.toml"
+    _, out, err = run_cli("lint", root / "backend" / "latest" / "d.py", "--force-exclude", "--config", config)
+    assert "Checked 0 files" in out and "warning: no Python files to lint" in err
     (root / "pyproject.toml").write_text("[tool.promptcache.lint]\ninclude-tests = true\n", encoding="utf-8")
     _, out, _ = run_cli("lint", root)
     assert "Checked 9 files" in out and "Left out" not in out
