@@ -106,7 +106,7 @@ def main(argv: list[str]) -> int:
     for r in rows:
         del r["_findings"]
     print(json.dumps({"path": str(args.path), "runs": rows}, indent=2))
-    left_out = f"{rows[0]['tests_left_out']} test files left out" if rows and rows[0]["tests_left_out"] else "tests included"
+    left_out = "tests included" if tests else f"{rows[0]['tests_left_out'] if rows else 0} test files left out"
     print(f"{args.path} (pre-filter {'off' if args.no_prefilter else 'on'}; {left_out})")
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
     for column in ("run", "jobs", "files", "lines", "parsed", "cached", "found", "PC901", "s", "cpu s", "files/s"):

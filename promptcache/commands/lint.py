@@ -59,7 +59,7 @@ def _fail(message: str) -> None:
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="Use this pyproject.toml / promptcache.toml.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes [default: CPU count].")
 @click.option("--no-respect-gitignore", is_flag=True, help="Lint files that .gitignore excludes.")
-@click.option("--include-tests", is_flag=True, help="Lint test code too (tests/, test/, test_*.py, *_test.py, conftest.py).")
+@click.option("--include-tests", is_flag=True, help="Lint test code too (tests/, test/, test_*.py, *_test.py, tests.py, conftest.py).")
 @click.option("-v", "--verbose", is_flag=True, help="List the files parsed (or read from the cache), then the parsed, cached, skipped and left-out counts.")
 @click.option("--explain", hidden=True, is_flag=False, flag_value="", expose_value=False, is_eager=True,
               callback=lambda ctx, param, value: _no_explain(value))
@@ -68,7 +68,7 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
          jobs, no_respect_gitignore, include_tests, verbose):
     """Lint PATHS (default: the current folder) for cache-breaking patterns.
 
-    Test code (tests/, test/, test_*.py, *_test.py, conftest.py) is left out
+    Test code (tests/, test/, test_*.py, *_test.py, tests.py, conftest.py) is left out
     unless --include-tests is given or a test folder or file is named.
 
     Exit codes: 0 clean, 1 findings at or above --fail-on (with --diff: a
@@ -156,7 +156,7 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
             click.echo(f"{'cached' if path in cached_paths else 'parsed'}: {path}", err=True)
         parsed = f"{result.parsed - result.cached} parsed, {result.cached} read from the cache" if result.cached \
             else f"{result.parsed} parsed"
-        tests = f", {result.tests} test files left out" if result.tests else ""
+        tests = f", {result.tests} test file{'s' if result.tests != 1 else ''} left out" if result.tests else ""
         click.echo(f"{parsed}, {result.skipped} skipped by the pre-filter{tests}, {len(result.rules)} rules",
                    err=True)
     sys.exit(result.exit_code(config.fail_on, exit_zero))

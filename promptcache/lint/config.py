@@ -55,10 +55,12 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 # Test code, left out unless ``include-tests = true`` (``--include-tests``) or a test folder or file is named
 # on the command line. A test's requests are fixtures, not production traffic: of 135 findings on 37 real
 # code bases (2026-12-04), 17 were in tests, and none was a production cache breaker (agents run against
-# pydantic-ai's FunctionModel, fixed fixture text, onyx's test that busts its prompt cache on purpose).
+# pydantic-ai's FunctionModel, fixed fixture text, onyx's test that busts its prompt cache on purpose); one
+# more (a PC402 in MetaGPT's ut_writer.py) was in a prompt module that only a test imports, no longer parsed.
 # Precedents: Semgrep's default .semgrepignore skips /tests and /test (semgrep.dev/docs/ignoring-files-folders-code);
-# gosec skips test files unless -tests. The file names are pytest's default ``python_files``.
-TEST_PATTERNS: tuple[str, ...] = ("tests/", "test/", "test_*.py", "*_test.py", "conftest.py")
+# gosec skips test files unless -tests. The file names: pytest's default ``python_files`` (test_*.py, *_test.py),
+# Django's ``tests.py``, pytest's ``conftest.py``.
+TEST_PATTERNS: tuple[str, ...] = ("tests/", "test/", "test_*.py", "*_test.py", "tests.py", "conftest.py")
 
 
 class ConfigError(Exception):

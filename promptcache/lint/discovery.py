@@ -11,7 +11,7 @@ always linted, even when an outer ``.gitignore`` or an exclusion lists it (the
 exclusions then apply below it only).
 
 Test code (:data:`~promptcache.lint.config.TEST_PATTERNS`: ``tests/``,
-``test/``, ``test_*.py``, ``*_test.py``, ``conftest.py``) is left out and
+``test/``, ``test_*.py``, ``*_test.py``, ``tests.py``, ``conftest.py``) is left out and
 counted, unless ``include-tests = true``, or the folder named on the command
 line is itself in a test folder (``promptcache lint tests/``), or the file is
 named on the command line (without ``--force-exclude``).
@@ -104,12 +104,17 @@ class _Walker:
         return rel not in ("", ".") and self.tests.match_file(rel + ("/" if is_dir else ""))
 
     def _in_test_folder(self, root: Path) -> bool:
-        """A folder named on the command line lies in a test folder: its test files are what the user asked for."""
+        """A folder named on the command line lies in a test folder (``promptcache lint tests/``): its test files
+        are what the user asked for. Judged by its folders below the current one (``cd ~/test && promptcache lint
+        .`` is not in a test folder), else below the config folder, else by its own name."""
         try:
-            parts = (*root.relative_to(self.config.root).parts, root.name)
+            parts = root.relative_to(Path.cwd()).parts
         except ValueError:
-            parts = root.parts
-        return any(self.is_test(Path(part), True, Path()) for part in parts if part)
+            try:
+                parts = root.relative_to(self.config.root).parts or (root.name,)
+            except ValueError:
+                parts = (root.name,)
+        return any(self.is_test(Path(part), True, Path()) for part in parts)
 
     def add(self, path: Path) -> None:
         shown = display_path(path)
@@ -121,8 +126,9 @@ class _Walker:
         self.result.problems.append(unparsable(display_path(path), reason))
 
     def named_test(self, path: Path, is_dir: bool) -> bool:
-        """A path named on the command line is test code, for ``--force-exclude``."""
-        return any(self.is_test(path, is_dir, base) for base in (self.config.root, path.parent))
+        """A path named on the command line is test code, for ``--force-exclude``: judged by the folders below
+        the config folder or the current one (pre-commit names ``tests/helpers.py``), or by its own name."""
+        return any(self.is_test(path, is_dir, base) for base in (self.config.root, Path.cwd(), path.parent))
 
     def walk(self, root: Path, counting: bool = False) -> None:
         """Add the files below ``root`` (``counting``: a test folder; only count its files)."""
@@ -233,6 +239,8 @@ def discover(paths: list[Path], config: LintConfig, force_exclude: bool = False)
     walker = _Walker(config, result)
     for raw in paths:
         path = Path(os.path.abspath(raw))
+        if not path.is_dir() and _left_out(walker, path, force_exclude):
+            continue
         if path.is_symlink() and not path.exists():
             walker._symlink(path)
         elif path.is_dir():
@@ -240,9 +248,8 @@ def discover(paths: list[Path], config: LintConfig, force_exclude: bool = False)
                 continue
             walker.walk(path, counting=force_exclude and walker.named_test(path, True))
         elif path.exists():
-            if not _left_out(walker, path, force_exclude):
-                walker._file(path)
-                result.named.add(path)
+            walker._file(path)
+            result.named.add(path)
         else:
             result.problems.append(unparsable(display_path(path), "does not exist; check the path"))
     result.files.sort(key=lambda item: item[1])
@@ -269,3 +276,12 @@ def named_file(path: Path, config: LintConfig, force_exclude: bool = False) -> D
         result.files.append((path, display_path(path)))
         result.named.add(path)
     return result
+
+
+def is_test_name(path: Path) -> bool:
+    """``path``'s file name is a test module's (``test_x.py``, ``conftest.py``): for the pre-filter's search of a
+    named file's importers, which skips them unless ``include-tests``."""
+    return _TEST_NAMES.match_file(path.name)
+
+
+_TEST_NAMES = _spec(p for p in TEST_PATTERNS if not p.endswith("/"))

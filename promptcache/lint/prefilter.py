@@ -243,12 +243,12 @@ def llm_importers(path: Path, own: Scan, config: LintConfig, known: dict[Path, S
     (:attr:`Scan.llm_code`) and import ``path``, in search order.
 
     Searches, reading bytes only (no parsing): every file of the top package
-    (honouring ``exclude`` and ``.gitignore``) and the files directly in the
-    import root; outside a package, the files of ``path``'s folder and of the
+    (honouring ``exclude``, ``.gitignore`` and ``include-tests``) and the files directly in the
+    import root (test modules left out unless ``include-tests``); outside a package, the files of ``path``'s folder and of the
     folder above. At most 5,000 files are read. ``known`` are scans already
     made in this run (not read again).
     """
-    from promptcache.lint.discovery import discover  # discovery -> config; imported here to keep this module light
+    from promptcache.lint.discovery import discover, is_test_name  # discovery -> config; imported here to keep this module light
 
     root, top = import_root(path)
     folders = [root]
@@ -259,7 +259,8 @@ def llm_importers(path: Path, own: Scan, config: LintConfig, known: dict[Path, S
         candidates += [p for p, _ in discover([top], config).files]
     for folder in folders:
         try:
-            candidates += sorted(p for p in folder.iterdir() if p.suffix == ".py" and p.is_file())
+            candidates += sorted(p for p in folder.iterdir() if p.suffix == ".py" and p.is_file()
+                                 and (config.include_tests or not is_test_name(p)))
         except OSError:
             continue
     scans = {path: own}

@@ -179,6 +179,29 @@ def test_test_code_is_left_out_and_counted_unless_asked_for(write_tree, run_cli)
     assert "Checked 9 files" in out and "Left out" not in out
 
 
+def test_pre_commit_leaves_out_test_code_by_its_folders_and_a_project_named_test_is_not_test_code(
+        write_tree, run_cli, monkeypatch):
+    root = write_tree({"proj/app.py": VOLATILE, "proj/tests/helpers.py": VOLATILE, "proj/backend/tests/f.py": VOLATILE,
+                       "proj/bot/prompts.py": 'SYSTEM_PROMPT = """Be brief. \nBe kind."""\n',
+                       "proj/bot/test_bot.py": "import anthropic\nfrom .prompts import SYSTEM_PROMPT\n",
+                       "test/app.py": VOLATILE, "test/tests/test_app.py": VOLATILE})
+    monkeypatch.chdir(root / "proj")  # no promptcache configuration: pre-commit names paths from the project root
+    _, out, _ = run_cli("lint", "--force-exclude", "app.py", "tests/helpers.py", "backend/tests/f.py")
+    assert "Checked 1 file " in out and "Left out 2 test files" in out
+    # bot/prompts.py's only importer is a test: linted alone it is judged as in a run over the folder (not parsed)
+    _, out, _ = run_cli("lint", "--force-exclude", "bot/prompts.py", "--output-format", "json")
+    assert json.loads(out) == [] and codes(run_cli("lint", "bot", "--output-format", "json")[1]) == []
+    assert codes(run_cli("lint", "bot/prompts.py", "--include-tests", "--output-format", "json")[1]) == ["PC402"]
+    monkeypatch.chdir(root / "test")  # a project that lives in a folder named `test`
+    _, out, _ = run_cli("lint", ".")
+    assert "Checked 1 file " in out and "Left out 1 test file " in out
+    _, out, err = run_cli("lint", ".", "-v", "--no-cache")
+    assert err.strip().endswith("1 parsed, 0 skipped by the pre-filter, 1 test file left out, 30 rules")
+    _, out, err = run_cli("lint", ".", "-v")
+    _, out, err = run_cli("lint", ".", "-v")
+    assert "cached: app.py" in err and "0 parsed, 1 read from the cache, 0 skipped" in err
+
+
 def test_folder_named_on_command_line_is_linted_even_if_an_outer_gitignore_lists_it(write_tree, run_cli):
     root = write_tree({".gitignore": "versions/\n", "versions/3.11/app.py": VOLATILE})
     (root / ".git").mkdir()

@@ -12,7 +12,8 @@ def _plural(n: int, word: str) -> str:
 
 def summary(result: LintResult) -> str:
     """One line: what was found (and fixed), and how many files were checked: parsed (or read from the result
-    cache), skipped by the pre-filter, unreadable; then a line naming what ``--fix`` would fix, when any.
+    cache), skipped by the pre-filter, unreadable; then a line counting the test files left out, and one naming
+    what ``--fix`` would fix, when any.
 
     Every file a finding names is among the files checked (``files = parsed + skipped + unreadable``); test files
     left out are counted apart.
@@ -34,7 +35,7 @@ def summary(result: LintResult) -> str:
         f"skipped {result.skipped} by the pre-filter{unreadable}, in {result.seconds:.2f} s."
     )
     if result.tests:
-        line += f" Left out {_plural(result.tests, 'test file')} (--include-tests lints them)."
+        line += f"\nLeft out {_plural(result.tests, 'test file')} (--include-tests lints them)."
     return line + _hint(result)
 
 
