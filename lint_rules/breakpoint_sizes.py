@@ -14,7 +14,7 @@ import libcst as cst
 from promptcache.lint import markers as M
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import Invalid, LintRule
-from promptcache.lint.model_minimum import smallest_minimum
+from promptcache.lint.one_shot import smallest_minimum
 from promptcache.lint.walk import descendants
 from promptcache.providers import UnknownModelWarning, known_models, model_profile
 

@@ -270,10 +270,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
     request shows (about 4 characters a token: its literals through names,
     ``.format``, same-module functions, a structured-output schema's class,
     and the constants of the modules in the run; per-request values count
-    0) against which minimum (the ``model=``'s in the providers data, or
-    that of the default model of the configuration field it is read from,
-    ``Configuration.writer_model: str = "gpt-4.1"``; else the smallest of
-    the hosted models there). It becomes a cost once the
+    0) against which minimum (the ``model=``'s in the providers data, else
+    the smallest of the hosted models there). It becomes a cost once the
     prompt grows. Text the code does not show (a file read, a prompt
     registry, a ``system_prompt`` parameter, a template from a module
     outside the run) and a model the providers data does not list (a

@@ -31,12 +31,11 @@ from pathlib import Path
 from promptcache.lint import prefilter
 from promptcache.lint.filelint import FileResult
 from promptcache.lint.finding import Finding, Severity
-from promptcache.lint.markers import CHARS_PER_TOKEN
-from promptcache.lint.model_minimum import default_text, model_minimum
-from promptcache.lint.one_shot import PER_REQUEST_CLAIM, SMALL_CLAIM
 from promptcache.lint.prompt_definitions import FIXED_CALL_ONLY
 from promptcache.lint.prompt_places import FIXED_CALL
 from promptcache.lint.prompt_uses import AFTER, UNKNOWN, UNSEEN
+from promptcache.lint.markers import CHARS_PER_TOKEN
+from promptcache.lint.one_shot import PER_REQUEST_CLAIM, SMALL_CLAIM
 from promptcache.lint.request_size import OPTIONAL, Weight
 
 
@@ -47,7 +46,6 @@ class Settlement:
         self.landings: dict[tuple[Path, str], set[str]] = {}
         self.sizes = {p: r.sizes for p, r in zip(paths, results) if r.sizes}
         self.fields = {p: r.fields for p, r in zip(paths, results) if r.fields}
-        self.models = {p: r.models for p, r in zip(paths, results) if r.models}
         self.scans = scans
         self._table = None
         wanted = {p: {s.removesuffix(FIXED_CALL_ONLY) for symbols in r.depends.values() for s in symbols}
@@ -103,7 +101,7 @@ class Settlement:
 
     def _weighed(self, path: Path, finding: Finding, weight: Weight | None) -> Finding:
         """``finding`` at info level, saying why, when its request's literal text (the imported names' included)
-        is known and below the minimum cacheable length (an imported configuration class's default model's)."""
+        is known and below the minimum cacheable length."""
         if weight is None:
             return finding
         chars = weight.size.chars
@@ -113,12 +111,9 @@ class Settlement:
                 return finding
             chars += found or 0
         tokens = chars // CHARS_PER_TOKEN
-        minimum, model = weight.minimum, weight.model
-        if weight.default_of and (name := self._lookup(self.models, path, weight.default_of, None)) is not None:
-            minimum, model = model_minimum(name), default_text(name, weight.default_of)
-        if tokens >= minimum:
+        if tokens >= weight.minimum:
             return finding
-        claim = SMALL_CLAIM.format(tokens=tokens, minimum=minimum, model=model)
+        claim = SMALL_CLAIM.format(tokens=tokens, minimum=weight.minimum, model=weight.model)
         if PER_REQUEST_CLAIM in finding.message:
             return replace(finding, severity=Severity.INFO, message=finding.message.replace(PER_REQUEST_CLAIM, claim))
         return replace(finding, severity=Severity.INFO, message=f"{finding.message}; {claim}")

@@ -24,15 +24,15 @@ from promptcache.lint.finding import Finding, Fix, Severity
 from promptcache.lint.fixes import merge, resolve
 from promptcache.lint.imports import is_llm_module
 from promptcache.lint.index import Indexer
-from promptcache.lint.model_minimum import model_defaults
 from promptcache.lint.positions import node_ranges, source_lines
 from promptcache.lint.prompt_uses import UNSEEN, import_uses
 from promptcache.lint.request_size import Weight, module_sizes
 from promptcache.lint.rule import LintRule, registered
-from promptcache.lint.source_refs import SourcedMessage, SourceRef
 from promptcache.lint.template_fills import template_fields
+from promptcache.lint.source_refs import SourcedMessage, SourceRef
 from promptcache.lint.unused_noqa import UnusedNoqa, unused
 from promptcache.lint.walk import TreeFacts, walk
+
 
 _RECURSION_LIMIT = 30_000
 # Collector thresholds while one file is parsed and linted. A parse allocates about 400,000 nodes per MB of
@@ -61,8 +61,7 @@ class FileResult:
     ``weights``: a finding's one-shot request text, and ``sizes``: the text of this module's constants
     (:mod:`promptcache.lint.request_size`), settled into the finding's severity by the run; ``requires``: a
     finding's imported template and variable, and ``fields``: the variables of this module's template constants
-    (:mod:`promptcache.lint.template_fills`), settled into whether the finding stands; ``models``: the default
-    models of this module's configuration classes (:func:`promptcache.lint.model_minimum.model_defaults`).
+    (:mod:`promptcache.lint.template_fills`), settled into whether the finding stands.
     """
 
     path: str
@@ -74,7 +73,6 @@ class FileResult:
     sizes: dict[str, int] = field(default_factory=dict)
     requires: dict[tuple[str, int], tuple[tuple[str, str], ...]] = field(default_factory=dict)
     fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    models: dict[str, str] = field(default_factory=dict)
 
 
 def parse(data: bytes, path: str) -> cst.Module | Finding:
@@ -212,12 +210,11 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
     uses = import_uses(context.flow) if _imports_code(context.index) else {}
     sizes = module_sizes(context.index)
     fields = template_fields(context.index)
-    models = model_defaults(context.index)
     has_noqa = _NOQA_BYTES.search(data) is not None
     check_noqa = (has_noqa and any(rule.code == UnusedNoqa.code for rule in rules)
                   and _NOQA_PC_BYTES.search(data) is not None)
     if not context.reports and not check_noqa:
-        return FileResult(path, [], True, uses=uses, sizes=sizes, fields=fields, models=models)
+        return FileResult(path, [], True, uses=uses, sizes=sizes, fields=fields)
     targets = [r.node for r in context.reports]
     for report in context.reports:
         if report.fix is not None:
@@ -294,7 +291,7 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
     kept_weights = {(f.code, f.line): w for f in findings if (w := weights.get((f.code, f.line)))}
     kept_requires = {(f.code, f.line): tuple(sorted(r)) for f in findings if (r := requires.get((f.code, f.line)))}
     return FileResult(path, sorted(findings, key=lambda f: f.sort_key), True, kept_depends, uses, kept_weights, sizes,
-                      kept_requires, fields, models)
+                      kept_requires, fields)
 
 
 def _imports_code(index) -> bool:

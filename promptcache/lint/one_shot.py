@@ -7,20 +7,22 @@ grows. Only a **one-shot** request is weighed: its messages a list literal (or a
 as written) with no history spliced in anywhere (``*history``, ``[system] + history``, ``previous_response_id=``,
 ``conversation=``), no tools (``tools=``, ``functions=``, ``mcp_servers=``, ``.bind_tools``, or a model object
 the code does not show being made), no ``**kwargs``. A history after a per-request system prompt is a cost
-whatever the size. A structured-output schema counts toward the prefix (:func:`request_size.schema_size`). The
-minimum it is weighed against is :mod:`promptcache.lint.model_minimum`'s.
+whatever the size. A structured-output schema counts toward the prefix (:func:`request_size.schema_size`).
 """
 
 from __future__ import annotations
 
+import functools
+import warnings
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from promptcache.lint.model_minimum import request_minimum
+from promptcache.lint.literals import string_value
 from promptcache.lint.request_size import Size, Weight, measure, schema_size
 from promptcache.lint.sinks import RUNNABLE_CALLS
 from promptcache.lint.walk import descendants
+from promptcache.providers import PROVIDERS, known_models, model_profile, provider_for_model
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
@@ -33,6 +35,7 @@ PER_REQUEST_CLAIM = ("each user or call gets its own copy of an otherwise identi
 SMALL_CLAIM = ("at about {tokens:,} tokens this one-shot request is below the {minimum:,}-token minimum cacheable "
                "length ({model}), so it is not cached yet; put per-request data in the final user message before "
                "the prompt grows")
+NO_MODEL = "no model named: the smallest hosted minimum"
 _NOT_ONE_SHOT = frozenset({"tools", "functions", "tool_config", "mcp_servers", "previous_response_id",
                            "conversation", "tool_resources", "cached_content", "toolConfig", "prompt", "extra_body"})
 _SCHEMAS = frozenset({"response_format", "text_format", "output_type", "response_model"})
@@ -51,7 +54,7 @@ def one_shot_weight(flow: FlowAnalysis, slot: Slot) -> Weight | None:
     sizes += [schema_size(flow.index, s, scope) for s in schemas]
     if any(s is None for s in sizes):
         return None
-    least = request_minimum(flow, call, scope)
+    least = _minimum(flow, call, scope)
     return Weight(sum(sizes, Size()), *least) if least is not None else None
 
 
@@ -239,4 +242,47 @@ def _message_list(expr: cst.BaseExpression | None) -> bool:
     ) and next(descendants(expr, (cst.StarredElement, cst.StarredDictElement)), None) is None
 
 
-__all__ = ["PER_REQUEST_CLAIM", "SMALL_CLAIM", "one_shot_weight"]
+def _minimum(flow: FlowAnalysis, call: cst.Call, scope: Scope) -> tuple[int, str] | None:
+    """``(tokens, model)``: the minimum cacheable length of the call's ``model=`` (a literal, or a module constant)
+    from the providers data; the smallest hosted minimum when no model is named; None for a model the data does
+    not know (a self-hosted model: vLLM and SGLang cache from the first block)."""
+    model = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "model"), None)
+    if model is None:
+        return smallest_minimum(), NO_MODEL
+    if isinstance(model, cst.Name):
+        found, bindings = flow.index.lookup(model.value, scope)
+        if found is None or found.kind != "module" or len(bindings) != 1 or bindings[0].kind != "assign":
+            return smallest_minimum(), NO_MODEL  # `model=model_name`: chosen elsewhere
+        model = bindings[0].value
+    name = string_value(model) if isinstance(model, cst.SimpleString) else None
+    if name is None:
+        return smallest_minimum(), NO_MODEL
+    least = model_minimum(name)
+    return (least, name) if least is not None else None
+
+
+def model_minimum(name: str) -> int | None:
+    """The minimum cacheable length (tokens) of model ``name`` in the providers data, or None when the data does
+    not list it (its family's fallback is the *largest* minimum, wrong for a claim that a prefix is too short)."""
+    try:
+        provider = provider_for_model(name)
+    except ValueError:
+        return None
+    if name not in known_models(provider):
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # retired models keep the rules they had
+        return model_profile(provider, name).min_cacheable_tokens
+
+
+@functools.lru_cache(maxsize=None)
+def smallest_minimum(providers: tuple[str, ...] = tuple(p for p in PROVIDERS if p != "deepseek")) -> int:
+    """The smallest minimum cacheable length (tokens) of ``providers``' models in the providers data. By default
+    DeepSeek's 64-token unit is left out: its best-effort disk cache is not what an app that names no model is
+    assumed to run on (assumed, issue 11)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return min(model_profile(p, m).min_cacheable_tokens for p in providers for m in known_models(p))
+
+
+__all__ = ["NO_MODEL", "PER_REQUEST_CLAIM", "SMALL_CLAIM", "model_minimum", "one_shot_weight", "smallest_minimum"]

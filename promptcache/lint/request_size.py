@@ -57,13 +57,11 @@ class Size:
 @dataclass(frozen=True)
 class Weight:
     """A one-shot request's literal text (``size``) and the ``minimum`` cacheable length (tokens) that
-    applies, from ``model`` (a model id, or where the number comes from); ``default_of``: an imported
-    configuration field whose default model the run settles (:mod:`promptcache.lint.model_minimum`)."""
+    applies, from ``model`` (a model id, or where the number comes from)."""
 
     size: Size
     minimum: int
     model: str
-    default_of: str = ""
 
 
 def _largest(sizes: list[Size | None]) -> Size | None:

@@ -144,16 +144,15 @@ class ResultCache:
             findings = [_finding(item, path) for item in found["findings"]]
             depends = {(code, line): tuple(symbols) for code, line, symbols in found.get("depends", ())}
             uses = {qualified: tuple(kinds) for qualified, kinds in found.get("uses", {}).items()}
-            weights = {(code, line): Weight(Size(chars, frozenset(symbols)), minimum, model, default_of)
-                       for code, line, chars, symbols, minimum, model, default_of in found.get("weights", ())}
+            weights = {(code, line): Weight(Size(chars, frozenset(symbols)), minimum, model)
+                       for code, line, chars, symbols, minimum, model in found.get("weights", ())}
             sizes = {name: int(chars) for name, chars in found.get("sizes", {}).items()}
             requires = {(code, line): tuple((t, v) for t, v in pairs) for code, line, pairs in found.get("requires", ())}
             fields = {name: tuple(variables) for name, variables in found.get("fields", {}).items()}
-            models = {name: str(model) for name, model in found.get("models", {}).items()}
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
         self.used.add(key)
-        return FileResult(path, findings, True, depends, uses, weights, sizes, requires, fields, models)
+        return FileResult(path, findings, True, depends, uses, weights, sizes, requires, fields)
 
     def put(self, key: str, result: FileResult) -> None:
         """Remember ``result`` (a parsed file's findings and cross-module facts) under ``key``."""
@@ -163,7 +162,7 @@ class ResultCache:
         if result.uses:
             entry["uses"] = {qualified: list(kinds) for qualified, kinds in result.uses.items()}
         if result.weights:
-            entry["weights"] = [[code, line, w.size.chars, sorted(w.size.symbols), w.minimum, w.model, w.default_of]
+            entry["weights"] = [[code, line, w.size.chars, sorted(w.size.symbols), w.minimum, w.model]
                                 for (code, line), w in sorted(result.weights.items())]
         if result.sizes:
             entry["sizes"] = result.sizes
@@ -171,8 +170,6 @@ class ResultCache:
             entry["requires"] = [[code, line, [list(p) for p in r]] for (code, line), r in sorted(result.requires.items())]
         if result.fields:
             entry["fields"] = {name: list(variables) for name, variables in result.fields.items()}
-        if result.models:
-            entry["models"] = result.models
         self.entries[key] = entry
         self.used.add(key)
         self.dirty = True
