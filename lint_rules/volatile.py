@@ -361,9 +361,9 @@ class PerRequestDataInSystemPrompt(FlowRule):
         return [issue]
 
     VALID = [
-        # Issue 11 (skyvern, blind set 18): `prompt` qualifying what names a prompt is not prompt text: the function
-        # returns an LLM handler picked by feature-flag properties.
-        _OPENAI + "def _prompt_type_flag_properties(organization_id):\n    return {'organization_id': organization_id}\ndef get_llm_handler_for_prompt_type(prompt_type, organization_id):\n    properties = _prompt_type_flag_properties(organization_id)\n    return HANDLERS[flags.value(prompt_type, properties=properties)]\n",
+        # Issue 11 (skyvern, blind set 18): a name ending in `prompt_type` names a prompt's type, not its text: the
+        # function returns an LLM handler picked by feature-flag properties.
+        _OPENAI + "def get_llm_handler_for_prompt_type(prompt_type, organization_id):\n    properties = {'organization_id': organization_id}\n    return HANDLERS[flags.value(prompt_type, properties=properties)]\n",
         # Review of stop 30: an attribute of the same name (`args.translate`) does not hand a function on; a caller's
         # own prompt-named parameter with text is a prompt passed through, not per-request data.
         "import argparse\nimport anthropic\nclient = anthropic.Anthropic()\ndef translate(text, style):\n    return client.messages.create(model='m', max_tokens=9, system=f\"Translate in a {style} register.\", messages=[{\"role\": \"user\", \"content\": text}])\ndef main():\n    parser = argparse.ArgumentParser()\n    parser.add_argument(\"--translate\", action=\"store_true\")\n    args = parser.parse_args()\n    if args.translate:\n        print(translate(input(), \"formal\"))\nif __name__ == \"__main__\":\n    main()\n",

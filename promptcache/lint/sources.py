@@ -44,12 +44,12 @@ ORDER_KINDS = frozenset({UNORDERED, FS_ORDER, MCP, SHUFFLED})
 ORDERING_KINDS = ORDER_KINDS | {MCP_CALL, UNSORTED_JSON}
 
 # "system", but not inside filesystem / subsystem / ecosystem (openai-agents-python's
-# `_build_filesystem_test_session()` was read as a system-prompt builder); "prompt", but not as the
-# qualifier of what names or counts a prompt (skyvern's `get_llm_handler_for_prompt_type()` returns an
-# LLM handler, `PROMPT_NAME` a template's name, `prompt_tokens` a count: blind set 18).
+# `_build_filesystem_test_session()` was read as a system-prompt builder); no name that ends in "prompt"
+# and a word for what names, counts or locates a prompt (skyvern's `get_llm_handler_for_prompt_type()`
+# returns an LLM handler, `SYSTEM_PROMPT_NAME` a template's name, `prompt_tokens` a count: blind set 18).
 DEFAULT_PROMPT_NAME_REGEX = (
-    r"(?i)(prompt(?!_?(?:type|id|name|key|version|hash|tokens?|count|len|length|file|path|dir|flag)s?(?:_|$))"
-    r"|(?<!file)(?<!sub)(?<!eco)system|instruction|preamble)"
+    r"(?i)^(?!.*prompt_?(?:type|id|name|key|version|hash|tokens?|count|len|length|file|path|dir|flag)s?$)"
+    r".*?(prompt|(?<!file)(?<!sub)(?<!eco)system|instruction|preamble)"
 )
 DEFAULT_VOLATILE_NAME_REGEX = (
     r"(?i)(^|_)((request|trace|session|run|correlation|span)_?id|nonce|timestamp|now)$"

@@ -133,3 +133,16 @@ def test_a_misspelt_key_gets_a_suggestion(write_tree):
     with pytest.raises(ConfigError, match=re.escape("unknown key 'include_tests' in the lint configuration; did you mean "
                                                     "'include-tests'? known keys: exclude,")):
         load_config(start=root)
+
+
+@pytest.mark.parametrize(("name", "prompt"), [
+    ("SYSTEM_PROMPT", True), ("build_prompt", True), ("PROMPT_KEY_POINTS", True), ("PROMPT_FILE_HEADER", True),
+    ("prompt_name_template", True), ("promptNameTemplate", True), ("prompt_length_guidance", True),
+    ("instructions", True), ("preamble", True),
+    # a name ending in what names, counts or locates a prompt (skyvern, blind set 18)
+    ("get_llm_handler_for_prompt_type", False), ("SYSTEM_PROMPT_NAME", False), ("system_prompt_tokens", False),
+    ("SYSTEM_PROMPT_FILE", False), ("promptName", False), ("PROMPT_KEYS", False), ("prompt_ids", False),
+    ("filesystem_test_session", False), ("subsystem", False),
+])
+def test_the_default_prompt_name_regex(name, prompt):
+    assert bool(re.search(LintConfig().prompt_name_regex, name)) is prompt
