@@ -65,6 +65,9 @@ def _spec(patterns) -> pathspec.PathSpec:
     return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
+_TESTS = _spec(TEST_PATTERNS)  # test folders (``tests/``) match a path below them, file patterns its name
+
+
 def _git_root(folder: Path) -> Path | None:
     for candidate in (folder, *folder.parents):
         if (candidate / ".git").exists():
@@ -79,7 +82,7 @@ class _Walker:
         self.exclude = _spec([*config.exclude, *config.extend_exclude])
         self.seen: set[str] = set()
         self.excluded_roots: set[Path] = set()  # folders named on the command line inside an excluded area
-        self.tests = None if config.include_tests else _spec(TEST_PATTERNS)
+        self.tests = None if config.include_tests else _TESTS
 
     def excluded(self, path: Path, is_dir: bool, walk_root: Path) -> bool:
         bases = (walk_root,) if walk_root in self.excluded_roots else (self.config.root, walk_root)
@@ -114,7 +117,7 @@ class _Walker:
                 parts = root.relative_to(self.config.root).parts or (root.name,)
             except ValueError:
                 parts = (root.name,)
-        return any(self.is_test(Path(part), True, Path()) for part in parts)
+        return self.tests is not None and any(self.tests.match_file(f"{part}/") for part in parts)
 
     def add(self, path: Path) -> None:
         shown = display_path(path)
@@ -281,7 +284,4 @@ def named_file(path: Path, config: LintConfig, force_exclude: bool = False) -> D
 def is_test_name(path: Path) -> bool:
     """``path``'s file name is a test module's (``test_x.py``, ``conftest.py``): for the pre-filter's search of a
     named file's importers, which skips them unless ``include-tests``."""
-    return _TEST_NAMES.match_file(path.name)
-
-
-_TEST_NAMES = _spec(p for p in TEST_PATTERNS if not p.endswith("/"))
+    return _TESTS.match_file(path.name)  # a bare name: only the file patterns can match it

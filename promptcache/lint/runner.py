@@ -63,11 +63,14 @@ class LintResult:
     rules: list[type[LintRule]] = field(default_factory=list)
     parsed_paths: list[str] = field(default_factory=list)
     cached_paths: list[str] = field(default_factory=list)
-    cached: int = 0
     fixes: list[FileFix] = field(default_factory=list)
     fixable: int = 0
     unsafe_fixable: int = 0
     tests: int = 0
+
+    @property
+    def cached(self) -> int:
+        return len(self.cached_paths)
 
     def count_fixable(self) -> None:
         """Set ``fixable`` / ``unsafe_fixable`` from ``findings`` (again after they are filtered)."""
@@ -295,7 +298,6 @@ def _run_cached(tasks, digests, rules, config, jobs, cache: ResultCache | None, 
     keys = [entry_key(d, module) for d, (_, _, module) in zip(digests, tasks)]
     out: list[FileResult | None] = [cache.get(key, display) for key, (_, display, _) in zip(keys, tasks)]
     missing = [i for i, r in enumerate(out) if r is None]
-    result.cached = len(tasks) - len(missing)
     result.cached_paths = [display for r, (_, display, _) in zip(out, tasks) if r is not None]
 
     def counted(done: int, total: int) -> None:
