@@ -16,7 +16,8 @@ from promptcache.lint.one_shot import PER_REQUEST_CLAIM, one_shot_weight
 from promptcache.lint.rule import FlowRule, Valid
 from promptcache.lint.template_inputs import IMPORTERS
 
-from lint_rules.volatile_cases import _B2, _CC, _CLAUDE, _OPENAI, PC101_INVALID, PC102_INVALID
+from lint_rules.volatile_cases import (_B2, _CC, _CLAUDE, _OPENAI, PC101_INVALID, PC101_VALID_BLIND, PC102_INVALID,
+                                      PC102_VALID_BLIND)
 
 
 
@@ -107,6 +108,15 @@ class VolatileInSystemPrompt(FlowRule):
     request there; for a prompt module's builder that its own module never calls, the importers' calls count:
     ``build_system_prompt("a pirate")`` in another file is a fixed value); a builder whose every call is the ``content`` of the last user message sent, or that
     returns a conversation sent last (its system messages are checked as such).
+    Nor where an id decides without being written: a run's or request's id given as is to a call whose body
+    is not seen and whose name does not make text (``get_secret_values_for_run(task.workflow_run_id)``: the
+    key of a lookup; ``slugify(run_id)``, ``render_header(run_id)`` and ``str(run_id)`` are reported); the
+    bool of a call named as a question (``is_feature_enabled(flag, run_id)``, ``has_access``, ``should_*``)
+    or the variant of a feature-flag service (``EXPERIMENTATION_PROVIDER``, PostHog, LaunchDarkly, ...):
+    one of a fixed set of texts. A prompt-named builder whose every call in the module is added after other
+    text (``context + _run_context_prompt(ctx)``) is judged where that text goes, and one annotated to
+    return neither text nor a container of it (``-> LLMAPIHandler``, ``-> bool``) builds no prompt. A system message
+    a LangGraph node returns as a state update (``return {"messages": [SystemMessage(...)]}``) is appended once.
     """
 
     code = "PC101"
@@ -235,7 +245,7 @@ class VolatileInSystemPrompt(FlowRule):
         "from datetime import datetime\nfrom langchain_core.prompts import ChatPromptTemplate, SystemMessagePromptTemplate\nnow = datetime.now().isoformat()\ndef define():\n    prompts = {}\n    template = f'Time: {now}.'\n    prompts['log'] = template\n    template = 'Given the user input, find the intent.'\n    prompts['intent'] = ChatPromptTemplate.from_messages([SystemMessagePromptTemplate.from_template(template)])\n    return prompts\n",
         # Onyx (#3/#4): the clock is assigned after the prompt is built, into a result every caller discards (`_`).
         _OPENAI + "from datetime import datetime\ndef process_with_prompt_cache(prefix, suffix):\n    meta = None\n    prompt = prepare(prefix, suffix, meta=meta)\n    meta = {'created_at': datetime.now()}\n    return prompt, meta\ndef ask(messages):\n    prompt, _ = process_with_prompt_cache(messages[:-1], messages[-1:])\n    return client.chat.completions.create(model='m', messages=prompt)\n",
-    ]
+    ] + PC101_VALID_BLIND
     INVALID = PC101_INVALID
 
 
@@ -325,7 +335,10 @@ class PerRequestDataInSystemPrompt(FlowRule):
     (``{"role": "system", "content": _serialize(message.content)}``; not with text joined to it:
     ``"Write like: " + message.content`` is reported); the reply a prompt-named
     request handler returns (``check_if_safe_prompt``). A number or a ``Literal`` annotation does not make a
-    parameter a setting: a customer number or a plan tier is per-user data.
+    parameter a setting: a customer number or a plan tier is per-user data. A user's id beside another
+    entity's id in a lookup (``get_workflow(workflow_id=w, organization_id=org_id)``) scopes it: what comes back
+    is the workflow's; alone (``db.get_projects(user_id)``) it is the user's data and is reported. Feature-flag
+    variants and predicates as for PC101.
     """
 
     code = "PC102"
@@ -361,9 +374,6 @@ class PerRequestDataInSystemPrompt(FlowRule):
         return [issue]
 
     VALID = [
-        # Issue 11 (skyvern, blind set 18): a name ending in `prompt_type` names a prompt's type, not its text: the
-        # function returns an LLM handler picked by feature-flag properties.
-        _OPENAI + "def get_llm_handler_for_prompt_type(prompt_type, organization_id):\n    properties = {'organization_id': organization_id}\n    return HANDLERS[flags.value(prompt_type, properties=properties)]\n",
         # Review of stop 30: an attribute of the same name (`args.translate`) does not hand a function on; a caller's
         # own prompt-named parameter with text is a prompt passed through, not per-request data.
         "import argparse\nimport anthropic\nclient = anthropic.Anthropic()\ndef translate(text, style):\n    return client.messages.create(model='m', max_tokens=9, system=f\"Translate in a {style} register.\", messages=[{\"role\": \"user\", \"content\": text}])\ndef main():\n    parser = argparse.ArgumentParser()\n    parser.add_argument(\"--translate\", action=\"store_true\")\n    args = parser.parse_args()\n    if args.translate:\n        print(translate(input(), \"formal\"))\nif __name__ == \"__main__\":\n    main()\n",
@@ -436,5 +446,5 @@ class PerRequestDataInSystemPrompt(FlowRule):
         # Issue 11 (open_deep_research): LangGraph's `Configuration.from_runnable_config(config)` is the run's
         # settings, one value per deployment or assistant.
         "from langchain_core.messages import HumanMessage, SystemMessage\nfrom langchain_core.runnables import RunnableConfig\nfrom langchain.chat_models import init_chat_model\nfrom app.configuration import Configuration\nmodel = init_chat_model('gpt-4.1')\nasync def supervisor(state, config: RunnableConfig):\n    configurable = Configuration.from_runnable_config(config)\n    system = f'You lead the research. Stop after {configurable.max_iterations} rounds.'\n    return await model.ainvoke([SystemMessage(content=system), HumanMessage(content=state['brief'])])\n",
-    ]
+    ] + PC102_VALID_BLIND
     INVALID = PC102_INVALID

@@ -139,7 +139,10 @@ class VolatileInToolDefinition(FlowRule):
     its name (``construct_tools(user=user)``, a client set up with the user's
     token listing them with ``get_tools()``: it picks or authorises the tools,
     it is not known to be in their schemas; not when the call is written into
-    a schema field or text); a builder
+    a schema field or text); a tool object any such function makes from a
+    user's data (``build_skill_setup(user_skills).describe_tool``, deer-flow:
+    the data may stay in a closure; written into a schema literal, as in
+    ``{"description": describe(user)}``, it is reported); a builder
     called with ``None`` for the parameter whose fields fill the schema
     (``build(SCHEMA, info=None)``: the ``if info:`` substitution never runs);
     a clock given to a tool object's record-time keyword (``Tool(name=...,
@@ -200,6 +203,9 @@ class VolatileInToolDefinition(FlowRule):
         # authorises them (`construct_tools(user=user)`, an MCP client set up with the user's token)...
         _OPENAI + "from app.tools import construct_tools\ndef ask(persona, user, q):\n    tools = construct_tools(persona=persona, user=user)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=tools)\n",
         "from openai import OpenAI\nfrom langchain_mcp_adapters.client import MultiServerMCPClient\nclient = OpenAI()\nasync def ask(store, config, q):\n    user_id = config['metadata']['owner']\n    tokens = await store.aget((user_id, 'tokens'), 'data')\n    mcp = MultiServerMCPClient({'server': {'url': 'https://mcp.example/mcp', 'headers': {'Authorization': tokens['access_token']}}})\n    tools = await mcp.get_tools()\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=tools)\n",
+        # ...and a tool object an unseen factory makes from the user's data, which it keeps in a closure (deer-flow's
+        # `build_skill_search_setup(skills).describe_skill_tool`); written into a schema literal it is INVALID below.
+        _OPENAI + "from app.skills import build_skill_search_setup, load_skills\nBASE_TOOLS = [{'type': 'function', 'function': {'name': 'ls', 'parameters': {}}}]\ndef ask(user, q):\n    setup = build_skill_search_setup(load_skills(user_id=user.user_id), enabled=True)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[*BASE_TOOLS, setup.describe_skill_tool])\n",
         # ...and a call passing None for the parameter whose fields fill the schema (onyx's `__main__` demo).
         "import json\nfrom openai import OpenAI\nclient = OpenAI()\nSCHEMA = {'name': 'get_item', 'parameters': {'type': 'object'}}\nclass Tool:\n    def __init__(self, schema):\n        self.schema = schema\n    def definition(self):\n        return {'type': 'function', 'function': self.schema}\ndef build(schema, info=None):\n    if info:\n        schema = json.loads(json.dumps(schema).replace('USER_ID', str(info.user_id)))\n    return [Tool(schema)]\ndef ask(q):\n    tools = build(SCHEMA, info=None)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[t.definition() for t in tools])\ndef ask_again(q):\n    tools = build(SCHEMA)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[t.definition() for t in tools])\n",
         # ... also when the tools it returns are iterated or extended (second review).

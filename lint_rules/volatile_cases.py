@@ -211,3 +211,50 @@ PC102_INVALID = [
     Invalid(_OPENAI + "from flask import session\ndef chat(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f\"Reply in {session.get('lang', 'en')}.\"}, {'role': 'user', 'content': q}])\n", line=5),
     Invalid(_OPENAI + "import contextvars\ncurrent_org = contextvars.ContextVar('current_org')\ndef ask(q):\n    organization = current_org.get()\n    system = f'You are the assistant of {organization}.'\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=8),
 ]
+
+# Issue 11 (skyvern and deer-flow, blind sets 18 and 19): what a per-run id or a user's organisation id decides
+# without being written into the prompt, and where a value lands. VALID cases of both rules; the INVALID
+# boundaries are added to the lists above.
+_SKY = _OPENAI + "from .flags import flags\nfrom .store import store\nRULES = open('rules.md').read()\n"
+PC101_VALID_BLIND = [
+    # A yes/no question of a feature flag, asked by run id, picks one of two fixed texts.
+    _SKY + "async def ask(task, q):\n    enabled = await flags.is_feature_enabled_cached('HOVER', task.workflow_run_id)\n    system = RULES + f'\\nHovering allowed: {enabled}'\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n",
+    # An id given as is to a lookup is its key: the run's secrets are looked up, not the run id written.
+    _SKY + "def ask(ctx, q):\n    secrets = store.get_secret_values_for_run(ctx.workflow_run_id if ctx else None, exclude_otp=True)\n    system = store.redact(RULES, secrets)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n",
+    # A prompt-named builder whose every call appends it after other text writes a tail; here it goes last.
+    _SKY + "def _run_context_prompt(ctx):\n    return f'\\nrun: {ctx.workflow_run_id}'\ndef ask(ctx, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': RULES}, {'role': 'user', 'content': q + _run_context_prompt(ctx)}])\n",
+    # A LangGraph node's state update: `add_messages` appends the message to the conversation once (deer-flow).
+    "from datetime import datetime\nfrom langchain_core.messages import SystemMessage\nclass DateReminder:\n    def before_agent(self, state, runtime):\n        return {'messages': [SystemMessage(content=f'<current_date>{datetime.now():%Y-%m-%d}</current_date>')]}\n",
+    # A function named for a prompt but annotated to return a handler builds no prompt.
+    _SKY + "from .llm import Handler, make_handler\ndef resolve_prompt_handler(kind: str, run_id: str) -> Handler:\n    return make_handler(f'{kind}-{run_id}')\n",
+]
+PC102_VALID_BLIND = [
+    # Issue 11 (skyvern, blind set 18): a name ending in `prompt_type` names a prompt's type, not its text: the
+    # function returns an LLM handler picked by feature-flag properties.
+    _OPENAI + "def get_llm_handler_for_prompt_type(prompt_type, organization_id):\n    properties = {'organization_id': organization_id}\n    return HANDLERS[flags.value(prompt_type, properties=properties)]\n",
+    # A feature-flag service's variant is one of those configured in it, whoever asks and whatever properties
+    # of theirs it is given.
+    _SKY + "async def ask(task, q):\n    variant = await flags.get_value_cached('STYLE', task.task_id, properties={'organization_id': task.organization_id})\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES}\\nStyle: {variant}'}, {'role': 'user', 'content': q}])\n",
+    _SKY + "from .experiments import EXPERIMENTS\nasync def ask(user, q):\n    style = await EXPERIMENTS.get_variant('STYLE', user.user_id)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES}\\nStyle: {style}'}, {'role': 'user', 'content': q}])\n",
+    # A user's id beside another entity's id (a workflow's) scopes the lookup: what comes back is the entity's,
+    # the same for every user allowed to see it.
+    _SKY + "async def ask(org, workflow_id, q):\n    workflow = await store.get_workflow(workflow_id=workflow_id, organization_id=org.organization_id)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': workflow.system_prompt}, {'role': 'user', 'content': q}])\n",
+    _SKY + "async def ask(user, q):\n    beta = await flags.has_access(user.user_id, 'beta')\n    system = f'{RULES}\\nBeta tools: {beta}'\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n",
+]
+PC101_INVALID += [
+    # ... but an id made into text is still the id: `slugify(run_id)`, a render-named helper, an f-string.
+    Invalid(_SKY + "from slugify import slugify\ndef ask(ctx, q):\n    system = RULES + slugify(ctx.workflow_run_id)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=9),
+    Invalid(_SKY + "def ask(ctx, q):\n    system = RULES + store.render_header(ctx.workflow_run_id)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=8),
+    # ... and a tail builder whose composed text goes into the system prompt is reported where it is composed.
+    Invalid(_SKY + "def _run_context_prompt(ctx):\n    return f'\\nrun: {ctx.workflow_run_id}'\ndef ask(ctx, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': RULES + _run_context_prompt(ctx)}, {'role': 'user', 'content': q}])\n", line=9),
+    # ... and a builder called first is a head, reported at the builder; `-> str` builds text.
+    Invalid(_SKY + "def _run_context_prompt(ctx) -> str:\n    return f'run: {ctx.workflow_run_id}\\n'\ndef system_for(ctx):\n    return _run_context_prompt(ctx) + RULES\n", line=7),
+]
+PC101_INVALID += [
+    # ... but the messages a graph run starts from are the head of each run's requests.
+    Invalid("from datetime import datetime\nfrom langchain_core.messages import HumanMessage, SystemMessage\ndef ask(graph, q):\n    return graph.invoke({'messages': [SystemMessage(content=f'Now: {datetime.now()}'), HumanMessage(content=q)]})\n", line=4),
+]
+PC102_INVALID += [
+    # ... but a lookup keyed by a value that is not an id (the user's name) may carry it.
+    Invalid(_SKY + "def ask(user, q):\n    system = RULES + store.greeting_for(user.username)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=8),
+]

@@ -147,6 +147,24 @@ def user_content_only(flow: FlowAnalysis, func: Scope) -> bool:
     return True
 
 
+def suffix_only(flow: FlowAnalysis, func: Scope) -> bool:
+    """Every call of ``func`` (its callers all visible, at least one) is added after other text
+    (``context = "\\n\\nREQUEST CONTEXT:" + policy + _repair_context_prompt(ctx)``): the builder writes a tail of
+    a larger text, and where that text goes decides whether its per-request data sits in the cached prefix
+    (judged where the larger text reaches a request; skyvern's copilot; issue 11)."""
+    calls = flow.call_sites.visible_calls(func)
+    if not calls:
+        return False
+    for call, _scope in calls:
+        node: cst.CSTNode = call
+        while isinstance(flow.facts.parent.get(node), cst.Await):
+            node = flow.facts.parent[node]
+        p = flow.facts.parent.get(node)
+        if not (isinstance(p, cst.BinaryOperation) and isinstance(p.operator, cst.Add) and p.right is node):
+            return False
+    return True
+
+
 _ROUTES = frozenset({"get", "post", "put", "patch", "delete", "route", "api_route", "websocket", "message", "event", "command"})
 
 
@@ -162,5 +180,5 @@ def route_handler(node: cst.CSTNode | None) -> bool:
     return False
 
 
-__all__ = ["conversation", "conversation_sent_last", "returns_reply", "role_of", "route_handler", "user_content_only",
-           "user_turn"]
+__all__ = ["conversation", "conversation_sent_last", "returns_reply", "role_of", "route_handler", "suffix_only",
+           "user_content_only", "user_turn"]

@@ -192,6 +192,11 @@ class CallTaint:
             return self._apply_summary(own, e, scope)  # what the app's own method returns: its registry, or the SDK's listing
         if S.fs_order_call(None, method):
             return self.of(func.value, scope) | {source(S.FS_ORDER, f".{method}()", e)}
+        if S.predicate_call(last_name(func)) or isinstance(func, cst.Attribute) and S.flag_service(last_name(func.value)):
+            # `is_feature_enabled_cached("FLAG", task.workflow_run_id)`: a bool made from the run's id selects one
+            # of the fixed prompt variants; the id is not in the text (skyvern; issue 11). So does a feature-flag
+            # service's variant (`EXPERIMENTATION_PROVIDER.get_value_cached(FLAG, run_id, properties={...})`).
+            return EMPTY
         callee = self.index.function_named(func, scope)
         if callee is not None:
             return self._apply_summary(callee, e, scope)
@@ -250,8 +255,22 @@ class CallTaint:
         ``construct_tools(user=user)``). Not a call written into text or a schema field: that text comes from it."""
         name = last_name(e.func)
         if qualified is not None and (qualified in _BUILTINS or qualified.split(".")[0] in sys.stdlib_module_names) \
-                or not _TOOLS.search(name) or self._in_text(e):
-            return self.union(args, scope)  # `str(info.user_id)`, `json.loads(text)`, `slugify(user_id)`
+                or self._in_text(e):
+            return self.union(args, scope)  # `str(info.user_id)`, `json.loads(text)`
+        if not _TOOLS.search(name):
+            if _RENDERS.search(name) or _TEXT_CALL.search(name):
+                return self.union(args, scope)  # `render_header(run_id)`, `slugify(user_id)`: text made of the id
+            # `get_secret_values_for_run(task.workflow_run_id)`: a request's or run's id given as is is the key of
+            # what the call looks up; the result is that data, not the id (skyvern; issue 11). A user's id alone is
+            # not dropped: what is looked up by it is that user's data (`db.get_projects(user_id)`), per user too;
+            # beside another entity's id it scopes the lookup (`get_workflow(workflow_id=w, organization_id=o)`).
+            taints = [(self.of(a, scope), _id_key(a)) for a in args]
+            entity = any(key and not any(s.kind == S.IDENTITY for s in t) for t, key in taints)
+            dropped = (S.VOLATILE, S.IDENTITY) if entity else (S.VOLATILE,)
+            # Any other user's value given as is makes the result per user, but is not known to be in a tool
+            # schema made of it (deer-flow's `build_skill_search_setup(user_skills).describe_skill_tool`: a closure).
+            return EMPTY.union(*(through_call(frozenset(s for s in t if s.kind not in dropped)) if key
+                                 else through_call(t) if _as_is(a) else t for (t, key), a in zip(taints, args)))
         return EMPTY.union(*(through_call(self.of(a, scope)) if _as_is(a) else self.of(a, scope) for a in args))
 
     def _run_config_param(self, args: list, scope: Scope) -> bool:
@@ -265,8 +284,8 @@ class CallTaint:
         """``e``'s result is written into text or a schema field: a dict entry's value, an f-string, a sum with a
         string, an argument of a text method (``format``, ``join``, ``replace``)."""
         node = self.parents.get(e)
-        while isinstance(node, (cst.Await, cst.IfExp, cst.BooleanOperation)):  # `load(u) if x else None`, `a or load(u)`
-            node = self.parents.get(node)
+        while isinstance(node, (cst.Await, cst.IfExp, cst.BooleanOperation, cst.CompFor, cst.ListComp, cst.GeneratorExp)):
+            node = self.parents.get(node)  # `load(u) if x else None`, `a or load(u)`, `[p.key for p in load(u)]`
         if isinstance(node, cst.Arg):
             call = self.parents.get(node)
             return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in _TEXT_METHODS
@@ -386,6 +405,26 @@ class CallTaint:
 # What runs a statement more than once, or later than the module's import: a function, a loop, a comprehension.
 _REPEATING = (cst.FunctionDef, cst.Lambda, cst.For, cst.While, cst.CompFor, cst.ListComp, cst.SetComp, cst.DictComp,
               cst.GeneratorExp)
+
+
+_ID_NAME = re.compile(r"(^|_)(id|ids|uuid|guid|ID|IDS|UUID|GUID)$|[a-z0-9](Id|Ids|ID|IDs)$")  # `run_id`, `runId`; not `sid`
+# Callees that make text of their argument whatever it is: they keep an id's text (`slugify(user_id)`, `quote(...)`).
+_TEXT_CALL = re.compile(r"(?i)(^|_)(str|string|text|slug(ify)?|quote|escape|encode|hex|hash|digest|(to|as)_?\w+)$|^to[A-Z]")
+
+
+def _id_key(e: cst.BaseExpression) -> bool:
+    """``e`` is an id given as is (``task.workflow_run_id``, ``run_id or task_id``, ``ctx.run_id if ctx else None``),
+    or a dict literal of ids and literals."""
+    if isinstance(e, (cst.Name, cst.Attribute)):
+        return _as_is(e) and bool(_ID_NAME.search(last_name(e)))
+    if isinstance(e, cst.IfExp):
+        return all(_id_key(x) or isinstance(x, cst.Name) and x.value == "None" for x in (e.body, e.orelse))
+    if isinstance(e, cst.BooleanOperation):
+        return _id_key(e.left) and _id_key(e.right)
+    if isinstance(e, cst.Dict):  # `properties={"organization_id": task.organization_id}`: keys of a lookup
+        return bool(e.elements) and all(isinstance(el, cst.DictElement) and (
+            _id_key(el.value) or isinstance(el.value, (cst.SimpleString, cst.Integer))) for el in e.elements)
+    return False
 
 
 def _as_is(e: cst.BaseExpression) -> bool:

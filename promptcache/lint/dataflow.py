@@ -192,6 +192,8 @@ class FlowAnalysis:
             sub_sites = self.sites(sub, sub_scope, sub_kinds, depth + 1)
             if isinstance(e, cst.FormattedString) and self.taint.date_spec(self.facts.parent.get(sub)):
                 sub_sites = [(node, as_daily(sub_t, True)) for node, sub_t in sub_sites]  # `{now:%Y-%m-%d}`
+            if isinstance(e, (cst.Dict, cst.FormattedString)):  # `{"description": describe(user)}`: in the text now
+                sub_sites = [(node, S.written(sub_t)) for node, sub_t in sub_sites]
             found += sub_sites
         covered = {identity(s) for _, sub_t in found for s in sub_t}
         rest = frozenset(s for s in t if identity(s) not in covered)

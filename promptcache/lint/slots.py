@@ -29,14 +29,14 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.builder_returns import (conversation, conversation_sent_last, returns_reply, route_handler,
-                                               user_content_only, user_turn)
+                                               suffix_only, user_content_only, user_turn)
 from promptcache.lint.dict_view import entry, is_block
 from promptcache.lint.framework_slots import framework_slots
 from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.system_edits import system_content_stores
 from promptcache.lint.template_fills import template_fills
-from promptcache.lint.value_syntax import constructor_call
+from promptcache.lint.value_syntax import constructor_call, returns_not_text
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -112,7 +112,7 @@ class _Collector:
                                 self.add(kind, b.value, scope, name, holder=None)
             elif scope.parent is not None and scope.parent.kind in ("module", "class") and pattern(scope.name) \
                     and not _response_handler(scope) and not user_content_only(self.flow, scope) \
-                    and not returns_reply(self.flow, scope, _agent_calls(self.flow)):
+                    and not suffix_only(self.flow, scope) and not returns_not_text(scope.node) and not returns_reply(self.flow, scope, _agent_calls(self.flow)):
                 for ret in (value for r in scope.returns for value in _returned(r, pattern, _discarded(self.flow, scope))):
                     shape = self._shape(ret, scope)
                     kind = kinds_for(shape)
@@ -164,6 +164,19 @@ def _agent_call(call: cst.Call) -> bool:
     return isinstance(outer, cst.Name) and _AGENT_CALLEE.search(outer.value) is not None
 
 
+def _state_update(flow: FlowAnalysis, call: cst.Call) -> bool:
+    """``return {"messages": [SystemMessage(...)]}``: a LangGraph node's (or middleware's) state update, which the
+    ``add_messages`` reducer appends to the conversation once; it is not the head of every request (deer-flow's
+    date reminder; langchain-ai.github.io/langgraph/concepts/low_level/#reducers, 2026-12)."""
+    parent = flow.facts.parent
+    element, listed = parent.get(call), parent.get(parent.get(call))
+    entry = parent.get(listed) if isinstance(element, cst.Element) and isinstance(listed, cst.List) else None
+    if not (isinstance(entry, cst.DictElement) and entry.value is listed and isinstance(entry.key, cst.SimpleString)
+            and entry.key.evaluated_value == "messages"):
+        return False
+    return isinstance(parent.get(parent.get(entry)), cst.Return)
+
+
 def _response_handler(func: Scope) -> bool:
     """A request handler (``@router.get(...)``) whose every return is an object, not text (a response model, a
     dict, a list: screenshot-to-code's ``list_prompt_reports`` returns ``PromptReportListResponse(...)``): what it
@@ -212,7 +225,8 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
                 c.add("system", value, scope, label, requires=requires)
         for call, scope in index.calls:
             name = index.qualified(call.func, scope) or ""
-            if name.endswith("SystemMessage") or name.endswith("SystemMessagePromptTemplate.from_template"):
+            if (name.endswith("SystemMessage") or name.endswith("SystemMessagePromptTemplate.from_template")) \
+                    and not _state_update(flow, call):
                 content = next((a.value for a in call.args if a.keyword is None or a.keyword.value in ("content", "template")), None)
                 # an app's own `SystemMessage` class is no LangChain message (onyx's `onyx.llm.models`)
                 c.add("system", content, scope, "the LangChain system message" if name.startswith("langchain") else "the system message")

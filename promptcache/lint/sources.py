@@ -213,6 +213,28 @@ def opaque_call(qualified: str) -> bool:
     return qualified in _OPAQUE_CALLS
 
 
+# A call named as a yes/no question (`is_feature_enabled_cached(flag, run_id)`, `has_access(user)`, `isValid`):
+# Python's naming convention for a predicate (PEP 8 gives none; `str.isdigit`, `os.path.isfile`, Django's
+# `has_perm` follow it). Its bool picks one of a fixed set of texts; it does not carry its arguments' text.
+_PREDICATE_RE = re.compile(r"^_*(is|has|should|can|needs|must|supports|allows)(_|[A-Z])")
+
+
+def predicate_call(name: str) -> bool:
+    """``name`` (a called function's or method's last name) reads as a yes/no question (``is_enabled``, ``hasPerm``)."""
+    return bool(_PREDICATE_RE.match(name))
+
+
+# A feature-flag or experiment service (PostHog, LaunchDarkly, Unleash, GrowthBook, Statsig, OpenFeature, an app's
+# own `EXPERIMENTATION_PROVIDER`): what it returns is one of the variants configured in it, whoever asks.
+_FLAG_SERVICE_RE = re.compile(r"(?i)experiment|feature_?flag|^flags$|posthog|launch_?darkly|ld_?client|unleash|"
+                              r"growth_?book|statsig|open_?feature")
+
+
+def flag_service(name: str) -> bool:
+    """``name`` (a call's receiver's last name) names a feature-flag or experiment service."""
+    return bool(_FLAG_SERVICE_RE.search(name))
+
+
 def value_call(qualified: str) -> bool:
     """Builtins whose result is a number made from the argument (``int``, ``round``): ordering taint is dropped, the rest kept."""
     return qualified in _VALUE_CALLS
@@ -351,6 +373,14 @@ def through_call(taint: frozenset[Source]) -> frozenset[Source]:
     if not any(s.kind == IDENTITY and not s.through_call for s in taint):
         return taint
     return frozenset(dataclasses.replace(s, through_call=True) if s.kind == IDENTITY else s for s in taint)
+
+
+def written(taint: frozenset[Source]) -> frozenset[Source]:
+    """``taint`` written into text or a schema literal (an f-string, a dict's value): an unseen call's result
+    (:func:`through_call`) placed there is in that text now (``{"description": describe_account(user)}``)."""
+    if not any(s.through_call for s in taint):
+        return taint
+    return frozenset(dataclasses.replace(s, through_call=False) if s.through_call else s for s in taint)
 
 
 def as_daily(t: frozenset[Source], daily: bool) -> frozenset[Source]:

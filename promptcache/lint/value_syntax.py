@@ -94,6 +94,30 @@ def annotation_types(ann: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [] if isinstance(ann, cst.Name) and ann.value == "None" else [ann]
 
 
+# A type that may hold prompt text or messages: text itself, the untyped, containers, and classes named for text.
+_TEXT_TYPES = frozenset({"str", "Any", "object", "LiteralString", "Template", "bytes"})
+_TEXT_CLASS = re.compile(r"(?i)prompt|message|instruction|content|text|template|part|block|param|turn|chat|context|"
+                         r"input|query|request|system|str")
+_CONTAINERS = frozenset({*_SEQUENCES, "dict", "Dict", "Mapping", "MutableMapping", "MutableSequence", "Iterator",
+                         "Generator", "AsyncIterator", "AsyncGenerator", "Union", "Awaitable", "Coroutine"})
+
+
+def returns_not_text(func: cst.CSTNode) -> bool:
+    """``func`` is annotated to return neither text nor a container of it (``-> LLMAPIHandler``, ``-> bool``): a
+    function named for a prompt that returns a handler or a flag (skyvern's ``resolve_prompt_type_handler``; issue
+    11) builds no prompt. ``-> str``, ``-> list[Message]``, ``-> ChatPromptTemplate`` and no annotation may."""
+    ann = func.returns.annotation if isinstance(func, cst.FunctionDef) and func.returns is not None else None
+    sides = annotation_types(ann) if ann is not None else []
+    return bool(sides) and not any(_may_be_text(x) for x in sides)
+
+
+def _may_be_text(ann: cst.BaseExpression) -> bool:
+    if isinstance(ann, cst.Subscript):
+        return last_name(ann.value) in _CONTAINERS or _may_be_text(ann.value)
+    name = last_name(ann)
+    return not name or name in _TEXT_TYPES or name in _CONTAINERS or bool(_TEXT_CLASS.search(name))
+
+
 def _setting_type(ann: cst.BaseExpression) -> bool:
     sides = annotation_types(ann)  # a string annotation: "type[BaseModel] | None" (gptme; issue 11)
     return bool(sides) and all(_class_type(x) for x in sides)
