@@ -108,15 +108,15 @@ class VolatileInSystemPrompt(FlowRule):
     request there; for a prompt module's builder that its own module never calls, the importers' calls count:
     ``build_system_prompt("a pirate")`` in another file is a fixed value); a builder whose every call is the ``content`` of the last user message sent, or that
     returns a conversation sent last (its system messages are checked as such).
-    Nor where an id decides without being written: a run's or request's id given as is to a call whose body
-    is not seen and whose name does not make text (``get_secret_values_for_run(task.workflow_run_id)``: the
-    key of a lookup; ``slugify(run_id)``, ``render_header(run_id)`` and ``str(run_id)`` are reported); the
-    bool of a call named as a question (``is_feature_enabled(flag, run_id)``, ``has_access``, ``should_*``)
-    or the variant of a feature-flag service (``EXPERIMENTATION_PROVIDER``, PostHog, LaunchDarkly, ...):
-    one of a fixed set of texts. A prompt-named builder whose every call in the module is added after other
-    text (``context + _run_context_prompt(ctx)``) is judged where that text goes, and one annotated to
-    return neither text nor a container of it (``-> LLMAPIHandler``, ``-> bool``) builds no prompt. A system message
-    a LangGraph node returns as a state update (``return {"messages": [SystemMessage(...)]}``) is appended once.
+    Nor where an id decides without being written: a run's or request's id given as is to a call whose body is
+    not seen and whose name does not make text (``get_secret_values_for_run(task.workflow_run_id)``: the key of a
+    lookup; ``slugify(run_id)``, ``render_header(run_id)``, ``str(run_id)`` are reported); the bool of a call named
+    as a question (``is_feature_enabled(flag, run_id)``, ``has_*``, ``should_*``) or a feature-flag service's variant
+    (PostHog, LaunchDarkly, an ``EXPERIMENTATION_PROVIDER``): one of a fixed set of texts. A prompt-named builder
+    whose every call in the module is added after other text (``ctx_text + _run_context_prompt(ctx)``) is judged
+    where that text goes; one annotated to return neither text nor a container of it (``-> Handler``) builds no
+    prompt. A system message after others in a list that goes out last is the newest turn, and one a LangGraph
+    node returns as a state update (``return {"messages": [SystemMessage(...)]}``) is appended once.
     """
 
     code = "PC101"

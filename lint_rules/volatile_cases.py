@@ -225,6 +225,10 @@ PC101_VALID_BLIND = [
     _SKY + "def _run_context_prompt(ctx):\n    return f'\\nrun: {ctx.workflow_run_id}'\ndef ask(ctx, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': RULES}, {'role': 'user', 'content': q + _run_context_prompt(ctx)}])\n",
     # A LangGraph node's state update: `add_messages` appends the message to the conversation once (deer-flow).
     "from datetime import datetime\nfrom langchain_core.messages import SystemMessage\nclass DateReminder:\n    def before_agent(self, state, runtime):\n        return {'messages': [SystemMessage(content=f'<current_date>{datetime.now():%Y-%m-%d}</current_date>')]}\n",
+    # A system message after the others that goes out last is the newest turn, whatever its role (mentat).
+    _SKY + "from datetime import datetime\ndef revise(q, diff):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': RULES}, {'role': 'user', 'content': q}, {'role': 'system', 'content': f'{datetime.now():%H:%M} Diff: {diff}'}])\n",
+    # ... also with a message inserted ahead of it, and the reply appended after the request, for the record.
+    _SKY + "from datetime import datetime\nfrom .log import Transcript\ndef revise(q, diff, code):\n    messages = [{'role': 'system', 'content': RULES}, {'role': 'user', 'content': q}, {'role': 'system', 'content': f'{datetime.now():%H:%M} Diff: {diff}'}]\n    messages.insert(1, {'role': 'system', 'content': code})\n    reply = client.chat.completions.create(model='m', messages=messages)\n    messages.append({'role': 'assistant', 'content': reply.choices[0].message.content})\n    Transcript(messages=messages).save()\n    return reply\n",
     # A function named for a prompt but annotated to return a handler builds no prompt.
     _SKY + "from .llm import Handler, make_handler\ndef resolve_prompt_handler(kind: str, run_id: str) -> Handler:\n    return make_handler(f'{kind}-{run_id}')\n",
 ]
@@ -236,6 +240,8 @@ PC102_VALID_BLIND = [
     # of theirs it is given.
     _SKY + "async def ask(task, q):\n    variant = await flags.get_value_cached('STYLE', task.task_id, properties={'organization_id': task.organization_id})\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES}\\nStyle: {variant}'}, {'role': 'user', 'content': q}])\n",
     _SKY + "from .experiments import EXPERIMENTS\nasync def ask(user, q):\n    style = await EXPERIMENTS.get_variant('STYLE', user.user_id)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES}\\nStyle: {style}'}, {'role': 'user', 'content': q}])\n",
+    # A script's command-line value passed on through two functions: one value per process (mentat's evolve script).
+    "import argparse\nfrom openai import OpenAI\nclient = OpenAI()\ndef variations(scores, population):\n    system = f'Write {population} new prompts.'\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': str(scores)}])\ndef evolve(population):\n    return variations({'a': 1}, population)\nif __name__ == '__main__':\n    parser = argparse.ArgumentParser()\n    parser.add_argument('--population', default=5)\n    args = parser.parse_args()\n    for _ in range(3):\n        evolve(args.population)\n",
     # A user's id beside another entity's id (a workflow's) scopes the lookup: what comes back is the entity's,
     # the same for every user allowed to see it.
     _SKY + "async def ask(org, workflow_id, q):\n    workflow = await store.get_workflow(workflow_id=workflow_id, organization_id=org.organization_id)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': workflow.system_prompt}, {'role': 'user', 'content': q}])\n",
@@ -251,7 +257,13 @@ PC101_INVALID += [
     Invalid(_SKY + "def _run_context_prompt(ctx) -> str:\n    return f'run: {ctx.workflow_run_id}\\n'\ndef system_for(ctx):\n    return _run_context_prompt(ctx) + RULES\n", line=7),
 ]
 PC101_INVALID += [
-    # ... but the messages a graph run starts from are the head of each run's requests.
+    # ... but a system message ahead of the history is prefix, and so is the first of a list.
+    Invalid(_SKY + "from datetime import datetime\ndef revise(history, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': RULES}, {'role': 'system', 'content': f'Now: {datetime.now()}'}, *history, {'role': 'user', 'content': q}])\n", line=8),
+    Invalid(_SKY + "from datetime import datetime\ndef revise():\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'Now: {datetime.now()}. ' + RULES}])\n", line=8),
+    # ... but not when a message is added after it before the request, or inserted past it.
+    Invalid(_SKY + "from datetime import datetime\ndef revise(q):\n    messages = [{'role': 'system', 'content': RULES}, {'role': 'system', 'content': f'Now: {datetime.now()}'}]\n    messages.append({'role': 'user', 'content': q})\n    return client.chat.completions.create(model='m', messages=messages)\n", line=8),
+    Invalid(_SKY + "from datetime import datetime\ndef revise(q):\n    messages = [{'role': 'system', 'content': RULES}, {'role': 'system', 'content': f'Now: {datetime.now()}'}]\n    messages.insert(2, {'role': 'user', 'content': q})\n    return client.chat.completions.create(model='m', messages=messages)\n", line=8),
+    # ... and the messages a graph run starts from are the head of each run's requests.
     Invalid("from datetime import datetime\nfrom langchain_core.messages import HumanMessage, SystemMessage\ndef ask(graph, q):\n    return graph.invoke({'messages': [SystemMessage(content=f'Now: {datetime.now()}'), HumanMessage(content=q)]})\n", line=4),
 ]
 PC102_INVALID += [

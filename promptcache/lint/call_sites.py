@@ -50,6 +50,7 @@ class CallSites:
             if callee is not None:
                 self.calls.setdefault(id(callee), []).append((call, scope))
         self.passed_on = _passed_on(facts, index)
+        self._passing: set[int] = set()  # the functions whose parameters _fixed_param is following
 
     def _judged(self, func: Scope) -> bool:
         """``func``'s callers are all in the module: it is private, nested or a script's, and never handed on
@@ -108,7 +109,8 @@ class CallSites:
         """A fixed value (:func:`_fixed`), a value built from constants only (:meth:`constant`), the caller's own
         parameter left at its literal default (:meth:`_default_param`), or in a script, names its entry point binds
         once outside any loop."""
-        if _fixed(self.index, e, scope) or self.constant(e, scope) or self._default_param(e, scope):
+        if _fixed(self.index, e, scope) or self.constant(e, scope) or self._default_param(e, scope) \
+                or self._fixed_param(e, scope):
             return True
         if not self.script or scope.kind != "function" or not self._entry_point(scope):
             return False
@@ -124,6 +126,21 @@ class CallSites:
             if any(isinstance(a, (cst.For, cst.While, cst.ListComp, cst.GeneratorExp)) for a in self.facts.ancestors(bindings[0].node)):
                 return False
         return bool(names)
+
+    def _fixed_param(self, e: cst.BaseExpression, scope: Scope) -> bool:
+        """``e`` is a parameter of the calling function ``scope``, never rebound there, that every call of it binds
+        to a fixed value (:meth:`fixed_everywhere`), its callers all visible: a script's ``evolve(args.population)``
+        passing ``population`` on to the prompt's function (mentat's evolve script). Two calls up at most."""
+        if not isinstance(e, cst.Name) or scope.kind != "function" or e.value not in scope.params \
+                or id(scope) in self._passing or len(self._passing) >= 2:
+            return False
+        if not all(b.kind == "param" for b in scope.bindings.get(e.value, [])):
+            return False
+        self._passing.add(id(scope))
+        try:
+            return self.fixed_everywhere(scope, scope.params.index(e.value))
+        finally:
+            self._passing.discard(id(scope))
 
     def _default_param(self, e: cst.BaseExpression, scope: Scope) -> bool:
         """``e`` is a parameter of the calling function ``scope``, never rebound there, whose only value in the

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from promptcache.lint.value_syntax import constructor_call
 from promptcache.lint.walk import descendants
 
 PREFIX, AFTER, UNKNOWN = "prefix", "after", "unknown"
@@ -147,7 +148,8 @@ class Placer:
             targets = [t.target for t in p.targets] if isinstance(p, cst.Assign) else [p.target]
             if not all(isinstance(t, cst.Name) for t in targets):
                 return {UNKNOWN}  # `self.messages = [...]`: kept, and may be extended later
-            return set().union(*(self._list_reads(t.value, scope, depth + 1) for t in targets))
+            shortest = len(node.elements) if isinstance(node, (cst.List, cst.Tuple)) else 0
+            return set().union(*(self._list_reads(t.value, scope, depth + 1, shortest) for t in targets))
         if isinstance(p, cst.Return):
             func = self.flow.holder_of(scope)
             calls = [(c, s) for c, s in self.flow.index.calls if func is not None and self.flow.index.function_named(c.func, s) is func]
@@ -169,11 +171,19 @@ class Placer:
             return self._parameter_message(callee, call, arg, depth, follow=self._list)
         return {AFTER}  # handed over as written: the request, or a call that sends it
 
-    def _list_reads(self, name: str, scope, depth) -> set[str]:
-        """Where the list bound to ``name`` goes; ``name += ...`` anywhere in its scope extends it (UNKNOWN)."""
+    def _recorded(self, name: cst.Name) -> bool:
+        """``name`` is given to a class (``ModelMessage(prior_messages=messages)``): a record of it, not a request."""
+        arg = self.parent.get(name)
+        call = self.parent.get(arg) if isinstance(arg, cst.Arg) else None
+        return isinstance(call, cst.Call) and constructor_call(call.func)
+
+    def _list_reads(self, name: str, scope, depth, shortest: int = 0) -> set[str]:
+        """Where the list bound to ``name`` goes; ``name += ...`` anywhere in its scope extends it (UNKNOWN).
+        ``msgs.insert(k, x)`` with a literal ``k`` below ``shortest``, the length of the literal the list was bound
+        to, puts ``x`` ahead of its last message, which stays last (mentat's revisor: ``insert(1, code_message)``)."""
         found, _ = self.flow.index.lookup(name, scope)
         home = found or scope
-        out: set[str] = set()
+        places: list[tuple[cst.Name, set[str]]] = []
         for node in descendants(home.node, cst.Name):
             if node.value != name:
                 continue
@@ -182,10 +192,32 @@ class Placer:
             if inner is None or self.flow.index.lookup(name, inner)[0] is not home:
                 continue
             if isinstance(parent, cst.AugAssign) and parent.target is node:
-                out.add(UNKNOWN)
+                places.append((node, {UNKNOWN}))
+            elif _inserted_before_last(parent, self.parent.get(parent), shortest):
+                continue
             elif not is_store(node, parent):
-                out |= self._list(node, inner, depth)
-        return out
+                places.append((node, self._list(node, inner, depth)))
+        sent = [self.flow.facts.order.get(n, 0) for n, landed in places if landed & {AFTER, PREFIX} and not self._recorded(n)]
+        # `msgs.append(reply)` after the last call that sends the list, in no loop: the record of the exchange
+        # (mentat's revisor), not a message of the request already sent
+        return set().union(*(landed for n, landed in places if not (
+            sent and landed == {UNKNOWN} and _appended(n, self.parent) and self.flow.facts.order.get(n, 0) > max(sent)
+            and self.flow.facts.loop_of(n) is None)))
+
+
+def _appended(name: cst.Name, parent) -> bool:
+    """``name`` is the receiver of ``.append(...)`` / ``.extend(...)``."""
+    attribute = parent.get(name)
+    return isinstance(attribute, cst.Attribute) and attribute.value is name and attribute.attr.value in ("append", "extend") \
+        and isinstance(parent.get(attribute), cst.Call)
+
+
+def _inserted_before_last(attribute: cst.CSTNode, call: cst.CSTNode | None, shortest: int) -> bool:
+    """``attribute`` is ``msgs.insert`` called with a literal index below ``shortest`` (the list's known length)."""
+    if not (isinstance(attribute, cst.Attribute) and attribute.attr.value == "insert" and isinstance(call, cst.Call)
+            and call.func is attribute and len(call.args) == 2 and isinstance(call.args[0].value, cst.Integer)):
+        return False
+    return 0 <= int(call.args[0].value.value) < shortest
 
 
 __all__ = ["AFTER", "BUDGET", "DEPTH", "LOG_METHODS", "NOT_SENT", "PREFIX", "SYSTEM_ROLES", "UNKNOWN", "Placer", "is_store"]

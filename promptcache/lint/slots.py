@@ -32,6 +32,7 @@ from promptcache.lint.builder_returns import (conversation, conversation_sent_la
                                                suffix_only, user_content_only, user_turn)
 from promptcache.lint.dict_view import entry, is_block
 from promptcache.lint.framework_slots import framework_slots
+from promptcache.lint.prompt_uses import sent_last
 from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.system_edits import system_content_stores
@@ -164,6 +165,16 @@ def _agent_call(call: cst.Call) -> bool:
     return isinstance(outer, cst.Name) and _AGENT_CALLEE.search(outer.value) is not None
 
 
+def _later_message_last(flow: FlowAnalysis, message: cst.CSTNode, scope: Scope) -> bool:
+    """A system message after other messages of a list literal that goes out last (``[{"role": "system", ...
+    RULES}, user, {"role": "system", "content": f"Diff: {diff}"}]``): the newest turn by position, where
+    per-request data belongs, whatever its role (mentat's revisor; issue 11)."""
+    element = flow.facts.parent.get(message)
+    container = flow.facts.parent.get(element)
+    return isinstance(element, cst.Element) and isinstance(container, (cst.List, cst.Tuple)) \
+        and container.elements[0] is not element and sent_last(flow, message, scope)
+
+
 def _state_update(flow: FlowAnalysis, call: cst.Call) -> bool:
     """``return {"messages": [SystemMessage(...)]}``: a LangGraph node's (or middleware's) state update, which the
     ``add_messages`` reducer appends to the conversation once; it is not the head of every request (deer-flow's
@@ -216,7 +227,8 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
         params = [(call, scope) for call, scope in index.calls if is_block(call) and entry(call, "role") is not None]
         for node, scope in [*index.role_dicts, *params]:  # `{"role": ...}`, `ChatCompletionSystemMessageParam(role=...)`
             role = dict_value(node, "role")
-            if isinstance(role, cst.SimpleString) and role.value[1:-1] in ("system", "developer"):
+            if isinstance(role, cst.SimpleString) and role.value[1:-1] in ("system", "developer") \
+                    and not _later_message_last(flow, node, scope):
                 c.add("system", dict_value(node, "content"), scope, f"the {role.value[1:-1]} message")
         if index.imports_langchain:
             for node, scope in index.role_tuples:
