@@ -337,8 +337,8 @@ class PerRequestDataInSystemPrompt(FlowRule):
     request handler returns (``check_if_safe_prompt``). A number or a ``Literal`` annotation does not make a
     parameter a setting: a customer number or a plan tier is per-user data. A user's id beside another
     entity's id in a lookup (``get_workflow(workflow_id=w, organization_id=org_id)``) scopes it: what comes back
-    is the workflow's; alone (``db.get_projects(user_id)``) it is the user's data and is reported. Feature-flag
-    variants and predicates as for PC101.
+    is the workflow's; alone (``db.get_projects(user_id)``) it is the user's data and is reported. Flag variants
+    and predicates as for PC101; a builder whose every result the module logs or gives a flag service, unsent.
     """
 
     code = "PC102"

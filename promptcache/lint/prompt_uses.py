@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint import sources as S
+from promptcache.lint.expressions import last_name
 from promptcache.lint.imports import imported_modules, is_llm_module
 from promptcache.lint.prompt_places import AFTER, DEPTH, FIXED_CALL, LOG_METHODS, NOT_SENT, PREFIX, SYSTEM_ROLES, UNKNOWN, Placer, is_store
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
@@ -169,6 +171,8 @@ class _Tracer(Placer):
         method = func.attr.value if isinstance(func, cst.Attribute) else None
         if name in NOT_SENT or name.startswith(("logging.", "logger.", "log.")) or method in LOG_METHODS:
             return set()
+        if method is not None and S.flag_service(last_name(func.value)):
+            return set()  # `EXPERIMENTATION_PROVIDER.get_value_cached(flag, id, properties=props)`: targeting data
         role = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "role"), None)
         if keyword == "content" and isinstance(role, cst.SimpleString):
             return self._message(call, role.value[1:-1], scope, depth)  # `Message(role="system", content=...)`

@@ -32,7 +32,7 @@ from promptcache.lint.builder_returns import (conversation, conversation_sent_la
                                                suffix_only, user_content_only, user_turn)
 from promptcache.lint.dict_view import entry, is_block
 from promptcache.lint.framework_slots import framework_slots
-from promptcache.lint.prompt_uses import sent_last
+from promptcache.lint.prompt_uses import returned_landings, sent_last
 from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.system_edits import system_content_stores
@@ -113,7 +113,8 @@ class _Collector:
                                 self.add(kind, b.value, scope, name, holder=None)
             elif scope.parent is not None and scope.parent.kind in ("module", "class") and pattern(scope.name) \
                     and not _response_handler(scope) and not user_content_only(self.flow, scope) \
-                    and not suffix_only(self.flow, scope) and not returns_not_text(scope.node) and not returns_reply(self.flow, scope, _agent_calls(self.flow)):
+                    and not suffix_only(self.flow, scope) and not returns_not_text(scope.node) \
+                    and not _never_sent(self.flow, scope) and not returns_reply(self.flow, scope, _agent_calls(self.flow)):
                 for ret in (value for r in scope.returns for value in _returned(r, pattern, _discarded(self.flow, scope))):
                     shape = self._shape(ret, scope)
                     kind = kinds_for(shape)
@@ -163,6 +164,14 @@ def _agent_call(call: cst.Call) -> bool:
     if isinstance(outer, cst.Attribute):
         return _AGENT_CALLEE.search(outer.attr.value) is not None
     return isinstance(outer, cst.Name) and _AGENT_CALLEE.search(outer.value) is not None
+
+
+def _never_sent(flow: FlowAnalysis, func: Scope) -> bool:
+    """Every call of ``func`` is in a function of the module, and puts what it returns nowhere sent (a log line, a
+    feature-flag service's targeting properties: skyvern's ``_prompt_type_flag_properties``). A call at module level
+    binds a global another module may import (``_REGISTRY = _define_prompts()``)."""
+    calls = flow.call_sites.calls.get(id(func), [])
+    return bool(calls) and all(scope.kind == "function" for _, scope in calls) and returned_landings(flow, func) == set()
 
 
 def _later_message_last(flow: FlowAnalysis, message: cst.CSTNode, scope: Scope) -> bool:
