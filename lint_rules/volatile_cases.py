@@ -221,6 +221,7 @@ PC101_VALID_BLIND = [
     _SKY + "async def ask(task, q):\n    enabled = await flags.is_feature_enabled_cached('HOVER', task.workflow_run_id)\n    system = RULES + f'\\nHovering allowed: {enabled}'\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n",
     # An id given as is to a lookup is its key: the run's secrets are looked up, not the run id written.
     _SKY + "def ask(ctx, q):\n    secrets = store.get_secret_values_for_run(ctx.workflow_run_id if ctx else None, exclude_otp=True)\n    system = store.redact(RULES, secrets)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n",
+    _SKY + "def ask(ctx, q):\n    config = store.get_tool_config(ctx.workflow_run_id)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': RULES + config.notes}, {'role': 'user', 'content': q}])\n",
     # A prompt-named builder whose every call appends it after other text writes a tail; here it goes last.
     _SKY + "def _run_context_prompt(ctx):\n    return f'\\nrun: {ctx.workflow_run_id}'\ndef ask(ctx, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': RULES}, {'role': 'user', 'content': q + _run_context_prompt(ctx)}])\n",
     # A LangGraph node's state update: `add_messages` appends the message to the conversation once (deer-flow).

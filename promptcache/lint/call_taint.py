@@ -409,7 +409,7 @@ _REPEATING = (cst.FunctionDef, cst.Lambda, cst.For, cst.While, cst.CompFor, cst.
 
 _ID_NAME = re.compile(r"(^|_)(id|ids|uuid|guid|ID|IDS|UUID|GUID)$|[a-z0-9](Id|Ids|ID|IDs)$")  # `run_id`, `runId`; not `sid`
 # Callees that make text of their argument whatever it is: they keep an id's text (`slugify(user_id)`, `quote(...)`).
-_TEXT_CALL = re.compile(r"(?i)(^|_)(str|string|text|slug(ify)?|quote|escape|encode|hex|hash|digest|(to|as)_?\w+)$|^to[A-Z]")
+_TEXT_CALL = re.compile(r"(?i:(^|_)(str|string|text|slug(ify)?|quote|escape|encode|hex|hash|digest|(to|as)_\w+)$)|^to[A-Z]")
 
 
 def _id_key(e: cst.BaseExpression) -> bool:
