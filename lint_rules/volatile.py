@@ -108,9 +108,9 @@ class VolatileInSystemPrompt(FlowRule):
     request there; for a prompt module's builder that its own module never calls, the importers' calls count:
     ``build_system_prompt("a pirate")`` in another file is a fixed value); a builder whose every call is the ``content`` of the last user message sent, or that
     returns a conversation sent last (its system messages are checked as such).
-    Nor where an id decides without being written: a run's or request's id given as is to a call whose body is
-    not seen and whose name does not make text (``get_secret_values_for_run(task.workflow_run_id)``: the key of a
-    lookup; ``slugify(run_id)``, ``render_header(run_id)``, ``str(run_id)`` are reported); the bool of a call named
+    Nor where an id decides without being written: a run's id given as is to an unseen call that makes no text is a
+    lookup key, not in the fields or methods of what it returns (``get_run_context(run_id).placeholders(p)``; the
+    result written as is, ``slugify(run_id)`` or ``.replace("{ID}", run_id)`` are reported); the bool of a call named
     as a question (``is_feature_enabled(flag, run_id)``, ``has_*``, ``should_*``) or a feature-flag service's variant
     (PostHog, LaunchDarkly, an ``EXPERIMENTATION_PROVIDER``): one of a fixed set of texts. A prompt-named builder
     whose every call in the module is added after other text (``ctx_text + _run_context_prompt(ctx)``) is judged

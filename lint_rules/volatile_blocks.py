@@ -219,6 +219,8 @@ class VolatileInToolDefinition(FlowRule):
         _OPENAI + "def update_tools(assistant_id, specs):\n    org = client.organization\n    tools = [{'type': 'function', 'function': s, 'metadata': {'org': org}} for s in specs]\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n",
     ]
     INVALID = [
+        # Review of the deer-flow change: a description built here and handed to a tool factory by name is its text.
+        Invalid("from openai import OpenAI\nclient = OpenAI()\nfrom langchain_core.tools import StructuredTool\nfrom langchain_core.utils.function_calling import convert_to_openai_tool\ndef ask(user, q, lookup):\n    desc = f'Look up the orders of {user.email}.'\n    tool = StructuredTool.from_function(func=lookup, name='lookup', description=desc)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[convert_to_openai_tool(tool)])\n", line=8),
         # ... a clock in a record-time keyword of an object rendered whole, or in its description.
         Invalid(_OPENAI + "from dataclasses import dataclass, asdict\nfrom datetime import datetime\n@dataclass\nclass Tool:\n    name: str\n    created_at: datetime\ndef ask(q):\n    tool = Tool(name='search', created_at=datetime.now())\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[{'type': 'function', 'function': asdict(tool)}])\n", line=11),
         Invalid(_OPENAI + "from datetime import datetime\ndef ask(q):\n    tool = Tool(name='search', created_at=1, description=f'Search. Now: {datetime.now()}')\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[tool.schema()])\n", line=6),

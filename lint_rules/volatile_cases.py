@@ -239,7 +239,7 @@ PC102_VALID_BLIND = [
     _OPENAI + "def get_llm_handler_for_prompt_type(prompt_type, organization_id):\n    properties = {'organization_id': organization_id}\n    return HANDLERS[flags.value(prompt_type, properties=properties)]\n",
     # A feature-flag service's variant is one of those configured in it, whoever asks and whatever properties
     # of theirs it is given.
-    _SKY + "async def ask(task, q):\n    variant = await flags.get_value_cached('STYLE', task.task_id, properties={'organization_id': task.organization_id})\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES}\\nStyle: {variant}'}, {'role': 'user', 'content': q}])\n",
+    _SKY + "from .flags import feature_flags\nasync def ask(task, q):\n    variant = await feature_flags.get_value_cached('STYLE', task.task_id, properties={'organization_id': task.organization_id})\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES}\\nStyle: {variant}'}, {'role': 'user', 'content': q}])\n",
     _SKY + "from .experiments import EXPERIMENTS\nasync def ask(user, q):\n    style = await EXPERIMENTS.get_variant('STYLE', user.user_id)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES}\\nStyle: {style}'}, {'role': 'user', 'content': q}])\n",
     # A script's command-line value passed on through two functions: one value per process (mentat's evolve script).
     "import argparse\nfrom openai import OpenAI\nclient = OpenAI()\ndef variations(scores, population):\n    system = f'Write {population} new prompts.'\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': str(scores)}])\ndef evolve(population):\n    return variations({'a': 1}, population)\nif __name__ == '__main__':\n    parser = argparse.ArgumentParser()\n    parser.add_argument('--population', default=5)\n    args = parser.parse_args()\n    for _ in range(3):\n        evolve(args.population)\n",
@@ -254,8 +254,17 @@ PC101_INVALID += [
     # ... but an id made into text is still the id: `slugify(run_id)`, a render-named helper, an f-string.
     Invalid(_SKY + "from slugify import slugify\ndef ask(ctx, q):\n    system = RULES + slugify(ctx.workflow_run_id)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=9),
     Invalid(_SKY + "def ask(ctx, q):\n    system = RULES + store.render_header(ctx.workflow_run_id)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=8),
-    # ... and a tail builder whose composed text goes into the system prompt is reported where it is composed.
-    Invalid(_SKY + "def _run_context_prompt(ctx):\n    return f'\\nrun: {ctx.workflow_run_id}'\ndef ask(ctx, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': RULES + _run_context_prompt(ctx)}, {'role': 'user', 'content': q}])\n", line=9),
+    # ... and a tail builder whose sum goes into the system prompt, or has static text after it, is reported.
+    Invalid(_SKY + "def _run_context_prompt(ctx):\n    return f'\\nrun: {ctx.workflow_run_id}'\ndef ask(ctx, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': RULES + _run_context_prompt(ctx)}, {'role': 'user', 'content': q}])\n", line=7),
+    Invalid(_SKY + "def _run_context_prompt(ctx):\n    return f'\\nrun: {ctx.workflow_run_id}'\ndef build_context(ctx):\n    return 'You help.' + _run_context_prompt(ctx) + RULES\n", line=7),
+    # ... and a builder typed `typing.Optional[str]` or `Annotated[str, ...]` builds text; a builder whose result a
+    # function stores in a global is sent where that global is read.
+    Invalid(_SKY + "import typing\nfrom datetime import datetime\ndef system_prompt() -> typing.Optional[str]:\n    return f'Today is {datetime.now()}. ' + RULES\n", line=9),
+    Invalid(_SKY + "from datetime import datetime\nSYSTEM = RULES\ndef _system_prompt():\n    return f'Now {datetime.now()}. ' + RULES\ndef refresh():\n    global SYSTEM\n    SYSTEM = _system_prompt()\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': SYSTEM}, {'role': 'user', 'content': q}])\n", line=9),
+    # ... and a `{"messages": [...]}` dict the module itself sends is no graph's state update.
+    Invalid("from datetime import datetime\nfrom langchain_core.messages import HumanMessage, SystemMessage\nfrom langchain_openai import ChatOpenAI\nllm = ChatOpenAI()\ndef make_request(q):\n    return {'messages': [SystemMessage(content=f'Now: {datetime.now()}'), HumanMessage(content=q)]}\ndef ask(q):\n    return llm.invoke(make_request(q)['messages'])\n", line=6),
+    # ... and an id written into a template with `.replace` is text.
+    Invalid(_SKY + "import uuid\nTEMPLATE = 'Request {ID}. ' + RULES\ndef ask(q):\n    request_id = uuid.uuid4().hex\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': TEMPLATE.replace('{ID}', request_id)}, {'role': 'user', 'content': q}])\n", line=10),
     # ... and a builder called first is a head, reported at the builder; `-> str` builds text.
     Invalid(_SKY + "def _run_context_prompt(ctx) -> str:\n    return f'run: {ctx.workflow_run_id}\\n'\ndef system_for(ctx):\n    return _run_context_prompt(ctx) + RULES\n", line=7),
 ]
@@ -270,6 +279,11 @@ PC101_INVALID += [
     Invalid("from datetime import datetime\nfrom langchain_core.messages import HumanMessage, SystemMessage\ndef ask(graph, q):\n    return graph.invoke({'messages': [SystemMessage(content=f'Now: {datetime.now()}'), HumanMessage(content=q)]})\n", line=4),
 ]
 PC102_INVALID += [
+    # ... and a constant app id beside a user's id does not scope the lookup: the user's notes are looked up.
+    Invalid(_SKY + "BOT_ID = 'support'\ndef ask(session, q):\n    notes = store.get_notes(bot_id=BOT_ID, user_id=session.user_id)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES} Notes: {notes}'}, {'role': 'user', 'content': q}])\n", line=9),
+    # ... but a per-user dict named `flags` is no flag service, and a default text given to one is the caller's.
+    Invalid(_SKY + "def ask(session, q):\n    tone = session.get('flags', {}).get('tone')\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES} Tone: {tone}'}, {'role': 'user', 'content': q}])\n", line=8),
+    Invalid(_SKY + "from .experiments import ld_client\ndef ask(user, q):\n    greeting = ld_client.variation('greeting', {'key': user.user_id}, f'Hello {user.email}')\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': greeting + RULES}, {'role': 'user', 'content': q}])\n", line=9),
     # ... but a lookup keyed by a value that is not an id (the user's name) may carry it.
     Invalid(_SKY + "def ask(user, q):\n    system = RULES + store.greeting_for(user.username)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=8),
 ]

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.dict_view import entry
-from promptcache.lint.prompt_uses import sent_last
+from promptcache.lint.prompt_uses import lands_in_prefix, sent_last
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -148,21 +148,32 @@ def user_content_only(flow: FlowAnalysis, func: Scope) -> bool:
 
 
 def suffix_only(flow: FlowAnalysis, func: Scope) -> bool:
-    """Every call of ``func`` (its callers all visible, at least one) is added after other text
-    (``context = "\\n\\nREQUEST CONTEXT:" + policy + _repair_context_prompt(ctx)``): the builder writes a tail of
-    a larger text, and where that text goes decides whether its per-request data sits in the cached prefix
-    (judged where the larger text reaches a request; skyvern's copilot; issue 11)."""
+    """Every call of ``func`` (its callers all visible, at least one) is added after other text, with no static text
+    after it in that sum (``"\\n\\nREQUEST CONTEXT:" + policy + _repair_context_prompt(ctx) + todo_prompt(ctx)``),
+    and no use puts the sum in a prefix place: the builder writes a tail of a larger text, judged where that text
+    goes (skyvern's copilot; issue 11)."""
     calls = flow.call_sites.visible_calls(func)
     if not calls:
         return False
-    for call, _scope in calls:
+    for call, scope in calls:
         node: cst.CSTNode = call
         while isinstance(flow.facts.parent.get(node), cst.Await):
             node = flow.facts.parent[node]
         p = flow.facts.parent.get(node)
         if not (isinstance(p, cst.BinaryOperation) and isinstance(p.operator, cst.Add) and p.right is node):
             return False
+        while isinstance(p, cst.BinaryOperation) and isinstance(p.operator, cst.Add):  # the rest of the sum
+            if p.left is node and _static(flow, p.right, scope):
+                return False  # `_ctx_prompt(u) + RULES`: static text after it
+            node, p = p, flow.facts.parent.get(p)
+        if lands_in_prefix(flow, node, scope):
+            return False  # `context = "Context:" + _ctx_prompt(); create(system=context + RULES)`
     return True
+
+
+def _static(flow: FlowAnalysis, e: cst.BaseExpression, scope: Scope) -> bool:
+    """``e`` is literal text or carries no taint (a constant)."""
+    return isinstance(e, (cst.SimpleString, cst.ConcatenatedString)) or not flow.taint.of(e, scope)
 
 
 _ROUTES = frozenset({"get", "post", "put", "patch", "delete", "route", "api_route", "websocket", "message", "event", "command"})

@@ -21,8 +21,10 @@ from promptcache.lint.expressions import argument, has_text, key_text, last_name
 from promptcache.lint.fields import flat_items, implementation_arguments
 from promptcache.lint.index import Scope
 from promptcache.lint.iteration_order import loop_order, picking_loops, set_valued
+from promptcache.lint.lookup_keys import (TEXT_METHODS, as_is, flag_service, lookup_arguments, predicate_call, redacts,
+                                          text_call, textual)
 from promptcache.lint.rendering import rendered_whole
-from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated, through_call
+from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated, through_call, unkeyed
 from promptcache.lint.untaken_branches import none_at, switched_off
 from promptcache.lint.value_syntax import constructor_call, date_format, literal_key, typed_elsewhere
 from promptcache.lint.walk import ancestors, descendants
@@ -36,7 +38,6 @@ _MEMBERSHIP_METHODS = frozenset({"in_", "not_in", "notin_", "isin", "issubset", 
 _BOOL_METHODS = frozenset({"issubset", "issuperset", "isdisjoint"})
 _FIELD_SELECTORS = frozenset({"exclude", "include"})  # pydantic `model_dump` / `model_dump_json` / `dict` / `copy`
 _BUILTINS = frozenset(dir(builtins))  # `str(info.user_id)`: the value itself, not a function that picks tools
-_TEXT_METHODS = frozenset({"format", "format_map", "join", "replace"})  # their arguments become text
 _TOOLS = re.compile(r"(?i)(tools|toolset|toolkit)$")  # a callee that returns tools: `construct_tools`, `get_tools`
 _TRACE_KEYWORD = re.compile(r"(?i)(^|_)(request|trace|run|correlation|span)_?id$")  # `emit_event(trace_id=...)`
 # A callee that records what it is given (an event, a log line, a metric, a span) and is not named to render text:
@@ -192,14 +193,19 @@ class CallTaint:
             return self._apply_summary(own, e, scope)  # what the app's own method returns: its registry, or the SDK's listing
         if S.fs_order_call(None, method):
             return self.of(func.value, scope) | {source(S.FS_ORDER, f".{method}()", e)}
-        if S.predicate_call(last_name(func)) or isinstance(func, cst.Attribute) and S.flag_service(last_name(func.value)):
-            # `is_feature_enabled_cached("FLAG", task.workflow_run_id)`: a bool made from the run's id selects one
-            # of the fixed prompt variants; the id is not in the text (skyvern; issue 11). So does a feature-flag
-            # service's variant (`EXPERIMENTATION_PROVIDER.get_value_cached(FLAG, run_id, properties={...})`).
-            return EMPTY
         callee = self.index.function_named(func, scope)
+        if callee is None and isinstance(func, cst.Attribute):
+            callee = self._own_method(func, scope)
         if callee is not None:
-            return self._apply_summary(callee, e, scope)
+            return self._apply_summary(callee, e, scope)  # the module's own body, whatever its name says
+        if predicate_call(last_name(func)):
+            # `is_feature_enabled_cached("FLAG", task.workflow_run_id)`: a bool made from the run's id selects one
+            # of the fixed prompt variants; the id is not in the text (skyvern; issue 11)
+            return EMPTY
+        if isinstance(func, cst.Attribute) and flag_service(last_name(func.value)):
+            # a feature-flag service's variant (`EXPERIMENTATION_PROVIDER.get_value_cached(FLAG, run_id,
+            # properties={...})`): one of those configured in it; a default text given here is the caller's
+            return self.union([a for a in args if textual(a)], scope)
         last = method or (func.value if isinstance(func, cst.Name) else "")
         if last and S.summarise_callee(last) and self._of_conversation(e, last, scope):
             return frozenset({source(S.SUMMARY, f"{last}()", e)})
@@ -228,7 +234,7 @@ class CallTaint:
                 return kept | frozenset(s for s in unordered if s.kind not in S.ORDER_KINDS)
             # `MultiServerMCPClient(headers=auth).get_tools()`: a client set up for the user lists the tools
             # (open_deep_research); the user is not known to be in their schemas
-            held = self.of(base, scope)
+            held = unkeyed(self.of(base, scope))  # `get_run_context(run_id).placeholders(p)`: the context's method
             t = (through_call(held) if _TOOLS.search(method) and not self._in_text(e) else held) | self._unseen_call(e, args, scope, qualified)
             if method == "strftime" and date_format(args[0] if args else None) or method == "date" and not args:
                 return as_daily(t, True)
@@ -258,20 +264,13 @@ class CallTaint:
                 or self._in_text(e):
             return self.union(args, scope)  # `str(info.user_id)`, `json.loads(text)`
         if not _TOOLS.search(name):
-            if _RENDERS.search(name) or _TEXT_CALL.search(name):
-                return self.union(args, scope)  # `render_header(run_id)`, `slugify(user_id)`: text made of the id
-            # `get_secret_values_for_run(task.workflow_run_id)`: a request's or run's id given as is is the key of
-            # what the call looks up; the result is that data, not the id (skyvern; issue 11). A user's id alone is
-            # not dropped: what is looked up by it is that user's data (`db.get_projects(user_id)`), per user too;
-            # beside another entity's id it scopes the lookup (`get_workflow(workflow_id=w, organization_id=o)`).
-            taints = [(self.of(a, scope), _id_key(a)) for a in args]
-            entity = any(key and not any(s.kind == S.IDENTITY for s in t) for t, key in taints)
-            dropped = (S.VOLATILE, S.IDENTITY) if entity else (S.VOLATILE,)
-            # Any other user's value given as is makes the result per user, but is not known to be in a tool
-            # schema made of it (deer-flow's `build_skill_search_setup(user_skills).describe_skill_tool`: a closure).
-            return EMPTY.union(*(through_call(frozenset(s for s in t if s.kind not in dropped)) if key
-                                 else through_call(t) if _as_is(a) else t for (t, key), a in zip(taints, args)))
-        return EMPTY.union(*(through_call(self.of(a, scope)) if _as_is(a) else self.of(a, scope) for a in args))
+            if redacts(name) and e.args and e.args[0].keyword is None and not e.args[0].star:
+                # `redact_secrets_from_text(text, secret_values)`: the other arguments are taken out of the text
+                return self.of(e.args[0].value, scope)
+            if _RENDERS.search(name) or text_call(name):
+                return self.union(args, scope)  # `render_header(run_id)`, `slugify(user_id)`, `.replace(k, run_id)`
+            return EMPTY.union(*lookup_arguments(self, args, scope))
+        return EMPTY.union(*(through_call(self.of(a, scope)) if as_is(a) else self.of(a, scope) for a in args))
 
     def _run_config_param(self, args: list, scope: Scope) -> bool:
         """``args`` is one name bound only to a parameter of the function (the node's ``config``)."""
@@ -288,7 +287,7 @@ class CallTaint:
             node = self.parents.get(node)  # `load(u) if x else None`, `a or load(u)`, `[p.key for p in load(u)]`
         if isinstance(node, cst.Arg):
             call = self.parents.get(node)
-            return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in _TEXT_METHODS
+            return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in TEXT_METHODS
         if isinstance(node, cst.BinaryOperation):
             return any(isinstance(side, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)) for side in (node.left, node.right))
         return isinstance(node, (cst.DictElement, cst.FormattedStringExpression))
@@ -405,37 +404,6 @@ class CallTaint:
 # What runs a statement more than once, or later than the module's import: a function, a loop, a comprehension.
 _REPEATING = (cst.FunctionDef, cst.Lambda, cst.For, cst.While, cst.CompFor, cst.ListComp, cst.SetComp, cst.DictComp,
               cst.GeneratorExp)
-
-
-_ID_NAME = re.compile(r"(^|_)(id|ids|uuid|guid|ID|IDS|UUID|GUID)$|[a-z0-9](Id|Ids|ID|IDs)$")  # `run_id`, `runId`; not `sid`
-# Callees that make text of their argument whatever it is: they keep an id's text (`slugify(user_id)`, `quote(...)`).
-_TEXT_CALL = re.compile(r"(?i:(^|_)(str|string|text|slug(ify)?|quote|escape|encode|hex|hash|digest|(to|as)_\w+)$)|^to[A-Z]")
-
-
-def _id_key(e: cst.BaseExpression) -> bool:
-    """``e`` is an id given as is (``task.workflow_run_id``, ``run_id or task_id``, ``ctx.run_id if ctx else None``),
-    or a dict literal of ids and literals."""
-    if isinstance(e, (cst.Name, cst.Attribute)):
-        return _as_is(e) and bool(_ID_NAME.search(last_name(e)))
-    if isinstance(e, cst.IfExp):
-        return all(_id_key(x) or isinstance(x, cst.Name) and x.value == "None" for x in (e.body, e.orelse))
-    if isinstance(e, cst.BooleanOperation):
-        return _id_key(e.left) and _id_key(e.right)
-    if isinstance(e, cst.Dict):  # `properties={"organization_id": task.organization_id}`: keys of a lookup
-        return bool(e.elements) and all(isinstance(el, cst.DictElement) and (
-            _id_key(el.value) or isinstance(el.value, (cst.SimpleString, cst.Integer))) for el in e.elements)
-    return False
-
-
-def _as_is(e: cst.BaseExpression) -> bool:
-    """A name, an attribute of one, or a tuple of those and literals (a lookup key): not text built around it."""
-    if isinstance(e, cst.Name):
-        return True
-    if isinstance(e, cst.Attribute):
-        return _as_is(e.value)
-    if isinstance(e, cst.Tuple):
-        return all(isinstance(el.value, (cst.SimpleString, cst.Integer)) or _as_is(el.value) for el in e.elements)
-    return False
 
 
 __all__ = ["CallTaint"]

@@ -148,7 +148,7 @@ class Placer:
             targets = [t.target for t in p.targets] if isinstance(p, cst.Assign) else [p.target]
             if not all(isinstance(t, cst.Name) for t in targets):
                 return {UNKNOWN}  # `self.messages = [...]`: kept, and may be extended later
-            shortest = len(node.elements) if isinstance(node, (cst.List, cst.Tuple)) else 0
+            shortest = sum(1 for el in node.elements if isinstance(el, cst.Element)) if isinstance(node, (cst.List, cst.Tuple)) else 0
             return set().union(*(self._list_reads(t.value, scope, depth + 1, shortest) for t in targets))
         if isinstance(p, cst.Return):
             func = self.flow.holder_of(scope)
@@ -217,7 +217,8 @@ def _inserted_before_last(attribute: cst.CSTNode, call: cst.CSTNode | None, shor
     if not (isinstance(attribute, cst.Attribute) and attribute.attr.value == "insert" and isinstance(call, cst.Call)
             and call.func is attribute and len(call.args) == 2 and isinstance(call.args[0].value, cst.Integer)):
         return False
-    return 0 <= int(call.args[0].value.value) < shortest
+    index = call.args[0].value.evaluated_value
+    return isinstance(index, int) and 0 <= index < shortest
 
 
 __all__ = ["AFTER", "BUDGET", "DEPTH", "LOG_METHODS", "NOT_SENT", "PREFIX", "SYSTEM_ROLES", "UNKNOWN", "Placer", "is_store"]

@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from promptcache.lint import sources as S
 from promptcache.lint.expressions import last_name
+from promptcache.lint.lookup_keys import flag_service
 from promptcache.lint.imports import imported_modules, is_llm_module
 from promptcache.lint.prompt_places import AFTER, DEPTH, FIXED_CALL, LOG_METHODS, NOT_SENT, PREFIX, SYSTEM_ROLES, UNKNOWN, Placer, is_store
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
@@ -171,7 +171,7 @@ class _Tracer(Placer):
         method = func.attr.value if isinstance(func, cst.Attribute) else None
         if name in NOT_SENT or name.startswith(("logging.", "logger.", "log.")) or method in LOG_METHODS:
             return set()
-        if method is not None and S.flag_service(last_name(func.value)):
+        if method is not None and flag_service(last_name(func.value)):
             return set()  # `EXPERIMENTATION_PROVIDER.get_value_cached(flag, id, properties=props)`: targeting data
         role = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "role"), None)
         if keyword == "content" and isinstance(role, cst.SimpleString):
@@ -266,6 +266,11 @@ def sent_last(flow: FlowAnalysis, message: cst.CSTNode, scope) -> bool:
     return _Tracer(flow)._place(message, scope, 0) == {AFTER}
 
 
+def lands_in_prefix(flow: FlowAnalysis, value: cst.CSTNode, scope) -> bool:
+    """Some use of ``value`` puts it in a prefix place (``system=``, a system message, text ahead of others)."""
+    return PREFIX in _Tracer(flow).land(value, scope, 0)
+
+
 EXPORTED = "exported"
 
 
@@ -293,4 +298,5 @@ def _called(flow: FlowAnalysis, func: Scope) -> bool:
     return any(flow.index.function_named(c.func, s) is func for c, s in flow.index.calls)
 
 
-__all__ = ["AFTER", "EXPORTED", "PREFIX", "UNKNOWN", "UNSEEN", "import_uses", "is_store", "returned_landings", "sent_last"]
+__all__ = ["AFTER", "EXPORTED", "PREFIX", "UNKNOWN", "UNSEEN", "import_uses", "is_store", "lands_in_prefix", "returned_landings",
+           "sent_last"]

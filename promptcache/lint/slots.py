@@ -168,10 +168,11 @@ def _agent_call(call: cst.Call) -> bool:
 
 def _never_sent(flow: FlowAnalysis, func: Scope) -> bool:
     """Every call of ``func`` is in a function of the module, and puts what it returns nowhere sent (a log line, a
-    feature-flag service's targeting properties: skyvern's ``_prompt_type_flag_properties``). A call at module level
-    binds a global another module may import (``_REGISTRY = _define_prompts()``)."""
+    feature-flag service's targeting properties: skyvern's ``_prompt_type_flag_properties``). A call at module level,
+    or in a function that declares ``global`` / ``nonlocal``, may bind a name read elsewhere (``_REGISTRY = ...``)."""
     calls = flow.call_sites.calls.get(id(func), [])
-    return bool(calls) and all(scope.kind == "function" for _, scope in calls) and returned_landings(flow, func) == set()
+    return bool(calls) and all(scope.kind == "function" and next(descendants(scope.node, (cst.Global, cst.Nonlocal)), None) is None
+                               for _, scope in calls) and returned_landings(flow, func) == set()
 
 
 def _later_message_last(flow: FlowAnalysis, message: cst.CSTNode, scope: Scope) -> bool:
@@ -185,16 +186,33 @@ def _later_message_last(flow: FlowAnalysis, message: cst.CSTNode, scope: Scope) 
 
 
 def _state_update(flow: FlowAnalysis, call: cst.Call) -> bool:
-    """``return {"messages": [SystemMessage(...)]}``: a LangGraph node's (or middleware's) state update, which the
-    ``add_messages`` reducer appends to the conversation once; it is not the head of every request (deer-flow's
-    date reminder; langchain-ai.github.io/langgraph/concepts/low_level/#reducers, 2026-12)."""
+    """``return {"messages": [SystemMessage(...)]}`` from a function the module never calls: a LangGraph node's (or
+    middleware's) state update, which the ``add_messages`` reducer appends to the conversation once; it is not the
+    head of every request (deer-flow's date reminder; langchain-ai.github.io/langgraph/concepts/low_level/#reducers,
+    2026-12). A graph's entry node that returns the head is once per thread, so also left out."""
     parent = flow.facts.parent
     element, listed = parent.get(call), parent.get(parent.get(call))
     entry = parent.get(listed) if isinstance(element, cst.Element) and isinstance(listed, cst.List) else None
     if not (isinstance(entry, cst.DictElement) and entry.value is listed and isinstance(entry.key, cst.SimpleString)
             and entry.key.evaluated_value == "messages"):
         return False
-    return isinstance(parent.get(parent.get(entry)), cst.Return)
+    ret = parent.get(parent.get(entry))
+    if not isinstance(ret, cst.Return):
+        return False
+    return _framework_called(flow, flow.scope_at(ret), 0)
+
+
+def _framework_called(flow: FlowAnalysis, func: Scope | None, depth: int) -> bool:
+    """``func`` is a node or hook the framework calls: the module never calls it, or only returns its result from
+    one (``def before_agent(...): return self._inject()``); not ``req = make_request(q)``."""
+    if func is None or func.kind != "function" or depth > 2:
+        return False
+    for call, scope in flow.call_sites.calls.get(id(func), []):
+        node = flow.facts.parent.get(call)
+        node = flow.facts.parent.get(node) if isinstance(node, cst.Await) else node
+        if not (isinstance(node, cst.Return) and _framework_called(flow, scope, depth + 1)):
+            return False
+    return True
 
 
 def _response_handler(func: Scope) -> bool:

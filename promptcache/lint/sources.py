@@ -213,28 +213,6 @@ def opaque_call(qualified: str) -> bool:
     return qualified in _OPAQUE_CALLS
 
 
-# A call named as a yes/no question (`is_feature_enabled_cached(flag, run_id)`, `has_access(user)`, `isValid`):
-# Python's naming convention for a predicate (PEP 8 gives none; `str.isdigit`, `os.path.isfile`, Django's
-# `has_perm` follow it). Its bool picks one of a fixed set of texts; it does not carry its arguments' text.
-_PREDICATE_RE = re.compile(r"^_*(is|has|should|can|needs|must|supports|allows)(_|[A-Z])")
-
-
-def predicate_call(name: str) -> bool:
-    """``name`` (a called function's or method's last name) reads as a yes/no question (``is_enabled``, ``hasPerm``)."""
-    return bool(_PREDICATE_RE.match(name))
-
-
-# A feature-flag or experiment service (PostHog, LaunchDarkly, Unleash, GrowthBook, Statsig, OpenFeature, an app's
-# own `EXPERIMENTATION_PROVIDER`): what it returns is one of the variants configured in it, whoever asks.
-_FLAG_SERVICE_RE = re.compile(r"(?i)experiment|feature_?flag|^flags$|posthog|launch_?darkly|ld_?client|unleash|"
-                              r"growth_?book|statsig|open_?feature")
-
-
-def flag_service(name: str) -> bool:
-    """``name`` (a call's receiver's last name) names a feature-flag or experiment service."""
-    return bool(_FLAG_SERVICE_RE.search(name))
-
-
 def value_call(qualified: str) -> bool:
     """Builtins whose result is a number made from the argument (``int``, ``round``): ordering taint is dropped, the rest kept."""
     return qualified in _VALUE_CALLS
@@ -349,6 +327,8 @@ class Source:
     through_call: bool = False  # an argument of a call whose body is not seen (`store.get(user_id)`): in the result's
     # value, not known to be in its text
     guard_id: int = 0  # taken only when `guard.test`, a parameter, is true (the body of `x if flag else y`)
+    keyed: bool = False  # the id an unseen call looked something up by (`get_run(run_id)`): in the result as
+    # written, not in a field, a method's result or an element read from it (`get_run(run_id).steps`)
     origin: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
     guard: cst.IfExp | None = field(default=None, compare=False, hash=False, repr=False)
 
@@ -373,6 +353,18 @@ def through_call(taint: frozenset[Source]) -> frozenset[Source]:
     if not any(s.kind == IDENTITY and not s.through_call for s in taint):
         return taint
     return frozenset(dataclasses.replace(s, through_call=True) if s.kind == IDENTITY else s for s in taint)
+
+
+def keyed(taint: frozenset[Source], kinds: tuple[str, ...]) -> frozenset[Source]:
+    """``taint``, the id a call was given as a lookup key, with its ``kinds`` sources marked :attr:`Source.keyed`."""
+    if not any(s.kind in kinds and not s.keyed for s in taint):
+        return taint
+    return frozenset(dataclasses.replace(s, keyed=True) if s.kind in kinds else s for s in taint)
+
+
+def unkeyed(taint: frozenset[Source]) -> frozenset[Source]:
+    """``taint`` read through a field, an element or a method of a lookup's result: the lookup keys dropped."""
+    return taint if not any(s.keyed for s in taint) else frozenset(s for s in taint if not s.keyed)
 
 
 def written(taint: frozenset[Source]) -> frozenset[Source]:

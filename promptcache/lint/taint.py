@@ -33,7 +33,7 @@ from promptcache.lint.call_taint import CallTaint
 from promptcache.lint.expressions import has_text, int_value, is_dict_view, is_literal, key_text
 from promptcache.lint.fields import FieldSensitivity
 from promptcache.lint.sinks import SinkFinder
-from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated
+from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated, unkeyed
 from promptcache.lint.rendering import same_field
 from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, date_format, guard_flag, handle_annotation, imports_code
 
@@ -116,9 +116,9 @@ class TaintEngine(CallTaint, FieldSensitivity):
         if isinstance(e, cst.Name):
             return self._name(e, scope)
         if isinstance(e, cst.Attribute):
-            return self._attribute(e, scope)
+            return unkeyed(self._attribute(e, scope))  # `get_run(run_id).steps`: the run's data, not its id
         if isinstance(e, cst.Subscript):
-            return self._subscript(e, scope)
+            return unkeyed(self._subscript(e, scope))
         if isinstance(e, cst.Call):
             if isinstance(e.func, cst.Name) and e.func.value == "dict" and len(e.args) == 1 \
                     and isinstance(e.args[0].value, (cst.GeneratorExp, cst.ListComp)):

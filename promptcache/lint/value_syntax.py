@@ -95,7 +95,8 @@ def annotation_types(ann: cst.BaseExpression) -> list[cst.BaseExpression]:
 
 
 # A type that may hold prompt text or messages: text itself, the untyped, containers, and classes named for text.
-_TEXT_TYPES = frozenset({"str", "Any", "object", "LiteralString", "Template", "bytes"})
+_TEXT_TYPES = frozenset({"str", "Any", "object", "LiteralString", "Template", "bytes", "Markup", "SafeString", "SafeText"})
+_WRAPPERS = frozenset({"Optional", "Union", "Annotated", "Final", "Required", "NotRequired", "ReadOnly", "TypeAliasType"})
 _TEXT_CLASS = re.compile(r"(?i)prompt|message|instruction|content|text|template|part|block|param|turn|chat|context|"
                          r"input|query|request|system|str")
 _CONTAINERS = frozenset({*_SEQUENCES, "dict", "Dict", "Mapping", "MutableMapping", "MutableSequence", "Iterator",
@@ -112,8 +113,14 @@ def returns_not_text(func: cst.CSTNode) -> bool:
 
 
 def _may_be_text(ann: cst.BaseExpression) -> bool:
+    """``ann`` may hold text: a text type, a container, a class named for text, or a wrapper of one
+    (``typing.Optional[str]``, ``Annotated[str, ...]``: the first type counts); unknown shapes may."""
     if isinstance(ann, cst.Subscript):
-        return last_name(ann.value) in _CONTAINERS or _may_be_text(ann.value)
+        head = last_name(ann.value)
+        if head in _WRAPPERS:
+            types = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
+            return any(_may_be_text(t) for t in (types[:1] if head == "Annotated" else types)) or not types
+        return head in _CONTAINERS or _may_be_text(ann.value)
     name = last_name(ann)
     return not name or name in _TEXT_TYPES or name in _CONTAINERS or bool(_TEXT_CLASS.search(name))
 
