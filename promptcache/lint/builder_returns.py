@@ -162,13 +162,36 @@ def suffix_only(flow: FlowAnalysis, func: Scope) -> bool:
         p = flow.facts.parent.get(node)
         if not (isinstance(p, cst.BinaryOperation) and isinstance(p.operator, cst.Add) and p.right is node):
             return False
-        while isinstance(p, cst.BinaryOperation) and isinstance(p.operator, cst.Add):  # the rest of the sum
-            if p.left is node and _static(flow, p.right, scope):
-                return False  # `_ctx_prompt(u) + RULES`: static text after it
-            node, p = p, flow.facts.parent.get(p)
-        if lands_in_prefix(flow, node, scope):
+        outer = _static_after(flow, node, scope)
+        if outer is None or lands_in_prefix(flow, outer, scope):
             return False  # `context = "Context:" + _ctx_prompt(); create(system=context + RULES)`
+        assign = flow.facts.parent.get(outer)
+        if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+            name = assign.targets[0].target.value  # `context = ... + _ctx_prompt(); return context + RULES`
+            if any(_static_after(flow, read, scope) is None for read in descendants(scope.node, cst.Name)
+                   if read.value == name and read is not assign.targets[0].target):
+                return False
     return True
+
+
+def _static_after(flow: FlowAnalysis, node: cst.CSTNode, scope: Scope) -> cst.CSTNode | None:
+    """The whole sum or f-string ``node`` ends, or None when static text follows it there (``node + RULES``,
+    ``f"{node}\\n{RULES}"``)."""
+    p = flow.facts.parent.get(node)
+    while True:
+        if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, cst.Add):
+            if p.left is node and _static(flow, p.right, scope):
+                return None
+        elif isinstance(p, cst.FormattedStringExpression):
+            f = flow.facts.parent.get(p)
+            later = f.parts[f.parts.index(p) + 1:] if isinstance(f, cst.FormattedString) else []
+            if any(isinstance(x, cst.FormattedStringText) and x.value.strip() or isinstance(x, cst.FormattedStringExpression)
+                   and _static(flow, x.expression, scope) for x in later):
+                return None
+            p = f
+        else:
+            return node
+        node, p = p, flow.facts.parent.get(p)
 
 
 def _static(flow: FlowAnalysis, e: cst.BaseExpression, scope: Scope) -> bool:

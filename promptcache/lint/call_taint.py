@@ -24,7 +24,7 @@ from promptcache.lint.iteration_order import loop_order, picking_loops, set_valu
 from promptcache.lint.lookup_keys import (TEXT_METHODS, as_is, flag_service, lookup_arguments, predicate_call, redacts,
                                           text_call, textual)
 from promptcache.lint.rendering import rendered_whole
-from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated, through_call, unkeyed
+from promptcache.lint.sources import EMPTY, Source, as_daily, as_text, source, templated, through_call, unkeyed
 from promptcache.lint.untaken_branches import none_at, switched_off
 from promptcache.lint.value_syntax import constructor_call, date_format, literal_key, typed_elsewhere
 from promptcache.lint.walk import ancestors, descendants
@@ -37,6 +37,7 @@ from promptcache.lint.walk import ancestors, descendants
 _MEMBERSHIP_METHODS = frozenset({"in_", "not_in", "notin_", "isin", "issubset", "issuperset", "isdisjoint"})
 _BOOL_METHODS = frozenset({"issubset", "issuperset", "isdisjoint"})
 _FIELD_SELECTORS = frozenset({"exclude", "include"})  # pydantic `model_dump` / `model_dump_json` / `dict` / `copy`
+_STR_METHODS = frozenset(m for m in dir(str) if not m.startswith("_"))  # `.strip()`, `.split()`, `.encode()`
 _BUILTINS = frozenset(dir(builtins))  # `str(info.user_id)`: the value itself, not a function that picks tools
 _TOOLS = re.compile(r"(?i)(tools|toolset|toolkit)$")  # a callee that returns tools: `construct_tools`, `get_tools`
 _TRACE_KEYWORD = re.compile(r"(?i)(^|_)(request|trace|run|correlation|span)_?id$")  # `emit_event(trace_id=...)`
@@ -234,7 +235,8 @@ class CallTaint:
                 return kept | frozenset(s for s in unordered if s.kind not in S.ORDER_KINDS)
             # `MultiServerMCPClient(headers=auth).get_tools()`: a client set up for the user lists the tools
             # (open_deep_research); the user is not known to be in their schemas
-            held = unkeyed(self.of(base, scope))  # `get_run_context(run_id).placeholders(p)`: the context's method
+            held = self.of(base, scope)  # `get_run_context(run_id).placeholders(p)`: the context's method; a str
+            held = as_text(held) if method in _STR_METHODS else unkeyed(held)  # method makes text of it: `.strip()`
             t = (through_call(held) if _TOOLS.search(method) and not self._in_text(e) else held) | self._unseen_call(e, args, scope, qualified)
             if method == "strftime" and date_format(args[0] if args else None) or method == "date" and not args:
                 return as_daily(t, True)
@@ -264,7 +266,7 @@ class CallTaint:
                 or self._in_text(e):
             return self.union(args, scope)  # `str(info.user_id)`, `json.loads(text)`
         if not _TOOLS.search(name):
-            if redacts(name) and e.args and e.args[0].keyword is None and not e.args[0].star:
+            if redacts(name) and not _RENDERS.search(name) and e.args and e.args[0].keyword is None and not e.args[0].star:
                 # `redact_secrets_from_text(text, secret_values)`: the other arguments are taken out of the text
                 return self.of(e.args[0].value, scope)
             if _RENDERS.search(name) or text_call(name):

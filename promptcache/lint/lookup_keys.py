@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 TEXT_METHODS = frozenset({"format", "format_map", "join", "replace"})  # their arguments become text
 # Callees that take values out of a text (`redact_secrets_from_text(text, secrets)`, `mask_pii`, `scrub`).
-_REDACTS = re.compile(r"(?i)(^|_)(redact|mask|scrub|anonymi[sz]e|censor)")
+_REDACTS = re.compile(r"(?i)(^|_)(redact|mask|scrub|anonymi[sz]e|censor)(_|$)")
 _ID_NAME = re.compile(r"(^|_)(id|ids|uuid|guid|ID|IDS|UUID|GUID)$|[a-z0-9](Id|Ids|ID|IDs)$")  # `run_id`, `runId`; not `sid`
 # Callees that make text of their argument whatever it is: they keep an id's text (`slugify(user_id)`, `quote(...)`).
 _TEXT_CALL = re.compile(r"(?i:(^|_)(str|string|text|slug(ify)?|quote|escape|encode|hex|hash|digest|(to|as)_\w+)$)|^to[A-Z]")
@@ -84,7 +84,7 @@ def _constant_id(index: ModuleIndex, e: cst.BaseExpression, scope: Scope) -> boo
     while isinstance(root, cst.Attribute):
         root = root.value
     if not isinstance(root, cst.Name):
-        return True  # a literal key (`None`, a string)
+        return True  # not a name (a literal, an `or` of ids): counted as no entity, so the user's id stays
     found, _ = index.lookup(root.value, scope)
     return S.is_constant_name(last_name(e)) or found is None or found.kind == "module"
 
@@ -93,9 +93,7 @@ def _text_bound(e: cst.BaseExpression, scope: Scope) -> bool:
     """``e`` is a name bound in ``scope`` to text built here (``desc = f"Orders of {user.email}"``)."""
     if not isinstance(e, cst.Name):
         return False
-    texts = (cst.FormattedString, cst.ConcatenatedString, cst.SimpleString, cst.BinaryOperation)
-    return any(b.kind == "assign" and (isinstance(b.value, texts) or isinstance(b.value, cst.Call) and isinstance(
-        b.value.func, cst.Attribute) and b.value.func.attr.value in TEXT_METHODS) for b in scope.bindings.get(e.value, []))
+    return any(b.kind == "assign" and textual(b.value) for b in scope.bindings.get(e.value, []))
 
 
 def _id_key(e: cst.BaseExpression) -> bool:

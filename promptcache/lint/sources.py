@@ -362,9 +362,20 @@ def keyed(taint: frozenset[Source], kinds: tuple[str, ...]) -> frozenset[Source]
     return frozenset(dataclasses.replace(s, keyed=True) if s.kind in kinds else s for s in taint)
 
 
-def unkeyed(taint: frozenset[Source]) -> frozenset[Source]:
-    """``taint`` read through a field, an element or a method of a lookup's result: the lookup keys dropped."""
-    return taint if not any(s.keyed for s in taint) else frozenset(s for s in taint if not s.keyed)
+def unkeyed(taint: frozenset[Source], receiver: frozenset[Source] | None = None) -> frozenset[Source]:
+    """``taint`` read through a field, an element or a method of a lookup's result: the lookup keys dropped (only
+    those the ``receiver`` carries, when given: ``self.label`` bound elsewhere keeps its own)."""
+    if not any(s.keyed for s in taint):
+        return taint
+    return frozenset(s for s in taint if not (s.keyed and (receiver is None or s in receiver)))
+
+
+def as_text(taint: frozenset[Source]) -> frozenset[Source]:
+    """``taint`` made into text (an f-string, ``+`` with text, a ``str`` method, a literal's element): a lookup
+    key in it is in that text now (``f"Trace {get_trace_url(run_id)}"``), whatever is read from it later."""
+    if not any(s.keyed for s in taint):
+        return taint
+    return frozenset(dataclasses.replace(s, keyed=False) if s.keyed else s for s in taint)
 
 
 def written(taint: frozenset[Source]) -> frozenset[Source]:

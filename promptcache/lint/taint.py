@@ -33,7 +33,7 @@ from promptcache.lint.call_taint import CallTaint
 from promptcache.lint.expressions import has_text, int_value, is_dict_view, is_literal, key_text
 from promptcache.lint.fields import FieldSensitivity
 from promptcache.lint.sinks import SinkFinder
-from promptcache.lint.sources import EMPTY, Source, as_daily, source, templated, unkeyed
+from promptcache.lint.sources import EMPTY, Source, as_daily, as_text, source, templated, unkeyed
 from promptcache.lint.rendering import same_field
 from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, date_format, guard_flag, handle_annotation, imports_code
 
@@ -115,10 +115,13 @@ class TaintEngine(CallTaint, FieldSensitivity):
             return EMPTY
         if isinstance(e, cst.Name):
             return self._name(e, scope)
-        if isinstance(e, cst.Attribute):
-            return unkeyed(self._attribute(e, scope))  # `get_run(run_id).steps`: the run's data, not its id
-        if isinstance(e, cst.Subscript):
-            return unkeyed(self._subscript(e, scope))
+        if isinstance(e, cst.Attribute):  # `get_run(run_id).steps`: the run's data, not its id (`run.id` is)
+            t = self._attribute(e, scope)
+            return t if e.attr.value in ("id", "uuid", "pk") else unkeyed(t, of(e.value, scope))
+        if isinstance(e, cst.Subscript):  # `lookup(run_id)["notes"]`; a slice is part of the value itself
+            t = self._subscript(e, scope)
+            sliced = any(isinstance(el.slice, cst.Slice) for el in e.slice)
+            return as_text(t) if sliced else unkeyed(t, of(e.value, scope))
         if isinstance(e, cst.Call):
             if isinstance(e.func, cst.Name) and e.func.value == "dict" and len(e.args) == 1 \
                     and isinstance(e.args[0].value, (cst.GeneratorExp, cst.ListComp)):
@@ -126,19 +129,19 @@ class TaintEngine(CallTaint, FieldSensitivity):
             return self._call(e, scope)
         if isinstance(e, cst.FormattedString):
             t = EMPTY.union(*(self._formatted(p, scope) for p in e.parts if isinstance(p, cst.FormattedStringExpression)))
-            return templated(t) if has_text(e) else t
+            return as_text(templated(t) if has_text(e) else t)
         if isinstance(e, cst.ConcatenatedString):
             t = of(e.left, scope) | of(e.right, scope)
-            return templated(t) if has_text(e) else t
+            return as_text(templated(t) if has_text(e) else t)
         if isinstance(e, cst.BinaryOperation):
             t = of(e.left, scope) | of(e.right, scope)
             if isinstance(e.operator, (cst.Add, cst.Modulo)) and (self._static(e.left, scope) or self._static(e.right, scope)):
-                return templated(t)
+                return as_text(templated(t))
             if isinstance(e.operator, _SET_OPERATORS) and (is_dict_view(e.left) or is_dict_view(e.right)):
                 return t | {source(S.UNORDERED, "a set operation on dict keys", e)}
             return t
         if isinstance(e, (cst.List, cst.Tuple, cst.Set)):
-            t = self.union((el.value for el in e.elements), scope)
+            t = as_text(self.union((el.value for el in e.elements), scope))  # `(short_label(run_id), RULES)[0]`
             return t | {source(S.UNORDERED, "a set literal", e)} if isinstance(e, cst.Set) else t
         if isinstance(e, cst.Dict):
             parts = []
@@ -147,7 +150,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
                     parts += [el.key, el.value]
                 else:
                     parts.append(el.value)
-            return self.union(parts, scope)
+            return as_text(self.union(parts, scope))
         if isinstance(e, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
             over = self.union(iterables(e), scope)
             t = self.union([e.key, e.value] if isinstance(e, cst.DictComp) else [e.elt], scope) | over

@@ -96,7 +96,7 @@ def annotation_types(ann: cst.BaseExpression) -> list[cst.BaseExpression]:
 
 # A type that may hold prompt text or messages: text itself, the untyped, containers, and classes named for text.
 _TEXT_TYPES = frozenset({"str", "Any", "object", "LiteralString", "Template", "bytes", "Markup", "SafeString", "SafeText"})
-_WRAPPERS = frozenset({"Optional", "Union", "Annotated", "Final", "Required", "NotRequired", "ReadOnly", "TypeAliasType"})
+_WRAPPERS = frozenset({"Optional", "Union", "Annotated"})
 _TEXT_CLASS = re.compile(r"(?i)prompt|message|instruction|content|text|template|part|block|param|turn|chat|context|"
                          r"input|query|request|system|str")
 _CONTAINERS = frozenset({*_SEQUENCES, "dict", "Dict", "Mapping", "MutableMapping", "MutableSequence", "Iterator",
