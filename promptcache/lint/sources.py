@@ -340,26 +340,29 @@ def source(kind: str, detail: str, origin: cst.CSTNode | None = None) -> Source:
     return Source(kind, detail, origin_id=id(origin) if origin is not None else 0, origin=origin)
 
 
+def _flagged(taint: frozenset[Source], flag: str, value: bool, kinds: tuple[str, ...] | None = None) -> frozenset[Source]:
+    """``taint`` with the :class:`Source` field ``flag`` set to ``value`` on its sources of ``kinds`` (all: None)."""
+    def hit(s: Source) -> bool:
+        return (kinds is None or s.kind in kinds) and getattr(s, flag) != value
+    if not any(hit(s) for s in taint):
+        return taint
+    return frozenset(dataclasses.replace(s, **{flag: value}) if hit(s) else s for s in taint)
+
+
 def templated(taint: frozenset[Source]) -> frozenset[Source]:
     """Mark parameter sources as interpolated into static text."""
-    if not any(s.kind == PARAM and not s.templated for s in taint):
-        return taint
-    return frozenset(dataclasses.replace(s, templated=True) if s.kind == PARAM else s for s in taint)
+    return _flagged(taint, "templated", True, (PARAM,))
 
 
 def through_call(taint: frozenset[Source]) -> frozenset[Source]:
     """``taint`` as the result of an unseen call that took it as an argument: identity sources marked
     :attr:`Source.through_call` (a lookup keyed by the user returns per-user data, not the user's id)."""
-    if not any(s.kind == IDENTITY and not s.through_call for s in taint):
-        return taint
-    return frozenset(dataclasses.replace(s, through_call=True) if s.kind == IDENTITY else s for s in taint)
+    return _flagged(taint, "through_call", True, (IDENTITY,))
 
 
 def keyed(taint: frozenset[Source], kinds: tuple[str, ...]) -> frozenset[Source]:
     """``taint``, the id a call was given as a lookup key, with its ``kinds`` sources marked :attr:`Source.keyed`."""
-    if not any(s.kind in kinds and not s.keyed for s in taint):
-        return taint
-    return frozenset(dataclasses.replace(s, keyed=True) if s.kind in kinds else s for s in taint)
+    return _flagged(taint, "keyed", True, kinds)
 
 
 def unkeyed(taint: frozenset[Source], receiver: frozenset[Source] | None = None) -> frozenset[Source]:
@@ -373,21 +376,15 @@ def unkeyed(taint: frozenset[Source], receiver: frozenset[Source] | None = None)
 def as_text(taint: frozenset[Source]) -> frozenset[Source]:
     """``taint`` made into text (an f-string, ``+`` with text, a ``str`` method, a literal's element): a lookup
     key in it is in that text now (``f"Trace {get_trace_url(run_id)}"``), whatever is read from it later."""
-    if not any(s.keyed for s in taint):
-        return taint
-    return frozenset(dataclasses.replace(s, keyed=False) if s.keyed else s for s in taint)
+    return _flagged(taint, "keyed", False)
 
 
 def written(taint: frozenset[Source]) -> frozenset[Source]:
     """``taint`` written into text or a schema literal (an f-string, a dict's value): an unseen call's result
     (:func:`through_call`) placed there is in that text now (``{"description": describe_account(user)}``)."""
-    if not any(s.through_call for s in taint):
-        return taint
-    return frozenset(dataclasses.replace(s, through_call=False) if s.through_call else s for s in taint)
+    return _flagged(taint, "through_call", False)
 
 
 def as_daily(t: frozenset[Source], daily: bool) -> frozenset[Source]:
     """``t`` with its volatile sources marked as changing once a day (when ``daily``)."""
-    if not daily or not any(s.kind == VOLATILE and not s.daily for s in t):
-        return t
-    return frozenset(dataclasses.replace(s, daily=True) if s.kind == VOLATILE else s for s in t)
+    return _flagged(t, "daily", True, (VOLATILE,)) if daily else t

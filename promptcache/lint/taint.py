@@ -117,11 +117,14 @@ class TaintEngine(CallTaint, FieldSensitivity):
             return self._name(e, scope)
         if isinstance(e, cst.Attribute):  # `get_run(run_id).steps`: the run's data, not its id (`run.id` is)
             t = self._attribute(e, scope)
-            return t if e.attr.value in ("id", "uuid", "pk") else unkeyed(t, of(e.value, scope))
+            if not any(s.keyed for s in t) or e.attr.value in ("id", "uuid", "pk"):
+                return t  # most reads: no lookup key to judge, so the receiver is not evaluated again
+            return unkeyed(t, of(e.value, scope))
         if isinstance(e, cst.Subscript):  # `lookup(run_id)["notes"]`; a slice is part of the value itself
             t = self._subscript(e, scope)
-            sliced = any(isinstance(el.slice, cst.Slice) for el in e.slice)
-            return as_text(t) if sliced else unkeyed(t, of(e.value, scope))
+            if not any(s.keyed for s in t):
+                return t
+            return as_text(t) if any(isinstance(el.slice, cst.Slice) for el in e.slice) else unkeyed(t, of(e.value, scope))
         if isinstance(e, cst.Call):
             if isinstance(e.func, cst.Name) and e.func.value == "dict" and len(e.args) == 1 \
                     and isinstance(e.args[0].value, (cst.GeneratorExp, cst.ListComp)):
