@@ -252,7 +252,7 @@ class _Tracer(Placer):
         func = self.flow.holder_of(scope)
         if func is None:
             return {UNKNOWN}
-        calls = [(c, s) for c, s in self.flow.index.calls if self.flow.index.function_named(c.func, s) is func]
+        calls = self.flow.call_sites.calls.get(id(func), [])
         if not calls:
             return {UNKNOWN}
         out: set[str] = set()
@@ -295,7 +295,7 @@ def returned_landings(flow: FlowAnalysis, func: Scope) -> set[str] | None:
 
 def _called(flow: FlowAnalysis, func: Scope) -> bool:
     """The module calls ``func`` somewhere (a call its index resolves to it)."""
-    return any(flow.index.function_named(c.func, s) is func for c, s in flow.index.calls)
+    return bool(flow.call_sites.calls.get(id(func)))
 
 
 __all__ = ["AFTER", "EXPORTED", "PREFIX", "UNKNOWN", "UNSEEN", "import_uses", "is_store", "lands_in_prefix", "returned_landings",
