@@ -291,6 +291,8 @@ class SlidingWindowTrim(_SiteRule):
         # Issue 11 (khoj, open-interpreter): the first message moved to `instructions=` (read as `h[0]` just
         # before), not dropped: the same message goes out each turn, in another slot.
         _OPENAI + 'def respond(messages):\n    formatted = [dict(m) for m in messages]\n    instructions = None\n    if formatted and formatted[0].get("role") == "system":\n        instructions = formatted[0].get("content")\n        formatted = formatted[1:]\n    return client.responses.create(model="m", instructions=instructions, input=formatted)\n',
+        # Issue 11 (FastChat, blind set 24): the head's text, by the content's shape, moved to `system=`.
+        _CLAUDE + 'def stream(messages):\n    system_prompt = ""\n    if messages[0]["role"] == "system":\n        if type(messages[0]["content"]) == dict:\n            system_prompt = messages[0]["content"]["text"]\n        elif type(messages[0]["content"]) == str:\n            system_prompt = messages[0]["content"]\n        messages = messages[1:]\n    return client.messages.create(model="m", max_tokens=9, messages=messages, system=system_prompt)\n',
         # Issue 11 (agentscope, blind set 7): the head moved to the `system` entry of the request dict sent as `**kwargs`.
         _CLAUDE + 'async def generate(messages, **generate_kwargs):\n    kwargs = {"model": "m", "max_tokens": 900, **generate_kwargs}\n    if messages[0]["role"] == "system":\n        kwargs["system"] = messages[0]["content"]\n        messages = messages[1:]\n    kwargs["messages"] = messages\n    return await client.messages.create(**kwargs)\n',
     ] + PC203_HYSTERESIS_VALID

@@ -300,45 +300,41 @@ class PerRequestDataInSystemPrompt(FlowRule):
     ```
 
     ## When it does not fire
-    A whole parameter passed straight through (``def call(system): create(system=system)``:
-    a generic wrapper), also with only whitespace added (``system + "\\n"``,
-    ``"\\n\\n".join(system_parts)``); a parameter named as the system prompt
-    (``system_prompt``, ``system_message``, ``instructions``, ``system``) with any text
-    added (``system_prompt + "\\nCite sources."``: the prompt it was given, passed
-    through); values set once per object in ``__init__``;
-    an Anthropic system block after the request's last ``cache_control``
-    breakpoint (when the module marks no message);
-    an identity-named module constant (``reading_level = "grade 8"``: identity
-    needs a per-request origin, a parameter, a request object or a value
-    computed at run time); data placed in the user turn; a parameter that every
-    call in the module binds to one fixed value (a literal, a module constant, a
-    script's command-line arguments parsed at module level, a value the script's
-    ``main()`` reads once outside any loop, an object built from source constants
-    only), when all its callers are visible: a private or nested function, or any
-    function of a script (``if __name__ == "__main__":``) or of a pytest module
-    (by file name: ``test_*.py``, ``*_test.py``, ``conftest.py``); a parameter
-    whose only value in the module is its literal default (no call passes it),
-    also one call up (``writeup(drafts, num_rounds=20)`` passing ``num_rounds``
-    on to the prompt's function in its loop);
-    a parameter typed as a class (``type[...]``: code) or as a database handle
+    A whole parameter passed straight through (``def call(system): create(system=system)``: a generic wrapper), also
+    with only whitespace added (``system + "\\n"``, ``"\\n\\n".join(system_parts)``); a parameter named as the
+    system prompt (``system_prompt``, ``system_message``, ``instructions``, ``system``) with any text added
+    (``system_prompt + "\\nCite sources."``: the prompt it was given, passed through); values set once per object in
+    ``__init__``; an Anthropic system block after the request's last ``cache_control`` breakpoint (when the module
+    marks no message); an identity-named module constant (``reading_level = "grade 8"``: identity needs a
+    per-request origin, a parameter, a request object or a value computed at run time); data placed in the user
+    turn; a parameter that every call in the module binds to one fixed value (a literal, a module constant, a
+    script's command-line arguments parsed at module level, a value the script's ``main()`` reads once outside any
+    loop, an object built from source constants only), when all its callers are visible: a private or nested
+    function, or any function of a script (``if __name__ == "__main__":``) or of a pytest module (by file name:
+    ``test_*.py``, ``*_test.py``, ``conftest.py``); a parameter whose only value in the module is its literal
+    default (no call passes it), also one call up (``writeup(drafts, num_rounds=20)`` passing ``num_rounds`` on to
+    the prompt's function in its loop); a parameter typed as a class (``type[...]``: code) or as a database handle
     written with its client module (``conn: psycopg.Connection``, ``sqlalchemy.orm.Session``; not a bare
-    ``Session``, which may be a chat session): what it reads is per-request only through the
-    query's arguments, reported themselves); LangGraph's ``Configuration.from_runnable_config(config)`` (the run's
-    settings: models, limits, the assistant's prompt; its ``user_id`` field, or a key read from ``config``
-    itself, is still reported); the ``messages`` /
-    ``tools`` a converter is given as a whole, and their head ``messages[0]``
-    (the system message, passed through; a value picked from another message,
-    such as a language detected from ``messages[-1]``, is reported); a
-    parameter's prompt field written back into the same field with text added
-    (``ModelInputData(instructions=data.instructions + " Be brief.")``: a prompt
-    passed through); a message's ``content`` converted into the message it becomes
-    (``{"role": "system", "content": _serialize(message.content)}``; not with text joined to it:
-    ``"Write like: " + message.content`` is reported); the reply a prompt-named
-    request handler returns (``check_if_safe_prompt``). A number or a ``Literal`` annotation does not make a
-    parameter a setting: a customer number or a plan tier is per-user data. A user's id beside another
-    entity's id in a lookup (``get_workflow(workflow_id=w, organization_id=org_id)``) scopes it: what comes back
-    is the workflow's; alone (``db.get_projects(user_id)``) it is the user's data and is reported. Flag variants
-    and predicates as for PC101; a builder whose every result the module logs or gives a flag service, unsent.
+    ``Session``, which may be a chat session): what it reads is per-request only through the query's arguments,
+    reported themselves); LangGraph's ``Configuration.from_runnable_config(config)`` (the run's settings: models,
+    limits, the assistant's prompt; its ``user_id`` field, or a key read from ``config`` itself, is still reported);
+    the ``messages`` / ``tools`` a converter is given as a whole, and their head ``messages[0]`` (the system
+    message, passed through; a value picked from another message, such as a language detected from ``messages[-1]``,
+    is reported); a parameter's prompt field written back into the same field with text added
+    (``ModelInputData(instructions=data.instructions + " Be brief.")``: a prompt passed through); a message's
+    ``content`` converted into the message it becomes (``{"role": "system", "content":
+    _serialize(message.content)}``; not with text joined to it: ``"Write like: " + message.content`` is reported);
+    the reply a prompt-named request handler returns (``check_if_safe_prompt``), or a prompt-named step that runs an
+    object built from its prompt (``TextPromptBlock(prompt=p).execute()``). A number or a ``Literal`` annotation
+    does not make a parameter a setting: a customer number or a plan tier is per-user data. A user's id beside
+    another entity's id in a lookup (``get_workflow(workflow_id=w, organization_id=org_id)``) scopes it: what comes
+    back is the workflow's; alone (``db.get_projects(user_id)``) it is the user's data and is reported. Flag
+    variants and predicates as for PC101; a builder whose every result the module logs or gives a flag service,
+    unsent. A parameter named for the application's configuration (``app_config``, ``global_settings``; not a bare
+    ``config``, a LangGraph node's run values), and the prompts a holder passed in returns
+    (``preprompts_holder.get_preprompts()``), are read at start-up. A size or a timer handed to a helper
+    (``get_code_message(count_tokens(messages))``) sizes what comes back, not its text. A system message appended to
+    an object's history outside ``__init__`` (``self.add_message({"role": "system", ...})``) is a turn of it.
     """
 
     code = "PC102"

@@ -217,8 +217,13 @@ class VolatileInToolDefinition(FlowRule):
         # API organisation of the deployment's client: no user's data (a bare `level` / `org` names no user).
         _OPENAI + "class Registry:\n    def __init__(self):\n        self._tools = {}\n    def register(self, tool, trust_level=None):\n        self._tools[tool['function']['name']] = {'tool': tool, 'trust_level': trust_level}\n    def list_tools(self):\n        return [e['tool'] for e in self._tools.values()]\nREGISTRY = Registry()\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=REGISTRY.list_tools())\n",
         _OPENAI + "def update_tools(assistant_id, specs):\n    org = client.organization\n    tools = [{'type': 'function', 'function': s, 'metadata': {'org': org}} for s in specs]\n    return client.chat.completions.create(model='m', messages=[], tools=tools)\n",
+        # Issue 11 (skyvern, blind set 18): a deadline on the monotonic clock handed to a tool factory times the
+        # tool's run; a timer reading is no text of its schema.
+        _OPENAI + "import time\nfrom .loop import make_finish_tool\nFIXED = [{'type': 'function', 'function': {'name': 'click', 'parameters': {}}}]\ndef ask(q, seconds):\n    finish = make_finish_tool(deadline_at=time.monotonic() + seconds if seconds is not None else None)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=FIXED + [finish])\n",
     ]
     INVALID = [
+        # ... but a clock reading written into a description is text.
+        Invalid(_OPENAI + "import time\ndef ask(q):\n    tool = {'type': 'function', 'function': {'name': 'wait', 'description': f'Started at {time.monotonic()}'}}\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[tool])\n", line=5),
         # Review of the deer-flow change: a description built here and handed to a tool factory by name is its text.
         Invalid("from openai import OpenAI\nclient = OpenAI()\nfrom langchain_core.tools import StructuredTool\nfrom langchain_core.utils.function_calling import convert_to_openai_tool\ndef ask(user, q, lookup):\n    desc = f'Look up the orders of {user.email}.'\n    tool = StructuredTool.from_function(func=lookup, name='lookup', description=desc)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[convert_to_openai_tool(tool)])\n", line=8),
         # ... a clock in a record-time keyword of an object rendered whole, or in its description.

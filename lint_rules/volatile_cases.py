@@ -231,7 +231,19 @@ PC101_VALID_BLIND = [
     # ... also with a message inserted ahead of it, and the reply appended after the request, for the record.
     _SKY + "from datetime import datetime\nfrom .log import Transcript\ndef revise(q, diff, code):\n    messages = [{'role': 'system', 'content': RULES}, {'role': 'user', 'content': q}, {'role': 'system', 'content': f'{datetime.now():%H:%M} Diff: {diff}'}]\n    messages.insert(1, {'role': 'system', 'content': code})\n    reply = client.chat.completions.create(model='m', messages=messages)\n    messages.append({'role': 'assistant', 'content': reply.choices[0].message.content})\n    Transcript(messages=messages).save()\n    return reply\n",
     # A function named for a prompt but annotated to return a handler builds no prompt.
-    _SKY + "from .llm import Handler, make_handler\ndef resolve_prompt_handler(kind: str, run_id: str) -> Handler:\n    return make_handler(f'{kind}-{run_id}')\n",
+    _SKY + "from .llm import Handler, make_handler\ndef resolve_prompt_handler(kind: str, run_id: str) -> Handler:\n    return make_handler(f'{kind}-{run_id}')\n",    # A prompt-named step that runs an object built from its prompt returns the run's output, not a prompt
+    # (skyvern's script `prompt()` block).
+    _SKY + "from datetime import datetime\nfrom .blocks import TextPromptBlock\nasync def prompt(text, label=None):\n    rendered = f'Today is {datetime.now()}. {text}'\n    block = TextPromptBlock(prompt=rendered, label=label)\n    result = await block.execute_safe(label=label)\n    return result.output_parameter_value\n",
+    # A system message appended to an object's history outside `__init__` is a turn of it (mentat's command
+    # output), directly or through the object's own method that appends it.
+    _SKY + "from datetime import datetime\nclass Chat:\n    def __init__(self):\n        self.messages = [{'role': 'system', 'content': RULES}]\n    def add_message(self, m):\n        self.messages.append(m)\n    def note_time(self):\n        self.add_message({'role': 'system', 'content': f'Now: {datetime.now()}'})\n    def tick(self):\n        self.messages.append({'role': 'system', 'content': f'Tick: {datetime.now()}'})\n    def ask(self):\n        return client.chat.completions.create(model='m', messages=self.messages)\n",
+]
+PC101_INVALID += [
+    # ... but a step that returns text built around the run's output builds a prompt again.
+    Invalid(_SKY + "from datetime import datetime\nfrom .blocks import TextPromptBlock\nasync def prompt(text, label=None):\n    block = TextPromptBlock(prompt=text, label=label)\n    result = await block.execute_safe(label=label)\n    return f'Today is {datetime.now()}. ' + RULES + result.output_parameter_value\n", line=11),
+    # ... but one appended in `__init__`, or where the method resets that history, is its head.
+    Invalid(_SKY + "from datetime import datetime\nclass Chat:\n    def __init__(self):\n        self.messages = []\n        self.messages.append({'role': 'system', 'content': f'{RULES} Now: {datetime.now()}'})\n    def ask(self):\n        return client.chat.completions.create(model='m', messages=self.messages)\n", line=10),
+    Invalid(_SKY + "from datetime import datetime\nclass Chat:\n    def add(self, m):\n        self.messages.append(m)\n    def reset(self):\n        self.messages = []\n        self.add({'role': 'system', 'content': f'{RULES} Now: {datetime.now()}'})\n    def ask(self):\n        return client.chat.completions.create(model='m', messages=self.messages)\n", line=12),
 ]
 PC102_VALID_BLIND = [
     # Issue 11 (skyvern, blind set 18): a name ending in `prompt_type` names a prompt's type, not its text: the
@@ -248,6 +260,14 @@ PC102_VALID_BLIND = [
     # A user's id beside another entity's id (a workflow's) scopes the lookup: what comes back is the entity's,
     # the same for every user allowed to see it.
     _SKY + "async def ask(org, workflow_id, q):\n    workflow = await store.get_workflow(workflow_id=workflow_id, organization_id=org.organization_id)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': workflow.system_prompt}, {'role': 'user', 'content': q}])\n",
+    # A getter of the prompts a holder passed in keeps on disk returns those prompts, put together with labels
+    # (gpt-engineer's `preprompts_holder.get_preprompts()`, blind set 22).
+    "from langchain.schema import HumanMessage, SystemMessage\ndef setup(pre):\n    return pre['roadmap'] + pre['improve'] + '\\nUseful to know:\\n' + pre['philosophy']\ndef improve(ai, prompt, preprompts_holder):\n    pre = preprompts_holder.get_preprompts()\n    messages = [SystemMessage(content=setup(pre))]\n    messages.append(HumanMessage(content=prompt.text))\n    return ai.llm.invoke(messages)\n",
+    # The application's configuration handed down as a parameter is read at start-up: one value per deployment
+    # (deer-flow's `app_config`, blind set 19).
+    _SKY + "from .config import AppConfig\ndef build_system(app_config: AppConfig, q):\n    system = f'{RULES}\\nSandbox: {app_config.sandbox.image}'\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n",
+    # A token count handed to a helper sizes what it returns (a code context under a budget); it is not its text.
+    _SKY + "from .code import code_context, llm\nasync def revise(file_edit, q):\n    messages = [{'role': 'system', 'content': RULES}, {'role': 'user', 'content': f'Diff: {file_edit.diff}'}]\n    code = await code_context.get_code_message(llm.count_prompt_tokens(messages) + 200)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': RULES + code}, {'role': 'user', 'content': q}])\n",
     _SKY + "async def ask(user, q):\n    beta = await flags.has_access(user.user_id, 'beta')\n    system = f'{RULES}\\nBeta tools: {beta}'\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n",
 ]
 PC101_INVALID += [
@@ -286,6 +306,11 @@ PC101_INVALID += [
     Invalid("from datetime import datetime\nfrom langchain_core.messages import HumanMessage, SystemMessage\ndef ask(graph, q):\n    return graph.invoke({'messages': [SystemMessage(content=f'Now: {datetime.now()}'), HumanMessage(content=q)]})\n", line=4),
 ]
 PC102_INVALID += [
+    # ... but a user's field of it is the user's, and a parameter annotated as the request is no configuration.
+    Invalid(_SKY + "def build_system(app_config, q):\n    system = f'{RULES}\\nOwner: {app_config.user_email}'\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=8),
+    Invalid(_SKY + "from .api import ChatRequest\ndef build_system(model_settings: ChatRequest, q):\n    system = f'{RULES}\\nTone: {model_settings.tone}'\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=9),
+    # ... but the prompt a request carries is the request's.
+    Invalid("from langchain.schema import HumanMessage, SystemMessage\ndef improve(ai, request):\n    messages = [SystemMessage(content='Rules.\\n' + request.get_prompt()), HumanMessage(content='Go.')]\n    return ai.llm.invoke(messages)\n", line=3),
     # ... and a constant app id beside a user's id does not scope the lookup: the user's notes are looked up.
     Invalid(_SKY + "BOT_ID = 'support'\ndef ask(session, q):\n    notes = store.get_notes(bot_id=BOT_ID, user_id=session.user_id)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES} Notes: {notes}'}, {'role': 'user', 'content': q}])\n", line=9),
     # ... but a per-user dict named `flags` is no flag service, and a default text given to one is the caller's.

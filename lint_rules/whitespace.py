@@ -230,6 +230,8 @@ class InconsistentSeparator(TextRule):
                 self.report(node, self.message.format(sep=_show(seps), norm=_show(norm)))
 
     VALID = [
+        # Issue 11 (FastChat, blind set 24): a chat template's styles render each message of the loop, per model.
+        _OPENAI + "class Conversation:\n    def get_prompt(self):\n        ret = self.system\n        if self.style == Style.NEW_LINE:\n            for role, message in self.messages:\n                ret += role + '\\n' + message + self.sep\n        elif self.style == Style.NO_COLON:\n            for role, message in self.messages:\n                ret += role + message + self.sep\n        return ret\n    def ask(self):\n        return client.completions.create(model='m', prompt=self.get_prompt())\n",
         _CLAUDE + "PARTS = ['a', 'b']\ndef ask(web):\n    system = '\\n'.join(PARTS) if web else '\\n'.join(PARTS)\n    return client.messages.create(model='m', system=system, messages=[])\n",
         _CLAUDE + "A = 'x'\nB = 'y'\nC = 'z'\ndef ask(web):\n    return client.messages.create(model='m', system=A + '\\n' + B if web else f'{A}\\n\\n{C}', messages=[])\n",
         _CLAUDE + "A = 'x'\nB = 'y'\ndef ask(web):\n    return client.messages.create(model='m', system=f'{A}\\n\\nContext:\\n{B}', messages=[])\n",

@@ -24,6 +24,7 @@ import libcst as cst
 
 from promptcache.lint.dict_view import entry
 from promptcache.lint.prompt_uses import lands_in_prefix, sent_last
+from promptcache.lint.value_syntax import constructor_call
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -89,7 +90,8 @@ def returns_reply(flow: FlowAnalysis, func: Scope, agent_call: Callable[[cst.Cal
         if scope is not func:
             continue
         sink = flow.sinks.sink_at(call, scope)
-        if not (sink is not None and sink.is_request or agent_call(call) and _hands_built_text(func, call)):
+        if not (sink is not None and sink.is_request or agent_call(call) and _hands_built_text(func, call)
+                or _runs_prompt_object(func, call)):
             continue
         node = flow.facts.parent.get(call)
         if isinstance(node, cst.Await):
@@ -107,6 +109,22 @@ def returns_reply(flow: FlowAnalysis, func: Scope, agent_call: Callable[[cst.Cal
     return any(n.value in replies for r in func.returns for n in descendants(r, cst.Name)) and not any(
         isinstance(r, templates) or isinstance(r, cst.Call) and isinstance(r.func, cst.Attribute) and r.func.attr.value == "format"
         for r in func.returns)  # a text built around the reply is a prompt again
+
+
+_RUNS = frozenset({"run", "arun", "execute", "aexecute", "execute_safe", "invoke", "ainvoke", "kickoff", "kickoff_async"})
+_PROMPT_KEYWORDS = frozenset({"prompt", "messages", "instructions", "system_prompt", "input"})
+
+
+def _runs_prompt_object(func: Scope, call: cst.Call) -> bool:
+    """``call`` runs an object ``func`` built from its prompt: ``block = TextPromptBlock(prompt=prompt, ...)`` then
+    ``result = await block.execute_safe(...)`` (skyvern's script ``prompt()`` step; issue 11); what it returns is
+    the run's output."""
+    if not (isinstance(call.func, cst.Attribute) and call.func.attr.value in _RUNS and isinstance(call.func.value, cst.Name)):
+        return False
+    bindings = func.bindings.get(call.func.value.value, [])
+    return bool(bindings) and all(
+        b.kind == "assign" and isinstance(b.value, cst.Call) and constructor_call(b.value.func)
+        and any(a.keyword is not None and a.keyword.value in _PROMPT_KEYWORDS for a in b.value.args) for b in bindings)
 
 
 def _hands_built_text(func: Scope, call: cst.Call) -> bool:

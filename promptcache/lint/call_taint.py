@@ -26,7 +26,7 @@ from promptcache.lint.lookup_keys import (TEXT_METHODS, as_is, flag_service, loo
 from promptcache.lint.rendering import rendered_whole
 from promptcache.lint.sources import EMPTY, Source, as_daily, as_text, source, templated, through_call, unkeyed
 from promptcache.lint.untaken_branches import none_at, switched_off
-from promptcache.lint.value_syntax import constructor_call, date_format, literal_key, typed_elsewhere
+from promptcache.lint.value_syntax import PROMPT_GETTER, constructor_call, date_format, literal_key, measure, typed_elsewhere
 from promptcache.lint.walk import ancestors, descendants
 
 
@@ -237,6 +237,8 @@ class CallTaint:
             # (open_deep_research); the user is not known to be in their schemas
             held = self.of(base, scope)  # `get_run_context(run_id).placeholders(p)`: the context's method; a str
             held = as_text(held) if method in _STR_METHODS else unkeyed(held)  # method makes text of it: `.strip()`
+            if PROMPT_GETTER.match(method):  # `preprompts_holder.get_preprompts()`: the prompts it was given, passed
+                held = frozenset(s for s in held if s.kind != S.PARAM)  # through (gpt-engineer; issue 11)
             t = (through_call(held) if _TOOLS.search(method) and not self._in_text(e) else held) | self._unseen_call(e, args, scope, qualified)
             if method == "strftime" and date_format(args[0] if args else None) or method == "date" and not args:
                 return as_daily(t, True)
@@ -265,6 +267,7 @@ class CallTaint:
         if qualified is not None and (qualified in _BUILTINS or qualified.split(".")[0] in sys.stdlib_module_names) \
                 or self._in_text(e):
             return self.union(args, scope)  # `str(info.user_id)`, `json.loads(text)`
+        args = [a for a in args if not measure(a)]  # `get_code_message(count_tokens(msgs))`: a budget, not text
         if not _TOOLS.search(name):
             if redacts(name) and not _RENDERS.search(name) and e.args and e.args[0].keyword is None and not e.args[0].star:
                 # `redact_secrets_from_text(text, secret_values)`: the other arguments are taken out of the text

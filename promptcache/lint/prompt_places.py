@@ -14,10 +14,15 @@ of a list a message was appended to are not checked.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from promptcache.lint.value_syntax import constructor_call
 from promptcache.lint.walk import descendants
+
+if TYPE_CHECKING:  # pragma: no cover
+    from promptcache.lint.dataflow import FlowAnalysis
 
 PREFIX, AFTER, UNKNOWN = "prefix", "after", "unknown"
 FIXED_CALL = "fixed-call"  # a use that calls the builder with fixed arguments (a literal, a module constant)
@@ -205,6 +210,45 @@ class Placer:
             and self.flow.facts.loop_of(n) is None)))
 
 
+def appended_to_history(flow: FlowAnalysis, message: cst.CSTNode, scope) -> bool:
+    """``message`` is appended to an object's history outside ``__init__``: ``self.messages.append(m)``, or
+    ``self.add_message(m)`` whose body does only that with it (mentat's command output as a system message). A turn
+    added to the conversation, after its prefix whatever its role; not when the function also resets that list."""
+    arg = flow.facts.parent.get(message)
+    call = flow.facts.parent.get(arg)
+    if not (isinstance(arg, cst.Arg) and arg.keyword is None and not arg.star and isinstance(call, cst.Call)):
+        return False
+    holder = flow.holder_of(scope)
+    if holder is None or holder.name == "__init__":
+        return False
+    history = _history_append(call, holder)
+    if history is None:
+        callee = flow.index.function_named(call.func, scope)
+        if callee is None or callee.self_name is None or not isinstance(call.func, cst.Attribute):
+            return False
+        position = [a for a in call.args if a.keyword is None].index(arg) + 1
+        if position >= len(callee.params):
+            return False
+        name = callee.params[position]
+        reads = [n for n in descendants(callee.node, cst.Name) if n.value == name and not is_store(n, flow.facts.parent.get(n))]
+        appends = {_history_append(flow.facts.parent.get(flow.facts.parent.get(n)), callee) for n in reads}
+        if not reads or None in appends or len(appends) != 1:
+            return False
+        history = appends.pop()
+    return not any(isinstance(t.target, cst.Attribute) and t.target.attr.value == history
+                   for a in descendants(holder.node, cst.Assign) for t in a.targets)
+
+
+def _history_append(call: cst.CSTNode | None, func) -> str | None:
+    """The attribute name ``messages`` when ``call`` is ``self.messages.append(x)`` in method ``func``."""
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"):
+        return None
+    target = call.func.value
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == func.self_name:
+        return target.attr.value
+    return None
+
+
 def _appended(name: cst.Name, parent) -> bool:
     """``name`` is the receiver of ``.append(...)`` / ``.extend(...)``."""
     attribute = parent.get(name)
@@ -221,4 +265,4 @@ def _inserted_before_last(attribute: cst.CSTNode, call: cst.CSTNode | None, shor
     return isinstance(index, int) and 0 <= index < shortest
 
 
-__all__ = ["AFTER", "BUDGET", "DEPTH", "LOG_METHODS", "NOT_SENT", "PREFIX", "SYSTEM_ROLES", "UNKNOWN", "Placer", "is_store"]
+__all__ = ["AFTER", "appended_to_history", "BUDGET", "DEPTH", "LOG_METHODS", "NOT_SENT", "PREFIX", "SYSTEM_ROLES", "UNKNOWN", "Placer", "is_store"]

@@ -235,6 +235,9 @@ class PromptText:
         return out
 
     def _part_key(self, expr: cst.BaseExpression, scope: Scope):
+        if isinstance(expr, cst.Name) and any(b.kind == "for" for b in self.index.lookup(expr.value, scope)[1]):
+            return None  # `for role, message in self.messages: ret += role + "\n" + message`: a chat template
+            # renders each message (FastChat's separator styles, one per model), no instructions put together
         ref = self.flow.turns.ref_of(expr, scope)
         if ref is not None:
             return ref

@@ -32,6 +32,7 @@ from promptcache.lint.builder_returns import (conversation, conversation_sent_la
                                                suffix_only, user_content_only, user_turn)
 from promptcache.lint.dict_view import entry, is_block
 from promptcache.lint.framework_slots import framework_slots
+from promptcache.lint.prompt_places import appended_to_history
 from promptcache.lint.prompt_uses import returned_landings, sent_last
 from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
@@ -178,9 +179,11 @@ def _never_sent(flow: FlowAnalysis, func: Scope) -> bool:
 def _later_message_last(flow: FlowAnalysis, message: cst.CSTNode, scope: Scope) -> bool:
     """A system message after other messages of a list literal that goes out last (``[{"role": "system", ...
     RULES}, user, {"role": "system", "content": f"Diff: {diff}"}]``): the newest turn by position, where
-    per-request data belongs, whatever its role (mentat's revisor; issue 11)."""
+    per-request data belongs, whatever its role (mentat's revisor; issue 11); or one appended to the history."""
     element = flow.facts.parent.get(message)
     container = flow.facts.parent.get(element)
+    if isinstance(element, cst.Arg):
+        return appended_to_history(flow, message, scope)
     return isinstance(element, cst.Element) and isinstance(container, (cst.List, cst.Tuple)) \
         and container.elements[0] is not element and sent_last(flow, message, scope)
 

@@ -35,7 +35,7 @@ from promptcache.lint.fields import FieldSensitivity
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.sources import EMPTY, Source, as_daily, as_text, source, templated, unkeyed
 from promptcache.lint.rendering import same_field
-from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, date_format, guard_flag, handle_annotation, imports_code
+from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, config_param, date_format, guard_flag, handle_annotation, imports_code
 
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
 _NAMED = (S.VOLATILE, S.IDENTITY)  # the kinds a name gives (TaintEngine.names)
@@ -273,7 +273,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
             t = self.of(b.value, b.scope)
             return (templated(t) if b.op == "AddAssign" else t) | order
         if kind == "param":
-            if b.scope.self_name == name or class_annotation(b.node) or handle_annotation(b.node):
+            if b.scope.self_name == name or class_annotation(b.node) or handle_annotation(b.node) or config_param(b.node):
                 return EMPTY
             if set_annotation(b.node):
                 return frozenset({Source(S.PARAM, name, func_id=id(b.scope), index=b.index),

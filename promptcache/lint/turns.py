@@ -274,18 +274,23 @@ class Turns:
         block = self.facts.parent.get(statement)
         if statement is None or not isinstance(block, (cst.IndentedBlock, cst.Module)):
             return False
+        name = sub.value.value
+        guarded = False  # inside `if h[0]["role"] == "system":`: only a system head is split off
         for anc in self.facts.ancestors(statement):
             if isinstance(anc, (cst.For, cst.While)):
                 return False  # `for q in inbox: ... h = h[1:]`: one more message dropped every turn
             if anc is b.scope.node:
                 break
-        name = sub.value.value
+            guarded = guarded or isinstance(anc, cst.If) and _reads_head(anc.test, name)
         position = next(i for i, st in enumerate(block.body) if st is statement)
         for earlier in block.body[:position]:
-            reads = any(isinstance(read.value, cst.Name) and read.value.value == name and constant_index(read) == 0
-                        for read in descendants(earlier, cst.Subscript))
-            if reads and (any(self._sent_in_slot(target, b.scope) for target in _assigned_names(earlier))
-                          or any(self._sent_as_params(target, b.scope) for target in _slot_entries(earlier))):
+            # a simple statement, or one inside an `if` on the content's type (FastChat: `if type(h[0]["content"])
+            # == dict: system_prompt = h[0]["content"]["text"]`)
+            lines = [earlier] if isinstance(earlier, cst.SimpleStatementLine) else \
+                descendants(earlier, cst.SimpleStatementLine) if guarded else []
+            if any(_reads_head(line, name) and (any(self._sent_in_slot(t, b.scope) for t in _assigned_names(line))
+                                                or any(self._sent_as_params(t, b.scope) for t in _slot_entries(line)))
+                   for line in lines):
                 return True
         return False
 
@@ -322,6 +327,12 @@ class Turns:
         """PC204 sites: changes to an already-sent message (:mod:`promptcache.lint.history_edits`), older messages
         masked by position in a rebuilt list (:mod:`promptcache.lint.history_masking`)."""
         return history_edits.edits(self) + history_masking.masks(self)
+
+
+def _reads_head(node: cst.CSTNode, name: str) -> bool:
+    """``node`` reads ``name[0]``."""
+    return any(isinstance(read.value, cst.Name) and read.value.value == name and constant_index(read) == 0
+               for read in descendants(node, cst.Subscript))
 
 
 _HEAD_SLOTS = frozenset({"instructions", "system", "system_message", "system_prompt"})

@@ -35,6 +35,8 @@ def date_format(fmt: cst.BaseExpression | None) -> bool:
 
 # `data.instructions`, `config.system_prompt`: the prompt field of an object passed in.
 PROMPT_FIELD = re.compile(r"(?i)^_?(system_?prompt|instructions|system_?message|system)$")
+# `holder.get_preprompts()`, `config.get_system_prompt()`: a getter of the prompts an object passed in holds.
+PROMPT_GETTER = re.compile(r"(?i)^_?(get|load|read)_(pre_?prompts|prompts|system_?prompts?|instructions|prompt_templates)$")
 
 _CLASS_TYPES = frozenset({"type", "Type"})
 _SEQUENCES = frozenset({"Sequence", "list", "List", "tuple", "Tuple", "Iterable", "set", "frozenset", "Collection"})
@@ -62,6 +64,22 @@ def handle_annotation(param: cst.CSTNode) -> bool:
     ``pc304_glossary_in_system.py``: a glossary read with a constant query; issue 11)."""
     ann = param.annotation.annotation if isinstance(param, cst.Param) and param.annotation is not None else None
     return ann is not None and _handle_type(ann)
+
+
+# A plain `config` / `settings` is not here: a LangGraph node's `config` carries the run's configurable values.
+_CONFIG_PARAM = re.compile(r"(?i)^_?(app|application|global|server|service|project|llm|model)_?(config|configuration|settings|cfg|conf)$")
+
+
+def config_param(param: cst.CSTNode) -> bool:
+    """A parameter named for the application's configuration (``app_config: AppConfig``, ``global_settings``):
+    values read at start-up and handed down, one per process or deployment, not per request (issue 11: deer-flow's
+    ``app_config``, "configuration read at start-up"). Its user- and id-named fields (``app_config.user_id``) stay
+    sources by their names; a parameter annotated as a request or a message is not configuration."""
+    if not (isinstance(param, cst.Param) and _CONFIG_PARAM.match(param.name.value)):
+        return False
+    ann = param.annotation.annotation if param.annotation is not None else None
+    return not any(re.search(r"(?i)request|message|query|input|state", last_name(x) or "")
+                   for x in (annotation_types(ann) if ann is not None else []))
 
 
 def _handle_type(ann: cst.BaseExpression) -> bool:
@@ -101,6 +119,28 @@ _TEXT_CLASS = re.compile(r"(?i)prompt|message|instruction|content|text|template|
                          r"input|query|request|system|str")
 _CONTAINERS = frozenset({*_SEQUENCES, "dict", "Dict", "Mapping", "MutableMapping", "MutableSequence", "Iterator",
                          "Generator", "AsyncIterator", "AsyncGenerator", "Union", "Awaitable", "Coroutine"})
+
+
+_MEASURE = re.compile(r"(?i)^(len|(count|num|get_num)_?(\w+_)?tokens|token_?count|\w*_token_count|"
+                      r"monotonic(_ns)?|perf_counter(_ns)?)$")
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide)
+
+
+def measure(e: cst.BaseExpression) -> bool:
+    """``e`` is a size or a timer reading: ``len(x)``, ``count_prompt_tokens(messages, model)``,
+    ``time.monotonic()``, or sums and differences with one (``budget - len(h)``, ``monotonic() + timeout``).
+    Handed to a call whose body is not seen, it sizes or times what comes back (mentat's
+    ``get_code_message(count_prompt_tokens(messages))``: the code context under a token budget; skyvern's
+    ``make_finish_tool(deadline_at=monotonic() + s)``) and is not its text."""
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, _ARITHMETIC):
+        return (measure(e.left) or measure(e.right)) and all(
+            measure(x) or isinstance(x, (cst.Integer, cst.Float, cst.Name, cst.Attribute)) for x in (e.left, e.right))
+    if isinstance(e, cst.IfExp):  # `monotonic() + s if s is not None else None`
+        return all(measure(x) or isinstance(x, cst.Name) and x.value == "None" for x in (e.body, e.orelse)) \
+            and not (isinstance(e.body, cst.Name) and isinstance(e.orelse, cst.Name))
+    while isinstance(e, cst.Await):
+        e = e.expression
+    return isinstance(e, cst.Call) and bool(_MEASURE.match(last_name(e.func) or ""))
 
 
 def returns_not_text(func: cst.CSTNode) -> bool:
@@ -197,5 +237,5 @@ def typed_elsewhere(index, receiver: cst.BaseExpression, scope) -> bool:
     return "mcp" not in named.lower() and not named.endswith(("Session", "Client", "Server", "Group"))
 
 
-__all__ = ["PROMPT_FIELD", "annotation_types", "constructor_call", "date_format", "guard_flag", "imports_code", "literal_key",
+__all__ = ["PROMPT_FIELD", "PROMPT_GETTER", "config_param", "annotation_types", "constructor_call", "date_format", "guard_flag", "imports_code", "literal_key",
            "class_annotation", "handle_annotation", "typed_elsewhere"]
