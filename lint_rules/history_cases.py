@@ -111,6 +111,8 @@ PC203_HYSTERESIS_VALID = [
     _CLAUDE + "def turn(history):\n    system = ''\n    if len(history) > 0 and history[0]['role'] == 'system':\n        system = history.pop(0)['content']\n    return client.messages.create(model='m', system=system, messages=history)\n",
 ]
 PC203_INVALID = [
+    # Review of the FastChat change: a user head dropped inside a check of its role (not "system") is a trim.
+    Invalid(_CLAUDE + 'SYSTEM = "rules"\ndef stream(messages):\n    system_prompt = SYSTEM\n    if messages[0]["role"] == "user":\n        if isinstance(messages[0]["content"], list):\n            system_prompt = SYSTEM + messages[0]["content"][0]["text"]\n        messages = messages[1:]\n    return client.messages.create(model="m", max_tokens=9, messages=messages, system=system_prompt)\n', line=9),
     # Issue 11 review: a head stored in a dict that goes to a call other than the request (`log.info(**meta)`).
     Invalid(_CLAUDE + 'def generate(messages, **kw):\n    kwargs = {"model": "m", "max_tokens": 9, **kw}\n    if messages[0]["role"] == "system":\n        kwargs["system"] = messages[0]["content"]\n    messages = messages[1:]\n    kwargs["messages"] = messages\n    return client.messages.create(**kwargs)\n', line=7),
     Invalid(_CLAUDE + 'def generate(messages, log):\n    meta = {}\n    meta["system"] = messages[0]["content"]\n    messages = messages[1:]\n    log.info("request", **meta)\n    return client.messages.create(model="m", max_tokens=900, messages=messages)\n', line=6),

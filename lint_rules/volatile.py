@@ -330,11 +330,13 @@ class PerRequestDataInSystemPrompt(FlowRule):
     another entity's id in a lookup (``get_workflow(workflow_id=w, organization_id=org_id)``) scopes it: what comes
     back is the workflow's; alone (``db.get_projects(user_id)``) it is the user's data and is reported. Flag
     variants and predicates as for PC101; a builder whose every result the module logs or gives a flag service,
-    unsent. A parameter named for the application's configuration (``app_config``, ``global_settings``; not a bare
-    ``config``, a LangGraph node's run values), and the prompts a holder passed in returns
-    (``preprompts_holder.get_preprompts()``), are read at start-up. A size or a timer handed to a helper
-    (``get_code_message(count_tokens(messages))``) sizes what comes back, not its text. A system message appended to
-    an object's history outside ``__init__`` (``self.add_message({"role": "system", ...})``) is a turn of it.
+    unsent. A public function's parameter named for the application's configuration (``app_config``,
+    ``global_settings``; not a bare ``config``, a LangGraph node's run values), and the prompt library a holder
+    passed in returns (``preprompts_holder.get_preprompts()``), are read at start-up. A token count handed to a
+    helper that makes no text (``get_code_message(count_tokens(messages))``) sizes what comes back. A system note
+    appended to an object's history outside ``__init__`` (``self.add_message({"role": "system", "content": f"Ran:
+    {cmd}"})``; no prompt constant in it, not under ``if not self.messages:``, no reset of the list there) is a turn
+    of it.
     """
 
     code = "PC102"

@@ -238,6 +238,8 @@ class InconsistentSeparator(TextRule):
         _CLAUDE + "A = 'x'\nB = 'y'\ndef one(q):\n    return client.messages.create(model='m', system='\\n'.join([A, B]), messages=[])\ndef two(q):\n    return client.messages.create(model='m', system=f'{A}\\n{B}', messages=[])\n",
     ]
     INVALID = [
+        # Review of the FastChat change: a loop over fixed sections is no chat template.
+        Invalid(_CLAUDE + "SECTIONS = {'Persona': 'You are Ada.', 'Style': 'Be brief.'}\ndef build(web):\n    ret = ''\n    for name, text in SECTIONS.items():\n        if web:\n            ret += name + '\\n' + text\n        else:\n            ret += name + '\\n\\n' + text\n    return ret\ndef ask(q, web):\n    return client.messages.create(model='m', system=build(web), messages=[])\n", line=10),
         Invalid(_CLAUDE + "PARTS = ['a', 'b']\ndef ask(web):\n    if web:\n        system = '\\n'.join(PARTS)\n    else:\n        system = '\\n\\n'.join(PARTS)\n    return client.messages.create(model='m', system=system, messages=[])\n", line=8),
         Invalid(_OPENAI + "A = 'x'\nB = 'y'\ndef one():\n    return A + '\\n' + B\ndef two():\n    return f'{A}\\n\\n{B}'\ndef ask(q):\n    client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': one()}])\n    client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': two()}])\n", line=8),
         Invalid(_CLAUDE + "A = 'x'\nB = 'y'\nSYSTEM_PROMPT = A + '\\n' + B\nBATCH_PROMPT = A + ' \\n' + B\n", line=6),

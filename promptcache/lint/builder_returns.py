@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.dict_view import entry
+from promptcache.lint.expressions import last_name
 from promptcache.lint.prompt_uses import lands_in_prefix, sent_last
 from promptcache.lint.value_syntax import constructor_call
 from promptcache.lint.walk import descendants
@@ -111,8 +112,10 @@ def returns_reply(flow: FlowAnalysis, func: Scope, agent_call: Callable[[cst.Cal
         for r in func.returns)  # a text built around the reply is a prompt again
 
 
-_RUNS = frozenset({"run", "arun", "execute", "aexecute", "execute_safe", "invoke", "ainvoke", "kickoff", "kickoff_async"})
-_PROMPT_KEYWORDS = frozenset({"prompt", "messages", "instructions", "system_prompt", "input"})
+# Not `invoke`: a LangChain template's `.invoke({...})` returns the prompt value.
+_RUNS = frozenset({"run", "arun", "execute", "aexecute", "execute_safe", "kickoff", "kickoff_async"})
+_PROMPT_KEYWORDS = frozenset({"prompt", "instructions", "system_prompt"})
+_TEXT_MAKERS = ("Template", "Renderer", "Formatter", "Builder", "Prompt", "Message", "Messages")
 
 
 def _runs_prompt_object(func: Scope, call: cst.Call) -> bool:
@@ -124,6 +127,7 @@ def _runs_prompt_object(func: Scope, call: cst.Call) -> bool:
     bindings = func.bindings.get(call.func.value.value, [])
     return bool(bindings) and all(
         b.kind == "assign" and isinstance(b.value, cst.Call) and constructor_call(b.value.func)
+        and not last_name(b.value.func).endswith(_TEXT_MAKERS)
         and any(a.keyword is not None and a.keyword.value in _PROMPT_KEYWORDS for a in b.value.args) for b in bindings)
 
 

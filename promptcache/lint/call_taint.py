@@ -26,7 +26,7 @@ from promptcache.lint.lookup_keys import (TEXT_METHODS, as_is, flag_service, loo
 from promptcache.lint.rendering import rendered_whole
 from promptcache.lint.sources import EMPTY, Source, as_daily, as_text, source, templated, through_call, unkeyed
 from promptcache.lint.untaken_branches import none_at, switched_off
-from promptcache.lint.value_syntax import PROMPT_GETTER, constructor_call, date_format, literal_key, measure, typed_elsewhere
+from promptcache.lint.value_syntax import PROMPT_GETTER, constructor_call, date_format, literal_key, sizing_argument, typed_elsewhere
 from promptcache.lint.walk import ancestors, descendants
 
 
@@ -45,6 +45,8 @@ _TRACE_KEYWORD = re.compile(r"(?i)(^|_)(request|trace|run|correlation|span)_?id$
 # a tracing id given to it by keyword is kept with the record, not written into text it returns (parlant's
 # `emit_message_event(trace_id=...)`; not `format_trace_header(...)`, `event_system_prompt(...)`, `login_banner()`).
 _RECORDS = re.compile(r"(?i)(^|_)(emit|log|track|record|publish|trace|span|event|metric|audit|telemetry|notify)(?=_|$|[A-Z])")
+# Receivers whose prompts are a request's or a user's (`request.get_prompts()`, `user_profile.get_prompts()`).
+_PER_REQUEST_HOLDER = re.compile(r"(?i)req|ctx|context|user|profile|session|message|query|input|state|turn|chat")
 _RENDERS = re.compile(r"(?i)render|format|substitute|template|prompt|instruction|preamble|header|banner|"
                       r"(?<!file)(?<!sub)(?<!eco)system")
 # Words of data other than the conversation: a summarising call given it summarises that (dspy's
@@ -237,8 +239,9 @@ class CallTaint:
             # (open_deep_research); the user is not known to be in their schemas
             held = self.of(base, scope)  # `get_run_context(run_id).placeholders(p)`: the context's method; a str
             held = as_text(held) if method in _STR_METHODS else unkeyed(held)  # method makes text of it: `.strip()`
-            if PROMPT_GETTER.match(method):  # `preprompts_holder.get_preprompts()`: the prompts it was given, passed
-                held = frozenset(s for s in held if s.kind != S.PARAM)  # through (gpt-engineer; issue 11)
+            if PROMPT_GETTER.match(method) and isinstance(base, cst.Name) and not _PER_REQUEST_HOLDER.search(base.value):
+                # `preprompts_holder.get_preprompts()`: the prompts it was given, passed through (gpt-engineer)
+                held = frozenset(s for s in held if s.kind != S.PARAM)
             t = (through_call(held) if _TOOLS.search(method) and not self._in_text(e) else held) | self._unseen_call(e, args, scope, qualified)
             if method == "strftime" and date_format(args[0] if args else None) or method == "date" and not args:
                 return as_daily(t, True)
@@ -267,13 +270,15 @@ class CallTaint:
         if qualified is not None and (qualified in _BUILTINS or qualified.split(".")[0] in sys.stdlib_module_names) \
                 or self._in_text(e):
             return self.union(args, scope)  # `str(info.user_id)`, `json.loads(text)`
-        args = [a for a in args if not measure(a)]  # `get_code_message(count_tokens(msgs))`: a budget, not text
         if not _TOOLS.search(name):
             if redacts(name) and not _RENDERS.search(name) and e.args and e.args[0].keyword is None and not e.args[0].star:
                 # `redact_secrets_from_text(text, secret_values)`: the other arguments are taken out of the text
                 return self.of(e.args[0].value, scope)
             if _RENDERS.search(name) or text_call(name):
                 return self.union(args, scope)  # `render_header(run_id)`, `slugify(user_id)`, `.replace(k, run_id)`
+        sizing = {id(a.value) for a in e.args if sizing_argument(a)}  # `get_code_message(count_tokens(msgs))`
+        args = [a for a in args if id(a) not in sizing]
+        if not _TOOLS.search(name):
             return EMPTY.union(*lookup_arguments(self, args, scope))
         return EMPTY.union(*(through_call(self.of(a, scope)) if as_is(a) else self.of(a, scope) for a in args))
 

@@ -18,11 +18,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint.expressions import last_name
 from promptcache.lint.value_syntax import constructor_call
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
+    from promptcache.lint.index import Scope
 
 PREFIX, AFTER, UNKNOWN = "prefix", "after", "unknown"
 FIXED_CALL = "fixed-call"  # a use that calls the builder with fixed arguments (a literal, a module constant)
@@ -210,16 +212,19 @@ class Placer:
             and self.flow.facts.loop_of(n) is None)))
 
 
-def appended_to_history(flow: FlowAnalysis, message: cst.CSTNode, scope) -> bool:
-    """``message`` is appended to an object's history outside ``__init__``: ``self.messages.append(m)``, or
-    ``self.add_message(m)`` whose body does only that with it (mentat's command output as a system message). A turn
-    added to the conversation, after its prefix whatever its role; not when the function also resets that list."""
+def appended_to_history(flow: FlowAnalysis, message: cst.CSTNode, content: cst.BaseExpression | None, scope: Scope) -> bool:
+    """``message`` (a system message literal or constructor call, ``content`` its text) is a note appended to an
+    object's running history: ``self.messages.append(m)``, or ``self.add_message(m)`` whose body does only that
+    with it (mentat's command output), outside ``__init__``, not under ``if not self.messages:``, in a function
+    that does not reset that list (``= [...]``, ``.clear()``, ``[:] =``, ``del``, or a call of a method that
+    does), and its text made of literal labels and run-time values, no prompt constant (``f"{RULES} Now: ..."``
+    starts a history). A turn of the conversation, after its prefix whatever its role."""
     arg = flow.facts.parent.get(message)
     call = flow.facts.parent.get(arg)
     if not (isinstance(arg, cst.Arg) and arg.keyword is None and not arg.star and isinstance(call, cst.Call)):
         return False
     holder = flow.holder_of(scope)
-    if holder is None or holder.name == "__init__":
+    if holder is None or holder.name == "__init__" or content is None or not _note_text(flow, content, scope):
         return False
     history = _history_append(call, holder)
     if history is None:
@@ -235,8 +240,45 @@ def appended_to_history(flow: FlowAnalysis, message: cst.CSTNode, scope) -> bool
         if not reads or None in appends or len(appends) != 1:
             return False
         history = appends.pop()
-    return not any(isinstance(t.target, cst.Attribute) and t.target.attr.value == history
-                   for a in descendants(holder.node, cst.Assign) for t in a.targets)
+    if any(isinstance(anc, cst.If) and _names_attribute(anc.test, history) for anc in flow.facts.ancestors(call)):
+        return False  # `if not self.messages: self.messages.append(system)`: the head of a new history
+    resetters = [f for f in flow.index.scopes if f.kind == "function" and f.cls is holder.cls and _resets(f, history)]
+    called = {last_name(c.func) for c in descendants(holder.node, cst.Call) if isinstance(c.func, cst.Attribute)}
+    return not _resets(holder, history) and not any(f.name in called for f in resetters)
+
+
+def _note_text(flow: FlowAnalysis, content: cst.BaseExpression, scope: Scope) -> bool:
+    """``content`` has no module constant, upper-case or prompt-named name in it: labels and values only."""
+    for node in (content, *descendants(content, (cst.Name, cst.Attribute))):
+        name = last_name(node) if isinstance(node, (cst.Name, cst.Attribute)) else ""
+        if name and (name.isupper() or flow.is_prompt_name(name)):
+            return False
+        if isinstance(node, cst.Name):
+            found = flow.index.lookup(node.value, scope)[0]
+            if found is not None and found.kind == "module" and any(
+                    b.kind == "assign" for b in found.bindings.get(node.value, [])):
+                return False
+    return True
+
+
+def _names_attribute(node: cst.CSTNode, attr: str) -> bool:
+    return any(a.attr.value == attr for a in descendants(node, cst.Attribute))
+
+
+def _resets(func: Scope, attr: str) -> bool:
+    """``func`` empties or rebinds ``self.<attr>``: an assignment (also annotated or a slice), ``del``, ``.clear()``."""
+    for node in descendants(func.node, (cst.AssignTarget, cst.AnnAssign, cst.Del, cst.Call)):
+        target = node.func if isinstance(node, cst.Call) else node.target
+        if isinstance(node, cst.Call):
+            if not (isinstance(target, cst.Attribute) and target.attr.value == "clear"):
+                continue
+            target = target.value
+        while isinstance(target, cst.Subscript):
+            target = target.value
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == func.self_name \
+                and target.attr.value == attr:
+            return True
+    return False
 
 
 def _history_append(call: cst.CSTNode | None, func) -> str | None:

@@ -24,6 +24,7 @@ prompt) and ``.replace("\\r\\n", "\\n")`` (then *normalised*), and records:
 from __future__ import annotations
 
 import inspect
+import re
 import textwrap
 from dataclasses import dataclass
 from functools import cached_property
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint import sources as S
+from promptcache.lint.expressions import last_name
 from promptcache.lint.literals import decode_text, pieces, string_value
 from promptcache.lint.slots import builder_method
 
@@ -39,6 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
     from promptcache.lint.index import Scope
 
+_CONVERSATION = re.compile(r"(?i)(^|_)(messages|msgs|history|turns|conversation|dialog(ue)?)$")
 _DEDENT = {"textwrap.dedent": "dedent", "inspect.cleandoc": "cleandoc", "inspect.getdoc": "cleandoc"}
 # promptcache's own normalisation (promptcache/prompt/normalize.py): dedent, trailing whitespace, CRLF, NFC, BOM
 # and zero-width characters. PromptBuilder layers and promptcache.prompt.normalize.* apply it to their text.
@@ -235,13 +238,22 @@ class PromptText:
         return out
 
     def _part_key(self, expr: cst.BaseExpression, scope: Scope):
-        if isinstance(expr, cst.Name) and any(b.kind == "for" for b in self.index.lookup(expr.value, scope)[1]):
+        if isinstance(expr, cst.Name) and any(b.kind == "for" and self._conversation(b.value, b.scope)
+                                              for b in self.index.lookup(expr.value, scope)[1]):
             return None  # `for role, message in self.messages: ret += role + "\n" + message`: a chat template
             # renders each message (FastChat's separator styles, one per model), no instructions put together
         ref = self.flow.turns.ref_of(expr, scope)
         if ref is not None:
             return ref
         return self.index.qualified(expr, scope)
+
+    def _conversation(self, iterable: cst.CSTNode | None, scope: Scope) -> bool:
+        """``iterable`` (of a ``for``) is the conversation: a history the module sends, or a name for one."""
+        while isinstance(iterable, cst.Call) and last_name(iterable.func) in ("enumerate", "reversed", "list"):
+            iterable = iterable.args[0].value if iterable.args else None
+        if not isinstance(iterable, (cst.Name, cst.Attribute)):
+            return False
+        return self.flow.turns.ref_of(iterable, scope) in self.flow.turns.history_refs or bool(_CONVERSATION.search(last_name(iterable)))
 
     def _signature(self, node: cst.CSTNode, scope: Scope):
         tokens: list[tuple[str, object]] = []

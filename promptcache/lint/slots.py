@@ -183,7 +183,7 @@ def _later_message_last(flow: FlowAnalysis, message: cst.CSTNode, scope: Scope) 
     element = flow.facts.parent.get(message)
     container = flow.facts.parent.get(element)
     if isinstance(element, cst.Arg):
-        return appended_to_history(flow, message, scope)
+        return appended_to_history(flow, message, dict_value(message, "content"), scope)
     return isinstance(element, cst.Element) and isinstance(container, (cst.List, cst.Tuple)) \
         and container.elements[0] is not element and sent_last(flow, message, scope)
 

@@ -273,7 +273,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
             t = self.of(b.value, b.scope)
             return (templated(t) if b.op == "AddAssign" else t) | order
         if kind == "param":
-            if b.scope.self_name == name or class_annotation(b.node) or handle_annotation(b.node) or config_param(b.node):
+            if b.scope.self_name == name or class_annotation(b.node) or handle_annotation(b.node) or config_param(b.node, b.scope):
                 return EMPTY
             if set_annotation(b.node):
                 return frozenset({Source(S.PARAM, name, func_id=id(b.scope), index=b.index),

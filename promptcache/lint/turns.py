@@ -281,7 +281,7 @@ class Turns:
                 return False  # `for q in inbox: ... h = h[1:]`: one more message dropped every turn
             if anc is b.scope.node:
                 break
-            guarded = guarded or isinstance(anc, cst.If) and _reads_head(anc.test, name)
+            guarded = guarded or isinstance(anc, cst.If) and _system_head_test(anc.test, name)
         position = next(i for i, st in enumerate(block.body) if st is statement)
         for earlier in block.body[:position]:
             # a simple statement, or one inside an `if` on the content's type (FastChat: `if type(h[0]["content"])
@@ -327,6 +327,13 @@ class Turns:
         """PC204 sites: changes to an already-sent message (:mod:`promptcache.lint.history_edits`), older messages
         masked by position in a rebuilt list (:mod:`promptcache.lint.history_masking`)."""
         return history_edits.edits(self) + history_masking.masks(self)
+
+
+def _system_head_test(test: cst.CSTNode, name: str) -> bool:
+    """``test`` compares ``name[0]``'s role with ``"system"`` (``h[0]["role"] == "system"``, ``h[0].get("role")``)."""
+    return any(_reads_head(c, name) and any(isinstance(x, cst.SimpleString) and x.evaluated_value in ("system", "developer")
+                                            for x in descendants(c, cst.SimpleString))
+               for c in descendants(test, cst.Comparison))
 
 
 def _reads_head(node: cst.CSTNode, name: str) -> bool:

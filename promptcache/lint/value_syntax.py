@@ -35,8 +35,9 @@ def date_format(fmt: cst.BaseExpression | None) -> bool:
 
 # `data.instructions`, `config.system_prompt`: the prompt field of an object passed in.
 PROMPT_FIELD = re.compile(r"(?i)^_?(system_?prompt|instructions|system_?message|system)$")
-# `holder.get_preprompts()`, `config.get_system_prompt()`: a getter of the prompts an object passed in holds.
-PROMPT_GETTER = re.compile(r"(?i)^_?(get|load|read)_(pre_?prompts|prompts|system_?prompts?|instructions|prompt_templates)$")
+# `preprompts_holder.get_preprompts()`: a getter of the prompt library an object passed in holds (not
+# `request.get_system_prompt()`, a request's own prompt; see call_taint).
+PROMPT_GETTER = re.compile(r"(?i)^_?(get|load|read)_(pre_?prompts|prompts|prompt_templates)$")
 
 _CLASS_TYPES = frozenset({"type", "Type"})
 _SEQUENCES = frozenset({"Sequence", "list", "List", "tuple", "Tuple", "Iterable", "set", "frozenset", "Collection"})
@@ -67,15 +68,21 @@ def handle_annotation(param: cst.CSTNode) -> bool:
 
 
 # A plain `config` / `settings` is not here: a LangGraph node's `config` carries the run's configurable values.
-_CONFIG_PARAM = re.compile(r"(?i)^_?(app|application|global|server|service|project|llm|model)_?(config|configuration|settings|cfg|conf)$")
+# Not `model_settings` / `llm_config`: per run in pydantic-ai and AutoGen.
+_CONFIG_PARAM = re.compile(r"(?i)^_?(app|application|global|server|service|project)_?(config|configuration|settings|cfg|conf)$")
 
 
-def config_param(param: cst.CSTNode) -> bool:
+def config_param(param: cst.CSTNode, func) -> bool:
     """A parameter named for the application's configuration (``app_config: AppConfig``, ``global_settings``):
     values read at start-up and handed down, one per process or deployment, not per request (issue 11: deer-flow's
     ``app_config``, "configuration read at start-up"). Its user- and id-named fields (``app_config.user_id``) stay
-    sources by their names; a parameter annotated as a request or a message is not configuration."""
+    sources by their names; a parameter annotated as a request or a message is not configuration. Only for a public
+    function ``func`` of a module or class, whose callers are elsewhere: a private or nested one's callers are in
+    view, and what they pass decides (``_ask(request.user.profile, q)`` is reported)."""
     if not (isinstance(param, cst.Param) and _CONFIG_PARAM.match(param.name.value)):
+        return False
+    name, parent = getattr(func, "name", ""), getattr(func, "parent", None)
+    if name.startswith("_") and not name.startswith("__") or getattr(parent, "kind", "") == "function":
         return False
     ann = param.annotation.annotation if param.annotation is not None else None
     return not any(re.search(r"(?i)request|message|query|input|state", last_name(x) or "")
@@ -121,26 +128,36 @@ _CONTAINERS = frozenset({*_SEQUENCES, "dict", "Dict", "Mapping", "MutableMapping
                          "Generator", "AsyncIterator", "AsyncGenerator", "Union", "Awaitable", "Coroutine"})
 
 
-_MEASURE = re.compile(r"(?i)^(len|(count|num|get_num)_?(\w+_)?tokens|token_?count|\w*_token_count|"
-                      r"monotonic(_ns)?|perf_counter(_ns)?)$")
+_TOKEN_COUNT = re.compile(r"(?i)^((count|num|get_num)_?(\w+_)?tokens(_from_\w+)?|\w*token_count)$")
+_TIMER = re.compile(r"^(monotonic|perf_counter)(_ns)?$")
+_DEADLINE_KEYWORD = re.compile(r"(?i)deadline|timeout|expir|until|ttl|_at$")
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide)
 
 
-def measure(e: cst.BaseExpression) -> bool:
-    """``e`` is a size or a timer reading: ``len(x)``, ``count_prompt_tokens(messages, model)``,
-    ``time.monotonic()``, or sums and differences with one (``budget - len(h)``, ``monotonic() + timeout``).
-    Handed to a call whose body is not seen, it sizes or times what comes back (mentat's
-    ``get_code_message(count_prompt_tokens(messages))``: the code context under a token budget; skyvern's
-    ``make_finish_tool(deadline_at=monotonic() + s)``) and is not its text."""
+def sizing_argument(arg: cst.Arg) -> bool:
+    """``arg`` sizes or times what a call returns rather than being its text: a token count
+    (``get_code_message(count_prompt_tokens(messages))``, ``max_tokens - count_tokens(h)``: the code context
+    under a budget, mentat), or a monotonic-clock reading given as a deadline or timeout keyword
+    (``make_finish_tool(deadline_at=monotonic() + s if s else None)``, skyvern). Asked only of a call whose body
+    is not seen and whose name makes no text (issue 11); ``len(h)`` or an elapsed time may be written out."""
+    e = arg.value
+    if _reading(e, _TOKEN_COUNT):
+        return True
+    return arg.keyword is not None and bool(_DEADLINE_KEYWORD.search(arg.keyword.value)) and _reading(e, _TIMER)
+
+
+def _reading(e: cst.BaseExpression, calls: re.Pattern) -> bool:
+    """``e`` is a call named by ``calls``, or a sum, difference, scaling or conditional of one with numbers and
+    names (``budget - count_tokens(h)``, ``monotonic() + s if s is not None else None``)."""
     if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, _ARITHMETIC):
-        return (measure(e.left) or measure(e.right)) and all(
-            measure(x) or isinstance(x, (cst.Integer, cst.Float, cst.Name, cst.Attribute)) for x in (e.left, e.right))
-    if isinstance(e, cst.IfExp):  # `monotonic() + s if s is not None else None`
-        return all(measure(x) or isinstance(x, cst.Name) and x.value == "None" for x in (e.body, e.orelse)) \
-            and not (isinstance(e.body, cst.Name) and isinstance(e.orelse, cst.Name))
+        return (_reading(e.left, calls) or _reading(e.right, calls)) and all(
+            _reading(x, calls) or isinstance(x, (cst.Integer, cst.Float, cst.Name, cst.Attribute)) for x in (e.left, e.right))
+    if isinstance(e, cst.IfExp):
+        return any(_reading(x, calls) for x in (e.body, e.orelse)) and all(
+            _reading(x, calls) or isinstance(x, cst.Name) and x.value == "None" for x in (e.body, e.orelse))
     while isinstance(e, cst.Await):
         e = e.expression
-    return isinstance(e, cst.Call) and bool(_MEASURE.match(last_name(e.func) or ""))
+    return isinstance(e, cst.Call) and bool(calls.match(last_name(e.func) or ""))
 
 
 def returns_not_text(func: cst.CSTNode) -> bool:
@@ -237,5 +254,5 @@ def typed_elsewhere(index, receiver: cst.BaseExpression, scope) -> bool:
     return "mcp" not in named.lower() and not named.endswith(("Session", "Client", "Server", "Group"))
 
 
-__all__ = ["PROMPT_FIELD", "PROMPT_GETTER", "config_param", "annotation_types", "constructor_call", "date_format", "guard_flag", "imports_code", "literal_key",
+__all__ = ["PROMPT_FIELD", "PROMPT_GETTER", "config_param", "sizing_argument", "annotation_types", "constructor_call", "date_format", "guard_flag", "imports_code", "literal_key",
            "class_annotation", "handle_annotation", "typed_elsewhere"]
