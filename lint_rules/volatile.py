@@ -335,7 +335,7 @@ class PerRequestDataInSystemPrompt(FlowRule):
     passed in returns (``preprompts_holder.get_preprompts()``), are read at start-up. A token count handed to a
     helper that makes no text (``get_code_message(count_tokens(messages))``) sizes what comes back. A system note
     appended to an object's history outside ``__init__`` (``self.add_message({"role": "system", "content": f"Ran:
-    {cmd}"})``; no prompt constant in it, not under ``if not self.messages:``, no reset of the list there) is a turn
+    {cmd}"})``; no prompt constant in it, not under ``if not self.messages:``, no reset of the list before it) is a turn
     of it.
     """
 

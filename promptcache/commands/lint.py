@@ -13,7 +13,7 @@ from rich.console import Console
 
 from promptcache.commands.progress import progress_bar
 from promptcache.lint.add_noqa import add_noqa
-from promptcache.lint.changed_lines import GitError, changed_lines, on_changed_lines
+from promptcache.lint.changed_lines import GitError, changed_in, on_changed_lines
 from promptcache.lint.config import ConfigError, load_config
 from promptcache.lint.finding import Severity
 from promptcache.lint.reporters import FORMATS, MACHINE_FORMATS, render, summary
@@ -26,8 +26,10 @@ PROGRESS_FROM = 200
 """Runs that parse at least this many files get a progress bar on a terminal (smaller ones end at once)."""
 
 
-def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
+def _codes(values: tuple[str, ...], option: str = "") -> tuple[str, ...] | None:
     codes = tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
+    if values and not codes:
+        _fail(f"{option} needs rule codes or prefixes, comma-separated (e.g. PC101,PC2); `promptcache rules` lists them")
     return codes or None
 
 
@@ -93,16 +95,16 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
             _fail(f"cannot write {output_file}: {problem}")
     try:
         config = load_config(config_file, start=targets[0])
-        extra_ignore = _codes(ignore)
+        extra_ignore = _codes(ignore, "--ignore")
         config = config.with_overrides(
-            select=_codes(select),
-            extend_select=(config.extend_select + _codes(extend_select)) if _codes(extend_select) else None,
+            select=_codes(select, "--select"),
+            extend_select=(config.extend_select + _codes(extend_select, "--extend-select")) if extend_select else None,
             ignore=(config.ignore + extra_ignore) if extra_ignore else None,
             fail_on=Severity.parse(fail_on) if fail_on else None,
             respect_gitignore=False if no_respect_gitignore else None,
             include_tests=True if include_tests else None,
         )
-        changed = changed_lines(diff_since, Path.cwd()) if diff_since is not None else None
+        changed = changed_in(diff_since, [Path(t) for t in targets]) if diff_since is not None else None
         cache = None
         if not no_cache:
             folder = cache_dir or (Path(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else cache_dir_for(config))

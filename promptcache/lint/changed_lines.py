@@ -65,6 +65,26 @@ def changed_lines(ref: str, folder: Path) -> dict[Path, set[int] | None]:
     return changed
 
 
+def changed_in(ref: str, paths: Iterable[Path]) -> dict[Path, set[int] | None]:
+    """:func:`changed_lines` for the repositories holding ``paths`` (files or folders, each looked up from its own
+    folder, not the current one): a path outside the current folder's repository is diffed in its own. Raises
+    :class:`GitError` when one of them is in no repository."""
+    changed: dict[Path, set[int] | None] = {}
+    tops: set[Path] = set()
+    for path in paths:
+        folder = Path(path).resolve()
+        while not folder.is_dir() and folder != folder.parent:
+            folder = folder.parent  # a file, or a path that does not exist (reported by the run as PC901)
+        try:
+            top = Path(_git(["rev-parse", "--show-toplevel"], folder).strip()).resolve()
+        except GitError as exc:
+            raise GitError(f"--diff-since needs a git repository, and {path} is not in one ({exc})") from None
+        if top not in tops:
+            tops.add(top)
+            changed.update(changed_lines(ref, top))
+    return changed
+
+
 def on_changed_lines(findings: Iterable[Finding], changed: dict[Path, set[int] | None]) -> list[Finding]:
     """The findings whose lines (``line`` to ``end_line``, and the lines of the sources a data-flow finding
     names) include a changed line (any line of an untracked file)."""
@@ -77,4 +97,4 @@ def on_changed_lines(findings: Iterable[Finding], changed: dict[Path, set[int] |
     return kept
 
 
-__all__ = ["GitError", "changed_lines", "on_changed_lines"]
+__all__ = ["GitError", "changed_in", "changed_lines", "on_changed_lines"]

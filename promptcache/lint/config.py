@@ -99,6 +99,7 @@ class LintConfig:
 
     def validate_codes(self, codes: Iterable[str]) -> None:
         """Raise ConfigError for a selector that matches no known rule code."""
+        names = {getattr(rule, "name", ""): code for code, rule in codes.items()} if isinstance(codes, dict) else {}
         codes = list(codes)
         for key, selectors in (
             ("select", self.select),
@@ -108,6 +109,9 @@ class LintConfig:
         ):
             for selector in selectors:
                 if selector != "ALL" and not any(c.startswith(selector) for c in codes):
+                    if selector.lower() in names:
+                        raise ConfigError(f"{self._where()}{key}: {selector.lower()!r} is the name of {names[selector.lower()]}; "
+                                          "rules are selected by code or code prefix (run `promptcache rules`)")
                     raise ConfigError(
                         f"{self._where()}{key}: unknown rule code {selector!r}; "
                         f"known codes are {', '.join(sorted(codes))} (run `promptcache rules`)"

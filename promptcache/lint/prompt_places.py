@@ -14,17 +14,10 @@ of a list a message was appended to are not checked.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import libcst as cst
 
-from promptcache.lint.expressions import last_name
 from promptcache.lint.value_syntax import constructor_call
 from promptcache.lint.walk import descendants
-
-if TYPE_CHECKING:  # pragma: no cover
-    from promptcache.lint.dataflow import FlowAnalysis
-    from promptcache.lint.index import Scope
 
 PREFIX, AFTER, UNKNOWN = "prefix", "after", "unknown"
 FIXED_CALL = "fixed-call"  # a use that calls the builder with fixed arguments (a literal, a module constant)
@@ -212,85 +205,6 @@ class Placer:
             and self.flow.facts.loop_of(n) is None)))
 
 
-def appended_to_history(flow: FlowAnalysis, message: cst.CSTNode, content: cst.BaseExpression | None, scope: Scope) -> bool:
-    """``message`` (a system message literal or constructor call, ``content`` its text) is a note appended to an
-    object's running history: ``self.messages.append(m)``, or ``self.add_message(m)`` whose body does only that
-    with it (mentat's command output), outside ``__init__``, not under ``if not self.messages:``, in a function
-    that does not reset that list (``= [...]``, ``.clear()``, ``[:] =``, ``del``, or a call of a method that
-    does), and its text made of literal labels and run-time values, no prompt constant (``f"{RULES} Now: ..."``
-    starts a history). A turn of the conversation, after its prefix whatever its role."""
-    arg = flow.facts.parent.get(message)
-    call = flow.facts.parent.get(arg)
-    if not (isinstance(arg, cst.Arg) and arg.keyword is None and not arg.star and isinstance(call, cst.Call)):
-        return False
-    holder = flow.holder_of(scope)
-    if holder is None or holder.name == "__init__" or content is None or not _note_text(flow, content, scope):
-        return False
-    history = _history_append(call, holder)
-    if history is None:
-        callee = flow.index.function_named(call.func, scope)
-        if callee is None or callee.self_name is None or not isinstance(call.func, cst.Attribute):
-            return False
-        position = [a for a in call.args if a.keyword is None].index(arg) + 1
-        if position >= len(callee.params):
-            return False
-        name = callee.params[position]
-        reads = [n for n in descendants(callee.node, cst.Name) if n.value == name and not is_store(n, flow.facts.parent.get(n))]
-        appends = {_history_append(flow.facts.parent.get(flow.facts.parent.get(n)), callee) for n in reads}
-        if not reads or None in appends or len(appends) != 1:
-            return False
-        history = appends.pop()
-    if any(isinstance(anc, cst.If) and _names_attribute(anc.test, history) for anc in flow.facts.ancestors(call)):
-        return False  # `if not self.messages: self.messages.append(system)`: the head of a new history
-    resetters = [f for f in flow.index.scopes if f.kind == "function" and f.cls is holder.cls and _resets(f, history)]
-    called = {last_name(c.func) for c in descendants(holder.node, cst.Call) if isinstance(c.func, cst.Attribute)}
-    return not _resets(holder, history) and not any(f.name in called for f in resetters)
-
-
-def _note_text(flow: FlowAnalysis, content: cst.BaseExpression, scope: Scope) -> bool:
-    """``content`` has no module constant, upper-case or prompt-named name in it: labels and values only."""
-    for node in (content, *descendants(content, (cst.Name, cst.Attribute))):
-        name = last_name(node) if isinstance(node, (cst.Name, cst.Attribute)) else ""
-        if name and (name.isupper() or flow.is_prompt_name(name)):
-            return False
-        if isinstance(node, cst.Name):
-            found = flow.index.lookup(node.value, scope)[0]
-            if found is not None and found.kind == "module" and any(
-                    b.kind == "assign" for b in found.bindings.get(node.value, [])):
-                return False
-    return True
-
-
-def _names_attribute(node: cst.CSTNode, attr: str) -> bool:
-    return any(a.attr.value == attr for a in descendants(node, cst.Attribute))
-
-
-def _resets(func: Scope, attr: str) -> bool:
-    """``func`` empties or rebinds ``self.<attr>``: an assignment (also annotated or a slice), ``del``, ``.clear()``."""
-    for node in descendants(func.node, (cst.AssignTarget, cst.AnnAssign, cst.Del, cst.Call)):
-        target = node.func if isinstance(node, cst.Call) else node.target
-        if isinstance(node, cst.Call):
-            if not (isinstance(target, cst.Attribute) and target.attr.value == "clear"):
-                continue
-            target = target.value
-        while isinstance(target, cst.Subscript):
-            target = target.value
-        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == func.self_name \
-                and target.attr.value == attr:
-            return True
-    return False
-
-
-def _history_append(call: cst.CSTNode | None, func) -> str | None:
-    """The attribute name ``messages`` when ``call`` is ``self.messages.append(x)`` in method ``func``."""
-    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"):
-        return None
-    target = call.func.value
-    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == func.self_name:
-        return target.attr.value
-    return None
-
-
 def _appended(name: cst.Name, parent) -> bool:
     """``name`` is the receiver of ``.append(...)`` / ``.extend(...)``."""
     attribute = parent.get(name)
@@ -307,4 +221,4 @@ def _inserted_before_last(attribute: cst.CSTNode, call: cst.CSTNode | None, shor
     return isinstance(index, int) and 0 <= index < shortest
 
 
-__all__ = ["AFTER", "appended_to_history", "BUDGET", "DEPTH", "LOG_METHODS", "NOT_SENT", "PREFIX", "SYSTEM_ROLES", "UNKNOWN", "Placer", "is_store"]
+__all__ = ["AFTER", "BUDGET", "DEPTH", "LOG_METHODS", "NOT_SENT", "PREFIX", "SYSTEM_ROLES", "UNKNOWN", "Placer", "is_store"]

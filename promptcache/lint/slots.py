@@ -32,7 +32,7 @@ from promptcache.lint.builder_returns import (conversation, conversation_sent_la
                                                suffix_only, user_content_only, user_turn)
 from promptcache.lint.dict_view import entry, is_block
 from promptcache.lint.framework_slots import framework_slots
-from promptcache.lint.prompt_places import appended_to_history
+from promptcache.lint.history_notes import appended_note
 from promptcache.lint.prompt_uses import returned_landings, sent_last
 from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
@@ -183,7 +183,7 @@ def _later_message_last(flow: FlowAnalysis, message: cst.CSTNode, scope: Scope) 
     element = flow.facts.parent.get(message)
     container = flow.facts.parent.get(element)
     if isinstance(element, cst.Arg):
-        return appended_to_history(flow, message, dict_value(message, "content"), scope)
+        return appended_note(flow, message, dict_value(message, "content"), scope)
     return isinstance(element, cst.Element) and isinstance(container, (cst.List, cst.Tuple)) \
         and container.elements[0] is not element and sent_last(flow, message, scope)
 

@@ -88,6 +88,17 @@ def test_unknown_rule_code_exits_2_naming_it(write_tree, run_cli):
     assert "unknown rule code 'PC999'" in err
 
 
+def test_an_empty_selection_or_a_rule_name_exits_2_saying_what_to_give(write_tree, run_cli):
+    """`--select ""` selected every rule, silently; a rule's name was "an unknown code" (newcomer, stop 35)."""
+    root = write_tree({"app.py": POSITIVE})
+    code, _, err = run_cli("lint", root, "--select", "")
+    assert code == 2 and "--select needs rule codes or prefixes" in err
+    code, _, err = run_cli("lint", root, "--ignore", " , ")
+    assert code == 2 and "--ignore needs rule codes or prefixes" in err
+    code, _, err = run_cli("lint", root, "--select", "volatile-in-system-prompt")
+    assert code == 2 and "'volatile-in-system-prompt' is the name of PC101; rules are selected by code" in err
+
+
 def test_unknown_code_on_the_command_line_exits_2(write_tree, run_cli):
     root = write_tree({"app.py": POSITIVE})
     code, _, err = run_cli("lint", root, "--select", "PC7")

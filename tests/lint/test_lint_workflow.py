@@ -127,6 +127,28 @@ def test_diff_since_outside_a_repository_or_with_an_unknown_ref_is_a_usage_error
     assert code == 2 and "git does not know the ref 'no-such-ref'" in err
 
 
+@pytest.mark.skipif(git_missing, reason="git is not installed")
+def test_diff_since_diffs_each_path_in_its_own_repository(tmp_path):
+    """A path outside the current folder's repository is diffed in its own (newcomer, stop 35: its findings were
+    all hidden); a path in no repository is a usage error wherever the command runs."""
+    here, there = tmp_path / "here", tmp_path / "there"
+    for repo in (here, there):
+        repo.mkdir()
+        git(repo, "init", "-q")
+        (repo / "old.py").write_text("x = 1\n")
+        git(repo, "add", ".")
+        git(repo, "commit", "-qm", "one")
+    (there / "bot.py").write_text(VOLATILE)  # untracked in `there`
+    code, out, err = run("lint", there, "--diff-since", "HEAD", "--output-format", "json", cwd=here)
+    assert [(Path(f["path"]).name, f["code"]) for f in json.loads(out)] == [("bot.py", "PC101")] and code == 1
+    assert "not shown" not in err
+    outside = tmp_path / "loose"
+    outside.mkdir()
+    (outside / "a.py").write_text(VOLATILE)
+    code, _, err = run("lint", outside, "--diff-since", "HEAD", cwd=here)
+    assert code == 2 and f"--diff-since needs a git repository, and {outside} is not in one" in err
+
+
 # -- --add-noqa ----------------------------------------------------------------------------------------------------
 def test_add_noqa_silences_every_finding_in_place_once(tmp_path):
     target = tmp_path / "bot.py"
