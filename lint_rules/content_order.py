@@ -126,7 +126,9 @@ class UnsortedJsonInPrompt(FlowRule):
 
     ## When it does not fire
     ``sort_keys=True`` is passed; the dict is a literal made only of literals
-    (its key order is the source order); the JSON goes to the user message.
+    (its key order is the source order); a comprehension re-keys another
+    mapping in that mapping's order (``{k: f(v) for k, v in props.items()}``)
+    that is not built at run time itself; the JSON goes to the user message.
     """
 
     code = "PC304"
@@ -168,9 +170,13 @@ class UnsortedJsonInPrompt(FlowRule):
         _CLAUDE + "import json\ndef run(rows):\n    table = {k: v for k, v in rows}\n    return client.messages.create(model='m', system=json.dumps(table, sort_keys=True), messages=[])\n",
         _CLAUDE + "import json\nSCHEMA = json.dumps({'a': 'string', 'b': 'int'}, indent=2)\ndef run(q):\n    return client.messages.create(model='m', system='Reply as ' + SCHEMA, messages=[])\n",
         _CLAUDE + "import json\ndef run(rows):\n    table = {k: v for k, v in rows}\n    return client.messages.create(model='m', system='Help.', messages=[{'role': 'user', 'content': json.dumps(table)}])\n",
+        # Issue 11 (bilingual_book_maker, blind set 26): an example re-keyed from a schema's properties, in their order.
+        _CLAUDE + "import json\ndef describe(schema):\n    props = schema.get('properties') or {}\n    example = {name: spec.get('type') for name, spec in list(props.items())[:2]}\n    return 'Shaped like: ' + json.dumps(example)\ndef run(schema):\n    return client.messages.create(model='m', system=describe(schema), messages=[])\n",
     ]
     INVALID = [
         Invalid(_CLAUDE + "import json\ndef run(rows):\n    table = {k: v for k, v in rows}\n    return client.messages.create(model='m', system=f'Glossary: {json.dumps(table)}', messages=[])\n", line=6),
+        # ... but re-keying a mapping built from a set keeps the set's order.
+        Invalid(_CLAUDE + "import json\ndef run(words):\n    counts = {w: 0 for w in set(words)}\n    example = {k: v for k, v in counts.items()}\n    return client.messages.create(model='m', system=json.dumps(example), messages=[])\n", line=7),
         Invalid(_OPENAI + "import json\nfrom .crm import fields\nTYPES = {f['name']: f['type'] for f in fields()}\nTOOL = {'type': 'function', 'function': {'name': 'u', 'description': 'Types: ' + json.dumps(TYPES)}}\ndef run(q):\n    return client.chat.completions.create(model='m', messages=[], tools=[TOOL])\n", line=6),
         Invalid(_CLAUDE + "import json\ndef run(rows):\n    data = {}\n    for r in rows:\n        data[r.key] = r.value\n    return client.messages.create(model='m', system=json.dumps(data), messages=[])\n", line=8),
     ]

@@ -47,6 +47,23 @@ _TRACE_KEYWORD = re.compile(r"(?i)(^|_)(request|trace|run|correlation|span)_?id$
 _RECORDS = re.compile(r"(?i)(^|_)(emit|log|track|record|publish|trace|span|event|metric|audit|telemetry|notify)(?=_|$|[A-Z])")
 # Receivers whose prompts are a request's or a user's (`request.get_prompts()`, `user_profile.get_prompts()`).
 _PER_REQUEST_HOLDER = re.compile(r"(?i)req|ctx|context|user|profile|session|message|query|input|state|turn|chat")
+def _mapping_iterated(comp: cst.DictComp) -> cst.BaseExpression | None:
+    """``m`` when ``comp`` iterates only ``m.items()`` / ``m.keys()`` (also through ``list(...)`` or a slice),
+    keyed by the loop's key; None otherwise."""
+    if comp.for_in.inner_for_in is not None:
+        return None
+    it = comp.for_in.iter
+    while isinstance(it, cst.Subscript) or isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "list" and it.args:
+        it = it.value if isinstance(it, cst.Subscript) else it.args[0].value
+    if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value in ("items", "keys") and not it.args):
+        return None
+    target = comp.for_in.target
+    key = target.elements[0].value if isinstance(target, cst.Tuple) and target.elements else target
+    if not (isinstance(key, cst.Name) and isinstance(comp.key, cst.Name) and comp.key.value == key.value):
+        return None
+    return it.func.value
+
+
 _RENDERS = re.compile(r"(?i)render|format|substitute|template|prompt|instruction|preamble|header|banner|"
                       r"(?<!file)(?<!sub)(?<!eco)system")
 # Words of data other than the conversation: a summarising call given it summarises that (dspy's
@@ -324,7 +341,10 @@ class CallTaint:
         if depth > 4:
             return False
         if isinstance(e, cst.DictComp):
-            return True
+            # `{k: f(v) for k, v in list(props.items())[:2]}`: re-keys another mapping in its own order, as ordered
+            # as it (bilingual_book_maker's schema example; issue 11)
+            source = _mapping_iterated(e)
+            return source is None or self.runtime_mapping(source, scope, depth + 1)
         if isinstance(e, cst.Dict):
             for el in e.elements:
                 if not isinstance(el, cst.DictElement) or not isinstance(el.key, (cst.SimpleString, cst.Integer)):
