@@ -40,7 +40,8 @@ class VolatileInSystemPrompt(FlowRule):
     """
     ## What it does
     Finds a volatile value (the clock, a uuid, random numbers, a process id, a
-    request/session/trace id) that reaches the system prompt: ``system=``,
+    request/session/trace id, the conversation's length written out:
+    ``f"Turn {len(history) + 1}"``) that reaches the system prompt: ``system=``,
     ``instructions=``, a system or developer message, a LangChain system
     message, or a module constant whose name says it is a prompt.
 

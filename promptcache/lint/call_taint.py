@@ -26,7 +26,8 @@ from promptcache.lint.lookup_keys import (TEXT_METHODS, as_is, flag_service, loo
 from promptcache.lint.rendering import rendered_whole
 from promptcache.lint.sources import EMPTY, Source, as_daily, as_text, source, templated, through_call, unkeyed
 from promptcache.lint.untaken_branches import none_at, switched_off
-from promptcache.lint.value_syntax import PROMPT_GETTER, constructor_call, date_format, literal_key, sizing_argument, typed_elsewhere
+from promptcache.lint.value_syntax import (PROMPT_GETTER, constructor_call, date_format, literal_key, mapping_iterated,
+                                           sizing_argument, typed_elsewhere)
 from promptcache.lint.walk import ancestors, descendants
 
 
@@ -45,25 +46,9 @@ _TRACE_KEYWORD = re.compile(r"(?i)(^|_)(request|trace|run|correlation|span)_?id$
 # a tracing id given to it by keyword is kept with the record, not written into text it returns (parlant's
 # `emit_message_event(trace_id=...)`; not `format_trace_header(...)`, `event_system_prompt(...)`, `login_banner()`).
 _RECORDS = re.compile(r"(?i)(^|_)(emit|log|track|record|publish|trace|span|event|metric|audit|telemetry|notify)(?=_|$|[A-Z])")
+_HISTORY_NAME = re.compile(r"(?i)^_?(messages|msgs|history|chat_history|message_history|conversation|turns)$")
 # Receivers whose prompts are a request's or a user's (`request.get_prompts()`, `user_profile.get_prompts()`).
 _PER_REQUEST_HOLDER = re.compile(r"(?i)req|ctx|context|user|profile|session|message|query|input|state|turn|chat")
-def _mapping_iterated(comp: cst.DictComp) -> cst.BaseExpression | None:
-    """``m`` when ``comp`` iterates only ``m.items()`` / ``m.keys()`` (also through ``list(...)`` or a slice),
-    keyed by the loop's key; None otherwise."""
-    if comp.for_in.inner_for_in is not None:
-        return None
-    it = comp.for_in.iter
-    while isinstance(it, cst.Subscript) or isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "list" and it.args:
-        it = it.value if isinstance(it, cst.Subscript) else it.args[0].value
-    if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value in ("items", "keys") and not it.args):
-        return None
-    target = comp.for_in.target
-    key = target.elements[0].value if isinstance(target, cst.Tuple) and target.elements else target
-    if not (isinstance(key, cst.Name) and isinstance(comp.key, cst.Name) and comp.key.value == key.value):
-        return None
-    return it.func.value
-
-
 _RENDERS = re.compile(r"(?i)render|format|substitute|template|prompt|instruction|preamble|header|banner|"
                       r"(?<!file)(?<!sub)(?<!eco)system")
 # Words of data other than the conversation: a summarising call given it summarises that (dspy's
@@ -188,6 +173,10 @@ class CallTaint:
                 return frozenset({source(S.SHUFFLED, f"{qualified}()", e)})
             if S.env_call(qualified):
                 return frozenset({source(S.ENV, f"{qualified}()", e)})
+            if qualified == "len" and args and _HISTORY_NAME.match(last_name(args[0])) and self._written_out(e):
+                # `f"Turn {len(history) + 1}"`: the conversation's length grows every turn (a count of anything
+                # else stays opaque: `len(TOOLS)`)
+                return frozenset({source(S.VOLATILE, f"len({last_name(args[0])})", e)})
             if S.opaque_call(qualified):
                 return EMPTY
             if S.value_call(qualified):
@@ -319,6 +308,22 @@ class CallTaint:
             return any(isinstance(side, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)) for side in (node.left, node.right))
         return isinstance(node, (cst.DictElement, cst.FormattedStringExpression))
 
+    def _written_out(self, e: cst.BaseExpression) -> bool:
+        """``e`` (a number) is written into text: an f-string's value, also through arithmetic (``f"{len(h) + 1}"``),
+        ``str(...)`` or ``+`` with a string; not a record's field (gptme's ``PromptSectionStat(messages=len(msgs))``)."""
+        texts = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+        node = self.parents.get(e)
+        while isinstance(node, cst.BinaryOperation) and not isinstance(node.left, texts):  # `len(h) // 2 + 1`
+            node = self.parents.get(node)
+        if isinstance(node, cst.Arg) and isinstance(call := self.parents.get(node), cst.Call) and last_name(call.func) == "str":
+            return self._in_text(call)
+        # an f-string's value, `"Turn %d" % n`, or an argument of `.format` / `.join` / `.replace`
+        return isinstance(node, (cst.FormattedStringExpression, cst.BinaryOperation)) or isinstance(node, cst.Arg) and self._in_text_arg(node)
+
+    def _in_text_arg(self, arg: cst.Arg) -> bool:
+        call = self.parents.get(arg)
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in TEXT_METHODS
+
     def _has_static_element(self, args: list, scope: Scope) -> bool:
         if not args or not isinstance(args[0], (cst.List, cst.Tuple)):
             return False
@@ -343,7 +348,7 @@ class CallTaint:
         if isinstance(e, cst.DictComp):
             # `{k: f(v) for k, v in list(props.items())[:2]}`: re-keys another mapping in its own order, as ordered
             # as it (bilingual_book_maker's schema example; issue 11)
-            source = _mapping_iterated(e)
+            source = mapping_iterated(e)
             return source is None or self.runtime_mapping(source, scope, depth + 1)
         if isinstance(e, cst.Dict):
             for el in e.elements:

@@ -160,6 +160,23 @@ def _reading(e: cst.BaseExpression, calls: re.Pattern) -> bool:
     return isinstance(e, cst.Call) and bool(calls.match(last_name(e.func) or ""))
 
 
+def mapping_iterated(comp: cst.DictComp) -> cst.BaseExpression | None:
+    """``m`` when ``comp`` iterates only ``m.items()`` / ``m.keys()`` (also through ``list(...)`` or a slice),
+    keyed by the loop's key; None otherwise."""
+    if comp.for_in.inner_for_in is not None:
+        return None
+    it = comp.for_in.iter
+    while isinstance(it, cst.Subscript) or isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "list" and it.args:
+        it = it.value if isinstance(it, cst.Subscript) else it.args[0].value
+    if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value in ("items", "keys") and not it.args):
+        return None
+    target = comp.for_in.target
+    key = target.elements[0].value if isinstance(target, cst.Tuple) and target.elements else target
+    if not (isinstance(key, cst.Name) and isinstance(comp.key, cst.Name) and comp.key.value == key.value):
+        return None
+    return it.func.value
+
+
 def returns_not_text(func: cst.CSTNode) -> bool:
     """``func`` is annotated to return neither text nor a container of it (``-> LLMAPIHandler``, ``-> bool``): a
     function named for a prompt that returns a handler or a flag (skyvern's ``resolve_prompt_type_handler``; issue
@@ -254,5 +271,5 @@ def typed_elsewhere(index, receiver: cst.BaseExpression, scope) -> bool:
     return "mcp" not in named.lower() and not named.endswith(("Session", "Client", "Server", "Group"))
 
 
-__all__ = ["PROMPT_FIELD", "PROMPT_GETTER", "config_param", "sizing_argument", "annotation_types", "constructor_call", "date_format", "guard_flag", "imports_code", "literal_key",
+__all__ = ["PROMPT_FIELD", "PROMPT_GETTER", "config_param", "mapping_iterated", "sizing_argument", "annotation_types", "constructor_call", "date_format", "guard_flag", "imports_code", "literal_key",
            "class_annotation", "handle_annotation", "typed_elsewhere"]
