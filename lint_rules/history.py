@@ -255,7 +255,8 @@ class SlidingWindowTrim(_SiteRule):
     after ``h[0]`` was bound to a name the function sends as ``instructions=`` /
     ``system=`` or a system message, or stored as the ``system`` entry of a
     request dict the function sends as ``**kwargs`` (the head moved to another
-    slot, not dropped). A ``Conversation(budget_tokens=...)``
+    slot, not dropped), also inside ``if h[0]["role"] == "system":``; ``h.pop(0)``
+    inside such a check (a system head, popped once per list). A ``Conversation(budget_tokens=...)``
     truncates in large steps by itself: pass it, not a slice, to ``.history()``.
     """
 

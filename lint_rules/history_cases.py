@@ -103,6 +103,8 @@ PC202_INVALID.append(Invalid(_OPENAI + "import json\ndef turn(history, q):\n    
 # PC203 (SlidingWindowTrim)
 # Issue 11 (newcomer): VALID cases of the size-guard hysteresis rule (kept here to keep history.py short).
 PC203_HYSTERESIS_VALID = [
+    # Newcomer, stop 35: popping the head only when it is a system message moves it to `system=`, once per list.
+    _CLAUDE + 'def send(messages):\n    system = None\n    if messages and messages[0]["role"] == "system":\n        system = messages.pop(0)["content"]\n    return client.messages.create(model="m", max_tokens=9, system=system, messages=messages)\n',
     # A guard with hysteresis: trimmed to half the threshold (symbolic or by constants), or by half of it.
     _CLAUDE + "MAX_HISTORY = 40\ndef turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > MAX_HISTORY:\n        history = history[-(MAX_HISTORY // 2):]\n    return client.messages.create(model='m', messages=history)\n",
     _CLAUDE + "LIMIT = 40\nKEEP_LAST = 16\ndef turn(history, text):\n    if len(history) > LIMIT:\n        history = history[-KEEP_LAST:]\n    return client.messages.create(model='m', messages=history)\n",
@@ -111,6 +113,8 @@ PC203_HYSTERESIS_VALID = [
     _CLAUDE + "def turn(history):\n    system = ''\n    if len(history) > 0 and history[0]['role'] == 'system':\n        system = history.pop(0)['content']\n    return client.messages.create(model='m', system=system, messages=history)\n",
 ]
 PC203_INVALID = [
+    # ... but a pop of the head whatever its role drops one message each turn.
+    Invalid(_CLAUDE + 'def send(messages):\n    if messages[0]["role"] == "user":\n        messages.pop(0)\n    return client.messages.create(model="m", max_tokens=9, messages=messages)\n', line=5),
     # Review of the FastChat change: a user head dropped inside a check of its role (not "system") is a trim.
     Invalid(_CLAUDE + 'SYSTEM = "rules"\ndef stream(messages):\n    system_prompt = SYSTEM\n    if messages[0]["role"] == "user":\n        if isinstance(messages[0]["content"], list):\n            system_prompt = SYSTEM + messages[0]["content"][0]["text"]\n        messages = messages[1:]\n    return client.messages.create(model="m", max_tokens=9, messages=messages, system=system_prompt)\n', line=9),
     # Issue 11 review: a head stored in a dict that goes to a call other than the request (`log.info(**meta)`).

@@ -208,6 +208,9 @@ class Turns:
             func = call.func
             if isinstance(func, cst.Attribute) and self.is_history(func.value, scope):
                 is_pop0 = func.attr.value == "pop" and len(call.args) == 1 and int_value(call.args[0].value) == 0
+                if is_pop0 and isinstance(func.value, cst.Name) and any(
+                        isinstance(a, cst.If) and _system_head_test(a.test, func.value.value) for a in self.facts.ancestors(call)):
+                    continue  # `if h[0]["role"] == "system": system = h.pop(0)["content"]`: a system head, once
                 single = Trim(func.value, single=True)
                 if (is_pop0 or (func.attr.value == "popleft" and not call.args)) and self._per_turn_trim(call, single, scope):
                     out.append((call, f"{self.flow.code(func)}(...)"))
