@@ -175,6 +175,8 @@ class UnsortedJsonInPrompt(FlowRule):
     ]
     INVALID = [
         Invalid(_CLAUDE + "import json\ndef run(rows):\n    table = {k: v for k, v in rows}\n    return client.messages.create(model='m', system=f'Glossary: {json.dumps(table)}', messages=[])\n", line=6),
+        # ... or one built here from a set in any other way (second review).
+        Invalid(_CLAUDE + "import json\ndef run(words):\n    counts = dict.fromkeys(set(words), 0)\n    example = {k: v for k, v in counts.items()}\n    return client.messages.create(model='m', system=json.dumps(example), messages=[])\n", line=7),
         # ... but re-keying a mapping built from a set keeps the set's order.
         Invalid(_CLAUDE + "import json\ndef run(words):\n    counts = {w: 0 for w in set(words)}\n    example = {k: v for k, v in counts.items()}\n    return client.messages.create(model='m', system=json.dumps(example), messages=[])\n", line=7),
         Invalid(_OPENAI + "import json\nfrom .crm import fields\nTYPES = {f['name']: f['type'] for f in fields()}\nTOOL = {'type': 'function', 'function': {'name': 'u', 'description': 'Types: ' + json.dumps(TYPES)}}\ndef run(q):\n    return client.chat.completions.create(model='m', messages=[], tools=[TOOL])\n", line=6),

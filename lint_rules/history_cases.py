@@ -113,6 +113,10 @@ PC203_HYSTERESIS_VALID = [
     _CLAUDE + "def turn(history):\n    system = ''\n    if len(history) > 0 and history[0]['role'] == 'system':\n        system = history.pop(0)['content']\n    return client.messages.create(model='m', system=system, messages=history)\n",
 ]
 PC203_INVALID = [
+    # ... nor in the `elif` of that check, under `!=`, or inside another condition there (second review).
+    Invalid(_CLAUDE + 'MAX = 20\ndef send(history, q):\n    history.append({"role": "user", "content": q})\n    if history[0]["role"] == "system":\n        system = history.pop(0)["content"]\n    elif len(history) > MAX:\n        history.pop(0)\n    return client.messages.create(model="m", max_tokens=9, messages=history)\n', line=9),
+    Invalid(_CLAUDE + 'def send(history, q):\n    history.append({"role": "user", "content": q})\n    if history[0]["role"] != "system":\n        history.pop(0)\n    return client.messages.create(model="m", max_tokens=9, messages=history)\n', line=6),
+    Invalid(_CLAUDE + 'MAX = 20\ndef send(history, q):\n    history.append({"role": "user", "content": q})\n    if history[0]["role"] == "system":\n        if len(history) > MAX:\n            history.pop(1)\n            history.pop(0)\n    return client.messages.create(model="m", max_tokens=9, messages=history)\n', line=9),
     # ... but a pop of the head whatever its role drops one message each turn.
     Invalid(_CLAUDE + 'def send(messages):\n    if messages[0]["role"] == "user":\n        messages.pop(0)\n    return client.messages.create(model="m", max_tokens=9, messages=messages)\n', line=5),
     # Review of the FastChat change: a user head dropped inside a check of its role (not "system") is a trim.

@@ -26,8 +26,8 @@ from promptcache.lint.lookup_keys import (TEXT_METHODS, as_is, flag_service, loo
 from promptcache.lint.rendering import rendered_whole
 from promptcache.lint.sources import EMPTY, Source, as_daily, as_text, source, templated, through_call, unkeyed
 from promptcache.lint.untaken_branches import none_at, switched_off
-from promptcache.lint.value_syntax import (PROMPT_GETTER, constructor_call, date_format, literal_key, mapping_iterated,
-                                           sizing_argument, typed_elsewhere)
+from promptcache.lint.value_syntax import (PROMPT_GETTER, caller_mapping, constructor_call, date_format, literal_key,
+                                           mapping_iterated, sent_history, sizing_argument, typed_elsewhere)
 from promptcache.lint.walk import ancestors, descendants
 
 
@@ -46,7 +46,6 @@ _TRACE_KEYWORD = re.compile(r"(?i)(^|_)(request|trace|run|correlation|span)_?id$
 # a tracing id given to it by keyword is kept with the record, not written into text it returns (parlant's
 # `emit_message_event(trace_id=...)`; not `format_trace_header(...)`, `event_system_prompt(...)`, `login_banner()`).
 _RECORDS = re.compile(r"(?i)(^|_)(emit|log|track|record|publish|trace|span|event|metric|audit|telemetry|notify)(?=_|$|[A-Z])")
-_HISTORY_NAME = re.compile(r"(?i)^_?(messages|msgs|history|chat_history|message_history|conversation|turns)$")
 # Receivers whose prompts are a request's or a user's (`request.get_prompts()`, `user_profile.get_prompts()`).
 _PER_REQUEST_HOLDER = re.compile(r"(?i)req|ctx|context|user|profile|session|message|query|input|state|turn|chat")
 _RENDERS = re.compile(r"(?i)render|format|substitute|template|prompt|instruction|preamble|header|banner|"
@@ -173,7 +172,8 @@ class CallTaint:
                 return frozenset({source(S.SHUFFLED, f"{qualified}()", e)})
             if S.env_call(qualified):
                 return frozenset({source(S.ENV, f"{qualified}()", e)})
-            if qualified == "len" and args and _HISTORY_NAME.match(last_name(args[0])) and self._written_out(e):
+            if qualified == "len" and args and sent_history(scope.node, args[0]) and self._written_out(e) \
+                    and not (isinstance(args[0], cst.Name) and not self.of(args[0], scope)):
                 # `f"Turn {len(history) + 1}"`: the conversation's length grows every turn (a count of anything
                 # else stays opaque: `len(TOOLS)`)
                 return frozenset({source(S.VOLATILE, f"len({last_name(args[0])})", e)})
@@ -318,11 +318,9 @@ class CallTaint:
         if isinstance(node, cst.Arg) and isinstance(call := self.parents.get(node), cst.Call) and last_name(call.func) == "str":
             return self._in_text(call)
         # an f-string's value, `"Turn %d" % n`, or an argument of `.format` / `.join` / `.replace`
-        return isinstance(node, (cst.FormattedStringExpression, cst.BinaryOperation)) or isinstance(node, cst.Arg) and self._in_text_arg(node)
-
-    def _in_text_arg(self, arg: cst.Arg) -> bool:
-        call = self.parents.get(arg)
-        return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in TEXT_METHODS
+        call = self.parents.get(node) if isinstance(node, cst.Arg) else None
+        return isinstance(node, (cst.FormattedStringExpression, cst.BinaryOperation)) or isinstance(call, cst.Call) \
+            and isinstance(call.func, cst.Attribute) and call.func.attr.value in TEXT_METHODS
 
     def _has_static_element(self, args: list, scope: Scope) -> bool:
         if not args or not isinstance(args[0], (cst.List, cst.Tuple)):
@@ -349,7 +347,7 @@ class CallTaint:
             # `{k: f(v) for k, v in list(props.items())[:2]}`: re-keys another mapping in its own order, as ordered
             # as it (bilingual_book_maker's schema example; issue 11)
             source = mapping_iterated(e)
-            return source is None or self.runtime_mapping(source, scope, depth + 1)
+            return source is None or not caller_mapping(self.index, source, scope) or self.runtime_mapping(source, scope, depth + 1)
         if isinstance(e, cst.Dict):
             for el in e.elements:
                 if not isinstance(el, cst.DictElement) or not isinstance(el.key, (cst.SimpleString, cst.Integer)):

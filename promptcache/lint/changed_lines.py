@@ -70,27 +70,35 @@ def changed_in(ref: str, paths: Iterable[Path]) -> dict[Path, set[int] | None]:
     folder, not the current one): a path outside the current folder's repository is diffed in its own. Raises
     :class:`GitError` when one of them is in no repository."""
     changed: dict[Path, set[int] | None] = {}
-    tops: set[Path] = set()
+    tops: dict[Path, Path] = {}  # folder -> its repository's top: one `git rev-parse` per folder
+    diffed: set[Path] = set()
     for path in paths:
-        folder = Path(path).resolve()
-        while not folder.is_dir() and folder != folder.parent:
-            folder = folder.parent  # a file, or a path that does not exist (reported by the run as PC901)
-        try:
-            top = Path(_git(["rev-parse", "--show-toplevel"], folder).strip()).resolve()
-        except GitError as exc:
-            raise GitError(f"--diff-since needs a git repository, and {path} is not in one ({exc})") from None
-        if top not in tops:
-            tops.add(top)
-            changed.update(changed_lines(ref, top))
+        path = Path(path).resolve()
+        if not path.exists():
+            continue  # a PC901 finding of the run, always shown; or a --stdin-filename not saved yet
+        folder = path if path.is_dir() else path.parent
+        if folder not in tops:
+            try:
+                tops[folder] = Path(_git(["rev-parse", "--show-toplevel"], folder).strip()).resolve()
+            except GitError as exc:
+                raise GitError(f"--diff-since needs a git repository, and {path} is not in one ({exc})") from None
+        if tops[folder] not in diffed:
+            diffed.add(tops[folder])
+            changed.update(changed_lines(ref, tops[folder]))
     return changed
 
 
 def on_changed_lines(findings: Iterable[Finding], changed: dict[Path, set[int] | None]) -> list[Finding]:
     """The findings whose lines (``line`` to ``end_line``, and the lines of the sources a data-flow finding
-    names) include a changed line (any line of an untracked file)."""
+    names) include a changed line (any line of an untracked file); PC901 findings and those of a path that does
+    not exist (stdin named for a new file) always."""
     kept = []
     for finding in findings:
-        lines = changed.get(Path(finding.path).resolve(), set())
+        path = Path(finding.path).resolve()
+        if finding.code == "PC901" or not path.exists():
+            kept.append(finding)  # a file that could not be read, or stdin named for a file not saved yet
+            continue
+        lines = changed.get(path, set())
         touched = (*range(finding.line, finding.end_line + 1), *finding.source_lines)
         if lines is WHOLE_FILE or any(n in lines for n in touched):
             kept.append(finding)

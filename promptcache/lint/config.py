@@ -25,7 +25,7 @@ import difflib
 import os
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -97,8 +97,9 @@ class LintConfig:
         chosen = _expand(self.select, codes) | _expand(self.extend_select, codes) | (set(always) & set(codes))
         return chosen - _expand(self.ignore, codes)
 
-    def validate_codes(self, codes: Iterable[str]) -> None:
-        """Raise ConfigError for a selector that matches no known rule code."""
+    def validate_codes(self, codes: Iterable[str] | Mapping[str, type]) -> None:
+        """Raise ConfigError for a selector that matches no known rule code; given the rules by code (a mapping),
+        a selector that is a rule's name says which code it is."""
         names = {getattr(rule, "name", ""): code for code, rule in codes.items()} if isinstance(codes, dict) else {}
         codes = list(codes)
         for key, selectors in (

@@ -208,8 +208,7 @@ class Turns:
             func = call.func
             if isinstance(func, cst.Attribute) and self.is_history(func.value, scope):
                 is_pop0 = func.attr.value == "pop" and len(call.args) == 1 and int_value(call.args[0].value) == 0
-                if is_pop0 and isinstance(func.value, cst.Name) and any(
-                        isinstance(a, cst.If) and _system_head_test(a.test, func.value.value) for a in self.facts.ancestors(call)):
+                if is_pop0 and isinstance(func.value, cst.Name) and _in_system_head_branch(self.facts, call, func.value.value):
                     continue  # `if h[0]["role"] == "system": system = h.pop(0)["content"]`: a system head, once
                 single = Trim(func.value, single=True)
                 if (is_pop0 or (func.attr.value == "popleft" and not call.args)) and self._per_turn_trim(call, single, scope):
@@ -278,13 +277,12 @@ class Turns:
         if statement is None or not isinstance(block, (cst.IndentedBlock, cst.Module)):
             return False
         name = sub.value.value
-        guarded = False  # inside `if h[0]["role"] == "system":`: only a system head is split off
         for anc in self.facts.ancestors(statement):
             if isinstance(anc, (cst.For, cst.While)):
                 return False  # `for q in inbox: ... h = h[1:]`: one more message dropped every turn
             if anc is b.scope.node:
                 break
-            guarded = guarded or isinstance(anc, cst.If) and _system_head_test(anc.test, name)
+        guarded = _in_system_head_branch(self.facts, statement, name)  # only a system head is split off
         position = next(i for i, st in enumerate(block.body) if st is statement)
         for earlier in block.body[:position]:
             # a simple statement, or one inside an `if` on the content's type (FastChat: `if type(h[0]["content"])
@@ -332,11 +330,29 @@ class Turns:
         return history_edits.edits(self) + history_masking.masks(self)
 
 
-def _system_head_test(test: cst.CSTNode, name: str) -> bool:
-    """``test`` compares ``name[0]``'s role with ``"system"`` (``h[0]["role"] == "system"``, ``h[0].get("role")``)."""
-    return any(_reads_head(c, name) and any(isinstance(x, cst.SimpleString) and x.evaluated_value in ("system", "developer")
-                                            for x in descendants(c, cst.SimpleString))
-               for c in descendants(test, cst.Comparison))
+def _in_system_head_branch(facts, node: cst.CSTNode, name: str) -> bool:
+    """``node`` is in the body (not the ``else``) of ``if name[0]["role"] == "system":`` (also ``h and ...``), with
+    no loop or other ``if`` in between: it runs only while the head is a system message."""
+    child = node
+    for anc in facts.ancestors(node):
+        if isinstance(anc, (cst.For, cst.While, cst.FunctionDef)):
+            return False
+        if isinstance(anc, cst.If):
+            # another condition in between (`if len(h) > MAX: h.pop(1); h.pop(0)`) trims whatever the head is
+            return child is anc.body and _system_head_test(anc.test, name)
+        child = anc
+    return False
+
+
+def _system_head_test(test: cst.BaseExpression, name: str) -> bool:
+    """``test`` is ``name[0]["role"] == "system"`` (or ``.get("role")``, ``"developer"``), alone or joined by ``and``."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _system_head_test(test.left, name) or _system_head_test(test.right, name)
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Equal)):
+        return False
+    sides = (test.left, test.comparisons[0].comparator)
+    return any(_reads_head(x, name) for x in sides) and any(
+        isinstance(x, cst.SimpleString) and x.evaluated_value in ("system", "developer") for x in sides)
 
 
 def _reads_head(node: cst.CSTNode, name: str) -> bool:

@@ -21,6 +21,7 @@ import libcst as cst
 
 from promptcache.lint.expressions import last_name
 from promptcache.lint.index import Binding
+from promptcache.lint.walk import descendants
 
 _TIME_DIRECTIVES = re.compile(r"%[-#]?[HIMSfpXcTrRsLlkzZ]")
 
@@ -177,6 +178,39 @@ def mapping_iterated(comp: cst.DictComp) -> cst.BaseExpression | None:
     return it.func.value
 
 
+def caller_mapping(index, e: cst.BaseExpression, scope, depth: int = 0) -> bool:
+    """``e`` is a parameter, or a field of one (``schema.get("properties") or {}``, ``body["properties"]``): a
+    mapping the caller built, in the order it was built (a schema), not one built here from a set (``index``: the
+    module's :class:`~promptcache.lint.index.ModuleIndex`, ``scope`` where ``e`` is read)."""
+    while isinstance(e, cst.BooleanOperation):
+        e = e.left  # `props or {}`
+    if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and e.func.attr.value == "get":
+        e = e.func.value
+    elif isinstance(e, cst.Subscript):
+        e = e.value
+    if not isinstance(e, cst.Name) or depth > 3:
+        return False
+    bindings = index.lookup(e.value, scope)[1]
+    return bool(bindings) and all(b.kind == "param" or b.kind == "assign" and b.value is not None
+                                  and caller_mapping(index, b.value, b.scope, depth + 1) for b in bindings)
+
+
+_HISTORY_NAME = re.compile(r"(?i)^_?(messages|msgs|history|chat_history|message_history|conversation|turns)$")
+
+
+def sent_history(body: cst.CSTNode, history: cst.BaseExpression) -> bool:
+    """``history`` (a name or ``self.attr`` named as the conversation) is sent from ``body``: spread into a list
+    (``*history``) or given as ``messages=`` / ``input=`` / ``contents=``; not an inbox that is only counted."""
+    if not _HISTORY_NAME.match(last_name(history)):
+        return False
+    def same(x: cst.CSTNode) -> bool:
+        return isinstance(x, type(history)) and last_name(x) == last_name(history) and (
+            not isinstance(x, cst.Attribute) or last_name(x.value) == last_name(history.value))
+    return any(isinstance(n, cst.StarredElement) and same(n.value) or isinstance(n, cst.Arg) and n.keyword is not None
+               and n.keyword.value in ("messages", "input", "contents") and same(n.value)
+               for n in descendants(body, (cst.StarredElement, cst.Arg)))
+
+
 def returns_not_text(func: cst.CSTNode) -> bool:
     """``func`` is annotated to return neither text nor a container of it (``-> LLMAPIHandler``, ``-> bool``): a
     function named for a prompt that returns a handler or a flag (skyvern's ``resolve_prompt_type_handler``; issue
@@ -271,5 +305,5 @@ def typed_elsewhere(index, receiver: cst.BaseExpression, scope) -> bool:
     return "mcp" not in named.lower() and not named.endswith(("Session", "Client", "Server", "Group"))
 
 
-__all__ = ["PROMPT_FIELD", "PROMPT_GETTER", "config_param", "mapping_iterated", "sizing_argument", "annotation_types", "constructor_call", "date_format", "guard_flag", "imports_code", "literal_key",
+__all__ = ["PROMPT_FIELD", "PROMPT_GETTER", "caller_mapping", "config_param", "mapping_iterated", "sent_history", "sizing_argument", "annotation_types", "constructor_call", "date_format", "guard_flag", "imports_code", "literal_key",
            "class_annotation", "handle_annotation", "typed_elsewhere"]

@@ -147,6 +147,13 @@ def test_diff_since_diffs_each_path_in_its_own_repository(tmp_path):
     (outside / "a.py").write_text(VOLATILE)
     code, _, err = run("lint", outside, "--diff-since", "HEAD", cwd=here)
     assert code == 2 and f"--diff-since needs a git repository, and {outside} is not in one" in err
+    # a path that does not exist is a PC901 finding, shown whatever the diff (second review: it was hidden)
+    code, out, err = run("lint", here / "nope.py", "--diff-since", "HEAD", cwd=here)
+    assert code == 2 and "PC901" in out and "not shown" not in err
+    # stdin named for a file not saved yet is new: its findings are shown
+    code, out, err = run("lint", "--stdin-filename", here / "newdir" / "new.py", "--diff-since", "HEAD",
+                         input=VOLATILE.encode(), cwd=here)
+    assert code == 1 and "PC101" in out and "not shown" not in err
 
 
 # -- --add-noqa ----------------------------------------------------------------------------------------------------
