@@ -127,8 +127,9 @@ class UnsortedJsonInPrompt(FlowRule):
     ## When it does not fire
     ``sort_keys=True`` is passed; the dict is a literal made only of literals
     (its key order is the source order); a comprehension re-keys another
-    mapping in that mapping's order (``{k: f(v) for k, v in props.items()}``)
-    that is not built at run time itself; the JSON goes to the user message.
+    mapping the caller passed in, in that mapping's order (``{k: f(v) for k, v
+    in props.items()}``), or iterates in sorted order; the JSON goes to the
+    user message.
     """
 
     code = "PC304"
@@ -170,6 +171,8 @@ class UnsortedJsonInPrompt(FlowRule):
         _CLAUDE + "import json\ndef run(rows):\n    table = {k: v for k, v in rows}\n    return client.messages.create(model='m', system=json.dumps(table, sort_keys=True), messages=[])\n",
         _CLAUDE + "import json\nSCHEMA = json.dumps({'a': 'string', 'b': 'int'}, indent=2)\ndef run(q):\n    return client.messages.create(model='m', system='Reply as ' + SCHEMA, messages=[])\n",
         _CLAUDE + "import json\ndef run(rows):\n    table = {k: v for k, v in rows}\n    return client.messages.create(model='m', system='Help.', messages=[{'role': 'user', 'content': json.dumps(table)}])\n",
+        # ... and one built in sorted order.
+        _CLAUDE + "import json\ndef run(m, q):\n    view = {k: v for k, v in sorted(m.items())}\n    return client.messages.create(model='m', system='Data: ' + json.dumps(view), messages=[{'role': 'user', 'content': q}])\n",
         # Issue 11 (bilingual_book_maker, blind set 26): an example re-keyed from a schema's properties, in their order.
         _CLAUDE + "import json\ndef describe(schema):\n    props = schema.get('properties') or {}\n    example = {name: spec.get('type') for name, spec in list(props.items())[:2]}\n    return 'Shaped like: ' + json.dumps(example)\ndef run(schema):\n    return client.messages.create(model='m', system=describe(schema), messages=[])\n",
     ]

@@ -116,8 +116,9 @@ class VolatileInSystemPrompt(FlowRule):
     (PostHog, LaunchDarkly, an ``EXPERIMENTATION_PROVIDER``): one of a fixed set of texts. A prompt-named builder
     whose every call in the module is added after other text (``ctx_text + _run_context_prompt(ctx)``) is judged
     where that text goes; one annotated to return neither text nor a container of it (``-> Handler``) builds no
-    prompt. A system message after others in a list that goes out last is the newest turn, and one a LangGraph
-    node returns as a state update (``return {"messages": [SystemMessage(...)]}``) is appended once.
+    prompt. A system message after others in a list that goes out last is the newest turn, so is one after the
+    spread history (``[system, *history, note, user]``), and one a LangGraph node returns as a state update
+    (``return {"messages": [SystemMessage(...)]}``) is appended once.
     """
 
     code = "PC101"

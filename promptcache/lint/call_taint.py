@@ -346,6 +346,9 @@ class CallTaint:
         if isinstance(e, cst.DictComp):
             # `{k: f(v) for k, v in list(props.items())[:2]}`: re-keys another mapping in its own order, as ordered
             # as it (bilingual_book_maker's schema example; issue 11)
+            it = e.for_in.iter
+            if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "sorted":
+                return False  # `{k: v for k, v in sorted(m.items())}`: in sorted order
             source = mapping_iterated(e)
             return source is None or not caller_mapping(self.index, source, scope) or self.runtime_mapping(source, scope, depth + 1)
         if isinstance(e, cst.Dict):

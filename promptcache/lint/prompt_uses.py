@@ -266,6 +266,11 @@ def sent_last(flow: FlowAnalysis, message: cst.CSTNode, scope) -> bool:
     return _Tracer(flow)._place(message, scope, 0) == {AFTER}
 
 
+def sent_as_written(flow: FlowAnalysis, messages: cst.CSTNode, scope) -> bool:
+    """The list literal ``messages`` is handed to the request as it is, nothing added after it."""
+    return _Tracer(flow)._list(messages, scope, 0) == {AFTER}
+
+
 def lands_in_prefix(flow: FlowAnalysis, value: cst.CSTNode, scope) -> bool:
     """Some use of ``value`` puts it in a prefix place (``system=``, a system message, text ahead of others)."""
     return PREFIX in _Tracer(flow).land(value, scope, 0)
@@ -298,5 +303,5 @@ def _called(flow: FlowAnalysis, func: Scope) -> bool:
     return bool(flow.call_sites.calls.get(id(func)))
 
 
-__all__ = ["AFTER", "EXPORTED", "PREFIX", "UNKNOWN", "UNSEEN", "import_uses", "is_store", "lands_in_prefix", "returned_landings",
+__all__ = ["AFTER", "EXPORTED", "PREFIX", "UNKNOWN", "UNSEEN", "import_uses", "is_store", "lands_in_prefix", "returned_landings", "sent_as_written",
            "sent_last"]

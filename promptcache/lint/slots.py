@@ -33,7 +33,7 @@ from promptcache.lint.builder_returns import (conversation, conversation_sent_la
 from promptcache.lint.dict_view import entry, is_block
 from promptcache.lint.framework_slots import framework_slots
 from promptcache.lint.history_notes import appended_note
-from promptcache.lint.prompt_uses import returned_landings, sent_last
+from promptcache.lint.prompt_uses import returned_landings, sent_as_written, sent_last
 from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.system_edits import system_content_stores
@@ -179,13 +179,23 @@ def _never_sent(flow: FlowAnalysis, func: Scope) -> bool:
 def _later_message_last(flow: FlowAnalysis, message: cst.CSTNode, scope: Scope) -> bool:
     """A system message after other messages of a list literal that goes out last (``[{"role": "system", ...
     RULES}, user, {"role": "system", "content": f"Diff: {diff}"}]``): the newest turn by position, where
-    per-request data belongs, whatever its role (mentat's revisor; issue 11); or one appended to the history."""
+    per-request data belongs, whatever its role (mentat's revisor; issue 11); one after the spread history of a
+    list sent as written (``[system, *history, note, user]``); or one appended to the history."""
     element = flow.facts.parent.get(message)
-    container = flow.facts.parent.get(element)
     if isinstance(element, cst.Arg):
         return appended_note(flow, message, dict_value(message, "content"), scope)
-    return isinstance(element, cst.Element) and isinstance(container, (cst.List, cst.Tuple)) \
-        and container.elements[0] is not element and sent_last(flow, message, scope)
+    if isinstance(element, cst.Assign) and len(element.targets) == 1 and isinstance(element.targets[0].target, cst.Name):
+        name = element.targets[0].target.value  # `tail = {"role": "system", ...}`, placed once in a list
+        reads = [n for n in descendants(scope.node, cst.Name) if n.value == name and n is not element.targets[0].target]
+        element = flow.facts.parent.get(reads[0]) if len(reads) == 1 else None
+    container = flow.facts.parent.get(element)
+    if not (isinstance(element, cst.Element) and isinstance(container, (cst.List, cst.Tuple))) or container.elements[0] is element:
+        return False
+    at = next(i for i, el in enumerate(container.elements) if el is element)
+    if any(isinstance(el, cst.StarredElement) for el in container.elements[:at]) and not any(
+            isinstance(el, cst.StarredElement) for el in container.elements[at:]):
+        return sent_as_written(flow, container, scope)  # `[system, *history, note, user]`: after the conversation
+    return sent_last(flow, message, scope)
 
 
 def _state_update(flow: FlowAnalysis, call: cst.Call) -> bool:
