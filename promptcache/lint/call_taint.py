@@ -276,15 +276,15 @@ class CallTaint:
         if qualified is not None and (qualified in _BUILTINS or qualified.split(".")[0] in sys.stdlib_module_names) \
                 or self._in_text(e):
             return self.union(args, scope)  # `str(info.user_id)`, `json.loads(text)`
-        if not _TOOLS.search(name):
-            if redacts(name) and not _RENDERS.search(name) and e.args and e.args[0].keyword is None and not e.args[0].star:
-                # `redact_secrets_from_text(text, secret_values)`: the other arguments are taken out of the text
-                return self.of(e.args[0].value, scope)
-            if _RENDERS.search(name) or text_call(name):
-                return self.union(args, scope)  # `render_header(run_id)`, `slugify(user_id)`, `.replace(k, run_id)`
+        tools = _TOOLS.search(name)
+        if not tools and redacts(name) and not _RENDERS.search(name) and e.args and e.args[0].keyword is None and not e.args[0].star:
+            # `redact_secrets_from_text(text, secret_values)`: the other arguments are taken out of the text
+            return self.of(e.args[0].value, scope)
+        if not tools and (_RENDERS.search(name) or text_call(name)):
+            return self.union(args, scope)  # `render_header(run_id)`, `slugify(user_id)`, `.replace(k, run_id)`
         sizing = {id(a.value) for a in e.args if sizing_argument(a)}  # `get_code_message(count_tokens(msgs))`
         args = [a for a in args if id(a) not in sizing]
-        if not _TOOLS.search(name):
+        if not tools:
             return EMPTY.union(*lookup_arguments(self, args, scope))
         return EMPTY.union(*(through_call(self.of(a, scope)) if as_is(a) else self.of(a, scope) for a in args))
 
@@ -312,15 +312,12 @@ class CallTaint:
         """``e`` (a number) is written into text: an f-string's value, also through arithmetic (``f"{len(h) + 1}"``),
         ``str(...)`` or ``+`` with a string; not a record's field (gptme's ``PromptSectionStat(messages=len(msgs))``)."""
         texts = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
-        node = self.parents.get(e)
-        while isinstance(node, cst.BinaryOperation) and not isinstance(node.left, texts):  # `len(h) // 2 + 1`
-            node = self.parents.get(node)
+        while isinstance(node := self.parents.get(e), cst.BinaryOperation) and not isinstance(node.left, texts):
+            e = node  # `len(h) // 2 + 1`
         if isinstance(node, cst.Arg) and isinstance(call := self.parents.get(node), cst.Call) and last_name(call.func) == "str":
             return self._in_text(call)
-        # an f-string's value, `"Turn %d" % n`, or an argument of `.format` / `.join` / `.replace`
-        call = self.parents.get(node) if isinstance(node, cst.Arg) else None
-        return isinstance(node, (cst.FormattedStringExpression, cst.BinaryOperation)) or isinstance(call, cst.Call) \
-            and isinstance(call.func, cst.Attribute) and call.func.attr.value in TEXT_METHODS
+        # an f-string's value, `"Turn %d" % n`, or an argument of `.format` / `.join` / `.replace` (as _in_text)
+        return isinstance(node, (cst.FormattedStringExpression, cst.BinaryOperation)) or isinstance(node, cst.Arg) and self._in_text(e)
 
     def _has_static_element(self, args: list, scope: Scope) -> bool:
         if not args or not isinstance(args[0], (cst.List, cst.Tuple)):

@@ -20,7 +20,7 @@ import re
 import libcst as cst
 
 from promptcache.lint.expressions import last_name
-from promptcache.lint.index import Binding
+from promptcache.lint.index import Binding, Scope
 from promptcache.lint.walk import descendants
 
 _TIME_DIRECTIVES = re.compile(r"%[-#]?[HIMSfpXcTrRsLlkzZ]")
@@ -73,7 +73,7 @@ def handle_annotation(param: cst.CSTNode) -> bool:
 _CONFIG_PARAM = re.compile(r"(?i)^_?(app|application|global|server|service|project)_?(config|configuration|settings|cfg|conf)$")
 
 
-def config_param(param: cst.CSTNode, func) -> bool:
+def config_param(param: cst.CSTNode, func: Scope) -> bool:
     """A parameter named for the application's configuration (``app_config: AppConfig``, ``global_settings``):
     values read at start-up and handed down, one per process or deployment, not per request (issue 11: deer-flow's
     ``app_config``, "configuration read at start-up"). Its user- and id-named fields (``app_config.user_id``) stay
@@ -82,8 +82,7 @@ def config_param(param: cst.CSTNode, func) -> bool:
     view, and what they pass decides (``_ask(request.user.profile, q)`` is reported)."""
     if not (isinstance(param, cst.Param) and _CONFIG_PARAM.match(param.name.value)):
         return False
-    name, parent = getattr(func, "name", ""), getattr(func, "parent", None)
-    if name.startswith("_") and not name.startswith("__") or getattr(parent, "kind", "") == "function":
+    if func.name.startswith("_") and not func.name.startswith("__") or func.parent is not None and func.parent.kind == "function":
         return False
     ann = param.annotation.annotation if param.annotation is not None else None
     return not any(re.search(r"(?i)request|message|query|input|state", last_name(x) or "")
