@@ -359,3 +359,18 @@ PC102_INVALID += [
     # ... but a lookup keyed by a value that is not an id (the user's name) may carry it.
     Invalid(_SKY + "def ask(user, q):\n    system = RULES + store.greeting_for(user.username)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=8),
 ]
+PC102_VALID_BLIND += [
+    # Issue 11 (letta, blind set 28): `timezone.utc` of `from datetime import timezone` and an enum member named
+    # `MessageRole.user` are code, not a user's data; a time zone given to a formatter renders a time.
+    _SKY + "from datetime import datetime, timezone\nRELEASED = datetime(2026, 1, 5)\ndef ask(q):\n    stamp = RELEASED.replace(tzinfo=timezone.utc)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES}\\nSince {stamp:%Y}'}, {'role': 'user', 'content': q}])\n",
+    _SKY + "from .schemas import MessageRole\ndef ask(q):\n    roles = f'{MessageRole.user} and {MessageRole.assistant}'\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES}\\nRoles: {roles}'}, {'role': 'user', 'content': q}])\n",
+    _SKY + "from .times import format_datetime\nEDITED = '2026-01-05T10:00:00'\ndef build_system_prompt(timezone):\n    return f'{RULES}\\nMemory edited: {format_datetime(EDITED, timezone)}'\n",
+    # ... a system-message-named builder returning a user-role message object (the role an enum member) builds the
+    # newest turn; and a message added to a stored agent or thread is its new input, not a prompt.
+    _OPENAI + "from .schemas import Message, MessageRole, TextContent\ndef create_heartbeat_system_message(user_name):\n    msg = Message(role=MessageRole.user, content=[TextContent(text=f'Heartbeat for {user_name}')])\n    return msg\n",
+    "from letta_client import Letta\nclient = Letta()\ndef notify(message, other_agent_id):\n    return client.agents.messages.create(agent_id=other_agent_id, messages=[{'role': 'system', 'content': f'From another agent: {message}'}])\n",
+]
+PC102_INVALID += [
+    # ... but a time zone written as text is the user's.
+    Invalid(_SKY + "def build_system_prompt(timezone):\n    return f'{RULES}\\nThe user lives in {timezone}.'\n", line=7),
+]

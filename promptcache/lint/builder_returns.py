@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
     from promptcache.lint.index import Scope
 
+_ROLES = frozenset({"user", "assistant", "system", "developer", "tool"})
+
 
 def user_turn(value: cst.BaseExpression | None) -> bool:
     """``{"role": "user", ...}``: a prompt-named builder that returns the user's message builds the newest turn,
@@ -75,8 +77,14 @@ def conversation_sent_last(flow: FlowAnalysis, func: Scope, returned: cst.List |
 
 
 def role_of(value: cst.BaseExpression | None) -> str | None:
-    """``"user"`` for ``{"role": "user", ...}`` (a dict literal or an SDK param call), else None."""
+    """``"user"`` for ``{"role": "user", ...}`` (a dict literal, an SDK param call, a message class's
+    ``role=`` keyword) or ``Message(role=MessageRole.user, ...)`` (an enum member named after the role: letta),
+    else None."""
     role = entry(value, "role") if value is not None else None
+    if role is None and isinstance(value, cst.Call) and constructor_call(value.func):
+        role = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "role"), None)
+    if isinstance(role, cst.Attribute) and role.attr.value.lower() in _ROLES:
+        return role.attr.value.lower()
     return role.value[1:-1] if isinstance(role, cst.SimpleString) else None
 
 

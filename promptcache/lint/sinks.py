@@ -1,7 +1,8 @@
 """Sinks: the LLM request calls (lint-rules.md, "Sink").
 
 A call is a sink when its callee ends in ``.messages.create|stream|parse``
-(Anthropic, ``beta.messages`` included, ``count_tokens`` not),
+(Anthropic, ``beta.messages`` included, ``count_tokens`` and a stored thread's or agent's
+``threads.messages`` / ``agents.messages`` not),
 ``.chat.completions.create|parse|stream`` or ``.responses.create|parse|stream``
 (OpenAI), ``.models.generate_content|generate_content_stream`` (Gemini,
 ``google.genai``; its ``contents=`` is the conversation), is
@@ -44,6 +45,10 @@ _RESPONSE_WRAPPERS = frozenset({"with_raw_response", "with_streaming_response"})
 # A LangChain Runnable's run methods (a model, a prompt template, a chain): `.invoke(input)` and its variants.
 RUNNABLE_CALLS = frozenset({"invoke", "ainvoke", "stream", "astream", "batch", "abatch"})
 PROMPTCACHE = "promptcache"  # the api of a ``PromptBuilder.history(...)`` conversation sink
+# `client.beta.threads.messages.create(thread_id, ...)` (OpenAI Assistants) and `client.agents.messages.create(
+# agent_id=..., messages=[...])` (Letta) add a message to a conversation the server keeps and prompts with itself:
+# not a request whose messages are the prompt.
+_STORED_CONVERSATIONS = frozenset({"threads", "agents"})
 
 
 @dataclass(eq=False)
@@ -147,7 +152,8 @@ class SinkFinder:
     def _api(self, call: cst.Call, scope: Scope, path: list[str]) -> str | None:
         if len(path) >= 4 and path[-2] in _RESPONSE_WRAPPERS:  # `.messages.with_raw_response.create`
             path = path[:-2] + path[-1:]
-        if len(path) >= 3 and path[-2] == "messages" and path[-1] in ("create", "stream", "parse"):
+        if len(path) >= 3 and path[-2] == "messages" and path[-1] in ("create", "stream", "parse") \
+                and path[-3] not in _STORED_CONVERSATIONS:
             return "anthropic"
         if len(path) >= 4 and path[-3:-1] == ["chat", "completions"] and path[-1] in ("create", "parse", "stream"):
             return "openai_chat"

@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from promptcache.lint.builder_returns import (conversation, conversation_sent_last, returns_reply, route_handler,
-                                               suffix_only, user_content_only, user_turn)
+from promptcache.lint.builder_returns import (conversation, conversation_sent_last, returns_reply, role_of,
+                                               route_handler, suffix_only, user_content_only, user_turn)
 from promptcache.lint.dict_view import entry, is_block
+from promptcache.lint.expressions import last_name
 from promptcache.lint.framework_slots import framework_slots
 from promptcache.lint.history_notes import appended_note
 from promptcache.lint.prompt_uses import returned_landings, sent_as_written, sent_last
@@ -125,10 +126,11 @@ class _Collector:
                         self.add("builder" if kind == "constant" else kind, ret, scope, f"{scope.name}()", holder=None)
 
     def _shape(self, expr: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
-        """What a returned name was built as (its list/dict literal), else the expression itself."""
+        """What a returned name was built as (its list/dict literal, a message with a role), else the expression
+        itself."""
         if isinstance(expr, cst.Name):
             for b in self.flow.index.lookup(expr.value, scope)[1]:
-                if b.kind == "assign" and isinstance(b.value, (*_TOOL_LISTS, *_TOOL_TABLES)):
+                if b.kind == "assign" and (isinstance(b.value, (*_TOOL_LISTS, *_TOOL_TABLES)) or role_of(b.value) is not None):
                     return b.value
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("list", "sorted", "tuple"):
             return cst.List([])
@@ -155,6 +157,8 @@ def _registered_order(root: cst.CSTNode) -> bool:
 def _agent_call(call: cst.Call) -> bool:
     """True for calls like ``create_agent(...)``, ``Agent(...)``, ``client.beta.assistants.create(...)``."""
     func = call.func  # the callee's last two names: `Agent`, `assistants.create`, `self.llm`
+    if last_name(func).endswith("Schema"):
+        return False  # `AgentFileSchema(tools=...)`: a data schema describes an agent (an export file, letta)
     if isinstance(func, cst.Name):
         return _AGENT_CALLEE.search(func.value) is not None
     if not isinstance(func, cst.Attribute):
@@ -369,6 +373,16 @@ def _feeds_tools(flow: FlowAnalysis, func: Scope, sent: list[cst.BaseExpression]
     return False
 
 
+def _mcp_adapter(func: Scope) -> bool:
+    """A client class's own ``list_tools`` method that hands on the MCP listing's tools as they come (no definition
+    built: letta's ``AsyncBaseMCPClient.list_tools``): every caller's ``x.list_tools()`` is an MCP listing where it is
+    sent (:mod:`promptcache.lint.call_taint`), or this method's result through its summary in this module, so it is
+    not reported here too. One that builds definitions (a dict literal) is a tool builder."""
+    return func.name == "list_tools" and func.parent is not None and func.parent.kind == "class" and any(
+        isinstance(call.func, cst.Attribute) and call.func.attr.value == "list_tools" for call in descendants(func.node, cst.Call)) \
+        and next(descendants(func.node, cst.Dict), None) is None
+
+
 def tool_slots(flow: FlowAnalysis) -> list[Slot]:
     """``tools=`` of sinks and agent constructors, ``.bind_tools(x)``, tool-named constants and builders."""
     c = _Collector(flow)
@@ -397,7 +411,7 @@ def tool_slots(flow: FlowAnalysis) -> list[Slot]:
         c.named(lambda name: bool(_TOOL_NAME.search(name)), kind_of)
         sent = [sl.expr for sl in c.slots if sl.sink is not None or sl.label == "tools="]
         c.slots = [sl for sl in c.slots if sl.kind not in ("tools", "tool_table") or not sl.label.endswith("()")
-                   or sl.scope.kind != "function" or _feeds_tools(flow, sl.scope, sent)]
+                   or sl.scope.kind != "function" or _feeds_tools(flow, sl.scope, sent) and not _mcp_adapter(sl.scope)]
     for call, scope, method in flow.builder_calls:
         if method == "tools" and call.args:
             # The builder sorts tools by name (unless tool_order="registered") and writes canonical JSON:

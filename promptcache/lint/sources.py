@@ -154,6 +154,7 @@ _CONVERSATION_RE = re.compile(r"(?i)\b(chat|conversation|history|transcript|dial
 _HISTORY_WORD_RE = re.compile(r"(?i)(history|conversation|thread|messages|msgs|chat|memory|context|transcript|turns|dialog)")
 _RECORD_TIME_RE = re.compile(r"(?i)(^|_)(created|updated|modified|deleted|creation)(_?(at|on|utc|time|date))?$|_utc$")
 _CONSTANT_RE = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
+_TIME_ZONE_RE = re.compile(r"(?i)(^|_)(time_?zone|tz)$")
 
 
 def volatile_call(qualified: str, n_args: int) -> bool:
@@ -265,6 +266,11 @@ def identity_attribute(name: str) -> bool:
     base (``user.plan``) or as variable names, so ``row.plan`` is not identity.
     """
     return bool(_IDENTITY_ATTR_RE.search(name))
+
+
+def time_zone_name(name: str) -> bool:
+    """``timezone``, ``user_tz``: a time zone, which renders a time rather than being text of its own."""
+    return bool(_TIME_ZONE_RE.search(name))
 
 
 def record_time_name(name: str) -> bool:

@@ -35,7 +35,7 @@ from promptcache.lint.fields import FieldSensitivity
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.sources import EMPTY, Source, as_daily, as_text, source, templated, unkeyed
 from promptcache.lint.rendering import same_field
-from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, config_param, date_format, guard_flag, handle_annotation, imports_code
+from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, config_param, constructor_call, date_format, guard_flag, handle_annotation, imports_code
 
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
 _NAMED = (S.VOLATILE, S.IDENTITY)  # the kinds a name gives (TaintEngine.names)
@@ -227,6 +227,9 @@ class TaintEngine(CallTaint, FieldSensitivity):
                 b.kind == "import" and imports_code(b) or b.kind == "assign" and is_literal(b.value) for b in bindings):
             out = {s for s in out if s.kind != S.IDENTITY}  # `import locale`, `from babel import Locale`: code (aider;
             # `except ImportError: Locale = None` beside it)
+        if S.time_zone_name(e.value) and self.parents is not None and isinstance(self.parents.get(e), cst.Arg):
+            out = {s for s in out if s.kind != S.IDENTITY}  # `format_datetime(ts, timezone)`: the zone renders a time
+            # (the clock's is PC101's), it is not written as text (letta)
         if bindings and all(b.kind in ("def", "class") for b in bindings):
             out = set()  # `tools=[lookup_account]`: a function or class is code, not a user's data
         replaced = overwritten([b.node for b in bindings], [b.node for b in bindings if b.kind == "assign"], e, self.parents) \
@@ -310,8 +313,9 @@ class TaintEngine(CallTaint, FieldSensitivity):
         if qualified == "os.environ":
             return frozenset({source(S.ENV, "os.environ", e)})
         named = self._of_param(e.value, scope, self.names(attr, attribute=True, origin=e))
-        if any(s.kind == S.IDENTITY for s in named) and self._imported_setting(e, scope):
-            named = frozenset(s for s in named if s.kind != S.IDENTITY)  # `config.proxy.username`: a setting
+        if any(s.kind == S.IDENTITY for s in named) and (self._imported_setting(e, scope) or self._class_member(e, scope)):
+            named = frozenset(s for s in named if s.kind != S.IDENTITY)  # `config.proxy.username`: a setting;
+            # `MessageRole.user`: an enum member
         if any(s.kind == S.SUMMARY for s in named):
             if not self._import_constant(e, scope):
                 return named
@@ -337,6 +341,15 @@ class TaintEngine(CallTaint, FieldSensitivity):
             return named
         p = params[0]
         return frozenset(dataclasses.replace(s, func_id=id(p.scope), index=p.index) if s.kind in _NAMED else s for s in named)
+
+    def _class_member(self, e: cst.Attribute, scope: Scope) -> bool:
+        """``MessageRole.user``: an attribute of a class (CamelCase, imported or defined here) is a member of the
+        class, one value in every process (an enum member, letta), not a user's data."""
+        base = e.value
+        if not isinstance(base, cst.Name) or not constructor_call(base):
+            return False
+        bindings = self.index.lookup(base.value, scope)[1]
+        return bool(bindings) and all(b.kind in ("import", "class") for b in bindings)
 
     def _import_constant(self, e: cst.Attribute, scope: Scope) -> bool:
         """``prompts.system_prompt_extract_relevant_summary``: an attribute of an imported name used here only as a

@@ -16,6 +16,7 @@ openai-agents-python or OpenHands):
 from __future__ import annotations
 
 import re
+import sys
 
 import libcst as cst
 
@@ -252,11 +253,14 @@ def _class_type(ann: cst.BaseExpression) -> bool:
 
 
 def imports_code(b: Binding) -> bool:
-    """An import of a module (``import locale``) or of a class (``from babel import Locale``), not of a value
-    such as ``flask_login.current_user``."""
+    """An import of a module (``import locale``), of a class (``from babel import Locale``) or from the standard
+    library (``from datetime import timezone``), not of a value such as ``flask_login.current_user``."""
     if isinstance(b.node, cst.Import):
         return True
-    last = (b.qualified or "").rsplit(".", 1)[-1]
+    qualified = b.qualified or ""
+    if qualified.split(".")[0] in sys.stdlib_module_names:
+        return True  # `from datetime import timezone`: the standard library holds code, not a user's data (letta)
+    last = qualified.rsplit(".", 1)[-1]
     return last[:1].isupper() and not last.isupper()
 
 
