@@ -145,6 +145,10 @@ class McpToolsUnsorted(FlowRule):
         Invalid(_CLAUDE + "from typing import Any\nasync def ask(session: Any, m):\n    tools = [{'name': t.name} for t in (await session.list_tools()).tools]\n    return client.messages.create(model='m', max_tokens=9, tools=tools, messages=m)\n", line=6),
         # The same method returning definitions built from the listing is a tool builder.
         Invalid(_CLAUDE + "class Client:\n    async def list_tools(self):\n        result = await self.session.list_tools()\n        return [{'name': tool.name, 'input_schema': tool.inputSchema} for tool in result.tools]\n", line=6),
+        # Review of blind set 28: an own list_tools that builds tool objects from the listing (skyvern's overlays),
+        # or merges the listings of several servers in completion order, makes the tool list: reported there.
+        Invalid(_CLAUDE + "from mcp.types import Tool\nclass Adapter:\n    async def list_tools(self, run_context=None, agent=None):\n        raw = await self._client.list_tools()\n        return [Tool(name=self.alias.get(t.name, t.name), inputSchema=t.inputSchema) for t in raw if t.name in self.allowed]\n", line=7),
+        Invalid(_CLAUDE + "import asyncio\nclass MultiClient:\n    async def list_tools(self):\n        tools = []\n        for fut in asyncio.as_completed([s.list_tools() for s in self.sessions]):\n            response = await fut\n            tools.extend(response.tools)\n        return tools\n", line=10),
         Invalid(_CLAUDE + "async def ask(s, m):\n    return client.messages.create(model='m', messages=m,\n        tools=[{'name': t.name} for t in (await s.list_tools()).tools])\n", line=5),
         Invalid(_CLAUDE + "async def ask(s, m):\n    listed = await s.list_tools()\n    tools = sorted(listed.tools, key=lambda t: t.name)\n    return client.messages.create(model='m', tools=tools, messages=m)\n", line=4),
         Invalid(_CLAUDE + "class A:\n    async def connect(self, s):\n        self.tools = (await s.list_tools()).tools\n    async def ask(self, m):\n        return client.messages.create(model='m', tools=self.tools, messages=m)\n", line=7),

@@ -165,8 +165,6 @@ class ToolsFromUnorderedCollection(FlowRule):
         return NodeFix(f"Wrap {wraps}{where}", Applicability.UNSAFE, replacements)
 
     VALID = [
-        # Issue 11 (letta, blind set 28): a data schema of an agent (an export file) is not an agent that sends them.
-        _OPENAI + "from .schemas import AgentFileSchema\ndef export(agents):\n    tool_set = {t for a in agents for t in a.tools}\n    return AgentFileSchema(agents=agents, tools=list(tool_set))\n",
         # a mapping built from a set and read by key in the caller's order (review, stop 31)
         _CLAUDE + "def run(q, names, enabled: set[str]):\n    by_name = {n: {'name': n} for n in enabled}\n    return client.messages.create(model='m', max_tokens=9, tools=[by_name[n] for n in names], messages=q)\n",
         # a loop over a set that only filters a fixed list, or rebinds it sorted, passes no order on (review, stop 31)

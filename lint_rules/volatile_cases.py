@@ -371,6 +371,14 @@ PC102_VALID_BLIND += [
     "from letta_client import Letta\nclient = Letta()\ndef notify(message, other_agent_id):\n    return client.agents.messages.create(agent_id=other_agent_id, messages=[{'role': 'system', 'content': f'From another agent: {message}'}])\n",
 ]
 PC102_INVALID += [
-    # ... but a time zone written as text is the user's.
+    # ... but a time zone written as text is the user's, also through a call that renders no time (review).
     Invalid(_SKY + "def build_system_prompt(timezone):\n    return f'{RULES}\\nThe user lives in {timezone}.'\n", line=7),
+    Invalid(_SKY + "def build_system_prompt(timezone):\n    return RULES + '\\nThe user lives in ' + str(timezone)\n", line=7),
+    Invalid(_SKY + "TEMPLATE = RULES + ' The time zone is TZ.'\ndef ask(q, timezone):\n    system = TEMPLATE.replace('TZ', timezone)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=9),
+    # ... and an imported class's attribute this module writes per request is that request's (review).
+    Invalid(_SKY + "from .context import Session\ndef ask(q, user):\n    Session.username = user.name\n    system = f'{RULES}\\nThe user is {Session.username}.'\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': q}])\n", line=10),
+    # ... and a message name bound to a system-role message on some path, or whose role is not an enum member's,
+    # is no user turn (review).
+    Invalid(_OPENAI + "from .schemas import Message, MessageRole\ndef create_system_message(user_name, first):\n    msg = Message(role=MessageRole.user, content=f'Heartbeat for {user_name}')\n    if first:\n        msg = Message(role=MessageRole.system, content=f'You help {user_name}. Be brief.')\n    return msg\n", line=8),
+    Invalid(_OPENAI + "from .schemas import Message, TextContent\ndef create_system_message(user_name, roles):\n    msg = Message(role=roles.user, content=[TextContent(text=f'You help {user_name}.')])\n    return msg\n", line=6),
 ]

@@ -83,7 +83,7 @@ def role_of(value: cst.BaseExpression | None) -> str | None:
     role = entry(value, "role") if value is not None else None
     if role is None and isinstance(value, cst.Call) and constructor_call(value.func):
         role = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "role"), None)
-    if isinstance(role, cst.Attribute) and role.attr.value.lower() in _ROLES:
+    if isinstance(role, cst.Attribute) and role.attr.value.lower() in _ROLES and constructor_call(role.value):
         return role.attr.value.lower()
     return role.value[1:-1] if isinstance(role, cst.SimpleString) else None
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import re
-import sys
 
 import libcst as cst
 
 from promptcache.lint import sources as S
 from promptcache.lint.expressions import argument, has_text, key_text, last_name, variadic_arguments
 from promptcache.lint.fields import flat_items, implementation_arguments
+from promptcache.lint.imports import is_standard_library
 from promptcache.lint.index import Scope
 from promptcache.lint.iteration_order import loop_order, picking_loops, set_valued
 from promptcache.lint.lookup_keys import (TEXT_METHODS, as_is, flag_service, lookup_arguments, predicate_call, redacts,
@@ -273,7 +273,7 @@ class CallTaint:
         them; it is not known to be in their schemas (:func:`~promptcache.lint.sources.through_call`; onyx
         ``construct_tools(user=user)``). Not a call written into text or a schema field: that text comes from it."""
         name = last_name(e.func)
-        if qualified is not None and (qualified in _BUILTINS or qualified.split(".")[0] in sys.stdlib_module_names) \
+        if qualified is not None and (qualified in _BUILTINS or is_standard_library(qualified)) \
                 or self._in_text(e):
             return self.union(args, scope)  # `str(info.user_id)`, `json.loads(text)`
         tools = _TOOLS.search(name)

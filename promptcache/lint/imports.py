@@ -15,6 +15,7 @@ Relative imports keep their leading dots (``from .memory import compact`` gives
 from __future__ import annotations
 
 import re
+import sys
 
 import libcst as cst
 
@@ -114,6 +115,11 @@ def imported_modules(node: cst.Import | cst.ImportFrom) -> list[str]:
     if not base.startswith(".") and not isinstance(node.names, cst.ImportStar):
         found += [f"{base}.{dotted_name(alias.name)}" for alias in node.names]
     return found
+
+
+def is_standard_library(module: str) -> bool:
+    """True when ``module`` (a dotted path, ``datetime.timezone``) is in Python's standard library."""
+    return not module.startswith(".") and module.split(".", 1)[0] in sys.stdlib_module_names
 
 
 def is_llm_module(module: str) -> bool:

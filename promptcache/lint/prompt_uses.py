@@ -26,14 +26,13 @@ module's own functions and their returns, six steps deep.
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from promptcache.lint.expressions import last_name
 from promptcache.lint.lookup_keys import flag_service
-from promptcache.lint.imports import imported_modules, is_llm_module
+from promptcache.lint.imports import imported_modules, is_llm_module, is_standard_library
 from promptcache.lint.prompt_places import AFTER, DEPTH, FIXED_CALL, LOG_METHODS, NOT_SENT, PREFIX, SYSTEM_ROLES, UNKNOWN, Placer, is_store
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.dict_view import entry as dict_value
@@ -99,7 +98,7 @@ def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
 
 def _external(module: str) -> bool:
     """An LLM SDK or a standard-library module (not where a project's prompts are defined)."""
-    return is_llm_module(module) or (not module.startswith(".") and module.split(".", 1)[0] in sys.stdlib_module_names)
+    return is_llm_module(module) or is_standard_library(module)
 
 
 class _Tracer(Placer):

@@ -31,7 +31,6 @@ import libcst as cst
 from promptcache.lint.builder_returns import (conversation, conversation_sent_last, returns_reply, role_of,
                                                route_handler, suffix_only, user_content_only, user_turn)
 from promptcache.lint.dict_view import entry, is_block
-from promptcache.lint.expressions import last_name
 from promptcache.lint.framework_slots import framework_slots
 from promptcache.lint.history_notes import appended_note
 from promptcache.lint.prompt_uses import returned_landings, sent_as_written, sent_last
@@ -126,12 +125,17 @@ class _Collector:
                         self.add("builder" if kind == "constant" else kind, ret, scope, f"{scope.name}()", holder=None)
 
     def _shape(self, expr: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
-        """What a returned name was built as (its list/dict literal, a message with a role), else the expression
-        itself."""
+        """What a returned name was built as (its list/dict literal; a message with a role when that is the name's
+        only binding and its role is not written later), else the expression itself."""
         if isinstance(expr, cst.Name):
-            for b in self.flow.index.lookup(expr.value, scope)[1]:
-                if b.kind == "assign" and (isinstance(b.value, (*_TOOL_LISTS, *_TOOL_TABLES)) or role_of(b.value) is not None):
+            bindings = self.flow.index.lookup(expr.value, scope)[1]
+            for b in bindings:
+                if b.kind == "assign" and isinstance(b.value, (*_TOOL_LISTS, *_TOOL_TABLES)):
                     return b.value
+            if len(bindings) == 1 and bindings[0].kind == "assign" and role_of(bindings[0].value) is not None and not any(
+                    isinstance(st.target, cst.Attribute) and st.target.attr.value == "role" and isinstance(st.target.value, cst.Name)
+                    and st.target.value.value == expr.value and st.scope is scope for st in self.flow.index.stores):
+                return bindings[0].value
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("list", "sorted", "tuple"):
             return cst.List([])
         return expr
@@ -157,8 +161,6 @@ def _registered_order(root: cst.CSTNode) -> bool:
 def _agent_call(call: cst.Call) -> bool:
     """True for calls like ``create_agent(...)``, ``Agent(...)``, ``client.beta.assistants.create(...)``."""
     func = call.func  # the callee's last two names: `Agent`, `assistants.create`, `self.llm`
-    if last_name(func).endswith("Schema"):
-        return False  # `AgentFileSchema(tools=...)`: a data schema describes an agent (an export file, letta)
     if isinstance(func, cst.Name):
         return _AGENT_CALLEE.search(func.value) is not None
     if not isinstance(func, cst.Attribute):
@@ -373,14 +375,28 @@ def _feeds_tools(flow: FlowAnalysis, func: Scope, sent: list[cst.BaseExpression]
     return False
 
 
-def _mcp_adapter(func: Scope) -> bool:
-    """A client class's own ``list_tools`` method that hands on the MCP listing's tools as they come (no definition
-    built: letta's ``AsyncBaseMCPClient.list_tools``): every caller's ``x.list_tools()`` is an MCP listing where it is
-    sent (:mod:`promptcache.lint.call_taint`), or this method's result through its summary in this module, so it is
-    not reported here too. One that builds definitions (a dict literal) is a tool builder."""
-    return func.name == "list_tools" and func.parent is not None and func.parent.kind == "class" and any(
-        isinstance(call.func, cst.Attribute) and call.func.attr.value == "list_tools" for call in descendants(func.node, cst.Call)) \
-        and next(descendants(func.node, cst.Dict), None) is None
+def _mcp_adapter(flow: FlowAnalysis, func: Scope) -> bool:
+    """A client class's own ``list_tools`` method that hands on one MCP listing's tools as they come (letta's
+    ``AsyncBaseMCPClient.list_tools``: ``response.tools``, or each tool dumped): a wrapper of the SDK's call, whose
+    callers' ``x.list_tools()`` are MCP listings where they are sent (:mod:`promptcache.lint.call_taint`), so it is
+    not reported itself. One that builds definitions (a dict literal, a tool class called: skyvern's overlays), or
+    lists in a loop (servers merged), makes a tool list and is reported."""
+    if func.name != "list_tools" or func.parent is None or func.parent.kind != "class":
+        return False
+
+    def within(node: cst.CSTNode) -> list[cst.CSTNode]:  # node's ancestors inside the method
+        out = []
+        for anc in flow.facts.ancestors(node):
+            if anc is func.node:
+                return out
+            out.append(anc)
+        return out
+
+    calls = list(descendants(func.node, cst.Call))
+    listings = [c for c in calls if isinstance(c.func, cst.Attribute) and c.func.attr.value == "list_tools"]
+    built = any(constructor_call(c.func) and not any(isinstance(a, cst.Raise) for a in within(c)) for c in calls)
+    return len(listings) == 1 and not built and next(descendants(func.node, cst.Dict), None) is None \
+        and not any(isinstance(a, (cst.For, cst.While, cst.CompFor)) for a in within(listings[0]))
 
 
 def tool_slots(flow: FlowAnalysis) -> list[Slot]:
@@ -411,7 +427,7 @@ def tool_slots(flow: FlowAnalysis) -> list[Slot]:
         c.named(lambda name: bool(_TOOL_NAME.search(name)), kind_of)
         sent = [sl.expr for sl in c.slots if sl.sink is not None or sl.label == "tools="]
         c.slots = [sl for sl in c.slots if sl.kind not in ("tools", "tool_table") or not sl.label.endswith("()")
-                   or sl.scope.kind != "function" or _feeds_tools(flow, sl.scope, sent) and not _mcp_adapter(sl.scope)]
+                   or sl.scope.kind != "function" or (_feeds_tools(flow, sl.scope, sent) and not _mcp_adapter(flow, sl.scope))]
     for call, scope, method in flow.builder_calls:
         if method == "tools" and call.args:
             # The builder sorts tools by name (unless tool_order="registered") and writes canonical JSON:

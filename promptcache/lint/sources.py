@@ -155,6 +155,7 @@ _HISTORY_WORD_RE = re.compile(r"(?i)(history|conversation|thread|messages|msgs|c
 _RECORD_TIME_RE = re.compile(r"(?i)(^|_)(created|updated|modified|deleted|creation)(_?(at|on|utc|time|date))?$|_utc$")
 _CONSTANT_RE = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
 _TIME_ZONE_RE = re.compile(r"(?i)(^|_)(time_?zone|tz)$")
+_TIME_RE = re.compile(r"(?i)(date_?time|time_?stamp|(^|_)(time|date|now|clock|at|tzinfo)($|_)|astimezone|localize|strftime|isoformat)")
 
 
 def volatile_call(qualified: str, n_args: int) -> bool:
@@ -271,6 +272,12 @@ def identity_attribute(name: str) -> bool:
 def time_zone_name(name: str) -> bool:
     """``timezone``, ``user_tz``: a time zone, which renders a time rather than being text of its own."""
     return bool(_TIME_ZONE_RE.search(name))
+
+
+def time_call(name: str) -> bool:
+    """A callee or a value named for a time (``format_datetime``, ``now``, ``astimezone``, ``edited_at``,
+    ``memory_edit_timestamp``): what a time zone given with it renders."""
+    return bool(_TIME_RE.search(name))
 
 
 def record_time_name(name: str) -> bool:

@@ -30,7 +30,7 @@ from promptcache.lint.iteration_order import (as_read, filling_loops, iterables,
                                               set_annotation, update_call)
 from promptcache.lint.object_state import built_per_call, set_per_object, set_up
 from promptcache.lint.call_taint import CallTaint
-from promptcache.lint.expressions import has_text, int_value, is_dict_view, is_literal, key_text
+from promptcache.lint.expressions import has_text, int_value, is_dict_view, is_literal, key_text, last_name
 from promptcache.lint.fields import FieldSensitivity
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.sources import EMPTY, Source, as_daily, as_text, source, templated, unkeyed
@@ -227,7 +227,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
                 b.kind == "import" and imports_code(b) or b.kind == "assign" and is_literal(b.value) for b in bindings):
             out = {s for s in out if s.kind != S.IDENTITY}  # `import locale`, `from babel import Locale`: code (aider;
             # `except ImportError: Locale = None` beside it)
-        if S.time_zone_name(e.value) and self.parents is not None and isinstance(self.parents.get(e), cst.Arg):
+        if S.time_zone_name(e.value) and self._renders_time(e):
             out = {s for s in out if s.kind != S.IDENTITY}  # `format_datetime(ts, timezone)`: the zone renders a time
             # (the clock's is PC101's), it is not written as text (letta)
         if bindings and all(b.kind in ("def", "class") for b in bindings):
@@ -342,14 +342,28 @@ class TaintEngine(CallTaint, FieldSensitivity):
         p = params[0]
         return frozenset(dataclasses.replace(s, func_id=id(p.scope), index=p.index) if s.kind in _NAMED else s for s in named)
 
+    def _renders_time(self, e: cst.Name) -> bool:
+        """``e`` is an argument of a call that renders a time: named for one (``format_datetime(...)``,
+        ``get_local_time(timezone=tz)``, ``datetime.now(tz)``, ``.astimezone(tz)``) or given a time beside it
+        (``compile_metadata(memory_edit_timestamp=t, timezone=tz)``). Not ``str(tz)`` or ``.replace("TZ", tz)``."""
+        arg = self.parents.get(e) if self.parents is not None else None
+        call = self.parents.get(arg) if isinstance(arg, cst.Arg) else None
+        if not isinstance(call, cst.Call):
+            return False
+        return S.time_call(last_name(call.func)) or any(  # `.replace(tzinfo=tz)`: its own keyword says so too
+            a.keyword is not None and S.time_call(a.keyword.value) or a is not arg and S.time_call(last_name(a.value))
+            for a in call.args)
+
     def _class_member(self, e: cst.Attribute, scope: Scope) -> bool:
-        """``MessageRole.user``: an attribute of a class (CamelCase, imported or defined here) is a member of the
-        class, one value in every process (an enum member, letta), not a user's data."""
+        """``MessageRole.user``: an attribute of a class (CamelCase) is a member of the class, one value in every
+        process (an enum member, letta), not a user's data: a class of this module (whose attributes written here
+        are followed), or an imported one that this module neither writes nor calls methods on
+        (:meth:`_import_constant`; ``Session.username = user.name`` is per request)."""
         base = e.value
         if not isinstance(base, cst.Name) or not constructor_call(base):
             return False
         bindings = self.index.lookup(base.value, scope)[1]
-        return bool(bindings) and all(b.kind in ("import", "class") for b in bindings)
+        return bool(bindings) and (all(b.kind == "class" for b in bindings) or self._import_constant(e, scope))
 
     def _import_constant(self, e: cst.Attribute, scope: Scope) -> bool:
         """``prompts.system_prompt_extract_relevant_summary``: an attribute of an imported name used here only as a

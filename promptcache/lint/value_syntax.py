@@ -16,11 +16,11 @@ openai-agents-python or OpenHands):
 from __future__ import annotations
 
 import re
-import sys
 
 import libcst as cst
 
 from promptcache.lint.expressions import last_name
+from promptcache.lint.imports import is_standard_library
 from promptcache.lint.index import Binding, Scope
 from promptcache.lint.walk import descendants
 
@@ -258,7 +258,7 @@ def imports_code(b: Binding) -> bool:
     if isinstance(b.node, cst.Import):
         return True
     qualified = b.qualified or ""
-    if qualified.split(".")[0] in sys.stdlib_module_names:
+    if is_standard_library(qualified):
         return True  # `from datetime import timezone`: the standard library holds code, not a user's data (letta)
     last = qualified.rsplit(".", 1)[-1]
     return last[:1].isupper() and not last.isupper()
