@@ -165,6 +165,9 @@ class ToolsFromUnorderedCollection(FlowRule):
         return NodeFix(f"Wrap {wraps}{where}", Applicability.UNSAFE, replacements)
 
     VALID = [
+        # Issue 11 (letta, blind set 28): a class that describes or stores an agent (an export file's schema) is
+        # not an agent; nothing here sends its tools.
+        _OPENAI + "from .schemas import AgentFileSchema\ndef export(agents):\n    tool_set = {t for a in agents for t in a.tools}\n    return AgentFileSchema(agents=agents, tools=list(tool_set))\n",
         # a mapping built from a set and read by key in the caller's order (review, stop 31)
         _CLAUDE + "def run(q, names, enabled: set[str]):\n    by_name = {n: {'name': n} for n in enabled}\n    return client.messages.create(model='m', max_tokens=9, tools=[by_name[n] for n in names], messages=q)\n",
         # a loop over a set that only filters a fixed list, or rebinds it sorted, passes no order on (review, stop 31)
@@ -197,6 +200,8 @@ class ToolsFromUnorderedCollection(FlowRule):
         'import litellm\nasync def parse(tool_call):\n    tool_spec = tool_call.model_dump(exclude={"id": True, "function": {"arguments"}})\n    return await litellm.acompletion(model=\'m\', messages=[{\'role\': \'user\', \'content\': \'x\'}], tools=[tool_spec], tool_choice=tool_spec)\n',
     ]
     INVALID = [
+        # ... but a request body named as a schema, with a model and messages, is sent (review of blind set 28).
+        Invalid(_OPENAI + "import httpx\nfrom .schemas import ChatCompletionRequestSchema\nTOOLS = {'search': {'name': 'search'}, 'fetch': {'name': 'fetch'}}\ndef ask(q, enabled: set[str]):\n    body = ChatCompletionRequestSchema(model='m', messages=[{'role': 'user', 'content': q}], tools=[TOOLS[n] for n in enabled])\n    return httpx.post('http://llm/v1/chat/completions', json=body.model_dump())\n", line=7),
         # ... the boundary: a set given to the call as its data (`names=ENABLED`) still orders what it returns.
         Invalid('import litellm\nENABLED = {"search", "fetch"}\nasync def parse(registry):\n    specs = registry.export(names=ENABLED, exclude={"id"})\n    return await litellm.acompletion(model=\'m\', messages=[{\'role\': \'user\', \'content\': \'x\'}], tools=specs)\n', line=5),
         # Issue 11: tools of a request dict sent as `**params`, from a set; a client returned by a call (OpenHands).

@@ -50,7 +50,7 @@ def _keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
 
 def framework_slots(flow: FlowAnalysis, add, agent_call) -> None:
     """Add the slots above through ``add(kind, expr, scope, label)`` (the slot collector's method);
-    ``agent_call(call)`` tells an agent constructor (:func:`promptcache.lint.slots._agent_call`)."""
+    ``agent_call(call)`` tells an agent constructor (:func:`promptcache.lint.agent_calls.agent_call`)."""
     index = flow.index
     for scope in index.scopes:
         node = scope.node

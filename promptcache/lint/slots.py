@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint.agent_calls import agent_calls as _agent_calls
 from promptcache.lint.builder_returns import (conversation, conversation_sent_last, returns_reply, role_of,
                                                route_handler, suffix_only, user_content_only, user_turn)
 from promptcache.lint.dict_view import entry, is_block
@@ -51,8 +52,6 @@ _AGENT_KEYWORDS = ("system_prompt", "system_message", "instructions")
 # TOOLS, ALL_TOOLS, enabled_tools, TOOL_SPECS, tool_definitions: names for a tools array or table; not
 # `_map_mcp_list_tools` (named after the MCP call whose result it maps into message parts: pydantic-ai).
 _TOOL_NAME = re.compile(r"(?i)^_?(\w+_)?tools$|^_?(\w+_)?tool_?(specs|defs|definitions)$")
-# Callees whose tools= / system_prompt= / instructions= go to a model: agent and assistant constructors.
-_AGENT_CALLEE = re.compile(r"(?i)(agent|assistant|chat|llm|model|completion|crew)")
 _TOOL_LISTS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
 _TOOL_TABLES = (cst.Dict, cst.DictComp)
 
@@ -158,21 +157,6 @@ def _registered_order(root: cst.CSTNode) -> bool:
     )
 
 
-def _agent_call(call: cst.Call) -> bool:
-    """True for calls like ``create_agent(...)``, ``Agent(...)``, ``client.beta.assistants.create(...)``."""
-    func = call.func  # the callee's last two names: `Agent`, `assistants.create`, `self.llm`
-    if isinstance(func, cst.Name):
-        return _AGENT_CALLEE.search(func.value) is not None
-    if not isinstance(func, cst.Attribute):
-        return False
-    if _AGENT_CALLEE.search(func.attr.value) is not None:
-        return True
-    outer = func.value
-    if isinstance(outer, cst.Attribute):
-        return _AGENT_CALLEE.search(outer.attr.value) is not None
-    return isinstance(outer, cst.Name) and _AGENT_CALLEE.search(outer.value) is not None
-
-
 def _never_sent(flow: FlowAnalysis, func: Scope) -> bool:
     """Every call of ``func`` is in a function of the module, and puts what it returns nowhere sent (a log line, a
     feature-flag service's targeting properties: skyvern's ``_prompt_type_flag_properties``). A call at module level,
@@ -241,14 +225,6 @@ def _response_handler(func: Scope) -> bool:
     returns = [r for r in func.returns if r is not None]
     return route_handler(func.node) and bool(returns) and all(
         isinstance(r, (cst.Dict, cst.List, cst.Tuple)) or isinstance(r, cst.Call) and constructor_call(r.func) for r in returns)
-
-
-def _agent_calls(flow: FlowAnalysis):
-    """``agent_call(call)`` for the calls of the module's index, each decided once (:func:`_agent_call`)."""
-    agents = flow.agent_calls
-    if agents is None:
-        agents = flow.agent_calls = {id(call) for call, _ in flow.index.calls if _agent_call(call)}
-    return lambda call: id(call) in agents
 
 
 def _built_prompt(flow: FlowAnalysis, value: cst.BaseExpression | None, scope: Scope) -> bool:
