@@ -202,6 +202,7 @@ class ToolsFromUnorderedCollection(FlowRule):
     INVALID = [
         # ... but a request body named as a schema, with a model and messages, is sent (review of blind set 28).
         Invalid(_OPENAI + "import httpx\nfrom .schemas import ChatCompletionRequestSchema\nTOOLS = {'search': {'name': 'search'}, 'fetch': {'name': 'fetch'}}\ndef ask(q, enabled: set[str]):\n    body = ChatCompletionRequestSchema(model='m', messages=[{'role': 'user', 'content': q}], tools=[TOOLS[n] for n in enabled])\n    return httpx.post('http://llm/v1/chat/completions', json=body.model_dump())\n", line=7),
+        Invalid(_OPENAI + "import httpx\nfrom .schemas import ChatCompletionRequestSchema\nTOOLS = {'search': {'name': 'search'}, 'fetch': {'name': 'fetch'}}\ndef ask(q, enabled: set[str], params):\n    body = ChatCompletionRequestSchema(**params, tools=[TOOLS[n] for n in enabled])\n    return httpx.post('http://llm/v1/chat/completions', json=body.model_dump())\n", line=7),
         # ... the boundary: a set given to the call as its data (`names=ENABLED`) still orders what it returns.
         Invalid('import litellm\nENABLED = {"search", "fetch"}\nasync def parse(registry):\n    specs = registry.export(names=ENABLED, exclude={"id"})\n    return await litellm.acompletion(model=\'m\', messages=[{\'role\': \'user\', \'content\': \'x\'}], tools=specs)\n', line=5),
         # Issue 11: tools of a request dict sent as `**params`, from a set; a client returned by a call (OpenHands).

@@ -367,7 +367,7 @@ PC102_VALID_BLIND += [
     _SKY + "from .times import format_datetime\nEDITED = '2026-01-05T10:00:00'\ndef build_system_prompt(timezone):\n    return f'{RULES}\\nMemory edited: {format_datetime(EDITED, timezone)}'\n",
     # ... a system-message-named builder returning a user-role message object (the role an enum member) builds the
     # newest turn; and a message added to a stored agent or thread is its new input, not a prompt.
-    _OPENAI + "from .schemas import Message, MessageRole, TextContent\ndef create_heartbeat_system_message(user_name):\n    msg = Message(role=MessageRole.user, content=[TextContent(text=f'Heartbeat for {user_name}')])\n    return msg\n",
+    _OPENAI + "from .schemas import Message, MessageRole, TextContent\ndef create_heartbeat_system_message(user_name):\n    msg = Message(role=MessageRole.user, content=[TextContent(text=f'Heartbeat for {user_name}')])\n    return msg\ndef step(history, user_name):\n    history.append(create_heartbeat_system_message(user_name))\n    return client.chat.completions.create(model='m', messages=[m.to_openai_dict() for m in history])\n",
     "from letta_client import Letta\nclient = Letta()\ndef notify(message, other_agent_id):\n    return client.agents.messages.create(agent_id=other_agent_id, messages=[{'role': 'system', 'content': f'From another agent: {message}'}])\n",
 ]
 PC102_INVALID += [
@@ -381,4 +381,10 @@ PC102_INVALID += [
     # is no user turn (review).
     Invalid(_OPENAI + "from .schemas import Message, MessageRole\ndef create_system_message(user_name, first):\n    msg = Message(role=MessageRole.user, content=f'Heartbeat for {user_name}')\n    if first:\n        msg = Message(role=MessageRole.system, content=f'You help {user_name}. Be brief.')\n    return msg\n", line=8),
     Invalid(_OPENAI + "from .schemas import Message, TextContent\ndef create_system_message(user_name, roles):\n    msg = Message(role=roles.user, content=[TextContent(text=f'You help {user_name}.')])\n    return msg\n", line=6),
+    # ... and a user-role message object placed ahead of the history, or sent from where the module does not show,
+    # may head the request (second review).
+    Invalid(_OPENAI + "from .schemas import Message, MessageRole\ndef create_system_message(user_name):\n    msg = Message(role=MessageRole.user, content=f'You are helping {user_name}. Follow the rules.')\n    return msg\ndef ask(user, history, q):\n    messages = [create_system_message(user.name), *history, Message(role=MessageRole.user, content=q)]\n    return client.chat.completions.create(model='m', messages=[m.to_openai_dict() for m in messages])\n", line=6),
+    # ... and a time zone given to a text method beside a date, or imported under a CamelCase alias, is text.
+    Invalid(_SKY + "PROMPT = RULES + ' The time zone is {timezone}. Released {release_date}.'\nRELEASE_DATE = '2025-01-01'\ndef build_system_prompt(timezone):\n    return PROMPT.format(timezone=timezone, release_date=RELEASE_DATE)\n", line=9),
+    Invalid(_SKY + "from flask_login import current_user as CurrentUser\ndef build_system_prompt():\n    return f'{RULES} The user is {CurrentUser.username}.'\n", line=8),
 ]

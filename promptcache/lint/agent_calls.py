@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover
 _AGENT_CALLEE = re.compile(r"(?i)(agent|assistant|chat|llm|model|completion|crew)")
 # The last word of a class that describes or stores an agent rather than making one (letta's AgentFileSchema).
 _DESCRIPTIONS = frozenset({"Schema", "State", "Record", "Row", "File", "Export"})
+# Keywords that make such a call a request or an agent's set-up after all (a request body, a state with a prompt).
+_REQUEST_KEYWORDS = frozenset({"model", "model_name", "messages", "llm", "prompt", "system_prompt", "system", "instructions"})
 
 
 def agent_calls(flow: FlowAnalysis):
@@ -50,15 +52,16 @@ def agent_call(call: cst.Call) -> bool:
 
 def described_agent(call: cst.Call) -> bool:
     """``AgentFileSchema(agents=..., tools=...)``, ``AgentState(...)``: a class named as a schema, a state or a
-    record describes or stores an agent (an export file, a database row: letta), unless the call names a model or
-    messages (``ChatCompletionRequestSchema(model=..., messages=..., tools=...)``: a request body). Not
+    record describes or stores an agent (an export file, a database row: letta), unless the call names a model,
+    messages or a prompt, or passes ``**params`` (``ChatCompletionRequestSchema(model=..., messages=..., tools=...)``:
+    a request body). Not
     ``AgentExecutor(agent=..., tools=...)`` or ``AgentConfig(tools=...)``: they run or set up an agent."""
     name = last_name(call.func.value if isinstance(call.func, cst.Subscript) else call.func)
     if not constructor_call(call.func) or name.isupper():
         return False
     words = re.findall(r"[A-Z][a-z0-9]*", name)
     return bool(words) and words[-1] in _DESCRIPTIONS and _AGENT_CALLEE.search(name) is not None \
-        and not any(a.keyword is not None and a.keyword.value in ("model", "messages", "llm") for a in call.args)
+        and not any(a.star == "**" or a.keyword is not None and a.keyword.value in _REQUEST_KEYWORDS for a in call.args)
 
 
 __all__ = ["agent_call", "agent_calls", "described_agent"]

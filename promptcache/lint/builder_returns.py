@@ -56,23 +56,33 @@ def _newest(flow: FlowAnalysis, message: cst.CSTNode, scope: Scope) -> bool:
     return sent_last(flow, message, scope)
 
 
+def message_sent_last(flow: FlowAnalysis, func: Scope) -> bool:
+    """The message object ``func`` returns (``Message(role=MessageRole.user, ...)``) goes out last: the module
+    calls ``func``, and no call is spliced ahead of other messages (:func:`_spliced_ahead`). Sent from where the
+    module does not show, it may head the list (review of blind set 28)."""
+    calls = [(call, scope) for call, scope in flow.index.calls if flow.index.function_named(call.func, scope) is func]
+    return bool(calls) and not any(_spliced_ahead(flow, call) for call, _ in calls)
+
+
+def _spliced_ahead(flow: FlowAnalysis, call: cst.Call) -> bool:
+    """``[func(), *history, q]`` or ``func() + history``: the call's value goes ahead of other messages."""
+    node: cst.CSTNode = call
+    while isinstance(flow.facts.parent.get(node), cst.Await):
+        node = flow.facts.parent[node]
+    p = flow.facts.parent.get(node)
+    if isinstance(p, (cst.StarredElement, cst.Element)) and flow.facts.parent.get(p) is not None:
+        elements = getattr(flow.facts.parent[p], "elements", None)
+        if elements and elements[-1] is not p:
+            return True
+    return isinstance(p, cst.BinaryOperation) and p.left is node
+
+
 def conversation_sent_last(flow: FlowAnalysis, func: Scope, returned: cst.List | cst.Tuple) -> bool:
     """The conversation ``func`` returns is the end of what is sent: its last message goes out last
     (:func:`_newest`) and no call of ``func`` is spliced ahead of other messages (``[*func(), *history, q]``,
     ``func() + history``)."""
-    for call, scope in flow.index.calls:
-        if flow.index.function_named(call.func, scope) is not func:
-            continue
-        node: cst.CSTNode = call
-        while isinstance(flow.facts.parent.get(node), cst.Await):
-            node = flow.facts.parent[node]
-        p = flow.facts.parent.get(node)
-        if isinstance(p, (cst.StarredElement, cst.Element)) and flow.facts.parent.get(p) is not None:
-            elements = getattr(flow.facts.parent[p], "elements", None)
-            if elements and elements[-1] is not p:
-                return False
-        if isinstance(p, cst.BinaryOperation) and p.left is node:
-            return False
+    if any(flow.index.function_named(call.func, scope) is func and _spliced_ahead(flow, call) for call, scope in flow.index.calls):
+        return False
     return _newest(flow, returned.elements[-1].value, func)
 
 

@@ -48,8 +48,6 @@ _TRACE_KEYWORD = re.compile(r"(?i)(^|_)(request|trace|run|correlation|span)_?id$
 _RECORDS = re.compile(r"(?i)(^|_)(emit|log|track|record|publish|trace|span|event|metric|audit|telemetry|notify)(?=_|$|[A-Z])")
 # Receivers whose prompts are a request's or a user's (`request.get_prompts()`, `user_profile.get_prompts()`).
 _PER_REQUEST_HOLDER = re.compile(r"(?i)req|ctx|context|user|profile|session|message|query|input|state|turn|chat")
-_RENDERS = re.compile(r"(?i)render|format|substitute|template|prompt|instruction|preamble|header|banner|"
-                      r"(?<!file)(?<!sub)(?<!eco)system")
 # Words of data other than the conversation: a summarising call given it summarises that (dspy's
 # `create_dataset_summary(trainset=...)`), unless the conversation is also among its inputs.
 _OTHER_DATA = re.compile(r"(?i)(data_?set|train|document|page|article|paper|pdf|html|web|repo|code_?base|table|image)")
@@ -226,7 +224,7 @@ class CallTaint:
             # issue 11); `asdict(ctx)`, `SystemPrompt(...).render()` may render it
             args = [a.value for a in e.args if a.keyword is None or not (self.volatile_name.search(a.keyword.value)
                                                                          or S.record_time_name(a.keyword.value))]
-        elif not constructor_call(func) and _RECORDS.search(last or "") and not _RENDERS.search(last or ""):
+        elif not constructor_call(func) and _RECORDS.search(last or "") and not S.renders_text(last or ""):
             # `emitter.emit_message_event(trace_id=t, data=d)`: a tracing id given to a call whose body is not seen and
             # whose name says it records is what the callee records, not text it returns (parlant); `make_header(...)`,
             # `dict(...)`, `json.dumps(...)` may make text of it
@@ -277,10 +275,10 @@ class CallTaint:
                 or self._in_text(e):
             return self.union(args, scope)  # `str(info.user_id)`, `json.loads(text)`
         tools = _TOOLS.search(name)
-        if not tools and redacts(name) and not _RENDERS.search(name) and e.args and e.args[0].keyword is None and not e.args[0].star:
+        if not tools and redacts(name) and not S.renders_text(name) and e.args and e.args[0].keyword is None and not e.args[0].star:
             # `redact_secrets_from_text(text, secret_values)`: the other arguments are taken out of the text
             return self.of(e.args[0].value, scope)
-        if not tools and (_RENDERS.search(name) or text_call(name)):
+        if not tools and (S.renders_text(name) or text_call(name)):
             return self.union(args, scope)  # `render_header(run_id)`, `slugify(user_id)`, `.replace(k, run_id)`
         sizing = {id(a.value) for a in e.args if sizing_argument(a)}  # `get_code_message(count_tokens(msgs))`
         args = [a for a in args if id(a) not in sizing]

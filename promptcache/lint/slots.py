@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.agent_calls import agent_calls as _agent_calls
-from promptcache.lint.builder_returns import (conversation, conversation_sent_last, returns_reply, role_of,
+from promptcache.lint.builder_returns import (conversation, conversation_sent_last, message_sent_last, returns_reply, role_of,
                                                route_handler, suffix_only, user_content_only, user_turn)
 from promptcache.lint.dict_view import entry, is_block
 from promptcache.lint.framework_slots import framework_slots
@@ -120,6 +120,9 @@ class _Collector:
                     kind = kinds_for(shape)
                     if kind is None and conversation(shape) and not conversation_sent_last(self.flow, scope, shape):
                         kind = "constant"  # a conversation spliced ahead of the history: all of it is prefix
+                    elif kind is None and isinstance(shape, cst.Call) and role_of(shape) == "user" \
+                            and not message_sent_last(self.flow, scope):
+                        kind = "constant"  # `[create_system_message(user), *history, q]`: a user-role object ahead
                     if kind is not None:
                         self.add("builder" if kind == "constant" else kind, ret, scope, f"{scope.name}()", holder=None)
 
@@ -351,12 +354,18 @@ def _feeds_tools(flow: FlowAnalysis, func: Scope, sent: list[cst.BaseExpression]
     return False
 
 
+# Builtins that make a new collection of the listing: its order or its shape is the adapter's (`list(set(tools))`,
+# `dict(name=t.name, ...)`), not the listing's as it came.
+_REBUILDS = frozenset({"set", "frozenset", "dict", "reversed", "sorted", "zip"})
+
+
 def _mcp_adapter(flow: FlowAnalysis, func: Scope) -> bool:
     """A client class's own ``list_tools`` method that hands on one MCP listing's tools as they come (letta's
     ``AsyncBaseMCPClient.list_tools``: ``response.tools``, or each tool dumped): a wrapper of the SDK's call, whose
     callers' ``x.list_tools()`` are MCP listings where they are sent (:mod:`promptcache.lint.call_taint`), so it is
-    not reported itself. One that builds definitions (a dict literal, a tool class called: skyvern's overlays), or
-    lists in a loop (servers merged), makes a tool list and is reported."""
+    not reported itself. One that builds definitions (a dict literal, a tool class or ``dict`` called: skyvern's
+    overlays), re-collects them (``set``, ``sorted``) or lists in a loop or a comprehension (servers merged) makes a
+    tool list and is reported."""
     if func.name != "list_tools" or func.parent is None or func.parent.kind != "class":
         return False
 
@@ -370,9 +379,11 @@ def _mcp_adapter(flow: FlowAnalysis, func: Scope) -> bool:
 
     calls = list(descendants(func.node, cst.Call))
     listings = [c for c in calls if isinstance(c.func, cst.Attribute) and c.func.attr.value == "list_tools"]
-    built = any(constructor_call(c.func) and not any(isinstance(a, cst.Raise) for a in within(c)) for c in calls)
+    built = any(constructor_call(c.func) and not any(isinstance(a, cst.Raise) for a in within(c))
+                or isinstance(c.func, cst.Name) and c.func.value in _REBUILDS for c in calls)
     return len(listings) == 1 and not built and next(descendants(func.node, cst.Dict), None) is None \
-        and not any(isinstance(a, (cst.For, cst.While, cst.CompFor)) for a in within(listings[0]))
+        and not any(isinstance(a, (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp))
+                    for a in within(listings[0]))
 
 
 def tool_slots(flow: FlowAnalysis) -> list[Slot]:

@@ -154,6 +154,8 @@ _CONVERSATION_RE = re.compile(r"(?i)\b(chat|conversation|history|transcript|dial
 _HISTORY_WORD_RE = re.compile(r"(?i)(history|conversation|thread|messages|msgs|chat|memory|context|transcript|turns|dialog)")
 _RECORD_TIME_RE = re.compile(r"(?i)(^|_)(created|updated|modified|deleted|creation)(_?(at|on|utc|time|date))?$|_utc$")
 _CONSTANT_RE = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
+_RENDERS_RE = re.compile(r"(?i)render|format|substitute|template|prompt|instruction|preamble|header|banner|"
+                         r"(?<!file)(?<!sub)(?<!eco)system")
 _TIME_ZONE_RE = re.compile(r"(?i)(^|_)(time_?zone|tz)$")
 _TIME_RE = re.compile(r"(?i)(date_?time|time_?stamp|(^|_)(time|date|now|clock|at|tzinfo)($|_)|astimezone|localize|strftime|isoformat)")
 
@@ -272,6 +274,12 @@ def identity_attribute(name: str) -> bool:
 def time_zone_name(name: str) -> bool:
     """``timezone``, ``user_tz``: a time zone, which renders a time rather than being text of its own."""
     return bool(_TIME_ZONE_RE.search(name))
+
+
+def renders_text(name: str) -> bool:
+    """A callee named to render text (``render_header``, ``format_prompt``, ``build_system``): its arguments are
+    written into what it returns."""
+    return bool(_RENDERS_RE.search(name))
 
 
 def time_call(name: str) -> bool:

@@ -32,6 +32,7 @@ from promptcache.lint.object_state import built_per_call, set_per_object, set_up
 from promptcache.lint.call_taint import CallTaint
 from promptcache.lint.expressions import has_text, int_value, is_dict_view, is_literal, key_text, last_name
 from promptcache.lint.fields import FieldSensitivity
+from promptcache.lint.lookup_keys import TEXT_METHODS
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.sources import EMPTY, Source, as_daily, as_text, source, templated, unkeyed
 from promptcache.lint.rendering import same_field
@@ -345,13 +346,21 @@ class TaintEngine(CallTaint, FieldSensitivity):
     def _renders_time(self, e: cst.Name) -> bool:
         """``e`` is an argument of a call that renders a time: named for one (``format_datetime(...)``,
         ``get_local_time(timezone=tz)``, ``datetime.now(tz)``, ``.astimezone(tz)``) or given a time beside it
-        (``compile_metadata(memory_edit_timestamp=t, timezone=tz)``). Not ``str(tz)`` or ``.replace("TZ", tz)``."""
+        (``compile_metadata(memory_edit_timestamp=t, timezone=tz)``). Not ``str(tz)``, a text method
+        (``.format(timezone=tz, date=d)``) or a render-named call."""
         arg = self.parents.get(e) if self.parents is not None else None
         call = self.parents.get(arg) if isinstance(arg, cst.Arg) else None
         if not isinstance(call, cst.Call):
             return False
-        return S.time_call(last_name(call.func)) or any(  # `.replace(tzinfo=tz)`: its own keyword says so too
-            a.keyword is not None and S.time_call(a.keyword.value) or a is not arg and S.time_call(last_name(a.value))
+        if arg.keyword is not None and S.time_call(arg.keyword.value):
+            return True  # `.replace(tzinfo=tz)`
+        callee = last_name(call.func)
+        if S.time_call(callee):
+            return True  # `format_datetime(ts, tz)`, `datetime.now(tz)`
+        if callee in TEXT_METHODS or S.renders_text(callee):
+            return False  # `PROMPT.format(timezone=tz, release_date=d)`, `render_profile(tz, last_login_at)`: text
+        return any(
+            a is not arg and (a.keyword is not None and S.time_call(a.keyword.value) or S.time_call(last_name(a.value)))
             for a in call.args)
 
     def _class_member(self, e: cst.Attribute, scope: Scope) -> bool:
@@ -363,7 +372,8 @@ class TaintEngine(CallTaint, FieldSensitivity):
         if not isinstance(base, cst.Name) or not constructor_call(base):
             return False
         bindings = self.index.lookup(base.value, scope)[1]
-        return bool(bindings) and (all(b.kind == "class" for b in bindings) or self._import_constant(e, scope))
+        return bool(bindings) and (all(b.kind == "class" for b in bindings) or all(
+            b.kind == "import" and imports_code(b) for b in bindings) and self._import_constant(e, scope))
 
     def _import_constant(self, e: cst.Attribute, scope: Scope) -> bool:
         """``prompts.system_prompt_extract_relevant_summary``: an attribute of an imported name used here only as a
