@@ -40,10 +40,10 @@ class VolatileInSystemPrompt(FlowRule):
     """
     ## What it does
     Finds a volatile value (the clock, a uuid, random numbers, a process id, a
-    request/session/trace id, the conversation's length written out:
-    ``f"Turn {len(history) + 1}"``) that reaches the system prompt: ``system=``,
-    ``instructions=``, a system or developer message, a LangChain system
-    message, or a module constant whose name says it is a prompt.
+    request/session/trace id, ``f"Turn {len(history) + 1}"``) that reaches the
+    system prompt: ``system=``, ``instructions=``, a system or developer
+    message, a LangChain system message, a message of any role ahead of the
+    history (``[note, *history, q]``), or a prompt-named module constant.
 
     ## Why is this bad?
     Prompt caches match the exact prefix of the request, and the system prompt

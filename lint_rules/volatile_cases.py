@@ -368,6 +368,10 @@ PC102_VALID_BLIND += [
     # ... a system-message-named builder returning a user-role message object (the role an enum member) builds the
     # newest turn; and a message added to a stored agent or thread is its new input, not a prompt.
     _OPENAI + "from .schemas import Message, MessageRole, TextContent\ndef create_heartbeat_system_message(user_name):\n    msg = Message(role=MessageRole.user, content=[TextContent(text=f'Heartbeat for {user_name}')])\n    return msg\ndef step(history, user_name):\n    history.append(create_heartbeat_system_message(user_name))\n    return client.chat.completions.create(model='m', messages=[m.to_openai_dict() for m in history])\n",
+    # Newcomer of stop 36: a zone a builder only renders a date with passes no text from its caller; an enum
+    # member of this module (`user = "end user"` in its class body) is one value for everyone.
+    _SKY + "from datetime import datetime\nfrom zoneinfo import ZoneInfo\ndef system_for(user_tz):\n    today = datetime.now(ZoneInfo(user_tz)).strftime('%Y-%m-%d')\n    return f'{RULES}\\nToday: {today}.'  # noqa: PC101\ndef chat(user_tz, history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system_for(user_tz)}, *history])\n",
+    _SKY + "from enum import Enum\nclass Audience(str, Enum):\n    user = 'end user'\n    admin = 'administrator'\ndef ask(history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES}\\nYou talk to the {Audience.user}.'}, *history])\n",
     "from letta_client import Letta\nclient = Letta()\ndef notify(message, other_agent_id):\n    return client.agents.messages.create(agent_id=other_agent_id, messages=[{'role': 'system', 'content': f'From another agent: {message}'}])\n",
 ]
 PC102_INVALID += [
@@ -381,10 +385,19 @@ PC102_INVALID += [
     # is no user turn (review).
     Invalid(_OPENAI + "from .schemas import Message, MessageRole\ndef create_system_message(user_name, first):\n    msg = Message(role=MessageRole.user, content=f'Heartbeat for {user_name}')\n    if first:\n        msg = Message(role=MessageRole.system, content=f'You help {user_name}. Be brief.')\n    return msg\n", line=8),
     Invalid(_OPENAI + "from .schemas import Message, TextContent\ndef create_system_message(user_name, roles):\n    msg = Message(role=roles.user, content=[TextContent(text=f'You help {user_name}.')])\n    return msg\n", line=6),
-    # ... and a user-role message object placed ahead of the history, or sent from where the module does not show,
-    # may head the request (second review).
+    # ... and a user-role message object placed ahead of the history heads the request (second review).
     Invalid(_OPENAI + "from .schemas import Message, MessageRole\ndef create_system_message(user_name):\n    msg = Message(role=MessageRole.user, content=f'You are helping {user_name}. Follow the rules.')\n    return msg\ndef ask(user, history, q):\n    messages = [create_system_message(user.name), *history, Message(role=MessageRole.user, content=q)]\n    return client.chat.completions.create(model='m', messages=[m.to_openai_dict() for m in messages])\n", line=6),
     # ... and a time zone given to a text method beside a date, or imported under a CamelCase alias, is text.
     Invalid(_SKY + "PROMPT = RULES + ' The time zone is {timezone}. Released {release_date}.'\nRELEASE_DATE = '2025-01-01'\ndef build_system_prompt(timezone):\n    return PROMPT.format(timezone=timezone, release_date=RELEASE_DATE)\n", line=9),
+    # ... and a builder's parameter it writes into text is the caller's data where the call passes it (khoj's
+    # `get_instructions(environment_type, current_state)` with the current URL).
+    Invalid(_SKY + "class Operator:\n    def get_instructions(self, state):\n        return f'{RULES}\\n* The current URL is {state.url}.'\n    def act(self, state, history):\n        system_prompt = self.get_instructions(state)\n        return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system_prompt}, *history])\n", line=10),
     Invalid(_SKY + "from flask_login import current_user as CurrentUser\ndef build_system_prompt():\n    return f'{RULES} The user is {CurrentUser.username}.'\n", line=8),
+]
+PC101_INVALID += [
+    # Newcomer of stop 36: a message of any role ahead of the spread history (or concatenated before it) heads every
+    # request of the conversation; so does a builder's message the module places there.
+    Invalid(_SKY + "from datetime import datetime\ndef ask(history, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'The time is {datetime.now().isoformat()}.'}, {'role': 'assistant', 'content': 'Understood.'}, *history, q])\n", line=8),
+    Invalid(_SKY + "from datetime import datetime\ndef ask(history, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'Session of {datetime.now()}'}] + history + [q])\n", line=8),
+    Invalid(_SKY + "from datetime import datetime\ndef build_system_alert(kind):\n    return {'role': 'user', 'content': f'Alert ({kind}) at {datetime.now().isoformat()}'}\ndef ask(history, q):\n    return client.chat.completions.create(model='m', messages=[build_system_alert('login'), *history, q])\n", line=8),
 ]

@@ -57,11 +57,12 @@ def _newest(flow: FlowAnalysis, message: cst.CSTNode, scope: Scope) -> bool:
 
 
 def message_sent_last(flow: FlowAnalysis, func: Scope) -> bool:
-    """The message object ``func`` returns (``Message(role=MessageRole.user, ...)``) goes out last: the module
-    calls ``func``, and no call is spliced ahead of other messages (:func:`_spliced_ahead`). Sent from where the
-    module does not show, it may head the list (review of blind set 28)."""
-    calls = [(call, scope) for call, scope in flow.index.calls if flow.index.function_named(call.func, scope) is func]
-    return bool(calls) and not any(_spliced_ahead(flow, call) for call, _ in calls)
+    """The user message ``func`` returns (``{"role": "user", ...}``, ``Message(role=MessageRole.user, ...)``) is
+    the newest turn: no call of it in the module is spliced ahead of other messages (:func:`_spliced_ahead`:
+    ``[build_alert(), *history, q]``, review of blind set 28). A builder the module never calls is taken for the
+    newest turn, as its role says (pydantic-ai's ``_map_user_prompt``)."""
+    return not any(flow.index.function_named(call.func, scope) is func and _spliced_ahead(flow, call)
+                   for call, scope in flow.index.calls)
 
 
 def _spliced_ahead(flow: FlowAnalysis, call: cst.Call) -> bool:

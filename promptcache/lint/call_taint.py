@@ -91,12 +91,21 @@ class CallTaint:
         if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name):  # `MCPClient(session).list_tools()`
             cls = self.index.class_of_receiver(receiver.func, scope)
             return cls.methods.get(func.attr.value) if cls is not None else None
+        if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and scope.cls is not None \
+                and receiver.value.value == scope.self_name:  # `self.mcp` set from `mcp: SortingClient` (newcomer)
+            held = scope.cls.attrs.get(receiver.attr.value, [])
+            names = [b.value for b in held if b.kind == "assign" and isinstance(b.value, cst.Name)]
+            found = {id(m): m for n, b in zip(names, held) if (m := self._own_method(cst.Attribute(n, func.attr), b.scope)) is not None}
+            return next(iter(found.values())) if len(names) == len(held) and len(found) == 1 else None
         if not isinstance(receiver, cst.Name):
             return None
         classes = [self.index.class_of_receiver(func.value, scope)]
         for b in self.index.lookup(func.value.value, scope)[1]:  # `REGISTRY = Registry()`: an instance of one
             if b.kind == "assign" and isinstance(b.value, cst.Call) and isinstance(b.value.func, cst.Name):
                 classes.append(self.index.class_of_receiver(b.value.func, b.scope))
+            elif b.kind == "param" and isinstance(b.node, cst.Param) and b.node.annotation is not None \
+                    and isinstance(b.node.annotation.annotation, cst.Name):  # `mcp: SortingClient`: one of this module's
+                classes.append(self.index.class_of_receiver(b.node.annotation.annotation, b.scope))
         return next((cls.methods[func.attr.value] for cls in classes if cls is not None and func.attr.value in cls.methods), None)
 
     def _context_var(self, base: cst.BaseExpression, scope: Scope) -> bool:

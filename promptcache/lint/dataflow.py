@@ -185,7 +185,10 @@ class FlowAnalysis:
             if followed is not None:
                 parts = [(v, s, kinds if not mutated else kinds - S.ORDER_KINDS - {S.MCP_CALL}) for v, s, mutated in followed]
         elif isinstance(e, cst.Call) and self._is_builder_call(e, scope):
-            args = frozenset(s for s in self.taint.union((a.value for a in e.args), scope) if s.kind in kinds)
+            # what the call passes in and the builder's body carries to its return (not `system_for(user_tz)`'s
+            # zone, which only renders a date there)
+            carried = {identity(s) for s in t}  # (written into text there or not)
+            args = frozenset(s for s in self.taint.union((a.value for a in e.args), scope) if s.kind in kinds and identity(s) in carried)
             return [(e, args)] if args else []
         found: list[tuple[cst.CSTNode, frozenset[Source]]] = []
         for sub, sub_scope, sub_kinds in parts:

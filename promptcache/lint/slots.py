@@ -120,7 +120,7 @@ class _Collector:
                     kind = kinds_for(shape)
                     if kind is None and conversation(shape) and not conversation_sent_last(self.flow, scope, shape):
                         kind = "constant"  # a conversation spliced ahead of the history: all of it is prefix
-                    elif kind is None and isinstance(shape, cst.Call) and role_of(shape) == "user" \
+                    elif kind is None and isinstance(shape, (cst.Call, cst.Dict)) and role_of(shape) == "user" \
                             and not message_sent_last(self.flow, scope):
                         kind = "constant"  # `[create_system_message(user), *history, q]`: a user-role object ahead
                     if kind is not None:
@@ -274,6 +274,10 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
         framework_slots(flow, c.add, agent_call)  # pydantic-ai decorators, callable instructions, Gemini
         for value, scope in system_content_stores(flow):  # `if h[0]["role"] == "system": h[0]["content"] += x`
             c.add("system", value, scope, "the system message")
+        for node, scope in index.role_dicts:  # `[{"role": "user", "content": f"Now: {now}"}, *history, q]`
+            role = dict_value(node, "role")
+            if isinstance(role, cst.SimpleString) and role.value[1:-1] in ("user", "assistant") and _ahead_of_history(flow, node):
+                c.add("system", dict_value(node, "content"), scope, "the message ahead of the history")
         module_scope = next(sc for sc in flow.index.scopes if sc.kind == "module")
         c.named(flow.is_prompt_name, lambda value: None if _built_prompt(flow, value, module_scope) or user_turn(value) else "constant")
     for call, scope, method in flow.builder_calls:
@@ -283,6 +287,22 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
                     c.add("system", arg.value, scope, f"PromptBuilder.{method}()", sanitiser="sdk")
     c.slots.sort(key=lambda s: flow.facts.order.get(s.expr, 0))
     return c.slots
+
+
+def _ahead_of_history(flow: FlowAnalysis, message: cst.CSTNode) -> bool:
+    """``message`` is an element of a list literal that spreads a name after it (``[ctx, ack, *history, q]``) or
+    that is concatenated ahead of one (``[ctx] + history``): it heads every request of the conversation, whatever
+    its role (newcomer of stop 36)."""
+    element = flow.facts.parent.get(message)
+    listed = flow.facts.parent.get(element) if isinstance(element, cst.Element) else None
+    if not isinstance(listed, cst.List):
+        return False
+    later = listed.elements[listed.elements.index(element) + 1:]
+    if any(isinstance(el, cst.StarredElement) and isinstance(el.value, (cst.Name, cst.Attribute)) for el in later):
+        return True
+    outer = flow.facts.parent.get(listed)
+    return isinstance(outer, cst.BinaryOperation) and outer.left is listed and isinstance(outer.operator, cst.Add) \
+        and isinstance(outer.right, (cst.Name, cst.Attribute))
 
 
 def _discarded(flow: FlowAnalysis, func: Scope) -> frozenset[tuple[int, int]]:

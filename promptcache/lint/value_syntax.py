@@ -295,11 +295,17 @@ def guard_flag(e: cst.IfExp) -> tuple[str, cst.BaseExpression] | None:
 
 def typed_elsewhere(index, receiver: cst.BaseExpression, scope) -> bool:
     """``receiver`` is a parameter annotated with a class that is no MCP session, client or server
-    (Langchain-Chatchat's ``_api: ApiRequest``, its own HTTP API's tool registry): its ``list_tools()`` is not an
-    MCP listing (issue 11, blind set 17)."""
+    (Langchain-Chatchat's ``_api: ApiRequest``, its own HTTP API's tool registry), or ``self.conn`` set only from
+    such a parameter (``def __init__(self, conn: Connection): self.conn = conn``, newcomer of stop 36): its
+    ``list_tools()`` is not an MCP listing (issue 11, blind set 17)."""
+    if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and scope.cls is not None \
+            and receiver.value.value == scope.self_name:
+        held = scope.cls.attrs.get(receiver.attr.value, [])
+        return bool(held) and all(b.kind == "assign" and isinstance(b.value, cst.Name) and typed_elsewhere(index, b.value, b.scope)
+                                  for b in held)
     bindings = index.lookup(receiver.value, scope)[1] if isinstance(receiver, cst.Name) else []
     notes = [b.node.annotation for b in bindings if b.kind == "param" and isinstance(b.node, cst.Param)]
-    if len(notes) != 1 or notes[0] is None:
+    if len(notes) != 1 or notes[0] is None or len(bindings) != 1:
         return False
     named = index.qualified(notes[0].annotation, scope) or ""
     if not named or named.split(".", 1)[0] in ("typing", "typing_extensions", "collections", "abc") or \
