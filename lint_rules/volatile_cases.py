@@ -401,3 +401,18 @@ PC101_INVALID += [
     Invalid(_SKY + "from datetime import datetime\ndef ask(history, q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'Session of {datetime.now()}'}] + history + [q])\n", line=8),
     Invalid(_SKY + "from datetime import datetime\ndef build_system_alert(kind):\n    return {'role': 'user', 'content': f'Alert ({kind}) at {datetime.now().isoformat()}'}\ndef ask(history, q):\n    return client.chat.completions.create(model='m', messages=[build_system_alert('login'), *history, q])\n", line=8),
 ]
+PC102_VALID_BLIND += [
+    # Review of stop 36: a message before a spread that ends the list is no head of a conversation: an agent's task
+    # before the steps it appends, a prefill after the question, a one-shot request's attachments.
+    _SKY + "def run(task, tools):\n    steps = []\n    for _ in range(10):\n        r = client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': RULES}, {'role': 'user', 'content': f'New task: {task}'}, *steps], tools=tools)\n        steps.append(r.choices[0].message)\n",
+    _SKY + "PREFILL = [{'role': 'assistant', 'content': '{'}]\ndef extract(text):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'Extract JSON from: {text}'}, *PREFILL])\n",
+    _SKY + "def ask(question, image_messages):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'Answer briefly: {question}'}, *image_messages])\n",
+]
+PC102_INVALID += [
+    # Review of stop 36: a zone object written as text is the zone's name; a class attribute the module sets per
+    # user is that user's; a user-role message object a builder returns, sent from where the module does not show,
+    # may head the request.
+    Invalid(_SKY + "from zoneinfo import ZoneInfo\ndef build_system_prompt(user_tz):\n    zone = ZoneInfo(user_tz)\n    return f'{RULES}\\nThe user lives in the {zone} time zone.'\n", line=9),
+    Invalid(_SKY + "class State:\n    current_user = None\ndef login(user):\n    State.current_user = user.name\ndef chat(history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES} You help {State.current_user}.'}, *history])\n", line=11),
+    Invalid(_OPENAI + "from .schemas import Message, MessageRole\ndef create_system_message(user_name):\n    msg = Message(role=MessageRole.user, content=f'You are helping {user_name}. Follow the rules.')\n    return msg\n", line=6),
+]

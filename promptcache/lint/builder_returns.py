@@ -56,13 +56,14 @@ def _newest(flow: FlowAnalysis, message: cst.CSTNode, scope: Scope) -> bool:
     return sent_last(flow, message, scope)
 
 
-def message_sent_last(flow: FlowAnalysis, func: Scope) -> bool:
+def message_sent_last(flow: FlowAnalysis, func: Scope, called: bool) -> bool:
     """The user message ``func`` returns (``{"role": "user", ...}``, ``Message(role=MessageRole.user, ...)``) is
     the newest turn: no call of it in the module is spliced ahead of other messages (:func:`_spliced_ahead`:
-    ``[build_alert(), *history, q]``, review of blind set 28). A builder the module never calls is taken for the
-    newest turn, as its role says (pydantic-ai's ``_map_user_prompt``)."""
-    return not any(flow.index.function_named(call.func, scope) is func and _spliced_ahead(flow, call)
-                   for call, scope in flow.index.calls)
+    ``[build_alert(), *history, q]``, review of blind set 28). ``called``: the module must call it (a message
+    object sent from where the module does not show may head the list); a dict a builder the module never calls
+    returns is taken for the newest turn, as its role says (pydantic-ai's ``_map_user_prompt``)."""
+    calls = [call for call, scope in flow.index.calls if flow.index.function_named(call.func, scope) is func]
+    return (bool(calls) or not called) and not any(_spliced_ahead(flow, call) for call in calls)
 
 
 def _spliced_ahead(flow: FlowAnalysis, call: cst.Call) -> bool:

@@ -94,9 +94,10 @@ class CallTaint:
         if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and scope.cls is not None \
                 and receiver.value.value == scope.self_name:  # `self.mcp` set from `mcp: SortingClient` (newcomer)
             held = scope.cls.attrs.get(receiver.attr.value, [])
-            names = [b.value for b in held if b.kind == "assign" and isinstance(b.value, cst.Name)]
-            found = {id(m): m for n, b in zip(names, held) if (m := self._own_method(cst.Attribute(n, func.attr), b.scope)) is not None}
-            return next(iter(found.values())) if len(names) == len(held) and len(found) == 1 else None
+            if not held or not all(b.kind == "assign" and isinstance(b.value, cst.Name) for b in held):
+                return None
+            found = {id(m): m for b in held if (m := self._own_method(cst.Attribute(b.value, func.attr), b.scope)) is not None}
+            return next(iter(found.values())) if len(found) == 1 else None
         if not isinstance(receiver, cst.Name):
             return None
         classes = [self.index.class_of_receiver(func.value, scope)]

@@ -234,6 +234,12 @@ class ModuleIndex:
                 return cls.methods.get(expr.attr.value)
         return None
 
+    def class_written(self, name: str) -> bool:
+        """The module writes an attribute of class ``name`` (``State.user = u``, ``setattr(State, "user", u)``)."""
+        return any(isinstance(st.target, cst.Attribute) and isinstance(st.target.value, cst.Name) and st.target.value.value == name
+                   for st in self.stores) or any(isinstance(c.func, cst.Name) and c.func.value == "setattr" and c.args
+                                                 and isinstance(c.args[0].value, cst.Name) and c.args[0].value.value == name for c, _ in self.calls)
+
     def class_of_receiver(self, name: cst.Name, scope: Scope) -> ClassInfo | None:
         """The class whose attributes ``name.x`` reads: ``self``/``cls`` in a method, or a class name."""
         current: Scope | None = scope

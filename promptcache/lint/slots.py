@@ -121,7 +121,7 @@ class _Collector:
                     if kind is None and conversation(shape) and not conversation_sent_last(self.flow, scope, shape):
                         kind = "constant"  # a conversation spliced ahead of the history: all of it is prefix
                     elif kind is None and isinstance(shape, (cst.Call, cst.Dict)) and role_of(shape) == "user" \
-                            and not message_sent_last(self.flow, scope):
+                            and not message_sent_last(self.flow, scope, called=isinstance(shape, cst.Call)):
                         kind = "constant"  # `[create_system_message(user), *history, q]`: a user-role object ahead
                     if kind is not None:
                         self.add("builder" if kind == "constant" else kind, ret, scope, f"{scope.name}()", holder=None)
@@ -290,19 +290,24 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
 
 
 def _ahead_of_history(flow: FlowAnalysis, message: cst.CSTNode) -> bool:
-    """``message`` is an element of a list literal that spreads a name after it (``[ctx, ack, *history, q]``) or
-    that is concatenated ahead of one (``[ctx] + history``): it heads every request of the conversation, whatever
-    its role (newcomer of stop 36)."""
+    """``message`` heads every request of a conversation, whatever its role (newcomer of stop 36): in a list literal
+    before a spread name and a later turn (``[ctx, ack, *history, q]``), or ``[ctx] + history + [q]``. Not in a list
+    that ends with the spread (an agent's task before its steps, a prefill, a one-shot request's attachments)."""
     element = flow.facts.parent.get(message)
     listed = flow.facts.parent.get(element) if isinstance(element, cst.Element) else None
     if not isinstance(listed, cst.List):
         return False
     later = listed.elements[listed.elements.index(element) + 1:]
-    if any(isinstance(el, cst.StarredElement) and isinstance(el.value, (cst.Name, cst.Attribute)) for el in later):
-        return True
+    spread = next((i for i, el in enumerate(later) if isinstance(el, cst.StarredElement)
+                   and isinstance(el.value, (cst.Name, cst.Attribute))), None)
+    if spread is not None:
+        return any(not isinstance(el, cst.StarredElement) for el in later[spread + 1:])
     outer = flow.facts.parent.get(listed)
-    return isinstance(outer, cst.BinaryOperation) and outer.left is listed and isinstance(outer.operator, cst.Add) \
-        and isinstance(outer.right, (cst.Name, cst.Attribute))
+    if not (isinstance(outer, cst.BinaryOperation) and outer.left is listed and isinstance(outer.operator, cst.Add)
+            and isinstance(outer.right, (cst.Name, cst.Attribute))):
+        return False
+    top = flow.facts.parent.get(outer)
+    return isinstance(top, cst.BinaryOperation) and top.left is outer and isinstance(top.right, cst.List)
 
 
 def _discarded(flow: FlowAnalysis, func: Scope) -> frozenset[tuple[int, int]]:

@@ -156,7 +156,6 @@ _RECORD_TIME_RE = re.compile(r"(?i)(^|_)(created|updated|modified|deleted|creati
 _CONSTANT_RE = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
 _RENDERS_RE = re.compile(r"(?i)render|format|substitute|template|prompt|instruction|preamble|header|banner|"
                          r"(?<!file)(?<!sub)(?<!eco)system")
-_ZONE_CALL_RE = re.compile(r"(?i)^(zone_?info|gettz|timezone)$")
 _TIME_ZONE_RE = re.compile(r"(?i)(^|_)(time_?zone|tz)$")
 _TIME_RE = re.compile(r"(?i)(date_?time|time_?stamp|(^|_)(time|date|now|clock|at|tzinfo)($|_)|astimezone|localize|strftime|isoformat)")
 
@@ -281,12 +280,6 @@ def renders_text(name: str) -> bool:
     """A callee named to render text (``render_header``, ``format_prompt``, ``build_system``): its arguments are
     written into what it returns."""
     return bool(_RENDERS_RE.search(name))
-
-
-def zone_call(name: str) -> bool:
-    """``ZoneInfo(tz)``, ``pytz.timezone(tz)``, ``dateutil.tz.gettz(tz)``: a time zone made from its name, to render
-    a time with."""
-    return bool(_ZONE_CALL_RE.match(name))
 
 
 def time_call(name: str) -> bool:

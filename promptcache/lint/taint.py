@@ -228,8 +228,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
                 b.kind == "import" and imports_code(b) or b.kind == "assign" and is_literal(b.value) for b in bindings):
             out = {s for s in out if s.kind != S.IDENTITY}  # `import locale`, `from babel import Locale`: code (aider;
             # `except ImportError: Locale = None` beside it)
-        zone = S.time_zone_name(e.value) and self._renders_time(e)
-        if zone:
+        if S.time_zone_name(e.value) and self._renders_time(e):
             out = {s for s in out if s.kind != S.IDENTITY}  # `format_datetime(ts, timezone)`: the zone renders a time
             # (the clock's is PC101's), it is not written as text (letta)
         if bindings and all(b.kind in ("def", "class") for b in bindings):
@@ -246,8 +245,6 @@ class TaintEngine(CallTaint, FieldSensitivity):
             out |= as_read(binding, e, self._binding(binding, e.value), self.of, self.parents)
         if found_scope is not None and e.value in found_scope.sorted_names:
             out = {s for s in out if s.kind not in S.ORDER_KINDS}
-        if zone:  # nor the parameter it came in by: a caller's `system_for(user_tz)` passes no text (newcomer)
-            out = {s for s in out if s.kind not in (S.IDENTITY, S.PARAM)}
         return frozenset(out)
 
     def _fixed(self, b: Binding) -> bool:
@@ -307,7 +304,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
                     return frozenset(out)
                 bound = cls.attrs.get(attr, ())
                 if bound and e.value.value == cls.name and all(b.kind == "assign" and b.scope is cls.scope and is_literal(b.value)
-                                                              for b in bound):
+                                                              for b in bound) and not self.index.class_written(cls.name):
                     out = {s for s in out if s.kind != S.IDENTITY}  # `Audience.user` of `user = "end user"` in the
                     # class body: a member (an enum's), one value for everyone (newcomer, stop 36)
                 if not any(s.kind == S.SUMMARY for s in out):
@@ -363,8 +360,8 @@ class TaintEngine(CallTaint, FieldSensitivity):
         if arg.keyword is not None and S.time_call(arg.keyword.value):
             return True  # `.replace(tzinfo=tz)`
         callee = last_name(call.func)
-        if S.time_call(callee) or S.zone_call(callee):
-            return True  # `format_datetime(ts, tz)`, `datetime.now(tz)`, `ZoneInfo(tz)`
+        if S.time_call(callee):
+            return True  # `format_datetime(ts, tz)`, `datetime.now(tz)`
         if callee in TEXT_METHODS or S.renders_text(callee):
             return False  # `PROMPT.format(timezone=tz, release_date=d)`, `render_profile(tz, last_login_at)`: text
         return any(
