@@ -54,8 +54,8 @@ def described_agent(call: cst.Call) -> bool:
     """``AgentFileSchema(agents=..., tools=...)``, ``AgentState(...)``: a class named as a schema, a state or a
     record describes or stores an agent (an export file, a database row: letta), unless the call names a model,
     messages or a prompt, or passes ``**params`` (``ChatCompletionRequestSchema(model=..., messages=..., tools=...)``:
-    a request body). Not
-    ``AgentExecutor(agent=..., tools=...)`` or ``AgentConfig(tools=...)``: they run or set up an agent."""
+    a request body). Not ``AgentExecutor(agent=..., tools=...)`` or ``AgentConfig(tools=...)``: they run or set up
+    an agent."""
     name = last_name(call.func.value if isinstance(call.func, cst.Subscript) else call.func)
     if not constructor_call(call.func) or name.isupper():
         return False
