@@ -62,7 +62,7 @@ def message_sent_last(flow: FlowAnalysis, func: Scope, called: bool) -> bool:
     ``[build_alert(), *history, q]``, review of blind set 28). ``called``: the module must call it (a message
     object sent from where the module does not show may head the list); a dict a builder the module never calls
     returns is taken for the newest turn, as its role says (pydantic-ai's ``_map_user_prompt``)."""
-    calls = [call for call, scope in flow.index.calls if flow.index.function_named(call.func, scope) is func]
+    calls = [call for call, _ in flow.calls_of(func)]
     return (bool(calls) or not called) and not any(_spliced_ahead(flow, call) for call in calls)
 
 
@@ -83,7 +83,7 @@ def conversation_sent_last(flow: FlowAnalysis, func: Scope, returned: cst.List |
     """The conversation ``func`` returns is the end of what is sent: its last message goes out last
     (:func:`_newest`) and no call of ``func`` is spliced ahead of other messages (``[*func(), *history, q]``,
     ``func() + history``)."""
-    if any(flow.index.function_named(call.func, scope) is func and _spliced_ahead(flow, call) for call, scope in flow.index.calls):
+    if any(_spliced_ahead(flow, call) for call, _ in flow.calls_of(func)):
         return False
     return _newest(flow, returned.elements[-1].value, func)
 

@@ -40,15 +40,13 @@ def is_script(module: cst.Module, path: str = "") -> bool:
 class CallSites:
     """One module's calls of its own functions, grouped by callee once (a file's data flow asks per parameter)."""
 
-    def __init__(self, index: ModuleIndex, module: cst.Module, facts: TreeFacts, path: str = ""):
+    def __init__(self, index: ModuleIndex, module: cst.Module, facts: TreeFacts, calls: dict[int, list[tuple[cst.Call, Scope]]],
+                 path: str = ""):
+        """``calls``: ``{id(callee scope): [(call, calling scope), ...]}`` (:meth:`FlowAnalysis.calls_of`)."""
         self.index = index
         self.facts = facts
         self.script = is_script(module, path)
-        self.calls: dict[int, list[tuple[cst.Call, Scope]]] = {}
-        for call, scope in index.calls:
-            callee = index.function_named(call.func, scope)
-            if callee is not None:
-                self.calls.setdefault(id(callee), []).append((call, scope))
+        self.calls = calls
         self.passed_on = _passed_on(facts, index)
         self._passing: set[int] = set()  # the functions whose parameters _fixed_param is following
 
@@ -233,24 +231,16 @@ def _passed_on(facts: TreeFacts, index: ModuleIndex) -> frozenset[str]:
     (``partial(f, ...)``, ``callbacks=[f]``, ``self.handler = self._f``) and may be called where it is not seen. Not
     names that only label something: a ``def`` / ``class`` / parameter name, a keyword, a store target, an
     attribute of anything but ``self`` / ``cls`` (``args.translate``), an import; nor names inside a lambda.
-    One pass over the walk's nodes (``facts.parent``)."""
+    Read off the walk's nodes by type (``facts.of_type``)."""
     skip = {id(call.func.attr if isinstance(call.func, cst.Attribute) else call.func) for call, _ in index.calls}
-    names: list[cst.Name] = []
-    for node in facts.parent:
-        tp = type(node)
-        if tp is cst.Name:
-            names.append(node)
-        elif tp is cst.Attribute:
-            if not (type(node.value) is cst.Name and node.value.value in ("self", "cls")):
-                skip.add(id(node.attr))
-        elif tp is cst.Arg:
-            if node.keyword is not None:
-                skip.add(id(node.keyword))
-        elif tp in (cst.FunctionDef, cst.ClassDef, cst.Param):
-            skip.add(id(node.name))
-        elif tp in (cst.AssignTarget, cst.Import, cst.ImportFrom, cst.Lambda):
-            skip.update(id(n) for child in children(node) for n in descendants(child, cst.Name))
-    return frozenset(n.value for n in names if id(n) not in skip)
+    for node in facts.of_type(cst.Attribute):
+        if not (type(node.value) is cst.Name and node.value.value in ("self", "cls")):
+            skip.add(id(node.attr))
+    skip.update(id(node.keyword) for node in facts.of_type(cst.Arg) if node.keyword is not None)
+    skip.update(id(node.name) for node in facts.of_type(cst.FunctionDef, cst.ClassDef, cst.Param))
+    for node in facts.of_type(cst.AssignTarget, cst.Import, cst.ImportFrom, cst.Lambda):
+        skip.update(id(n) for child in children(node) for n in descendants(child, cst.Name))
+    return frozenset(n.value for n in facts.of_type(cst.Name) if id(n) not in skip)
 
 
 __all__ = ["CallSites", "is_script"]

@@ -85,7 +85,7 @@ class FlowAnalysis:
     @cached_property
     def call_sites(self) -> CallSites:
         """The module's calls of its own functions, by callee (built on first use)."""
-        return CallSites(self.index, self.module, self.facts, self.path)
+        return CallSites(self.index, self.module, self.facts, self._calls_by_callee, self.path)
 
     @cached_property
     def builder_calls(self) -> list[tuple[cst.Call, Scope, str]]:
@@ -96,6 +96,20 @@ class FlowAnalysis:
             if method is not None:
                 out.append((call, scope, method))
         return out
+
+    @cached_property
+    def _calls_by_callee(self) -> dict[int, list[tuple[cst.Call, Scope]]]:
+        out: dict[int, list[tuple[cst.Call, Scope]]] = {}
+        for call, scope in self.index.calls:
+            callee = self.index.function_named(call.func, scope)
+            if callee is not None:
+                out.setdefault(id(callee), []).append((call, scope))
+        return out
+
+    def calls_of(self, func: Scope) -> list[tuple[cst.Call, Scope]]:
+        """``(call, calling scope)`` for every call in the module of the module-local function ``func``
+        (:meth:`ModuleIndex.function_named`), in source order."""
+        return self._calls_by_callee.get(id(func), [])
 
     def scope_at(self, node: cst.CSTNode) -> Scope | None:
         """The innermost function, class or module scope whose body holds ``node``."""

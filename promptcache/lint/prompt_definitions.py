@@ -66,8 +66,9 @@ def _read_in_module(flow: FlowAnalysis, symbol: str) -> bool:
     reads = _READS.get(flow)
     if reads is None:
         reads = _READS[flow] = {}
-        for node, parent in flow.facts.parent.items():
-            if type(node) is cst.Name and not is_store(node, parent):
+        parent = flow.facts.parent
+        for node in flow.facts.of_type(cst.Name):
+            if not is_store(node, parent[node]):
                 reads.setdefault(node.value, []).append(node)
     for node in reads.get(top, ()):
         scope = flow.scope_at(node)

@@ -152,7 +152,7 @@ class Placer:
             return set().union(*(self._list_reads(t.value, scope, depth + 1, shortest) for t in targets))
         if isinstance(p, cst.Return):
             func = self.flow.holder_of(scope)
-            calls = self.flow.call_sites.calls.get(id(func), []) if func is not None else []
+            calls = self.flow.calls_of(func) if func is not None else []
             return set().union(*(self._list(c, s, depth + 1) for c, s in calls)) if calls else {UNKNOWN}
         if isinstance(p, (cst.Expr, cst.Comparison, cst.ComparisonTarget, cst.If, cst.While, cst.Assert)):
             return set()

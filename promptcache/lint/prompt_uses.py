@@ -61,14 +61,13 @@ def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
                 if any(b.kind == "import" and b.qualified and not _external(b.qualified) for b in bindings)}
     out: dict[str, set[str]] = {}
     reads: list[tuple[cst.Name, cst.CSTNode]] = []
-    for node, parent in flow.facts.parent.items():  # one pass: star imports, and reads of imported names
-        if type(node) is cst.Name:
-            if node.value in imported:
-                reads.append((node, parent))
-        elif type(node) is cst.ImportFrom and isinstance(node.names, cst.ImportStar):
+    for node in flow.facts.of_type(cst.ImportFrom):
+        if isinstance(node.names, cst.ImportStar):
             module = imported_modules(node)[0]
             if module.strip(".") and not _external(module):
                 out[module + ".*"] = {UNKNOWN}  # `from .prompts import *`: its names are read unseen
+    if imported:
+        reads = [(node, flow.facts.parent[node]) for node in flow.facts.of_type(cst.Name) if node.value in imported]
     tracer = _Tracer(flow)
     for node, parent in reads:
         if is_store(node, parent):
@@ -251,7 +250,7 @@ class _Tracer(Placer):
         func = self.flow.holder_of(scope)
         if func is None:
             return {UNKNOWN}
-        calls = self.flow.call_sites.calls.get(id(func), [])
+        calls = self.flow.calls_of(func)
         if not calls:
             return {UNKNOWN}
         out: set[str] = set()
@@ -299,7 +298,7 @@ def returned_landings(flow: FlowAnalysis, func: Scope) -> set[str] | None:
 
 def _called(flow: FlowAnalysis, func: Scope) -> bool:
     """The module calls ``func`` somewhere (a call its index resolves to it)."""
-    return bool(flow.call_sites.calls.get(id(func)))
+    return bool(flow.calls_of(func))
 
 
 __all__ = ["AFTER", "EXPORTED", "PREFIX", "UNKNOWN", "UNSEEN", "import_uses", "is_store", "lands_in_prefix", "returned_landings", "sent_as_written",

@@ -164,7 +164,7 @@ def _never_sent(flow: FlowAnalysis, func: Scope) -> bool:
     """Every call of ``func`` is in a function of the module, and puts what it returns nowhere sent (a log line, a
     feature-flag service's targeting properties: skyvern's ``_prompt_type_flag_properties``). A call at module level,
     or in a function that declares ``global`` / ``nonlocal``, may bind a name read elsewhere (``_REGISTRY = ...``)."""
-    calls = flow.call_sites.calls.get(id(func), [])
+    calls = flow.calls_of(func)
     return bool(calls) and all(scope.kind == "function" and next(descendants(scope.node, (cst.Global, cst.Nonlocal)), None) is None
                                for _, scope in calls) and returned_landings(flow, func) == set()
 
@@ -213,7 +213,7 @@ def _framework_called(flow: FlowAnalysis, func: Scope | None, depth: int) -> boo
     one (``def before_agent(...): return self._inject()``); not ``req = make_request(q)``."""
     if func is None or func.kind != "function" or depth > 2:
         return False
-    for call, scope in flow.call_sites.calls.get(id(func), []):
+    for call, scope in flow.calls_of(func):
         node = flow.facts.parent.get(call)
         node = flow.facts.parent.get(node) if isinstance(node, cst.Await) else node
         if not (isinstance(node, cst.Return) and _framework_called(flow, scope, depth + 1)):
@@ -314,7 +314,7 @@ def _discarded(flow: FlowAnalysis, func: Scope) -> frozenset[tuple[int, int]]:
     """``(position, length)`` of the tuple elements every call of ``func`` in the module unpacks into ``_``
     (``prompt, _ = process_with_prompt_cache(...)``, onyx): results no caller uses. Empty when the module never
     calls it, or a call is used any other way."""
-    calls = [call for call, scope in flow.index.calls if flow.index.function_named(call.func, scope) is func]
+    calls = [call for call, _ in flow.calls_of(func)]
     common: set[tuple[int, int]] | None = None
     for call in calls:
         node = flow.facts.parent.get(call)
@@ -359,7 +359,7 @@ def _feeds_tools(flow: FlowAnalysis, func: Scope, sent: list[cst.BaseExpression]
     name is all there is), or a call of it is returned, or is, or is bound to a name that is, in a ``tools=``
     expression. Not: ``call_part, return_part = _map_mcp_list_tools(item)`` with the parts put into messages
     (pydantic-ai: it maps an MCP ``list_tools`` *output item*; issue 11)."""
-    calls = [call for call, scope in flow.index.calls if flow.index.function_named(call.func, scope) is func]
+    calls = [call for call, _ in flow.calls_of(func)]
     if not calls:
         return True
     in_tools = {id(n) for e in sent for n in descendants(e, cst.Call)}

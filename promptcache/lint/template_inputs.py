@@ -38,8 +38,7 @@ def behind_template_input(flow: FlowAnalysis, slot: Slot, node: cst.CSTNode) -> 
     importers' calls decide (a finding there stands only if one passes fixed arguments:
     :mod:`promptcache.lint.cross_module`; ``build_system_prompt("a pirate")`` in ``main.py``, newcomer, stop 31)."""
     found = _behind(flow, slot, node)
-    if found and flow.prompt_module and not any(flow.index.function_named(call.func, scope) is slot.scope
-                                                for call, scope in flow.index.calls):
+    if found and flow.prompt_module and not flow.calls_of(slot.scope):
         return IMPORTERS
     return found
 
@@ -98,9 +97,7 @@ def _per_request_everywhere(flow: FlowAnalysis, func, position: int) -> bool:
     if position >= len(func.params):
         return False
     offset = 1 if func.self_name is not None else 0
-    for call, scope in flow.index.calls:
-        if flow.index.function_named(call.func, scope) is not func:
-            continue
+    for call, scope in flow.calls_of(func):
         value = argument(call, position - (offset if isinstance(call.func, cst.Attribute) else 0), func.params[position])
         holder = flow.holder_of(scope)
         if value is None or holder is None or holder.name == "__init__" or not any(

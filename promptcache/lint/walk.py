@@ -95,14 +95,26 @@ def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     yield from children(node)
 
 
+# types asked for -> {node type: whether it is one of them}. ``isinstance`` against libcst's classes goes through
+# ABCMeta.__instancecheck__ (a Python call); the node types met are few, so each answer is computed once.
+_MATCHES: dict[type | tuple[type, ...], dict[type, bool]] = {}
+
+
 def descendants(node: cst.CSTNode | None, types: type | tuple[type, ...]) -> Iterator[cst.CSTNode]:
     """Yield ``node`` and its descendants that are instances of ``types`` (not looking into lambdas)."""
     stack = [node] if node is not None else []
+    matches = _MATCHES.get(types)
+    if matches is None:
+        matches = _MATCHES[types] = {}
     while stack:
         current = stack.pop()
-        if isinstance(current, types):
+        tp = type(current)
+        hit = matches.get(tp)
+        if hit is None:
+            hit = matches[tp] = issubclass(tp, types)
+        if hit:
             yield current
-        if not isinstance(current, cst.Lambda):
+        if tp is not cst.Lambda:
             stack.extend(children(current))
 
 
@@ -116,17 +128,27 @@ def ancestors(parent: dict[cst.CSTNode, cst.CSTNode], node: cst.CSTNode) -> Iter
 
 
 class TreeFacts:
-    """What the walk learns about every node: its parent and its pre-order index.
+    """What the walk learns about every node: its parent, its pre-order index and its type.
 
     ``order[node]`` increases in source order, so two nodes can be compared for
-    "which comes first" without computing line numbers.
+    "which comes first" without computing line numbers. ``of_type(cst.Name)``
+    lists the nodes of exactly that type in source order: a pass over one kind
+    of node need not visit them all.
     """
 
-    __slots__ = ("parent", "order")
+    __slots__ = ("parent", "order", "by_type")
 
     def __init__(self) -> None:
         self.parent: dict[cst.CSTNode, cst.CSTNode] = {}
         self.order: dict[cst.CSTNode, int] = {}
+        self.by_type: dict[type, list[cst.CSTNode]] = {}
+
+    def of_type(self, *types: type) -> list[cst.CSTNode]:
+        """The walked nodes whose type is one of ``types`` exactly (not subclasses), type by type, each in
+        source order."""
+        if len(types) == 1:
+            return self.by_type.get(types[0], [])
+        return [node for tp in types for node in self.by_type.get(tp, ())]
 
     def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         """Yield the parent, grandparent, ... up to the Module."""
@@ -182,6 +204,7 @@ def walk(module: cst.Module, visitors: Sequence[object], facts: TreeFacts | None
     facts = facts if facts is not None else TreeFacts()
     parent_of = facts.parent
     order = facts.order
+    by_type = facts.by_type
     cache, lookup = _dispatch_table(visitors)
     # Entries are nodes to visit, or (node, leaves) pairs to leave: a node is pushed for leaving only when
     # some visitor has a leave_ callback for its type (the callbacks run in the same order either way).
@@ -198,6 +221,10 @@ def walk(module: cst.Module, visitors: Sequence[object], facts: TreeFacts | None
         entry = cache.get(tp) or lookup(tp)
         order[node] = counter
         counter += 1
+        same = by_type.get(tp)
+        if same is None:
+            same = by_type[tp] = []
+        same.append(node)
         for visit in entry[0]:
             visit(node)
         if entry[1]:
