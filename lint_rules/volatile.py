@@ -103,7 +103,7 @@ class VolatileInSystemPrompt(FlowRule):
     ``dict(request_id=...)`` may become text and are reported); a clock written to another entry of a
     state dict than the one the prompt reads (``state["last_seen"] = now()`` beside ``state["rules"]``);
     ``time.strftime`` is given an explicit time; the module
-    has no LLM call, no system-role message and no prompt-named constant that an LLM file imports; the value follows a per-request
+    has no LLM call and no prompt-named constant that an LLM file imports; the value follows a per-request
     input in a prompt builder's template (``f'Info: "{context}" ... {date.today()}'``, no call in the module
     passing it a fixed, per-user or per-session value such as ``self.name``: the text already differs per
     request there; for a prompt module's builder that its own module never calls, the importers' calls count:
@@ -123,7 +123,7 @@ class VolatileInSystemPrompt(FlowRule):
 
     code = "PC101"
     name = "volatile-in-system-prompt"
-    severity, wrapper_files = Severity.ERROR, True  # a clock beside a system-role message, sent through any wrapper
+    severity = Severity.ERROR
     message = (
         "{sources} {reach} {slot}: the prompt prefix changes on every request, so provider caches "
         "(exact-prefix matching) never hit; move the {value} into the final user message"

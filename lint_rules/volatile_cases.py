@@ -416,21 +416,3 @@ PC102_INVALID += [
     Invalid(_SKY + "class State:\n    current_user = None\ndef login(user):\n    State.current_user = user.name\ndef chat(history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES} You help {State.current_user}.'}, *history])\n", line=11),
     Invalid(_OPENAI + "from .schemas import Message, MessageRole\ndef create_system_message(user_name):\n    msg = Message(role=MessageRole.user, content=f'You are helping {user_name}. Follow the rules.')\n    return msg\n", line=6),
 ]
-PC101_INVALID += [
-    # Blind set 30 (R2R's agent): a system-role message built where no request is seen (an agent's conversation,
-    # sent through the app's own LLM wrapper) heads the prompt whatever sends it: a clock in it is in the prefix.
-    Invalid("from datetime import datetime\nfrom .abstractions import Message\nclass Agent:\n    async def setup(self):\n        await self.conversation.add_message(Message(role='system', content=PROMPT + f'Today is {datetime.now():%m/%d/%Y}.'))\n", line=5),
-    Invalid("from datetime import datetime\nclass Bot:\n    def ask(self, q):\n        messages = [{'role': 'system', 'content': f'{RULES} Now: {datetime.now().isoformat()}'}, {'role': 'user', 'content': q}]\n        return self.llm.chat(messages)\n", line=4),
-    Invalid("import time\nfrom .schemas import Message, Role\ndef system_message(rules):\n    return Message(role=Role.SYSTEM, content=f'{rules} (sent at {time.time()})')\n", line=4),
-]
-PC101_VALID_BLIND += [
-    # ... but a clock in a user-role message there is the newest turn, and a module that builds no system-role
-    # message is no LLM code (a log record's role and time).
-    "from datetime import datetime\nclass Bot:\n    def ask(self, q):\n        messages = [{'role': 'system', 'content': RULES}, {'role': 'user', 'content': f'[{datetime.now():%H:%M}] {q}'}]\n        return self.llm.chat(messages)\n",
-    "from datetime import datetime\nSYSTEM_PROMPT_LOG = []\ndef record(event):\n    SYSTEM_PROMPT_LOG.append({'role': 'user', 'event': event, 'at': datetime.now().isoformat()})\n",
-]
-PC102_VALID_BLIND += [
-    # ... and there only a clock is reported: the wrapper may send a one-shot request whose whole prompt is the
-    # request's own (R2R's query rewriting: the query in the only, system, message).
-    "class Rewriter:\n    async def rewrite(self, query):\n        return await self.llm.complete([{'role': 'system', 'content': f'Rewrite this search query: {query}'}])\n",
-]

@@ -42,7 +42,6 @@ from promptcache.lint.request_view import conversations, requests, sent_values
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.slots import Slot
 from promptcache.lint.summaries import Summaries
-from promptcache.lint.system_messages import system_messages
 from promptcache.lint.taint import Source, TaintEngine, as_daily
 from promptcache.lint.template_inputs import behind_template_input
 from promptcache.lint.turns import Turns
@@ -82,13 +81,6 @@ class FlowAnalysis:
         PromptBuilder layer, or is a prompt module imported by one."""
         return (self.index.imports_llm or self.prompt_module or bool(self.sinks.all()) or bool(self.builder_calls)
                 or bool(requests(self)))
-
-    @cached_property
-    def builds_system_message(self) -> bool:
-        """Builds a system-role message (:mod:`~promptcache.lint.system_messages`): LLM code that may send it
-        through a wrapper of its own. Its prefix slots are collected as an LLM file's, for the rules that say so
-        (:attr:`FlowRule.wrapper_files`)."""
-        return bool(system_messages(self))
 
     @cached_property
     def call_sites(self) -> CallSites:

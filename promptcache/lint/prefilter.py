@@ -10,8 +10,6 @@ parsed only when its bytes show one of:
   ``.responses.create(``, also through ``.with_raw_response.`` / ``.with_streaming_response.``,
   ``completion(``) or an ``extra-sinks`` name;
 - ``cache_control``;
-- a system-role message (``"role": "system"``, ``role="developer"``, ``role=Role.SYSTEM``), which heads the
-  prompt it is sent in, through whatever wrapper (:mod:`promptcache.lint.system_messages`);
 - promptcache's own ``PromptBuilder`` or ``Conversation`` (the builder's
   layers are prefix slots, its ``.history(...)`` a conversation sink), imported
   by name or used through ``import promptcache [as pc]``;
@@ -41,8 +39,6 @@ _SINK_LIKE = re.compile(rb"\.messages\." + _WRAPPER + rb"(?:create|stream|parse)
                         + _WRAPPER + rb"(?:create|parse|stream)\s*\(")
 _COMPLETION_CALL = re.compile(rb"\ba?completion\s*\(")  # litellm; also common outside LLM code
 _CACHE_CONTROL = re.compile(rb"cache_control")
-# A system-role message (promptcache.lint.system_messages): `"role": "system"`, `role="developer"`, `role=Role.SYSTEM`.
-_SYSTEM_ROLE = re.compile(rb"""role["']?\s*[:=]\s*(?:["'](?:system|developer)["']|\w+\.(?i:system|developer)\b)""")
 # promptcache's own builder and conversation, imported by name, or named after `import promptcache [as pc]`.
 _BUILDER_IMPORTS = BUILDER_CLASSES | CONVERSATION_CLASSES
 _BUILDER_ATTRIBUTE = re.compile(rb"\.\s*(?:PromptBuilder|Conversation)\b")
@@ -103,13 +99,11 @@ class Scan:
     completion_call: bool = False
     imports: list[str] = field(default_factory=list)
     builder: bool = False  # uses promptcache's PromptBuilder or Conversation
-    system_message: bool = False  # builds a system-role message
 
     @property
     def passes(self) -> bool:
         """Worth parsing (see the module docstring)."""
-        return (self.llm_import or self.sink_like or self.cache_control or self.completion_call or self.builder
-                or self.system_message)
+        return self.llm_import or self.sink_like or self.cache_control or self.completion_call or self.builder
 
     @property
     def llm_code(self) -> bool:
@@ -124,8 +118,6 @@ class Scan:
             return "LLM call"
         if self.builder:
             return "PromptBuilder"
-        if self.system_message:
-            return "system message"
         return "cache_control" if self.cache_control else ""
 
 
@@ -164,7 +156,6 @@ def scan(data: bytes, extra_sinks: tuple[str, ...] = ()) -> Scan:
         any(m in _BUILDER_IMPORTS for m in imports)
         or (b"promptcache." in data and bool(_BUILDER_QUALIFIED.search(data)))
         or (any(m == "promptcache" or m.startswith("promptcache.") for m in imports) and bool(_BUILDER_ATTRIBUTE.search(data))),
-        b"role" in data and bool(_SYSTEM_ROLE.search(data)),
     )
 
 

@@ -147,9 +147,6 @@ class FlowRule(LintRule):
     #: ``more_slots``), and none at a node that contains another issue of this rule.
     one_per_node: ClassVar[bool] = True
     innermost_only: ClassVar[bool] = True
-    #: Also checked in a module that is LLM code only by the system-role message it builds (its requests go out
-    #: through a wrapper the linter does not know: R2R's agent, blind set 30). Only a clock there is certain.
-    wrapper_files: ClassVar[bool] = False
 
     def flows(self) -> list:
         """The facts this rule reads (default: values reaching the system prompt, tools and earlier messages)."""
@@ -202,7 +199,7 @@ class FlowRule(LintRule):
         return any(flow.has(kind) and self.flow.enabled(code) for kind, code in owners)
 
     def leave_Module(self, node: cst.Module) -> None:
-        if not (self.flow.is_llm_file or self.wrapper_files and self.flow.builds_system_message):
+        if not self.flow.is_llm_file:
             return
         from promptcache.lint.prompt_definitions import definition_symbols
 

@@ -31,14 +31,13 @@ import libcst as cst
 from promptcache.lint.agent_calls import agent_calls as _agent_calls
 from promptcache.lint.builder_returns import (conversation, conversation_sent_last, message_sent_last, returns_reply, role_of,
                                                route_handler, suffix_only, user_content_only, user_turn)
-from promptcache.lint.dict_view import entry
+from promptcache.lint.dict_view import entry, is_block
 from promptcache.lint.framework_slots import framework_slots
 from promptcache.lint.history_notes import appended_note
 from promptcache.lint.prompt_uses import returned_landings, sent_as_written, sent_last
 from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.system_edits import system_content_stores
-from promptcache.lint.system_messages import SystemMessage, system_messages
 from promptcache.lint.template_fills import template_fills
 from promptcache.lint.value_syntax import constructor_call, returns_not_text
 from promptcache.lint.walk import descendants
@@ -170,15 +169,14 @@ def _never_sent(flow: FlowAnalysis, func: Scope) -> bool:
                                for _, scope in calls) and returned_landings(flow, func) == set()
 
 
-def _later_message_last(flow: FlowAnalysis, system: SystemMessage) -> bool:
+def _later_message_last(flow: FlowAnalysis, message: cst.CSTNode, scope: Scope) -> bool:
     """A system message after other messages of a list literal that goes out last (``[{"role": "system", ...
     RULES}, user, {"role": "system", "content": f"Diff: {diff}"}]``): the newest turn by position, where
     per-request data belongs, whatever its role (mentat's revisor; issue 11); one after the spread history of a
     list sent as written (``[system, *history, note, user]``); or one appended to the history."""
-    message, scope = system.node, system.scope
     element = flow.facts.parent.get(message)
     if isinstance(element, cst.Arg):
-        return appended_note(flow, message, system.content, scope)
+        return appended_note(flow, message, dict_value(message, "content"), scope)
     if isinstance(element, cst.Assign) and len(element.targets) == 1 and isinstance(element.targets[0].target, cst.Name):
         name = element.targets[0].target.value  # `tail = {"role": "system", ...}`, placed once in a list
         reads = [n for n in descendants(scope.node, cst.Name) if n.value == name and n is not element.targets[0].target]
@@ -248,12 +246,15 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
         for kw in _SYSTEM_KEYWORDS:
             for expr, scope in sent_values(req, kw):
                 c.add("system", expr, scope, f"{kw}=", req.sink)
-    if flow.is_llm_file or flow.builds_system_message:
+    if flow.is_llm_file:
         index = flow.index
         agent_call = _agent_calls(flow)
-        for message in system_messages(flow):  # `{"role": "system", ...}`, `Message(role="system", content=...)`
-            if not _later_message_last(flow, message):
-                c.add("system", message.content, message.scope, f"the {message.role} message")
+        params = [(call, scope) for call, scope in index.calls if is_block(call) and entry(call, "role") is not None]
+        for node, scope in [*index.role_dicts, *params]:  # `{"role": ...}`, `ChatCompletionSystemMessageParam(role=...)`
+            role = dict_value(node, "role")
+            if isinstance(role, cst.SimpleString) and role.value[1:-1] in ("system", "developer") \
+                    and not _later_message_last(flow, node, scope):
+                c.add("system", dict_value(node, "content"), scope, f"the {role.value[1:-1]} message")
         if index.imports_langchain:
             for node, scope in index.role_tuples:
                 c.add("system", node.elements[1].value, scope, "the LangChain system message")
