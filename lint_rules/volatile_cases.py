@@ -416,3 +416,15 @@ PC102_INVALID += [
     Invalid(_SKY + "class State:\n    current_user = None\ndef login(user):\n    State.current_user = user.name\ndef chat(history):\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': f'{RULES} You help {State.current_user}.'}, *history])\n", line=11),
     Invalid(_OPENAI + "from .schemas import Message, MessageRole\ndef create_system_message(user_name):\n    msg = Message(role=MessageRole.user, content=f'You are helping {user_name}. Follow the rules.')\n    return msg\n", line=6),
 ]
+PC101_VALID_BLIND += [
+    # Review of stop 37 (a reverted attempt at R2R's agent): a system-role message is no prompt until something
+    # sends it. Chat history stored in a database, a chat-room notice, a websocket message, a conversation export.
+    "from datetime import datetime\nfrom .models import ChatMessage\ndef start_session(db, user):\n    db.add(ChatMessage(role='system', content=f'Session started {datetime.utcnow().isoformat()}', user_id=user.id))\n",
+    "from datetime import datetime\nfrom .models import Message\nclass ChatRoom:\n    def join(self, user):\n        notice = Message(role='system', content=f'{user.name} joined at {datetime.now():%H:%M}')\n        self.history.append(notice)\n        self.broadcast(notice)\n",
+    "from datetime import datetime\nasync def notify_reconnect(ws):\n    await ws.send_json({'role': 'system', 'content': f'Reconnected at {datetime.now():%H:%M}'})\n",
+    "import json\nfrom datetime import datetime\ndef export_conversation(conv, path):\n    header = {'role': 'system', 'content': f'Exported {datetime.now().isoformat()} from {conv.title}'}\n    with open(path, 'w') as f:\n        json.dump([header, *conv.messages], f)\n",
+]
+PC102_VALID_BLIND += [
+    # ... nor is a message object an LLM file stores for its chat room (a join notice), beside the request it sends.
+    _OPENAI + "from .models import Message\nclass Room:\n    def join(self, user):\n        self.db.add(Message(room=self.id, role='system', content=f'{user.name} joined the room'))\n    def ask(self, question):\n        history = [{'role': m.role, 'content': m.content} for m in self.db.messages(self.id)]\n        return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Be brief.'}, *history, {'role': 'user', 'content': question}])\n",
+]

@@ -61,13 +61,16 @@ def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
                 if any(b.kind == "import" and b.qualified and not _external(b.qualified) for b in bindings)}
     out: dict[str, set[str]] = {}
     reads: list[tuple[cst.Name, cst.CSTNode]] = []
-    for node in flow.facts.of_type(cst.ImportFrom):
-        if isinstance(node.names, cst.ImportStar):
+    # One pass over the walk's parent map, in its order (not source order): the tracer's step budget is shared by
+    # the reads, so their order decides which come back unknown in a file that runs out of it.
+    for node, parent in flow.facts.parent.items():  # star imports, and reads of imported names
+        if type(node) is cst.Name:
+            if node.value in imported:
+                reads.append((node, parent))
+        elif type(node) is cst.ImportFrom and isinstance(node.names, cst.ImportStar):
             module = imported_modules(node)[0]
             if module.strip(".") and not _external(module):
                 out[module + ".*"] = {UNKNOWN}  # `from .prompts import *`: its names are read unseen
-    if imported:
-        reads = [(node, flow.facts.parent[node]) for node in flow.facts.of_type(cst.Name) if node.value in imported]
     tracer = _Tracer(flow)
     for node, parent in reads:
         if is_store(node, parent):
