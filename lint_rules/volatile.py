@@ -16,8 +16,9 @@ from promptcache.lint.one_shot import PER_REQUEST_CLAIM, one_shot_weight
 from promptcache.lint.rule import FlowRule, Valid
 from promptcache.lint.template_inputs import IMPORTERS
 
-from lint_rules.volatile_cases import (_B2, _CC, _CLAUDE, _OPENAI, PC101_INVALID, PC101_VALID_BLIND, PC102_INVALID,
+from lint_rules.volatile_cases import (_CC, _CLAUDE, _OPENAI, PC101_INVALID, PC101_VALID_BLIND, PC102_INVALID,
                                       PC102_VALID_BLIND)
+from lint_rules.volatile_valid_cases import PC101_VALID
 
 
 
@@ -31,9 +32,11 @@ def _per_object(issue) -> bool:
     return bool(issue.sources) and all(s.per_object for s in issue.sources if s.kind == S.VOLATILE)
 
 
-def _daily(issue) -> bool:
-    """Every volatile source of ``issue`` is a clock read formatted as a date (it changes once a day)."""
-    return bool(issue.sources) and all(s.daily for s in issue.sources if s.kind == S.VOLATILE)
+def _period(issue) -> str:
+    """How often the fastest volatile source of ``issue`` changes, when every one is a formatted clock: ``"day"``,
+    ``"hour"`` or ``"minute"`` (:func:`promptcache.lint.value_syntax.clock_period`); ``""``: per request."""
+    periods = {s.period for s in issue.sources if s.kind == S.VOLATILE}
+    return "" if not issue.sources or "" in periods else next(p for p in ("minute", "hour", "day") if p in periods)
 
 
 class VolatileInSystemPrompt(FlowRule):
@@ -64,7 +67,9 @@ class VolatileInSystemPrompt(FlowRule):
     ``{now:%Y-%m-%d}``) changes the prefix once a day instead: the first
     request of each day writes a new cache entry and the rest of the day
     reads it. That finding says "as a date ... once a day" and is a
-    **warning**, not an error. So is a clock read once, when the module is
+    **warning**, not an error; read to the hour (``strftime("%Y-%m-%d %H:00")``)
+    it says "once an hour", also a warning, and to the minute (``%H:%M``)
+    "every minute", an error. So is a clock read once, when the module is
     imported (a module constant ``SYSTEM = f"Started {datetime.now()}"``, or a
     private builder the module calls only there, ``_PROMPTS = _define_prompts()``):
     the prefix is fixed per process, and each process started at another time
@@ -134,6 +139,16 @@ class VolatileInSystemPrompt(FlowRule):
         "day writes a new cache entry instead of reading the old one; move the {value} into the final user message"
     )
 
+    hour_message = (
+        "{sources} {reach} {slot} to the hour: the prompt prefix changes once an hour, so the first request of each "
+        "hour writes a new cache entry instead of reading the old one; move the {value} into the final user message"
+    )
+
+    minute_message = (
+        "{sources} {reach} {slot} to the minute: the prompt prefix changes every minute, so only requests sent in "
+        "the same minute share a cache entry; move the {value} into the final user message"
+    )
+
     import_message = (
         "{sources} {reach} {slot} once, when the module is imported: the prefix is fixed for the life of the "
         "process (and the value goes stale in a long-running one), and each process started at another time sends "
@@ -165,89 +180,19 @@ class VolatileInSystemPrompt(FlowRule):
         message = super().issue_message(issue)
         if _at_import(issue) and hasattr(message, "template"):
             return dataclasses.replace(message, template=self.import_message)
-        if _daily(issue) and hasattr(message, "template"):
-            return dataclasses.replace(message, template=self.daily_message)
+        if (period := _period(issue)) and hasattr(message, "template"):
+            template = {"day": self.daily_message, "hour": self.hour_message, "minute": self.minute_message}[period]
+            return dataclasses.replace(message, template=template)
         if _per_object(issue) and hasattr(message, "template"):
             return dataclasses.replace(message, template=self.object_message)
         return message
 
     def issue_severity(self, issue):
-        """A clock read only as a date costs one cache write a day: a warning, not an error (issue 11)."""
-        return Severity.WARNING if _daily(issue) or _at_import(issue) else None
+        """A clock read only as a date (or to the hour) costs one cache write a day (an hour): a warning, not an
+        error (issue 11)."""
+        return Severity.WARNING if _period(issue) in ("day", "hour") or _at_import(issue) else None
 
-    VALID = [
-        # Issue 11 (parlant, blind set 8): a tracing id given to an event emitter; the "preamble" returned is events.
-        _OPENAI + "import uuid\nasync def generate_preamble(emitter, text):\n    handle = await emitter.emit_message_event(trace_id=uuid.uuid4().hex, data={'message': text})\n    return [handle.event]\n",
-        # Issue 11 (open-interpreter, mem0; blind set 10): a date read once, at import, into a module constant.
-        _CLAUDE + "from datetime import datetime\nSYSTEM_PROMPT = f\"\"\"You run on a VM.\n* The current date is {datetime.today().strftime('%A, %B %d, %Y')}.\"\"\"\ndef ask(history):\n    return client.messages.create(model='m', max_tokens=9, system=SYSTEM_PROMPT, messages=history)\n",
-        # Issue 11: a request built as a dict and sent as `**params`, the clock in the newest user turn; a system entry
-        # overwritten with a constant before the call; a clock block after the last breakpoint of the dict's system.
-        _B2 + 'def ask(history, q):\n    params = {"model": "m", "max_tokens": 512, "system": RULES}\n    params["messages"] = history + [{"role": "user", "content": f"[{datetime.now():%H:%M}] {q}"}]\n    return client.messages.create(**params)\n',
-        _B2 + 'def ask(history, q):\n    params = {"model": "m", "max_tokens": 512, "system": f"{RULES}\\nNow: {datetime.now()}"}\n    params["system"] = RULES\n    return client.messages.create(**params, messages=history + [q])\n',
-        _B2 + f'def ask(history, q):\n    params = {{"model": "m", "max_tokens": 512, "messages": history + [q]}}\n    params["system"] = [{{"type": "text", "text": RULES, {_CC}}}, {{"type": "text", "text": f"Now: {{datetime.now()}}"}}]\n    return client.messages.create(**params)\n',
-        # Issue 11 (crewAI, OpenHands): a client returned by a call, constant system, clock in the user turn.
-        _B2 + 'class Agent:\n    def _get_client(self):\n        return client\n    def ask(self, history, q):\n        return self._get_client().messages.create(model="m", max_tokens=512, system=RULES, messages=history + [{"role": "user", "content": f"{datetime.now():%H:%M} {q}"}])\n',
-        # Issue 11: a system block after the last cache breakpoint of the request is never cached.
-        _CLAUDE + f"from datetime import datetime\nRULES = open('rules.md').read()\ndef ask(q, history):\n    return client.messages.create(model='m', system=[{{'type': 'text', 'text': RULES, {_CC}}}, {{'type': 'text', 'text': f'Now: {{datetime.now()}}'}}], messages=history + [q])\n",
-        # Issue 11 (pydantic-ai): a run id passed to a class beside its content is metadata (`RunContext(run_id=...)`);
-        # a field of what a local factory returns is the argument it was built from; a sibling `run_id=` of a call
-        # whose result's `.instructions` is read; a user-turn builder (`_map_user_prompt`) is not the system prompt.
-        _CLAUDE + "import uuid\nfrom .ctx import RunContext\ndef ask(q):\n    ctx = RunContext[dict](deps={}, run_id=uuid.uuid4().hex)\n    return client.messages.create(model='m', system=render_instructions(ctx), messages=[q])\n",
-        _CLAUDE + "from datetime import datetime\nfrom .types import Params\nasync def build(system, messages):\n    return Params(instructions=system, input=messages, sent=datetime.now())\nasync def ask(messages):\n    params = await build('Be brief.', messages)\n    return client.messages.create(model='m', system=params.instructions, messages=params.input)\n",
-        # Issue 11 (langroid, blind set 8): a random pick in a branch that this call switches off (`if random:` with
-        # `random=False` left at its default); called with `random=True` it is INVALID.
-        _OPENAI + "from random import choice\nEXAMPLES = ['a', 'b', 'c']\ndef usage_examples(random=False):\n    examples = EXAMPLES\n    if random:\n        examples = [choice(EXAMPLES)]\n    return '\\n'.join(examples)\ndef format_instructions():\n    return 'Use the tool like this:\\n' + usage_examples()\n",
-        # A record time kept on an object whose other field is sent (second review, mt/t3: reading the field back is INVALID).
-        _CLAUDE + "from datetime import datetime\nfrom .docs import Doc\nMANUAL = open('manual.md').read()\ndef ask(q):\n    doc = Doc(text=MANUAL, updated_at=datetime.now())\n    return client.messages.create(model='m', system=f'Answer from the manual.\\n{doc.text}', messages=[q])\n",
-        _CLAUDE + "import uuid\ndef ask(agent, q):\n    with agent.session(run_id=uuid.uuid4().hex) as s:\n        return client.messages.create(model='m', system=s.instructions, messages=[q])\n",
-        _CLAUDE + "from datetime import datetime\ndef _map_user_prompt(part):\n    return {'role': 'user', 'content': f'{datetime.now():%H:%M} {part.content}'}\n",
-        # The README's own SDK snippet, as a module defines it: per-request facts (today's date) go into the newest
-        # user turn through `.user(..., context=)`, not into a prefix layer.
-        "import anthropic, promptcache\nfrom datetime import date\nfrom promptcache import Conversation, PromptBuilder\nRULES = open('rules.md').read()\nBASE = PromptBuilder().system(RULES)\nchat = Conversation(budget_tokens=20_000)\nname, question = input('Name: '), input('Question: ')\ntoday = date.today().isoformat()\nprompt = BASE.history(chat).user(question, context={'customer': name, 'today': today}).build()\n",
-        # Issue 11, from real code (pydantic-ai): a clock passed as a sibling keyword (`timestamp=`) of an object
-        # is not in its `.instructions`; a filesystem helper is not a system-prompt builder.
-        "from pydantic_ai import messages as _m\ndef merge(messages):\n    clean = []\n    for message in messages:\n        last = clean[-1] if clean else None\n        if last:\n            clean[-1] = _m.ModelRequest(parts=last.parts, instructions=last.instructions or message.instructions, timestamp=message.timestamp)\n        else:\n            clean.append(message)\n    return clean\n",
-        "import uuid\nfrom openai import OpenAI\nclient = OpenAI()\ndef _build_filesystem_test_session(root):\n    return {'root': root, 'snapshot_id': str(uuid.uuid4())}\n",
-        _CLAUDE + 'RULES = "Be brief."\ndef ask(q):\n    return client.messages.create(model="m", system=RULES, messages=[{"role": "user", "content": q}])\n',
-        _CLAUDE + "import time\ndef ask(q):\n    t0 = time.time()\n    r = client.messages.create(model='m', system='Be brief.', messages=[{'role': 'user', 'content': q}])\n    print(time.time() - t0)\n    return r\n",
-        _OPENAI + "from datetime import datetime\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[\n        {'role': 'system', 'content': 'Be brief.'},\n        {'role': 'user', 'content': f'{datetime.now():%Y-%m-%d} {q}'}])\n",
-        "import time\nSYSTEM_PROMPT = f'Started {time.time()}'\n",
-        # Issue 11 review: a local `render(template, **values)` whose keyword is a constant.
-        _OPENAI + "from datetime import datetime\nPRODUCT = 'Acme CRM'\ndef render(template, **values):\n    return template.format(**values)\ndef ask(history, q):\n    system = render('You are helpful. Product: {product}', product=PRODUCT)\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, *history, {'role': 'user', 'content': q}])\n",
-        # A seeded generator is deterministic: the same greeting in every process.
-        _CLAUDE + "import random\nGREETINGS = ['Hi', 'Hello']\ndef ask(q):\n    return client.messages.create(model='m', system=random.Random(7).choice(GREETINGS) + '. Help.', messages=[])\n",
-        # Issue 11 Build 2, `system += ...` kept out of the prefix:
-        _B2 + 'def ask(history, q):\n    system = RULES\n    system += "\\nAnswer briefly."\n    q = q + f" (sent {datetime.now()})"\n    return client.messages.create(model="m", system=system, messages=history + [{"role": "user", "content": q}])\n',
-        # Issue 11 Build 2, `parts.append(...)` then `"\n".join(parts)` kept out of the prefix:
-        _B2 + 'def ask(history, q, now=None):\n    parts = [RULES]\n    parts.append("Answer briefly.")\n    stamp = f"Current time: {datetime.now():%H:%M}"\n    return client.messages.create(model="m", system="\\n".join(parts), messages=history + [{"role": "user", "content": stamp + q}])\n',
-        # Issue 11 Build 2, `list.extend` then join kept out of the prefix:
-        _B2 + 'STYLE = ["Be brief.", "Cite sources."]\ndef ask(history, q):\n    lines = [RULES]\n    lines.extend(STYLE)\n    system = "\\n".join(lines)\n    return client.messages.create(model="m", system=system, messages=history + [q])\n',
-        # Issue 11 Build 2, `str.join` over a generator kept out of the prefix:
-        _B2 + 'POLICIES = {"refunds": "30 days", "shipping": "2 days"}\ndef ask(history, q):\n    system = RULES + "\\n" + "\\n".join(f"{k}: {v}" for k, v in POLICIES.items())\n    return client.messages.create(model="m", system=system, messages=history + [q])\n',
-        # Issue 11 Build 2, a helper function that returns text kept out of the prefix:
-        _B2 + 'def build_system():\n    return RULES + "\\nAnswer briefly."\ndef stamp(q):\n    return f"[{datetime.now():%H:%M}] {q}"\ndef ask(history, q):\n    return client.messages.create(model="m", system=build_system(), messages=history + [{"role": "user", "content": stamp(q)}])\n',
-        # Issue 11 Build 2, a dict entry holding session state kept out of the prefix:
-        _B2 + 'class Session:\n    def __init__(self):\n        self.state = {"rules": RULES}\n    def turn(self, history, q):\n        self.state["last_seen"] = datetime.now().isoformat()\n        return client.messages.create(model="m", system=self.state["rules"], messages=history + [q])\n',
-        # ... and read with `.get(key, default)`:
-        _B2 + 'class Session:\n    def __init__(self):\n        self.state = {"rules": RULES}\n    def turn(self, history, q):\n        self.state["last_seen"] = datetime.now().isoformat()\n        return client.messages.create(model="m", system=self.state.get("rules", RULES), messages=history + [q])\n',
-        # Issue 11 Build 2, an object attribute holding session state kept out of the prefix:
-        _B2 + 'class Agent:\n    def __init__(self):\n        self.system = RULES + "\\nAnswer briefly."\n        self.clock = None\n    def turn(self, history, q):\n        self.clock = datetime.now().strftime("%H:%M:%S")\n        user = {"role": "user", "content": f"[{self.clock}] {q}"}\n        return client.messages.create(model="m", system=self.system, messages=history + [user])\n',
-        # Issue 11 Build 2, a method of the same class kept out of the prefix:
-        _B2 + 'class Agent:\n    def _system(self):\n        return RULES + "\\nBe brief."\n    def _user(self, q):\n        return {"role": "user", "content": f"{datetime.now().isoformat()} {q}"}\n    def turn(self, history, q):\n        return client.messages.create(model="m", system=self._system(), messages=history + [self._user(q)])\n',
-        # Issue 11: count_tokens through the raw-response wrapper sends no request to be cached.
-        _CLAUDE + "from datetime import datetime\ndef size(history):\n    return client.messages.with_raw_response.count_tokens(model='m', system=f'Today is {datetime.now()}.', messages=history)\n",
-        # The SDK's user-message TypedDict is the newest turn, where per-request data belongs.
-        _OPENAI + "from datetime import datetime\nfrom openai.types.chat import ChatCompletionUserMessageParam\ndef ask(q):\n    user = ChatCompletionUserMessageParam(role='user', content=f'Now: {datetime.now()} {q}')\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Be brief.'}, user])\n",
-        # Issue 11 (gpt-researcher prompts.py): a date after the per-call inputs of a prompt builder's template;
-        # (editor.py) a builder of the user message, and a conversation literal whose system message is constant.
-        "from datetime import datetime\nfrom langchain_core.documents import Document\nclass PromptFamily:\n    @staticmethod\n    def generate_report_prompt(question, context):\n        return f'Information: \"{context}\"\\nAnswer: {question}\\nAssume the current date is {datetime.now():%B %d, %Y}.'\n",
-        _OPENAI + "from datetime import datetime\nclass Editor:\n    async def plan(self, research):\n        return await call_model(prompt=self._create_planning_prompt(research))\n    def _create_planning_prompt(self, research):\n        return [{'role': 'system', 'content': 'You are a research editor.'}, {'role': 'user', 'content': self._format_planning_instructions(research)}]\n    def _format_planning_instructions(self, research):\n        today = datetime.now().strftime('%d/%m/%Y')\n        return f'Today is {today}\\nResearch summary: {research}'\n",
-        # Issue 11 (quivr, blind set 7): the name rebound to plain text before the read; the clock text went elsewhere.
-        _OPENAI + "from datetime import datetime\ndef turn(history, q):\n    system = f'Today is {datetime.now():%Y-%m-%d %H:%M}.'\n    log.info(system)\n    system = 'You plan trips.'\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, *history, {'role': 'user', 'content': q}])\n",
-        "from datetime import datetime\nfrom langchain_core.prompts import ChatPromptTemplate, SystemMessagePromptTemplate\nnow = datetime.now().isoformat()\ndef define():\n    prompts = {}\n    template = f'Time: {now}.'\n    prompts['log'] = template\n    template = 'Given the user input, find the intent.'\n    prompts['intent'] = ChatPromptTemplate.from_messages([SystemMessagePromptTemplate.from_template(template)])\n    return prompts\n",
-        # Onyx (#3/#4): the clock is assigned after the prompt is built, into a result every caller discards (`_`).
-        _OPENAI + "from datetime import datetime\ndef process_with_prompt_cache(prefix, suffix):\n    meta = None\n    prompt = prepare(prefix, suffix, meta=meta)\n    meta = {'created_at': datetime.now()}\n    return prompt, meta\ndef ask(messages):\n    prompt, _ = process_with_prompt_cache(messages[:-1], messages[-1:])\n    return client.chat.completions.create(model='m', messages=prompt)\n",
-    ] + PC101_VALID_BLIND
+    VALID = PC101_VALID + PC101_VALID_BLIND
     INVALID = PC101_INVALID
 
 
@@ -302,43 +247,70 @@ class PerRequestDataInSystemPrompt(FlowRule):
     ```
 
     ## When it does not fire
-    A whole parameter passed straight through (``def call(system): create(system=system)``: a generic wrapper), also
-    with only whitespace added (``system + "\\n"``, ``"\\n\\n".join(system_parts)``); a parameter named as the
-    system prompt (``system_prompt``, ``system_message``, ``instructions``, ``system``) with any text added
-    (``system_prompt + "\\nCite sources."``: the prompt it was given, passed through); values set once per object in
-    ``__init__``; an Anthropic system block after the request's last ``cache_control`` breakpoint (when the module
-    marks no message); an identity-named module constant (``reading_level = "grade 8"``: identity needs a
-    per-request origin, a parameter, a request object or a value computed at run time); data placed in the user
-    turn; a parameter that every call in the module binds to one fixed value (a literal, a module constant, a
-    script's command-line arguments parsed at module level, a value the script's ``main()`` reads once outside any
-    loop, an object built from source constants only), when all its callers are visible: a private or nested
-    function, or any function of a script (``if __name__ == "__main__":``) or of a pytest module (by file name:
-    ``test_*.py``, ``*_test.py``, ``conftest.py``); a parameter whose only value in the module is its literal
-    default (no call passes it), also one call up (``writeup(drafts, num_rounds=20)`` passing ``num_rounds`` on to
-    the prompt's function in its loop); a parameter typed as a class (``type[...]``: code) or as a database handle
-    written with its client module (``conn: psycopg.Connection``, ``sqlalchemy.orm.Session``; not a bare
-    ``Session``, which may be a chat session): what it reads is per-request only through the query's arguments,
-    reported themselves); LangGraph's ``Configuration.from_runnable_config(config)`` (the run's settings: models,
-    limits, the assistant's prompt; its ``user_id`` field, or a key read from ``config`` itself, is still reported);
-    the ``messages`` / ``tools`` a converter is given as a whole, and their head ``messages[0]`` (the system
-    message, passed through; a value picked from another message, such as a language detected from ``messages[-1]``,
-    is reported); a parameter's prompt field written back into the same field with text added
-    (``ModelInputData(instructions=data.instructions + " Be brief.")``: a prompt passed through); a message's
-    ``content`` converted into the message it becomes (``{"role": "system", "content":
-    _serialize(message.content)}``; not with text joined to it: ``"Write like: " + message.content`` is reported);
-    the reply a prompt-named request handler returns (``check_if_safe_prompt``), or a prompt-named step that runs an
-    object built from its prompt (``TextPromptBlock(prompt=p).execute()``). A number or a ``Literal`` annotation
-    does not make a parameter a setting: a customer number or a plan tier is per-user data. A user's id beside
-    another entity's id in a lookup (``get_workflow(workflow_id=w, organization_id=org_id)``) scopes it: what comes
-    back is the workflow's; alone (``db.get_projects(user_id)``) it is the user's data and is reported. Flag
-    variants and predicates as for PC101; a builder whose every result the module logs or gives a flag service,
-    unsent. A public function's parameter named for the application's configuration (``app_config``,
-    ``global_settings``; not a bare ``config``, a LangGraph node's run values), and the prompt library a holder
-    passed in returns (``preprompts_holder.get_preprompts()``), are read at start-up. A token count handed to a
-    helper that makes no text (``get_code_message(count_tokens(messages))``) sizes what comes back. A system note
-    appended to an object's history outside ``__init__`` (``self.add_message({"role": "system", "content": f"Ran:
-    {cmd}"})``; no prompt constant in it, not under ``if not self.messages:``, no reset of the list before it) is a turn
-    of it.
+    - A whole parameter passed straight through (`def call(system):
+      create(system=system)`: a generic wrapper), also with only whitespace
+      added (`system + "\\n"`, `"\\n\\n".join(system_parts)`).
+    - A parameter named as the system prompt (`system_prompt`, `system_message`,
+      `instructions`, `system`) with any text added (`system_prompt + "\\nCite
+      sources."`: the prompt it was given, passed through).
+    - A system text built once per object in `__init__` (`self.system = f"You
+      support {product}."`); an identity read in a method (`self.user.name`,
+      `self.customer_name`) is reported.
+    - An Anthropic system block after the request's last `cache_control`
+      breakpoint (when the module marks no message).
+    - An identity-named module constant (`reading_level = "grade 8"`: identity
+      needs a per-request origin, a parameter, a request object or a value
+      computed at run time); data placed in the user turn.
+    - A parameter that every call in the module binds to one fixed value (a
+      literal, a module constant, a script's command-line arguments parsed at
+      module level, a value the script's `main()` reads once outside any loop,
+      an object built from source constants only), when all its callers are
+      visible: a private or nested function, or any function of a script (`if
+      __name__ == "__main__":`) or of a pytest module (by file name:
+      `test_*.py`, `*_test.py`, `conftest.py`).
+    - A parameter whose only value in the module is its literal default (no call
+      passes it), also one call up (`writeup(drafts, num_rounds=20)` passing
+      `num_rounds` on to the prompt's function in its loop).
+    - A parameter typed as a class (`type[...]`: code) or as a database handle
+      written with its client module (`conn: psycopg.Connection`,
+      `sqlalchemy.orm.Session`; not a bare `Session`, which may be a chat
+      session): what it reads is per-request only through the query's arguments,
+      reported themselves.
+    - LangGraph's `Configuration.from_runnable_config(config)` (the run's
+      settings: models, limits, the assistant's prompt; its `user_id` field, or
+      a key read from `config` itself, is still reported).
+    - The `messages` / `tools` a converter is given as a whole, and their head
+      `messages[0]` (the system message, passed through; a value picked from
+      another message, such as a language detected from `messages[-1]`, is
+      reported).
+    - A parameter's prompt field written back into the same field with text
+      added (`ModelInputData(instructions=data.instructions + " Be brief.")`: a
+      prompt passed through); a message's `content` converted into the message
+      it becomes (`{"role": "system", "content": _serialize(message.content)}`;
+      not with text joined to it: `"Write like: " + message.content` is
+      reported).
+    - The reply a prompt-named request handler returns (`check_if_safe_prompt`),
+      or a prompt-named step that runs an object built from its prompt
+      (`TextPromptBlock(prompt=p).execute()`).
+    - A user's id beside another entity's id in a lookup
+      (`get_workflow(workflow_id=w, organization_id=org_id)`) scopes it: what
+      comes back is the workflow's; alone (`db.get_projects(user_id)`) it is the
+      user's data and is reported.
+    - Flag variants and predicates as for PC101; a builder whose every result
+      the module logs or gives a flag service, unsent.
+    - A public function's parameter named for the application's configuration
+      (`app_config`, `global_settings`; not a bare `config`, a LangGraph node's
+      run values), and the prompt library a holder passed in returns
+      (`preprompts_holder.get_preprompts()`): read at start-up.
+    - A token count handed to a helper that makes no text
+      (`get_code_message(count_tokens(messages))`): it sizes what comes back.
+    - A system note appended to an object's history outside `__init__`
+      (`self.add_message({"role": "system", "content": f"Ran: {cmd}"})`; no
+      prompt constant in it, not under `if not self.messages:`, no reset of the
+      list before it): a turn of it.
+
+    A number or a `Literal` annotation does not make a parameter a setting: a
+    customer number or a plan tier is per-user data.
     """
 
     code = "PC102"

@@ -77,6 +77,8 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
     diff to apply), 2 a usage or configuration error, or a file that could
     not be read or parsed (PC901).
     """
+    if stdin_filename is not None and [str(p) for p in paths] == ["-"]:
+        paths = ()  # ruff's form: `--stdin-filename app.py -`
     if any(str(p) == "-" for p in paths):
         _fail("`-` is not a file: to lint source from stdin, pass --stdin-filename PATH (the name it is linted as)")
     if stdin_filename is not None and paths:
@@ -130,6 +132,12 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
                        f"{diff_since} not shown", err=True)
     if not result.files and not result.tests:
         click.echo("warning: no Python files to lint under the given paths (none there, or all excluded)", err=True)
+    elif result.unmatched_sinks:
+        entries = ", ".join(repr(entry) for entry in result.unmatched_sinks)
+        click.echo(f"warning: extra-sinks {entries} named no call in the files linted.\n"
+                   "  A module function: 'myapp.llm.complete'; a method: 'myapp.llm.LLM.chat' (its object\n"
+                   "  built as LLM(...) or annotated ': LLM' in the calling module); any call ending\n"
+                   "  in .chat: '*.chat'. See docs/lint.md, Configuration.", err=True)
     to_stderr = output_format in MACHINE_FORMATS or output_file is not None
     if stdin_filename is not None and fix:  # ruff's convention: the fixed source on stdout, the report on stderr
         sys.stdout.buffer.write(result.fixes[0].after if result.fixes else stdin)

@@ -22,6 +22,11 @@ STRICT_ADVICE = "(run without --strict to report it as a warning and go on)"
 MAX_LINE_WARNINGS = 10
 """Malformed trace lines named one by one; the rest are counted in one line."""
 
+DEVELOPER_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
+"""Categories Python's default filters hide from users (Python docs, "Default Warning Filter"); recording
+under ``simplefilter("always")`` also catches them, e.g. an unclosed socket of other code that the garbage
+collector happens to finalise while a trace is read."""
+
 
 def warn_then_exit_on_error(caught: Iterable[warnings.WarningMessage], err: Console, error: str | None) -> None:
     """Print ``caught`` (:func:`print_warnings`), then, when reading failed, ``error: ...`` and exit 2.
@@ -44,10 +49,12 @@ def print_warnings(caught: Iterable[warnings.WarningMessage], err: Console, limi
     malformed line) are capped: the first ``limit`` are printed, then one line
     ``... and N more lines skipped`` (``N more trace problems`` when some were
     not skipped lines), so a wrong kind of file does not flood the terminal.
-    Other warnings are all printed.
+    Other warnings are all printed, except :data:`DEVELOPER_WARNINGS`.
     """
     shown, hidden, hidden_skips = 0, 0, 0
     for w in {str(w.message): w for w in caught}.values():
+        if issubclass(w.category, DEVELOPER_WARNINGS):
+            continue
         if issubclass(w.category, TraceFormatWarning):
             if shown >= limit:
                 hidden += 1

@@ -24,9 +24,9 @@ from promptcache.lint.iteration_order import loop_order, picking_loops, set_valu
 from promptcache.lint.lookup_keys import (TEXT_METHODS, as_is, flag_service, lookup_arguments, predicate_call, redacts,
                                           text_call, textual)
 from promptcache.lint.rendering import rendered_whole
-from promptcache.lint.sources import EMPTY, Source, as_daily, as_text, source, templated, through_call, unkeyed
+from promptcache.lint.sources import EMPTY, Source, as_period, as_text, source, templated, through_call, unkeyed
 from promptcache.lint.untaken_branches import none_at, switched_off
-from promptcache.lint.value_syntax import (PROMPT_GETTER, caller_mapping, constructor_call, date_format, literal_key,
+from promptcache.lint.value_syntax import (PROMPT_GETTER, caller_mapping, clock_period, constructor_call, literal_key,
                                            mapping_iterated, sent_history, sizing_argument, typed_elsewhere)
 from promptcache.lint.walk import ancestors, descendants
 
@@ -170,12 +170,12 @@ class CallTaint:
             return self.union(args, scope) if args else frozenset({source(S.VOLATILE, f"{qualified}() without a seed", e)})
         if qualified is not None:
             if S.volatile_call(qualified, len(e.args)) or qualified in self.extra_volatile:
-                daily = qualified in S.DATE_CALLS or qualified == "time.strftime" and date_format(args[0] if args else None)
+                period = "day" if qualified in S.DATE_CALLS else clock_period(args[0] if qualified == "time.strftime" and args else None)
                 found = source(S.VOLATILE, f"{qualified}()", e)
                 if self._at_import(e):
                     found = dataclasses.replace(found, import_time=True)
                 drawn = {source(S.SHUFFLED, f"{qualified}()", e)} if S.draw_call(qualified) else set()
-                return as_daily(frozenset({found}), daily) | drawn
+                return as_period(frozenset({found}), period) | drawn
             if S.shuffle_call(qualified):
                 return frozenset({source(S.SHUFFLED, f"{qualified}()", e)})
             if S.env_call(qualified):
@@ -257,8 +257,8 @@ class CallTaint:
                 # `preprompts_holder.get_preprompts()`: the prompts it was given, passed through (gpt-engineer)
                 held = frozenset(s for s in held if s.kind != S.PARAM)
             t = (through_call(held) if _TOOLS.search(method) and not self._in_text(e) else held) | self._unseen_call(e, args, scope, qualified)
-            if method == "strftime" and date_format(args[0] if args else None) or method == "date" and not args:
-                return as_daily(t, True)
+            if (period := clock_period(args[0]) if method == "strftime" and args else "day" if method == "date" and not args else ""):
+                return as_period(t, period)
             if method == "join" and (has_text(base) or self._has_static_element(args, scope)):
                 return templated(t)
             if method in ("format", "format_map") and self._static(base, scope):

@@ -15,7 +15,7 @@ exclusions) / ``extend-exclude`` (gitignore-style patterns),
 ``respect-gitignore`` (bool), ``include-tests`` (bool, default false: see
 :data:`TEST_PATTERNS`), ``fail-on`` (error / warning / info),
 ``prompt-name-regex``, ``volatile-name-regex``, ``extra-sinks`` (qualified
-names like ``myapp.llm.complete`` or ``*.suffix.patterns``),
+names like ``myapp.llm.complete``, methods like ``myapp.llm.LLM.chat``, or ``*.suffix.patterns``),
 ``extra-volatile-sources`` (qualified names).
 """
 

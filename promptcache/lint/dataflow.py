@@ -42,7 +42,7 @@ from promptcache.lint.request_view import conversations, requests, sent_values
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.slots import Slot
 from promptcache.lint.summaries import Summaries
-from promptcache.lint.taint import Source, TaintEngine, as_daily
+from promptcache.lint.taint import Source, TaintEngine, as_period
 from promptcache.lint.template_inputs import behind_template_input
 from promptcache.lint.turns import Turns
 from promptcache.lint.value_syntax import PROMPT_FIELD
@@ -207,8 +207,8 @@ class FlowAnalysis:
         found: list[tuple[cst.CSTNode, frozenset[Source]]] = []
         for sub, sub_scope, sub_kinds in parts:
             sub_sites = self.sites(sub, sub_scope, sub_kinds, depth + 1)
-            if isinstance(e, cst.FormattedString) and self.taint.date_spec(self.facts.parent.get(sub)):
-                sub_sites = [(node, as_daily(sub_t, True)) for node, sub_t in sub_sites]  # `{now:%Y-%m-%d}`
+            if isinstance(e, cst.FormattedString) and (period := self.taint.spec_period(self.facts.parent.get(sub))):
+                sub_sites = [(node, as_period(sub_t, period)) for node, sub_t in sub_sites]  # `{now:%Y-%m-%d}`
             if isinstance(e, (cst.Dict, cst.FormattedString)):  # `{"description": describe(user)}`: in the text now
                 sub_sites = [(node, S.written(sub_t)) for node, sub_t in sub_sites]
             found += sub_sites

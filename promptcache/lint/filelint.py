@@ -73,6 +73,7 @@ class FileResult:
     sizes: dict[str, int] = field(default_factory=dict)
     requires: dict[tuple[str, int], tuple[tuple[str, str], ...]] = field(default_factory=dict)
     fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    sinks_named: tuple[str, ...] = ()  # the extra-sinks entries that named a call here (the run warns of the rest)
 
 
 def parse(data: bytes, path: str) -> cst.Module | Finding:
@@ -210,11 +211,12 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
     uses = import_uses(context.flow) if _imports_code(context.index) else {}
     sizes = module_sizes(context.index)
     fields = template_fields(context.index)
+    named = _sinks_named(context)
     has_noqa = _NOQA_BYTES.search(data) is not None
     check_noqa = (has_noqa and any(rule.code == UnusedNoqa.code for rule in rules)
                   and _NOQA_PC_BYTES.search(data) is not None)
     if not context.reports and not check_noqa:
-        return FileResult(path, [], True, uses=uses, sizes=sizes, fields=fields)
+        return FileResult(path, [], True, uses=uses, sizes=sizes, fields=fields, sinks_named=named)
     targets = [r.node for r in context.reports]
     for report in context.reports:
         if report.fix is not None:
@@ -291,7 +293,16 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
     kept_weights = {(f.code, f.line): w for f in findings if (w := weights.get((f.code, f.line)))}
     kept_requires = {(f.code, f.line): tuple(sorted(r)) for f in findings if (r := requires.get((f.code, f.line)))}
     return FileResult(path, sorted(findings, key=lambda f: f.sort_key), True, kept_depends, uses, kept_weights, sizes,
-                      kept_requires, fields)
+                      kept_requires, fields, named)
+
+
+def _sinks_named(context: FileContext) -> tuple[str, ...]:
+    """The ``extra-sinks`` entries that name a call of this module (every call asked)."""
+    if not context.config.extra_sinks:
+        return ()
+    finder = context.flow.sinks
+    finder.all()
+    return tuple(sorted(finder.matched))
 
 
 def _imports_code(index) -> bool:

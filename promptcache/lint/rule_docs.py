@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import textwrap
+
 from promptcache.lint.registry import discover
 from promptcache.lint.rule import LintRule
 
@@ -21,14 +24,50 @@ def rule_for(code: str) -> type[LintRule]:
     return found
 
 
+PAGE_WIDTH = 79
+"""Prose lines of a rule page are wrapped to this (an 80-column terminal: ``promptcache rule CODE``)."""
+_DOUBLE_BACKTICKS = re.compile(r"``([^`]+)``")  # reST code in the docstrings; one backtick is Markdown's
+
+
 def rule_page(rule: type[LintRule]) -> str:
-    """The Markdown page of one rule: title, severity and fixability, then its documentation."""
+    """The Markdown page of one rule: title, severity and fixability, then its documentation (prose rewrapped to
+    :data:`PAGE_WIDTH`; code blocks, headings and tables as written)."""
     fix = {"safe": "safe fix available", "unsafe": "unsafe fix available"}.get(rule.fixable or "", "no fix")
     return (
         f"# {rule.code}: {rule.name}\n\n"
         f"Severity: **{rule.severity.value}** · {fix}\n\n"
-        f"{rule.documentation()}"
+        f"{_reflow(rule.documentation())}"
     )
+
+
+def _reflow(text: str) -> str:
+    """Markdown ``text`` with each paragraph and list item joined and wrapped to :data:`PAGE_WIDTH`."""
+    out: list[str] = []
+    item: list[str] = []
+    fenced = False
+
+    def flush() -> None:
+        if item:
+            bullet = "- " if item[0].startswith("- ") else ""
+            words = _DOUBLE_BACKTICKS.sub(r"`\1`", " ".join(line.strip() for line in item)[len(bullet):])
+            out.extend(textwrap.wrap(words, PAGE_WIDTH, initial_indent=bullet, subsequent_indent=" " * len(bullet),
+                                     break_long_words=False, break_on_hyphens=False))
+            item.clear()
+
+    for line in text.splitlines():
+        if line.startswith("```"):
+            flush()
+            fenced = not fenced
+            out.append(line)
+        elif fenced or not line.strip() or line.startswith(("#", "|")):
+            flush()
+            out.append(line)
+        else:
+            if line.startswith("- "):
+                flush()
+            item.append(line)
+    flush()
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
 
 
 def index_page() -> str:

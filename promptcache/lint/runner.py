@@ -50,7 +50,8 @@ class LintResult:
     from the result cache (not parsed again; ``cached_paths`` names them); ``fixes``: the files a fix mode
     changed; ``fixable`` / ``unsafe_fixable``: findings left that ``--fix`` /
     only ``--unsafe-fixes`` would fix; ``tests``: test files left out (not
-    among ``files``; ``include-tests`` lints them).
+    among ``files``; ``include-tests`` lints them); ``unmatched_sinks``: the ``extra-sinks`` entries that
+    named no call in a run over folders only (a run over named files sees too little to say).
     """
 
     findings: list[Finding] = field(default_factory=list)
@@ -67,6 +68,7 @@ class LintResult:
     fixable: int = 0
     unsafe_fixable: int = 0
     tests: int = 0
+    unmatched_sinks: list[str] = field(default_factory=list)
 
     @property
     def cached(self) -> int:
@@ -221,6 +223,9 @@ def lint_paths(
     # and for a prompt module named on its own those of its package outside the run (linted for their uses only).
     # Only the importers of named modules with findings that hang on a definition are linted (the cost).
     results_of = dict(zip(paths_of, file_results))
+    if stdin is None and all(path.is_dir() for path in paths):
+        named_sinks = {entry for r in file_results for entry in r.sinks_named}
+        result.unmatched_sinks = [entry for entry in config.extra_sinks if entry not in named_sinks]
     importers = {p: s for named, found_importers in importers_of.items()
                  if named in results_of and results_of[named].depends for p, s in found_importers.items()}
     outside, outside_results = _lint_importers(importers, visitors, config, jobs, cache)

@@ -114,12 +114,22 @@ def _call_path(func: cst.BaseExpression) -> list[str]:
 
 
 class SinkFinder:
-    """Recognises sinks in one module; ``extra_sinks`` are qualified names or ``*.suffix`` patterns."""
+    """Recognises sinks in one module; ``extra_sinks`` are qualified names or ``*.suffix`` patterns.
+
+    A method entry (``myapp.llm.LLM.chat``, ``LLM.chat``, ``*.LLM.chat``) also matches ``x.chat(...)`` where ``x``
+    is built from that class in view (``LLM()`` bound to a name or a ``self.`` attribute, one alias followed) or
+    annotated with it (a parameter, ``x: LLM = ...``): :func:`_receiver_classes`. ``matched`` collects the entries
+    that named a call (the run warns about entries that never do).
+    """
 
     def __init__(self, index: ModuleIndex, extra_sinks: tuple[str, ...] = ()):
         self.index = index
         self._extra_qualified = frozenset(s for s in extra_sinks if not s.startswith("*."))
-        self._extra_suffixes = tuple(s[2:].split(".") for s in extra_sinks if s.startswith("*."))
+        self._extra_suffixes = tuple((s, s[2:].split(".")) for s in extra_sinks if s.startswith("*."))
+        # (entry, class path, method) of the entries of two or more parts: those that may name a method
+        self._extra_methods = tuple((s, parts[:-1], parts[-1]) for s in extra_sinks
+                                    if len(parts := [p for p in s.split(".") if p != "*"]) >= 2)
+        self.matched: set[str] = set()
         self._memo: dict[cst.Call, Sink | None] = {}
         self._apis: dict[tuple[cst.Call, Scope], str | None] = {}
         self._all: list[Sink] | None = None
@@ -167,10 +177,21 @@ class SinkFinder:
         if qualified in _LITELLM:
             return "litellm"
         if qualified is not None and qualified in self._extra_qualified:
+            self.matched.add(qualified)
             return "extra"
-        for suffix in self._extra_suffixes:
+        for entry, suffix in self._extra_suffixes:
             if len(path) >= len(suffix) and path[-len(suffix) :] == suffix:
+                self.matched.add(entry)
                 return "extra"
+        if self._extra_methods and isinstance(call.func, cst.Attribute):
+            method = call.func.attr.value
+            wanted = [(entry, cls) for entry, cls, name in self._extra_methods if name == method]
+            if wanted:
+                for built in _receiver_classes(self.index, call.func.value, scope):
+                    for entry, cls in wanted:
+                        if built[-len(cls) :] == cls or cls[-len(built) :] == built:
+                            self.matched.add(entry)
+                            return "extra"
         return None
 
     def all(self) -> list[Sink]:
@@ -202,6 +223,41 @@ class SinkFinder:
             else:
                 stack.extend(iter_children(n))
         return out
+
+
+def _receiver_classes(index: ModuleIndex, receiver: cst.BaseExpression, scope: Scope, depth: int = 0) -> list[list[str]]:
+    """The dotted names (as parts, leading dots of a relative import dropped) of the classes ``receiver`` (a name
+    or ``self.attr``) is built from (``LLM(...)``) or annotated with (``llm: LLM``), by any of its bindings."""
+    out: list[list[str]] = []
+    for binding in index.bindings_of(receiver, scope) or ():
+        kind = None
+        if binding.kind == "assign" and isinstance(binding.value, cst.Call):
+            kind = binding.value.func
+        elif isinstance(binding.node, (cst.Param, cst.AnnAssign)) and binding.node.annotation is not None:
+            kind = _annotated_class(binding.node.annotation.annotation)
+        elif binding.kind == "assign" and isinstance(binding.value, (cst.Name, cst.Attribute)) and depth < 2:
+            out += _receiver_classes(index, binding.value, binding.scope, depth + 1)  # self.llm = llm (a parameter)
+        if isinstance(kind, (cst.Name, cst.Attribute)):
+            name = index.qualified(kind, binding.scope)
+            if name is None and isinstance(kind, cst.Name):  # a class of this module
+                name = kind.value
+            if name:
+                out.append([p for p in name.split(".") if p])
+    return out
+
+
+def _annotated_class(annotation: cst.BaseExpression) -> cst.BaseExpression:
+    """The class an annotation names: ``LLM`` of ``LLM``, ``"LLM"``, ``LLM | None`` and ``Optional[LLM]``."""
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        left = annotation.left
+        return _annotated_class(annotation.right if isinstance(left, cst.Name) and left.value == "None" else left)
+    if isinstance(annotation, cst.Subscript) and attribute_path(annotation.value)[-1:] == ["Optional"] \
+            and len(annotation.slice) == 1 and isinstance(annotation.slice[0].slice, cst.Index):
+        return _annotated_class(annotation.slice[0].slice.value)
+    if isinstance(annotation, cst.SimpleString) and isinstance(text := annotation.evaluated_value, str) \
+            and text.replace(".", "").isidentifier():
+        return cst.parse_expression(text)
+    return annotation
 
 
 def anthropic_request(sink: Sink) -> bool:

@@ -136,7 +136,7 @@ _OWNER = r"(user|account|customer|subscription|billing|member(ship)?|tenant)"
 _OWNED = r"(level|plan|tier|org|organi[sz]ation)"
 _IDENTITY_RE = re.compile(
     r"(?i)(^|_)(user(_?name|_?id)?|e_?mail(_address)?|tenant(_?id)?|account(_?(id|number|name))?|"
-    rf"org_?id|organi[sz]ation_?id|locale|time_?zone|tz|{_OWNER}_?{_OWNED}|customer(_?id)?)$"
+    rf"org_?id|organi[sz]ation_?id|locale|time_?zone|tz|{_OWNER}_?{_OWNED}|customer(_?(id|name))?)$"
 )
 # Attribute names that identify a user whatever object they hang off (``ctx.user_id``, ``msg.email``,
 # ``x.user_plan``); a bare ``x.org`` no more than a bare ``org``, nor ``settings.billing_plan`` (a deployment's): the
@@ -341,7 +341,8 @@ class Source:
     index: int = -1
     templated: bool = False
     picked: bool = False  # one element picked from a parameter by position (`messages[-1]`): not the whole list
-    daily: bool = False  # a clock read formatted as a date (`date.today()`, `strftime("%Y-%m-%d")`): changes once a day
+    period: str = ""  # a clock read formatted as a date (`date.today()`, `strftime("%Y-%m-%d")`): "day", it changes
+    # once a day; "hour" / "minute" for `%H:00` / `%H:%M` (value_syntax.clock_period); "": per request
     import_time: bool = False  # read once, when the module is imported (module or class body): fixed per process
     per_object: bool = False  # read when an object is built (`self.x = now()` in `__init__` only): fixed per object
     key_order: bool = False  # the order a mapping's keys were stored in (`d[k] = v` in a loop): not in `d[k]`
@@ -352,6 +353,11 @@ class Source:
     # written, not in a field, a method's result or an element read from it (`get_run(run_id).steps`)
     origin: cst.CSTNode | None = field(default=None, compare=False, hash=False, repr=False)
     guard: cst.IfExp | None = field(default=None, compare=False, hash=False, repr=False)
+
+    @property
+    def daily(self) -> bool:
+        """A clock read as a date: it changes once a day."""
+        return self.period == "day"
 
 
 EMPTY: frozenset[Source] = frozenset()
@@ -406,6 +412,7 @@ def written(taint: frozenset[Source]) -> frozenset[Source]:
     return _flagged(taint, "through_call", False)
 
 
-def as_daily(t: frozenset[Source], daily: bool) -> frozenset[Source]:
-    """``t`` with its volatile sources marked as changing once a day (when ``daily``)."""
-    return _flagged(t, "daily", True, (VOLATILE,)) if daily else t
+def as_period(t: frozenset[Source], period: str) -> frozenset[Source]:
+    """``t`` with its volatile sources marked as changing once a ``period`` (``"day"``, ``"hour"``, ``"minute"``;
+    ``""``: left as they are)."""
+    return _flagged(t, "period", period, (VOLATILE,)) if period else t

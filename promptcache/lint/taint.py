@@ -34,9 +34,9 @@ from promptcache.lint.expressions import has_text, int_value, is_dict_view, is_l
 from promptcache.lint.fields import FieldSensitivity
 from promptcache.lint.lookup_keys import TEXT_METHODS
 from promptcache.lint.sinks import SinkFinder
-from promptcache.lint.sources import EMPTY, Source, as_daily, as_text, source, templated, unkeyed
+from promptcache.lint.sources import EMPTY, Source, as_period, as_text, source, templated, unkeyed
 from promptcache.lint.rendering import same_field
-from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, config_param, constructor_call, date_format, guard_flag, handle_annotation, imports_code
+from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, config_param, constructor_call, clock_period, guard_flag, handle_annotation, imports_code
 
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
 _NAMED = (S.VOLATILE, S.IDENTITY)  # the kinds a name gives (TaintEngine.names)
@@ -188,15 +188,16 @@ class TaintEngine(CallTaint, FieldSensitivity):
 
     def _formatted(self, part: cst.FormattedStringExpression, scope: Scope) -> frozenset[Source]:
         """One ``{value:spec}`` of an f-string: a date-only spec (``{now:%Y-%m-%d}``) makes the clock daily."""
-        return as_daily(self.of(part.expression, scope), self.date_spec(part))
+        return as_period(self.of(part.expression, scope), self.spec_period(part))
 
     @staticmethod
-    def date_spec(part: cst.CSTNode | None) -> bool:
-        """True for an f-string part whose format spec is a date-only strftime format (``{now:%Y-%m-%d}``)."""
+    def spec_period(part: cst.CSTNode | None) -> str:
+        """How often a clock in an f-string part changes, by its strftime spec (:func:`clock_period`: ``"day"`` for
+        ``{now:%Y-%m-%d}``, ``"hour"``, ``"minute"``); ``""`` without one."""
         spec = part.format_spec if isinstance(part, cst.FormattedStringExpression) else None
         if not spec or not all(isinstance(x, cst.FormattedStringText) for x in spec):
-            return False
-        return date_format(cst.SimpleString(repr("".join(x.value for x in spec))))
+            return ""
+        return clock_period(cst.SimpleString(repr("".join(x.value for x in spec))))
 
     def union(self, exprs, scope: Scope) -> frozenset[Source]:
         """The union of the taints of ``exprs`` (None entries skipped)."""

@@ -25,14 +25,22 @@ from promptcache.lint.index import Binding, Scope
 from promptcache.lint.walk import descendants
 
 _TIME_DIRECTIVES = re.compile(r"%[-#]?[HIMSfpXcTrRsLlkzZ]")
+_BELOW_HOUR = re.compile(r"%[-#]?[MSfXcTrRs]")  # minutes or finer (%R is %H:%M, %T / %X / %c / %r hold seconds)
+_BELOW_MINUTE = re.compile(r"%[-#]?[SfXcTrs]")
 
 
-def date_format(fmt: cst.BaseExpression | None) -> bool:
-    """A literal strftime format that names no unit below a day (``"%Y-%m-%d"``, ``"%A %d %B"``)."""
-    if not isinstance(fmt, cst.SimpleString):
-        return False
-    text = fmt.evaluated_value
-    return isinstance(text, str) and "%" in text and not _TIME_DIRECTIVES.search(text)
+def clock_period(fmt: cst.BaseExpression | None) -> str:
+    """How often a clock formatted with ``fmt``, a literal strftime format, changes: ``"day"`` (no unit below a day:
+    ``"%Y-%m-%d"``), ``"hour"`` (``"%Y-%m-%d %H:00"``), ``"minute"`` (``"%H:%M"``); ``""`` for seconds or finer, or
+    a format that is not a literal (or names a zone: ``%z``, left as per request)."""
+    text = fmt.evaluated_value if isinstance(fmt, cst.SimpleString) else None
+    if not isinstance(text, str) or "%" not in text:
+        return ""
+    if not _TIME_DIRECTIVES.search(text):
+        return "day"
+    if re.search(r"%[-#]?[zZ]", text) or _BELOW_MINUTE.search(text):
+        return ""
+    return "minute" if _BELOW_HOUR.search(text) else "hour"
 
 
 # `data.instructions`, `config.system_prompt`: the prompt field of an object passed in.
@@ -314,5 +322,5 @@ def typed_elsewhere(index, receiver: cst.BaseExpression, scope) -> bool:
     return "mcp" not in named.lower() and not named.endswith(("Session", "Client", "Server", "Group"))
 
 
-__all__ = ["PROMPT_FIELD", "PROMPT_GETTER", "caller_mapping", "config_param", "mapping_iterated", "sent_history", "sizing_argument", "annotation_types", "constructor_call", "date_format", "guard_flag", "imports_code", "literal_key",
+__all__ = ["PROMPT_FIELD", "PROMPT_GETTER", "caller_mapping", "config_param", "mapping_iterated", "sent_history", "sizing_argument", "annotation_types", "clock_period", "constructor_call", "guard_flag", "imports_code", "literal_key",
            "class_annotation", "handle_annotation", "typed_elsewhere"]

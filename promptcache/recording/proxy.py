@@ -144,7 +144,8 @@ class _Bookkeeping:
                 for problem in problems:
                     self.log.print(f"   not recorded: {problem}")
                 for warning in caught:  # e.g. a model the providers data does not list: once per message
-                    self.log.note(str(warning.message))
+                    if issubclass(warning.category, UserWarning):  # ours; not a socket another task left open
+                        self.log.note(str(warning.message))
                 self.log.request(exchange, status, usage)
             finally:
                 recorded.set_result(None)

@@ -49,3 +49,29 @@ def test_the_commands_refuse_a_bare_number_above_1_naming_the_option(tmp_path, c
     assert ("Invalid value for '--min-hit-rate': 2 is above 1: a bare number is a fraction in 0..1; write 0.02 or "
             "2%") in result.stderr
     assert "a bare number above 1 is refused" in " ".join(CliRunner().invoke(main, [command, "--help"]).stdout.split())
+
+
+def test_warnings_that_python_hides_from_users_are_not_printed():
+    # CI failure of stop 35: an unclosed socket of an earlier test, finalised by the garbage collector while
+    # `verify` read its trace, was printed as "warning: unclosed <socket...>" under simplefilter("always")
+    import gc
+    import io
+    import socket
+    import warnings
+
+    from rich.console import Console
+
+    from promptcache.commands.options import print_warnings
+    from promptcache.trace.records import TraceFormatWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        leaked = socket.socket()
+        del leaked
+        gc.collect()
+        warnings.warn("old API", DeprecationWarning)
+        warnings.warn("line 3: not JSON; line skipped", TraceFormatWarning)
+    assert {w.category for w in caught} >= {ResourceWarning, DeprecationWarning, TraceFormatWarning}
+    out = io.StringIO()
+    print_warnings(caught, Console(file=out, width=80))
+    assert out.getvalue() == "warning: line 3: not JSON; line skipped\n"

@@ -90,6 +90,65 @@ def test_extra_sinks_and_extra_volatile_sources():
     assert [f.code for f in lint_text(code, config=suffix)] == ["PC101"]
 
 
+WRAPPER = """from openai import OpenAI
+
+
+class LLM:
+    def chat(self, system, messages):
+        return OpenAI().chat.completions.create(model="gpt-4o", messages=[{"role": "system", "content": system}, *messages])
+"""
+APP = """from datetime import datetime
+from typing import Optional
+
+from .llm import LLM
+
+
+class Bot:
+    def __init__(self, llm: LLM):
+        self.llm = llm
+
+    def answer(self, question):
+        return self.llm.chat(system=f"Now: {datetime.now()}", messages=[question])
+
+
+def one_off(question):
+    llm = LLM()
+    return llm.chat(system=f"Now: {datetime.now()}", messages=[question])
+
+
+def typed(question, llm: Optional["LLM"] = None):
+    return llm.chat(system=f"Now: {datetime.now()}", messages=[question])
+
+
+def other(question, bot):
+    return bot.chat(system=f"Now: {datetime.now()}", messages=[question])
+"""
+
+
+@pytest.mark.parametrize("entry", ["myapp.llm.LLM.chat", "llm.LLM.chat", "LLM.chat", "*.LLM.chat"])
+def test_an_extra_sink_method_matches_calls_on_objects_of_its_class(write_tree, run_cli, monkeypatch, entry):
+    # newcomer helper-88: `extra-sinks = ["llm.LLM.chat"]` matched nothing, only "*.chat" did; the receiver's
+    # class is read from a constructor call or an annotation in the calling module (bot.chat: unknown, not matched)
+    root = write_tree({"promptcache.toml": f"[lint]\nextra-sinks = [{entry!r}]\n",
+                       "myapp/__init__.py": "", "myapp/llm.py": WRAPPER, "myapp/app.py": APP})
+    monkeypatch.chdir(root)
+    code, out, err = run_cli("lint", "myapp", "--no-cache", "--select", "PC101", "--output-format", "concise")
+    assert [line.split(" ")[0] for line in out.splitlines() if "PC101" in line] == \
+        ["myapp/app.py:12:45:", "myapp/app.py:17:36:", "myapp/app.py:21:36:"]
+    assert code == 1 and "warning" not in err
+
+
+def test_an_extra_sink_that_names_no_call_is_a_warning(write_tree, run_cli):
+    root = write_tree({"promptcache.toml": "[lint]\nextra-sinks = ['myapp.llm.LLM.chat', 'Other.chat', '*.ask']\n",
+                       "myapp/__init__.py": "", "myapp/llm.py": WRAPPER, "myapp/app.py": APP})
+    for _ in range(2):  # the second run reads the files' results from the cache: the same warning
+        code, _, err = run_cli("lint", root / "myapp", "--select", "PC101")
+        assert code == 1 and err.startswith("warning: extra-sinks 'Other.chat', '*.ask' named no call in the files "
+                                            "linted.\n  A module function: 'myapp.llm.complete'; a method:")
+    code, _, err = run_cli("lint", root / "myapp" / "llm.py", "--select", "PC101")  # one named file: says nothing
+    assert code == 0 and err == ""
+
+
 def test_with_overrides_ignores_none():
     config = LintConfig().with_overrides(select=None, fail_on=Severity.INFO)
     assert config.select == ("ALL",) and config.fail_on is Severity.INFO

@@ -192,24 +192,30 @@ def test_field_taint_is_memoised_on_long_rebinding_chains():
 
 
 @pytest.mark.parametrize(
-    ("value", "daily"),
+    ("value", "changes", "severity"),
     [
-        ("{date.today()}", True),
-        ("{datetime.now():%Y-%m-%d}", True),
-        ("{datetime.now().astimezone().strftime('%A %d %B')}", True),
-        ("{datetime.now().date()}", True),
-        ("{datetime.now():%Y-%m-%d %H:%M}", False),
-        ("{datetime.now().strftime('%H')}", False),
-        ("{datetime.now()}", False),
+        ("{date.today()}", "once a day", "warning"),
+        ("{datetime.now():%Y-%m-%d}", "once a day", "warning"),
+        ("{datetime.now().astimezone().strftime('%A %d %B')}", "once a day", "warning"),
+        ("{datetime.now().date()}", "once a day", "warning"),
+        # newcomer helper-88: an hourly clock was said to change "on every request"
+        ("{datetime.now().strftime('%H')}", "once an hour", "warning"),
+        ("{datetime.now():%Y-%m-%d %H:00}", "once an hour", "warning"),
+        ("{time.strftime('%I %p')}", "once an hour", "warning"),
+        ("{datetime.now():%Y-%m-%d %H:%M}", "every minute", "error"),
+        ("{datetime.now().strftime('%R')}", "every minute", "error"),
+        ("{datetime.now():%H:%M:%S}", "on every request", "error"),
+        ("{datetime.now():%H %Z}", "on every request", "error"),
+        ("{datetime.now()}", "on every request", "error"),
     ],
 )
-def test_a_clock_read_as_a_date_changes_once_a_day(value, daily):
+def test_a_clock_read_as_a_date_changes_once_a_day(value, changes, severity):
     # Issue 11: a date at day precision changes once a day; the message says so instead of "every request".
-    code = HEAD + f"def ask(q):\n    return client.messages.create(model='m', system=f'Today: {value}', messages=[q])\n"
+    code = HEAD + "import time\n" + f"def ask(q):\n    return client.messages.create(model='m', system=f'Today: {value}', messages=[q])\n"
     [finding] = lint_text(code)
     assert finding.code == "PC101"
-    assert ("changes once a day" in finding.message) is daily
-    assert ("changes on every request" in finding.message) is not daily
+    assert f"the prompt prefix changes {changes}" in finding.message
+    assert finding.severity.value == severity
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,18 @@ def test_rule_documentation_shape(code):
     assert rule.name and rule.message and rule.summary()
 
 
+@pytest.mark.parametrize("code", list(discover()))
+def test_a_rule_page_reads_in_an_80_column_terminal(code):
+    # newcomer helper-88: pages had lines of 100+ columns and reST ``code`` in Markdown
+    from promptcache.lint.rule_docs import rule_page
+
+    page, fenced = rule_page(discover()[code]), False
+    for line in page.splitlines():
+        fenced ^= line.startswith("```")
+        if not fenced and not line.startswith(("```", "|")):
+            assert len(line) <= 80 and "``" not in line, line
+
+
 def test_rule_pages_are_up_to_date(tmp_path):
     generator = _generator()
     assert generator.stale() == [], "run `python docs/gen_rule_pages.py`"

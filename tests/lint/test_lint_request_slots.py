@@ -132,7 +132,7 @@ def test_a_conditional_arm_the_call_does_not_take_is_not_its_precision():
     assert _pc101(_ONYX) == [(9, daily)]
     assert [f.severity.value for f in lint_text(_ONYX) if f.code == "PC101"] == ["warning"]
     # The bounds: the flag passed true, rebound in the function, or a test that is not a parameter takes the minute arm.
-    every = "`datetime.datetime.now()` (line 5) reaches system="
+    every = "`datetime.datetime.now()` (line 5) reaches system= to the minute"  # "%B %d, %Y %H:%M"
     passed = _ONYX.replace("{day_time()}", "{day_time(include_hour_min=True)}")
     rebound = _ONYX.replace("    now = datetime.now()\n", "    now = datetime.now()\n    include_hour_min = True\n")
     not_a_param = _ONYX.replace("def day_time(include_hour_min=False):", "include_hour_min = False\ndef day_time():")

@@ -273,5 +273,5 @@ def test_a_user_beside_a_clock_is_reported_by_both_rules():
     )
     found = [(f.code, f.line, f.message.split(" reach")[0]) for f in lint_text(code, [VolatileInSystemPrompt, PerRequestDataInSystemPrompt])]
     assert found == [("PC101", 6, "`datetime.date.today()` (line 5)"),
-                     ("PC102", 6, "the per-request parameter `customer_name` (line 4)"),
+                     ("PC102", 6, "`customer_name` (line 5)"),  # an identity by its name (newcomer helper-88)
                      ("PC101", 8, "`session_id`")]

@@ -184,6 +184,10 @@ def test_stdin_filename_lints_the_source_as_that_file_and_fix_prints_the_fixed_s
     assert "Fixed 1 finding" in err and code == 0
     code, _, err = run("lint", "a.py", "--stdin-filename", "b.py", input=b"")
     assert code == 2 and "give no PATHS" in err
+    code, out, _ = run("lint", "--stdin-filename", tmp_path / "bot.py", "-", input=VOLATILE.encode())  # ruff's form
+    assert code == 1 and f"{(tmp_path / 'bot.py').as_posix()}:5:61: PC101 [error]" in out
+    code, _, err = run("lint", "-", input=VOLATILE.encode())
+    assert code == 2 and "`-` is not a file: to lint source from stdin, pass --stdin-filename PATH" in err
 
 
 def test_force_exclude_applies_the_exclusions_to_named_files(tmp_path):
