@@ -21,8 +21,8 @@ from promptcache.lint.fields import flat_items, implementation_arguments
 from promptcache.lint.imports import is_standard_library
 from promptcache.lint.index import Scope
 from promptcache.lint.iteration_order import loop_order, picking_loops, set_valued
-from promptcache.lint.lookup_keys import (TEXT_METHODS, as_is, flag_service, lookup_arguments, predicate_call, redacts,
-                                          text_call, textual)
+from promptcache.lint.lookup_keys import (TEXT_METHODS, as_is, flag_service, list_order_only, lookup_arguments,
+                                          predicate_call, redacts, text_call, textual)
 from promptcache.lint.rendering import rendered_whole
 from promptcache.lint.sources import EMPTY, Source, as_period, as_text, source, templated, through_call, unkeyed
 from promptcache.lint.untaken_branches import none_at, switched_off
@@ -76,10 +76,10 @@ class CallTaint:
         if fields:
             held_ids = {id(f) for f in fields}
             rest = self.union([a.value for a in e.args if id(a.value) not in held_ids], scope)
-            if isinstance(e.func, cst.Attribute):
-                rest |= self.of(e.func.value, scope)  # the receiver's own order still counts
+            rest |= self.of(e.func.value, scope) if isinstance(e.func, cst.Attribute) else EMPTY  # the receiver's order counts
             held = frozenset(s for s in self.union(fields, scope) if s.kind not in S.ORDER_KINDS)
-            t = frozenset(s for s in t if s.kind not in S.ORDER_KINDS or s in rest) | held
+            rest = {dataclasses.replace(r, keyed=False) for r in rest}  # an unseen call marks its arguments' order
+            t = frozenset(s for s in t if s.kind not in S.ORDER_KINDS or dataclasses.replace(s, keyed=False) in rest) | held
         return t
 
     def _own_method(self, func: cst.Attribute, scope: Scope) -> Scope | None:
@@ -292,9 +292,9 @@ class CallTaint:
             return self.union(args, scope)  # `render_header(run_id)`, `slugify(user_id)`, `.replace(k, run_id)`
         sizing = {id(a.value) for a in e.args if sizing_argument(a)}  # `get_code_message(count_tokens(msgs))`
         args = [a for a in args if id(a) not in sizing]
-        if not tools:
-            return EMPTY.union(*lookup_arguments(self, args, scope))
-        return EMPTY.union(*(through_call(self.of(a, scope)) if as_is(a) else self.of(a, scope) for a in args))
+        t = EMPTY.union(*lookup_arguments(self, args, scope)) if not tools else \
+            EMPTY.union(*(through_call(self.of(a, scope)) if as_is(a) else self.of(a, scope) for a in args))
+        return list_order_only(self, e, scope, t)
 
     def _run_config_param(self, args: list, scope: Scope) -> bool:
         """``args`` is one name bound only to a parameter of the function (the node's ``config``)."""

@@ -69,13 +69,33 @@ def lookup_arguments(engine: TaintEngine, args: list, scope: Scope) -> list[froz
     what is looked up by it is that user's data (``db.get_projects(user_id)``); beside another entity's id
     that is not a constant it scopes the lookup (``get_workflow(workflow_id=w, organization_id=o)``, not
     ``get_notes(bot_id=BOT_ID, user_id=u)``). A user's value given as is is not known to be in a tool schema
-    the call makes (deer-flow's ``build_skill_search_setup(user_skills).describe_skill_tool``: a closure)."""
+    the call makes (deer-flow's ``build_skill_search_setup(user_skills).describe_skill_tool``: a closure). The
+    element order of any argument (a set) is in the result as it is, not in a field of it (letta's
+    ``self.agent_state = manager.append_messages(new_messages, ...)``, then ``self.agent_state.tools``)."""
     taints = [(engine.of(a, scope), _id_key(a)) for a in args]
     entity = any(key and not any(s.kind == S.IDENTITY for s in t) and not _constant_id(engine.index, a, scope)
                  for (t, key), a in zip(taints, args))
     kinds = (S.VOLATILE, S.IDENTITY) if entity else (S.VOLATILE,)
-    return [through_call(S.keyed(t, kinds)) if key else through_call(t) if as_is(a) and not _text_bound(a, scope)
-            else t for (t, key), a in zip(taints, args)]
+    return [S.keyed(through_call(S.keyed(t, kinds)) if key else through_call(t) if as_is(a) and not _text_bound(a, scope)
+                    else t, S.ORDER_KINDS) for (t, key), a in zip(taints, args)]
+
+
+def list_order_only(engine: TaintEngine, call: cst.Call, scope: Scope, taint: frozenset[Source]) -> frozenset[Source]:
+    """``taint``, an unseen call's, without the element order of its other arguments when its first argument is a
+    list in a fixed order (a list literal or comprehension, or a name bound to one, that carries no order of its
+    own): the result's elements come in that list's order, and a set beside it parameterises the call
+    (letta's ``runtime_override_tool_json_schema(tool_list=schemas, terminal_tools={...})``; issue 11)."""
+    first = call.args[0].value if len(call.args) > 1 and not call.args[0].star else None
+    if first is None or not any(s.kind in S.ORDER_KINDS for s in taint):
+        return taint
+    lists = [(first, scope)]
+    if isinstance(first, cst.Name):  # its bindings but the one this call's result makes (`x = f(tool_list=x, ...)`)
+        bound = [b for b in engine.index.lookup(first.value, scope)[1] if b.value is not call]
+        lists = [(b.value, b.scope) for b in bound] if all(b.kind == "assign" for b in bound) else []
+    if not lists or not all(isinstance(value, (cst.List, cst.ListComp)) for value, _ in lists) \
+            or any(s.kind in S.ORDER_KINDS for value, where in lists for s in engine.of(value, where)):
+        return taint
+    return frozenset(s for s in taint if s.kind not in S.ORDER_KINDS)
 
 
 def _constant_id(index: ModuleIndex, e: cst.BaseExpression, scope: Scope) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -224,8 +225,7 @@ def lint_paths(
     # Only the importers of named modules with findings that hang on a definition are linted (the cost).
     results_of = dict(zip(paths_of, file_results))
     if stdin is None and all(path.is_dir() for path in paths):
-        named_sinks = {entry for r in file_results for entry in r.sinks_named}
-        result.unmatched_sinks = [entry for entry in config.extra_sinks if entry not in named_sinks]
+        result.unmatched_sinks = _unmatched_sinks(config.extra_sinks, file_results, [contents[p] for p in paths_of])
     importers = {p: s for named, found_importers in importers_of.items()
                  if named in results_of and results_of[named].depends for p, s in found_importers.items()}
     outside, outside_results = _lint_importers(importers, visitors, config, jobs, cache)
@@ -247,6 +247,15 @@ def lint_paths(
     result.count_fixable()
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _unmatched_sinks(entries: tuple[str, ...], results: list[FileResult], sources: list[bytes]) -> list[str]:
+    """The ``extra-sinks`` entries no linted file calls. A file that was not analysed (a file-level
+    ``# promptcache: noqa``, a syntax error) counts as calling each entry whose last name it shows called."""
+    named = {entry for r in results for entry in r.sinks_named}
+    unseen = [data for r, data in zip(results, sources) if r.uses is UNSEEN]
+    return [entry for entry in entries if entry not in named and not any(
+        re.search(rb"\b" + re.escape(entry.rsplit(".", 1)[-1].encode()) + rb"\s*\(", data) for data in unseen)]
 
 
 def _named_modules_importers(named, scans, contents, modules: set[Path],

@@ -147,6 +147,10 @@ def test_an_extra_sink_that_names_no_call_is_a_warning(write_tree, run_cli):
                                             "linted.\n  A module function: 'myapp.llm.complete'; a method:")
     code, _, err = run_cli("lint", root / "myapp" / "llm.py", "--select", "PC101")  # one named file: says nothing
     assert code == 0 and err == ""
+    # a file not analysed (a file-level noqa) that shows the call counts as calling it
+    (root / "myapp" / "legacy.py").write_text("# promptcache: noqa\ndef go(bot):\n    return bot.ask(system='x')\n")
+    code, _, err = run_cli("lint", root / "myapp", "--select", "PC101")
+    assert code == 1 and err.startswith("warning: extra-sinks 'Other.chat' named no call in the files linted.\n")
 
 
 def test_with_overrides_ignores_none():
