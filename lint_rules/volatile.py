@@ -18,6 +18,7 @@ from promptcache.lint.template_inputs import IMPORTERS
 
 from lint_rules.volatile_cases import (_CC, _CLAUDE, _OPENAI, PC101_INVALID, PC101_VALID_BLIND, PC102_INVALID,
                                       PC102_VALID_BLIND)
+from lint_rules.own_message_cases import PC101_OWN_INVALID, PC101_OWN_VALID, PC102_OWN_VALID
 from lint_rules.volatile_valid_cases import PC101_VALID
 
 
@@ -192,8 +193,8 @@ class VolatileInSystemPrompt(FlowRule):
         error (issue 11)."""
         return Severity.WARNING if _period(issue) in ("day", "hour") or _at_import(issue) else None
 
-    VALID = PC101_VALID + PC101_VALID_BLIND
-    INVALID = PC101_INVALID
+    VALID = PC101_VALID + PC101_VALID_BLIND + PC101_OWN_VALID
+    INVALID = PC101_INVALID + PC101_OWN_INVALID
 
 
 class PerRequestDataInSystemPrompt(FlowRule):
@@ -418,5 +419,5 @@ class PerRequestDataInSystemPrompt(FlowRule):
         # Issue 11 (open_deep_research): LangGraph's `Configuration.from_runnable_config(config)` is the run's
         # settings, one value per deployment or assistant.
         "from langchain_core.messages import HumanMessage, SystemMessage\nfrom langchain_core.runnables import RunnableConfig\nfrom langchain.chat_models import init_chat_model\nfrom app.configuration import Configuration\nmodel = init_chat_model('gpt-4.1')\nasync def supervisor(state, config: RunnableConfig):\n    configurable = Configuration.from_runnable_config(config)\n    system = f'You lead the research. Stop after {configurable.max_iterations} rounds.'\n    return await model.ainvoke([SystemMessage(content=system), HumanMessage(content=state['brief'])])\n",
-    ] + PC102_VALID_BLIND
+    ] + PC102_VALID_BLIND + PC102_OWN_VALID
     INVALID = PC102_INVALID

@@ -35,6 +35,7 @@ from promptcache.lint.breakpoints import message_blocks_before_last_breakpoint, 
 from promptcache.lint.config import LintConfig
 from promptcache.lint.flow_facts import Flow, Issue, dedupe, identity
 from promptcache.lint.index import ModuleIndex, Scope
+from promptcache.lint.framework_slots import message_lists
 from promptcache.lint.object_state import built_per_call
 from promptcache.lint.call_sites import CallSites
 from promptcache.lint.prompt_text import PromptText
@@ -81,6 +82,11 @@ class FlowAnalysis:
         PromptBuilder layer, or is a prompt module imported by one."""
         return (self.index.imports_llm or self.prompt_module or bool(self.sinks.all()) or bool(self.builder_calls)
                 or bool(requests(self)))
+
+    @cached_property
+    def message_lists(self) -> list:
+        """The request message lists built with an app's own classes (:func:`~promptcache.lint.framework_slots.message_lists`)."""
+        return message_lists(self)
 
     @cached_property
     def call_sites(self) -> CallSites:

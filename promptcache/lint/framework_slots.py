@@ -17,17 +17,23 @@ produced by code the framework calls on every run:
   ``LiveConnectConfig`` (and the older ``google.generativeai.GenerativeModel``),
   a ``"system_instruction"`` key of a ``config={...}`` dict given to
   ``generate_content``, and the ``contents=`` of a ``CreateCachedContentConfig``
-  (an explicit cache: its contents are the cached prefix).
+  (an explicit cache: its contents are the cached prefix);
+- an app's own message classes in a module that imports no SDK
+  (:func:`message_list_slots`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from promptcache.lint.dict_view import entry
+
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
+    from promptcache.lint.index import Scope
 
 _DECORATORS = ("system_prompt", "instructions")
 _AGENT_KEYWORDS = ("system_prompt", "instructions")
@@ -46,6 +52,86 @@ def _decorator_name(decorator: cst.BaseExpression) -> str | None:
 
 def _keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
     return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+
+
+_ROLE_CLASSES = {"SystemMessage": "system", "UserMessage": "user", "HumanMessage": "user", "AIMessage": "assistant",
+                 "AssistantMessage": "assistant"}
+_CONTENT_KEYS = ("content", "message", "text")
+_MESSAGES_NAME = re.compile(r"(?i)messages")
+
+
+def _class_name(func: cst.BaseExpression) -> str:
+    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+
+
+def _role_and_content(node: cst.BaseExpression) -> tuple[str, cst.BaseExpression | None]:
+    """``(role, content)`` of a message written as an app's class (``SystemMessage(content=x)``), a call with a
+    literal ``role=`` (``format_chat_message(role="system", message=x)``) or a dict literal; ``("", None)`` else."""
+    if isinstance(node, cst.Call):
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        role = _ROLE_CLASSES.get(_class_name(node.func), "")
+        if not role and isinstance(keywords.get("role"), cst.SimpleString):
+            role = keywords["role"].evaluated_value
+        content = next((keywords[k] for k in _CONTENT_KEYS if k in keywords), None)
+        if content is None and role:
+            content = next((a.value for a in node.args if a.keyword is None), None)
+        return (role if isinstance(role, str) else ""), content
+    if isinstance(node, cst.Dict):
+        role, content = entry(node, "role"), next((v for k in _CONTENT_KEYS if (v := entry(node, k)) is not None), None)
+        return (role.evaluated_value if isinstance(role, cst.SimpleString) and isinstance(role.evaluated_value, str)
+                else ""), content
+    return "", None
+
+
+def message_lists(flow: FlowAnalysis) -> list[tuple[cst.BaseExpression, Scope]]:
+    """The content and scope of each system message that heads a request's message list built with an app's own
+    helpers: a list literal whose first element is a system (or developer) message, with a user message after it
+    and no assistant message (a stored conversation or a dataset row has one), or bound to a name that a
+    prompt- or messages-named function returns (browser-use's ``[SystemMessage(content=system_prompt),
+    UserMessage(content=prompt)]``, sent through its own model wrapper; TaskWeaver's ``compose_prompt`` returning
+    ``[format_chat_message(role="system", message=...)]`` extended with the rounds; blind set 31). Not a lone
+    ``[SystemMessage(...)]`` handed to a call (marvin's thread stores it)."""
+    found = []
+    for listed in flow.facts.of_type(cst.List):
+        if not listed.elements:
+            continue
+        role, content = _role_and_content(listed.elements[0].value)
+        if role not in ("system", "developer") or content is None:
+            continue
+        roles = [_role_and_content(el.value)[0] for el in listed.elements[1:]]
+        scope = _scope_of(flow, listed)
+        if "assistant" not in roles and ("user" in roles or _returned_by_prompt_function(flow, listed, scope)):
+            found.append((content, scope))
+    return found
+
+
+def _scope_of(flow: FlowAnalysis, node: cst.CSTNode):
+    for anc in flow.facts.ancestors(node):
+        if anc in flow.index.scope_of_node:
+            return flow.index.scope_of_node[anc]
+    return next(sc for sc in flow.index.scopes if sc.kind == "module")
+
+
+def _returned_by_prompt_function(flow: FlowAnalysis, listed: cst.List, scope) -> bool:
+    """``listed`` is bound to a name (``chat_history = [...]``) that its function, named for a prompt or for
+    messages (``compose_prompt``, ``build_messages``), returns."""
+    assign = flow.facts.parent.get(listed)
+    if scope is None or scope.kind != "function" or not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
+            or not isinstance(assign.targets[0].target, cst.Name):
+        return False
+    name = assign.targets[0].target.value
+    return (flow.is_prompt_name(scope.name) or bool(_MESSAGES_NAME.search(scope.name))) and any(
+        isinstance(r, cst.Name) and r.value == name for r in scope.returns)
+
+
+def message_list_slots(flow: FlowAnalysis, add) -> None:
+    """The content of each of :func:`message_lists`' system messages, in a module that is no LLM file (in one,
+    :func:`promptcache.lint.slots.system_slots` reads every ``SystemMessage`` and role dict): PC101 alone runs
+    for these (:meth:`promptcache.lint.rule.FlowRule.leave_Module`): a clock or an id there is certain, while a
+    parameter may be the one-shot request's whole point (agno's parser model, crewAI's router; blind set 31)."""
+    if not flow.is_llm_file:
+        for content, scope in flow.message_lists:
+            add("system", content, scope, "the system message")
 
 
 def framework_slots(flow: FlowAnalysis, add, agent_call) -> None:

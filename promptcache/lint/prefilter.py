@@ -10,6 +10,9 @@ parsed only when its bytes show one of:
   ``.responses.create(``, also through ``.with_raw_response.`` / ``.with_streaming_response.``,
   ``completion(``) or an ``extra-sinks`` name;
 - ``cache_control``;
+- a message list that starts with a system message (``[SystemMessage(content=p), UserMessage(...)]``,
+  ``[fmt(role="system", ...)``, ``[{"role": "system", ...``: an app's own message helpers, sent through its own
+  model wrapper);
 - promptcache's own ``PromptBuilder`` or ``Conversation`` (the builder's
   layers are prefix slots, its ``.history(...)`` a conversation sink), imported
   by name or used through ``import promptcache [as pc]``;
@@ -37,6 +40,9 @@ from promptcache.lint.sdk_builder import BUILDER_CLASSES, CONVERSATION_CLASSES
 _WRAPPER = rb"(?:with_raw_response\.|with_streaming_response\.)?"  # the SDKs' raw / streamed-response wrappers
 _SINK_LIKE = re.compile(rb"\.messages\." + _WRAPPER + rb"(?:create|stream|parse)\s*\(|\.chat\.completions\.|\.responses\."
                         + _WRAPPER + rb"(?:create|parse|stream)\s*\(")
+# A message list headed by a system message: `[SystemMessage(`, `[fmt(role="system"`, `[{"role": "system"`.
+_SYSTEM_FIRST = re.compile(rb"\[\s*(?:SystemMessage\s*\(|[\w.]+\(\s*role\s*=\s*[\"'](?:system|developer)[\"']|"
+                           rb"\{\s*[\"']role[\"']\s*:\s*[\"'](?:system|developer)[\"'])")
 _COMPLETION_CALL = re.compile(rb"\ba?completion\s*\(")  # litellm; also common outside LLM code
 _CACHE_CONTROL = re.compile(rb"cache_control")
 # promptcache's own builder and conversation, imported by name, or named after `import promptcache [as pc]`.
@@ -99,11 +105,13 @@ class Scan:
     completion_call: bool = False
     imports: list[str] = field(default_factory=list)
     builder: bool = False  # uses promptcache's PromptBuilder or Conversation
+    message_list: bool = False  # `[SystemMessage(...), ...]`: parsed, its imports are not prompt modules
 
     @property
     def passes(self) -> bool:
         """Worth parsing (see the module docstring)."""
-        return self.llm_import or self.sink_like or self.cache_control or self.completion_call or self.builder
+        return self.llm_import or self.sink_like or self.cache_control or self.completion_call or self.builder \
+            or self.message_list
 
     @property
     def llm_code(self) -> bool:
@@ -118,6 +126,8 @@ class Scan:
             return "LLM call"
         if self.builder:
             return "PromptBuilder"
+        if self.message_list:
+            return "message list"
         return "cache_control" if self.cache_control else ""
 
 
@@ -156,6 +166,7 @@ def scan(data: bytes, extra_sinks: tuple[str, ...] = ()) -> Scan:
         any(m in _BUILDER_IMPORTS for m in imports)
         or (b"promptcache." in data and bool(_BUILDER_QUALIFIED.search(data)))
         or (any(m == "promptcache" or m.startswith("promptcache.") for m in imports) and bool(_BUILDER_ATTRIBUTE.search(data))),
+        b"ystem" in data and bool(_SYSTEM_FIRST.search(data)),
     )
 
 

@@ -199,8 +199,8 @@ class FlowRule(LintRule):
         return any(flow.has(kind) and self.flow.enabled(code) for kind, code in owners)
 
     def leave_Module(self, node: cst.Module) -> None:
-        if not self.flow.is_llm_file:
-            return
+        if not (self.flow.is_llm_file or self.flow.message_lists and self.code == "PC101"):
+            return  # a request shown only by an app's own message list: its clock or id is certain, the rest is not
         from promptcache.lint.prompt_definitions import definition_symbols
 
         for issue in self.issues():

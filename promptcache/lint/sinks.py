@@ -34,6 +34,7 @@ import libcst as cst
 from promptcache.lint import sources as S
 from promptcache.lint.index import ModuleIndex, Scope
 from promptcache.lint.sdk_builder import builder_root, history_argument
+from promptcache.lint.value_syntax import annotation_types
 from promptcache.lint.walk import iter_children
 
 SINK_KEYWORDS = frozenset({"model", "messages", "system", "instructions", "input", "tools", "contents"})
@@ -234,7 +235,7 @@ def _receiver_classes(index: ModuleIndex, receiver: cst.BaseExpression, scope: S
         if binding.kind == "assign" and isinstance(binding.value, cst.Call):
             kind = binding.value.func
         elif isinstance(binding.node, (cst.Param, cst.AnnAssign)) and binding.node.annotation is not None:
-            kind = _annotated_class(binding.node.annotation.annotation)
+            kind = next(iter(annotation_types(binding.node.annotation.annotation)), None)  # `LLM`, `Optional[LLM]`
         elif binding.kind == "assign" and isinstance(binding.value, (cst.Name, cst.Attribute)) and depth < 2:
             out += _receiver_classes(index, binding.value, binding.scope, depth + 1)  # self.llm = llm (a parameter)
         if isinstance(kind, (cst.Name, cst.Attribute)):
@@ -244,20 +245,6 @@ def _receiver_classes(index: ModuleIndex, receiver: cst.BaseExpression, scope: S
             if name:
                 out.append([p for p in name.split(".") if p])
     return out
-
-
-def _annotated_class(annotation: cst.BaseExpression) -> cst.BaseExpression:
-    """The class an annotation names: ``LLM`` of ``LLM``, ``"LLM"``, ``LLM | None`` and ``Optional[LLM]``."""
-    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
-        left = annotation.left
-        return _annotated_class(annotation.right if isinstance(left, cst.Name) and left.value == "None" else left)
-    if isinstance(annotation, cst.Subscript) and attribute_path(annotation.value)[-1:] == ["Optional"] \
-            and len(annotation.slice) == 1 and isinstance(annotation.slice[0].slice, cst.Index):
-        return _annotated_class(annotation.slice[0].slice.value)
-    if isinstance(annotation, cst.SimpleString) and isinstance(text := annotation.evaluated_value, str) \
-            and text.replace(".", "").isidentifier():
-        return cst.parse_expression(text)
-    return annotation
 
 
 def anthropic_request(sink: Sink) -> bool:

@@ -32,7 +32,7 @@ from promptcache.lint.agent_calls import agent_calls as _agent_calls
 from promptcache.lint.builder_returns import (conversation, conversation_sent_last, message_sent_last, returns_reply, role_of,
                                                route_handler, suffix_only, user_content_only, user_turn)
 from promptcache.lint.dict_view import entry, is_block
-from promptcache.lint.framework_slots import framework_slots
+from promptcache.lint.framework_slots import framework_slots, message_list_slots
 from promptcache.lint.history_notes import appended_note
 from promptcache.lint.prompt_uses import returned_landings, sent_as_written, sent_last
 from promptcache.lint.request_view import requests, sent_values
@@ -280,6 +280,7 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
                 c.add("system", dict_value(node, "content"), scope, "the message ahead of the history")
         module_scope = next(sc for sc in flow.index.scopes if sc.kind == "module")
         c.named(flow.is_prompt_name, lambda value: None if _built_prompt(flow, value, module_scope) or user_turn(value) else "constant")
+    message_list_slots(flow, c.add)  # an app's own message classes, in a module that is no LLM file
     for call, scope, method in flow.builder_calls:
         if method != "tools":
             for arg in call.args:

@@ -88,14 +88,17 @@ def config_param(param: cst.CSTNode, func: Scope) -> bool:
     ``app_config``, "configuration read at start-up"). Its user- and id-named fields (``app_config.user_id``) stay
     sources by their names; a parameter annotated as a request or a message is not configuration. Only for a public
     function ``func`` of a module or class, whose callers are elsewhere: a private or nested one's callers are in
-    view, and what they pass decides (``_ask(request.user.profile, q)`` is reported)."""
-    if not (isinstance(param, cst.Param) and _CONFIG_PARAM.match(param.name.value)):
+    view, and what they pass decides (``_ask(request.user.profile, q)`` is reported). Also a parameter of any name
+    annotated with a ``*Settings`` class (browser-use's ``settings: MessageCompactionSettings | None``; blind set 31;
+    not ``*Config``: LangGraph's ``RunnableConfig`` carries the run's values)."""
+    if not isinstance(param, cst.Param) or func.name.startswith("_") and not func.name.startswith("__") \
+            or func.parent is not None and func.parent.kind == "function":
         return False
-    if func.name.startswith("_") and not func.name.startswith("__") or func.parent is not None and func.parent.kind == "function":
-        return False
-    ann = param.annotation.annotation if param.annotation is not None else None
-    return not any(re.search(r"(?i)request|message|query|input|state", last_name(x) or "")
-                   for x in (annotation_types(ann) if ann is not None else []))
+    types = annotation_types(param.annotation.annotation) if param.annotation is not None else []
+    if types and all(last_name(x).endswith("Settings") for x in types):
+        return True
+    return bool(_CONFIG_PARAM.match(param.name.value)) and not any(
+        re.search(r"(?i)request|message|query|input|state", last_name(x) or "") for x in types)
 
 
 def _handle_type(ann: cst.BaseExpression) -> bool:

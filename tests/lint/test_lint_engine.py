@@ -97,6 +97,18 @@ def test_prefilter_changes_speed_not_results(lint_cases_dir, write_tree):
     assert without.skipped == 0 and without.parsed == without.files
 
 
+def test_prefilter_passes_a_message_list_of_an_apps_own_classes(write_tree):
+    # blind set 31 (browser-use judge.py): no SDK import, the request's messages built with its own classes
+    judge = ("from datetime import datetime\nfrom app.llm.messages import SystemMessage, UserMessage\n"
+             "def judge(task):\n    system = f'Judge. Now: {datetime.now():%H:%M}'\n"
+             "    return [\n        SystemMessage(content=system),\n        UserMessage(content=task),\n    ]\n")
+    stored = "from app.llm.messages import SystemMessage\ndef note(t, x):\n    t.add([SystemMessage(content=x)])\n"
+    root = write_tree({"app/judge.py": judge, "app/thread.py": stored, "app/other.py": "def f():\n    return 1\n"})
+    result = lint_paths([root], LintConfig(root=root), jobs=1)
+    assert [(Path(f.path).name, f.line, f.code) for f in result.findings] == [("judge.py", 6, "PC101")]
+    assert (result.parsed, result.skipped) == (2, 1)
+
+
 SDK_IMPORT_FORMS = {
     "comma.py": b"import json, openai\n",
     "semicolon.py": b"import json; import anthropic\n",

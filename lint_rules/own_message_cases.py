@@ -1,0 +1,31 @@
+"""Case data of PC101 and PC102 for requests built with an app's own message helpers in a module that imports no
+SDK (blind set 31: :func:`promptcache.lint.framework_slots.message_lists`)."""
+
+from __future__ import annotations
+
+from promptcache.lint.rule import Invalid
+
+from lint_rules.volatile_cases import _OPENAI
+
+PC101_OWN_INVALID = [
+    # Blind set 31 (browser-use judge.py): a request's messages built with an app's own classes, in a module that
+    # imports no SDK (its model wrapper sends them), the time to the minute in the system message.
+    Invalid("from datetime import datetime, timezone\nfrom myapp.llm.messages import SystemMessage, UserMessage\ndef judge_messages(task):\n    now = datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')\n    system = f'You judge agents. The time is {now}.'\n    return [\n        SystemMessage(content=system),\n        UserMessage(content=task),\n    ]\n", line=7),
+    # Blind set 31 (TaskWeaver planner.py): a role="system" message built by the app's helper heads the list its
+    # prompt-named function returns (the rounds are appended after it).
+    Invalid("import datetime\nfrom taskweaver.llm.util import format_chat_message\nclass Planner:\n    def get_env_context(self):\n        now = datetime.datetime.now()\n        return f'- Current time: {now.strftime(\"%Y-%m-%d %H:%M:%S\")}'\n    def compose_prompt(self, rounds):\n        chat_history = [\n            format_chat_message(role='system', message=f'{self.system}\\n{self.get_env_context()}'),\n        ]\n        for r in rounds:\n            chat_history.append(format_chat_message(role='user', message=r.text))\n        return chat_history\n", line=9),
+]
+PC101_OWN_VALID = [
+    # ... but a lone system message is stored or appended somewhere (marvin's thread), not a request
+    "from datetime import datetime\nfrom .llm import SystemMessage\nasync def note(thread):\n    return await thread.add_messages([SystemMessage(content=f'Started {datetime.now()}')])\n",
+    # ... nor is a conversation with the assistant's turn (a stored chat, a dataset row), nor a list a function
+    # named for neither prompts nor messages returns
+    "from datetime import datetime\ndef export(chat, q, a):\n    return [{'role': 'system', 'content': f'Exported {datetime.now()}'}, {'role': 'user', 'content': q}, {'role': 'assistant', 'content': a}]\n",
+    "from datetime import datetime\ndef notice(room):\n    rows = [{'role': 'system', 'content': f'{room} opened at {datetime.now()}'}]\n    return rows\n",
+]
+PC102_OWN_VALID = [
+    # Blind set 31 (browser-use): a parameter annotated with a `*Settings` class is configuration, not a request's data
+    # (in a request shown only by an app's own message list PC101 alone runs; in an LLM file, PC102 too).
+    "from myapp.llm.messages import SystemMessage, UserMessage\nasync def compact(llm, settings: CompactionSettings | None, text):\n    system = 'Summarize the run.'\n    if settings.max_chars:\n        system += f' Keep under {settings.max_chars} characters.'\n    return await llm.ainvoke([SystemMessage(content=system), UserMessage(content=text)])\n",
+    _OPENAI + "def compact(history, settings: 'CompactionSettings', text):\n    system = f'Summarize the run. Keep under {settings.max_chars} characters.'\n    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, *history, {'role': 'user', 'content': text}])\n",
+]
