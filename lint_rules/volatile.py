@@ -37,7 +37,7 @@ def _period(issue) -> str:
     """How often the fastest volatile source of ``issue`` changes, when every one is a formatted clock: ``"day"``,
     ``"hour"`` or ``"minute"`` (:func:`promptcache.lint.value_syntax.clock_period`); ``""``: per request."""
     periods = {s.period for s in issue.sources if s.kind == S.VOLATILE}
-    return "" if not issue.sources or "" in periods else next(p for p in ("minute", "hour", "day") if p in periods)
+    return "" if not periods or "" in periods else next((p for p in ("minute", "hour", "day") if p in periods), "")
 
 
 class VolatileInSystemPrompt(FlowRule):

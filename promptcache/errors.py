@@ -26,9 +26,15 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
-    "HistoryRewriteError", "PrefixStabilityError", "PrefixStabilityWarning", "PromptError", "RecordingWarning",
+    "DEVELOPER_WARNINGS", "HistoryRewriteError", "PrefixStabilityError", "PrefixStabilityWarning", "PromptError", "RecordingWarning",
     "VolatileValueError", "WhitespaceDriftError",
 ]
+
+
+DEVELOPER_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
+"""Warning categories Python's default filters hide from users (Python docs, "Default Warning Filter"). Code that
+records warnings under ``simplefilter("always")`` to show them catches these too (an unclosed socket of other
+code that the garbage collector happens to finalise then): the CLI and the recording proxy leave them out."""
 
 
 class PromptError(ValueError):

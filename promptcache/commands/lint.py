@@ -79,6 +79,8 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
     """
     if stdin_filename is not None and [str(p) for p in paths] == ["-"]:
         paths = ()  # ruff's form: `--stdin-filename app.py -`
+    if stdin_filename is not None and any(str(p) == "-" for p in paths):
+        _fail("--stdin-filename reads one file from stdin: give no PATHS with it, or only `-`")
     if any(str(p) == "-" for p in paths):
         _fail("`-` is not a file: to lint source from stdin, pass --stdin-filename PATH (the name it is linted as)")
     if stdin_filename is not None and paths:

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from promptcache.errors import DEVELOPER_WARNINGS
 from promptcache.trace.output_path import check_writable_file
 from promptcache.trace.records import TraceFormatWarning
 
@@ -22,10 +23,6 @@ STRICT_ADVICE = "(run without --strict to report it as a warning and go on)"
 MAX_LINE_WARNINGS = 10
 """Malformed trace lines named one by one; the rest are counted in one line."""
 
-DEVELOPER_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
-"""Categories Python's default filters hide from users (Python docs, "Default Warning Filter"); recording
-under ``simplefilter("always")`` also catches them, e.g. an unclosed socket of other code that the garbage
-collector happens to finalise while a trace is read."""
 
 
 def warn_then_exit_on_error(caught: Iterable[warnings.WarningMessage], err: Console, error: str | None) -> None:
@@ -49,7 +46,7 @@ def print_warnings(caught: Iterable[warnings.WarningMessage], err: Console, limi
     malformed line) are capped: the first ``limit`` are printed, then one line
     ``... and N more lines skipped`` (``N more trace problems`` when some were
     not skipped lines), so a wrong kind of file does not flood the terminal.
-    Other warnings are all printed, except :data:`DEVELOPER_WARNINGS`.
+    Other warnings are all printed, except :data:`~promptcache.errors.DEVELOPER_WARNINGS`.
     """
     shown, hidden, hidden_skips = 0, 0, 0
     for w in {str(w.message): w for w in caught}.values():

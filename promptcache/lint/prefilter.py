@@ -145,8 +145,9 @@ def scan(data: bytes, extra_sinks: tuple[str, ...] = ()) -> Scan:
     sink_like = bool(_SINK_LIKE.search(data))
     if not sink_like:
         for name in extra_sinks:
-            last = name.rsplit(".", 1)[-1].encode()
-            if re.search(rb"\b" + re.escape(last) + rb"\s*\(", data):
+            last = re.escape(name.rsplit(".", 1)[-1].encode())
+            # a qualified name may be imported under another name (`from myapp.llm import complete as ask`)
+            if re.search(rb"\b" + last + (rb"\s*\(" if name.startswith("*.") else rb"\b"), data):
                 sink_like = True
                 break
     imports: list[str] = []

@@ -177,23 +177,23 @@ class SinkFinder:
         qualified = self.index.qualified(call.func, scope)
         if qualified in _LITELLM:
             return "litellm"
-        if qualified is not None and qualified in self._extra_qualified:
-            self.matched.add(qualified)
-            return "extra"
-        for entry, suffix in self._extra_suffixes:
-            if len(path) >= len(suffix) and path[-len(suffix) :] == suffix:
-                self.matched.add(entry)
-                return "extra"
+        entries = self._extra_entries(call, scope, path, qualified)
+        self.matched.update(entries)
+        return "extra" if entries else None
+
+    def _extra_entries(self, call: cst.Call, scope: Scope, path: list[str], qualified: str | None) -> list[str]:
+        """Every ``extra-sinks`` entry that names ``call`` (all of them, so none is said to match nothing)."""
+        found = []
+        if qualified is not None:
+            parts = [p for p in qualified.split(".") if p]  # `from .llm import complete`: `.llm.complete`
+            found += [e for e in self._extra_qualified if qualified == e or qualified.startswith(".")
+                      and e.split(".")[-len(parts):] == parts]
+        found += [entry for entry, suffix in self._extra_suffixes if path[-len(suffix):] == suffix]
         if self._extra_methods and isinstance(call.func, cst.Attribute):
-            method = call.func.attr.value
-            wanted = [(entry, cls) for entry, cls, name in self._extra_methods if name == method]
-            if wanted:
-                for built in _receiver_classes(self.index, call.func.value, scope):
-                    for entry, cls in wanted:
-                        if built[-len(cls) :] == cls or cls[-len(built) :] == built:
-                            self.matched.add(entry)
-                            return "extra"
-        return None
+            wanted = [(entry, cls) for entry, cls, name in self._extra_methods if name == call.func.attr.value]
+            built = _receiver_classes(self.index, call.func.value, scope) if wanted else []
+            found += [entry for entry, cls in wanted if any(b[-len(cls):] == cls or cls[-len(b):] == b for b in built)]
+        return list(dict.fromkeys(found))
 
     def all(self) -> list[Sink]:
         """Every sink of the module, in source order."""
@@ -227,24 +227,47 @@ class SinkFinder:
 
 
 def _receiver_classes(index: ModuleIndex, receiver: cst.BaseExpression, scope: Scope, depth: int = 0) -> list[list[str]]:
-    """The dotted names (as parts, leading dots of a relative import dropped) of the classes ``receiver`` (a name
-    or ``self.attr``) is built from (``LLM(...)``) or annotated with (``llm: LLM``), by any of its bindings."""
+    """The dotted names (as parts, leading dots of a relative import dropped) of the classes ``receiver`` (a call,
+    a name or ``self.attr``) is built from (``LLM(...)``, ``llm or LLM()``, ``with LLM() as llm``) or annotated
+    with (``llm: LLM``, ``Optional[LLM]``, a class-level ``llm: LLM`` field), by any of its bindings."""
     out: list[list[str]] = []
+    classes: list[tuple[cst.BaseExpression, Scope]] = []  # the class expressions, and where to read them
+    if isinstance(receiver, cst.Call):  # `LLM().chat(...)`
+        classes.append((receiver.func, scope))
+    if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) \
+            and (cls := index.class_of_receiver(receiver.value, scope)) is not None:
+        classes += [(ann, cls.scope) for ann in _field_annotations(cls.node, receiver.attr.value)]
     for binding in index.bindings_of(receiver, scope) or ():
-        kind = None
-        if binding.kind == "assign" and isinstance(binding.value, cst.Call):
-            kind = binding.value.func
-        elif isinstance(binding.node, (cst.Param, cst.AnnAssign)) and binding.node.annotation is not None:
-            kind = next(iter(annotation_types(binding.node.annotation.annotation)), None)  # `LLM`, `Optional[LLM]`
-        elif binding.kind == "assign" and isinstance(binding.value, (cst.Name, cst.Attribute)) and depth < 2:
-            out += _receiver_classes(index, binding.value, binding.scope, depth + 1)  # self.llm = llm (a parameter)
+        if isinstance(binding.node, (cst.Param, cst.AnnAssign)) and binding.node.annotation is not None:
+            classes += [(t, binding.scope) for t in annotation_types(binding.node.annotation.annotation)]
+        elif binding.kind in ("assign", "with", "walrus"):
+            for value in _alternatives(binding.value):
+                if isinstance(value, cst.Call):
+                    classes.append((value.func, binding.scope))
+                elif isinstance(value, (cst.Name, cst.Attribute)) and depth < 3:  # `self.llm = llm` (a parameter)
+                    out += _receiver_classes(index, value, binding.scope, depth + 1)
+    for kind, where in classes:
         if isinstance(kind, (cst.Name, cst.Attribute)):
-            name = index.qualified(kind, binding.scope)
-            if name is None and isinstance(kind, cst.Name):  # a class of this module
-                name = kind.value
-            if name:
+            name = index.qualified(kind, where) or (kind.value if isinstance(kind, cst.Name) else None)
+            if name:  # (a class of this module is qualified as its name)
                 out.append([p for p in name.split(".") if p])
     return out
+
+
+def _alternatives(value: cst.CSTNode | None) -> list[cst.CSTNode]:
+    """The values a binding may take: both sides of ``a or b`` and of ``a if c else b``."""
+    if isinstance(value, cst.BooleanOperation):
+        return [*_alternatives(value.left), *_alternatives(value.right)]
+    if isinstance(value, cst.IfExp):
+        return [*_alternatives(value.body), *_alternatives(value.orelse)]
+    return [value] if value is not None else []
+
+
+def _field_annotations(cls: cst.ClassDef, name: str) -> list[cst.BaseExpression]:
+    """The types a class-level annotation ``name: T`` (a dataclass or pydantic field) allows."""
+    return [t for stmt in cls.body.body if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.target.value == name
+            for t in annotation_types(small.annotation.annotation)]
 
 
 def anthropic_request(sink: Sink) -> bool:

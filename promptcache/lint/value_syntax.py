@@ -32,13 +32,14 @@ _BELOW_MINUTE = re.compile(r"%[-#]?[SfXcTrs]")
 def clock_period(fmt: cst.BaseExpression | None) -> str:
     """How often a clock formatted with ``fmt``, a literal strftime format, changes: ``"day"`` (no unit below a day:
     ``"%Y-%m-%d"``), ``"hour"`` (``"%Y-%m-%d %H:00"``), ``"minute"`` (``"%H:%M"``); ``""`` for seconds or finer, or
-    a format that is not a literal (or names a zone: ``%z``, left as per request)."""
+    a format that is not a literal. A zone (``%Z``) is fixed per process, and ``%%`` is a literal ``%``."""
     text = fmt.evaluated_value if isinstance(fmt, cst.SimpleString) else None
     if not isinstance(text, str) or "%" not in text:
         return ""
+    text = re.sub(r"%[-#]?[zZ]", "", text.replace("%%", ""))  # a literal %, and the zone: fixed per process
     if not _TIME_DIRECTIVES.search(text):
         return "day"
-    if re.search(r"%[-#]?[zZ]", text) or _BELOW_MINUTE.search(text):
+    if _BELOW_MINUTE.search(text):
         return ""
     return "minute" if _BELOW_HOUR.search(text) else "hour"
 
@@ -116,8 +117,9 @@ def _handle_class(ann: cst.BaseExpression) -> bool:
 
 
 def annotation_types(ann: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The types an annotation allows besides ``None``: ``"X | None"``, ``Optional[X]`` and ``X | Y`` unwrapped
-    (a string annotation parsed); ``[]`` when it is only ``None`` or does not parse."""
+    """The types an annotation allows besides ``None``: ``"X | None"``, ``Optional[X]``, ``Union[X, Y]``,
+    ``Annotated[X, ...]`` and ``X | Y`` unwrapped (a string annotation parsed); ``[]`` when it is only ``None`` or
+    does not parse."""
     if isinstance(ann, cst.SimpleString):
         try:
             return annotation_types(cst.parse_expression(ann.evaluated_value))
@@ -125,9 +127,10 @@ def annotation_types(ann: cst.BaseExpression) -> list[cst.BaseExpression]:
             return []
     if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
         return [*annotation_types(ann.left), *annotation_types(ann.right)]
-    if isinstance(ann, cst.Subscript) and isinstance(ann.value, cst.Name) and ann.value.value == "Optional" \
-            and len(ann.slice) == 1 and isinstance(ann.slice[0].slice, cst.Index):
-        return annotation_types(ann.slice[0].slice.value)
+    if isinstance(ann, cst.Subscript) and last_name(ann.value) in ("Optional", "Union", "Annotated") \
+            and all(isinstance(el.slice, cst.Index) for el in ann.slice):
+        members = ann.slice[:1] if last_name(ann.value) == "Annotated" else ann.slice  # `Annotated[T, meta]`: T
+        return [t for el in members for t in annotation_types(el.slice.value)]
     return [] if isinstance(ann, cst.Name) and ann.value == "None" else [ann]
 
 

@@ -38,6 +38,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from promptcache.errors import DEVELOPER_WARNINGS
 from promptcache.providers.apis import ANTHROPIC_MESSAGES
 from promptcache.providers.usage import normalize_usage
 from promptcache.recording.endpoints import PROVIDER_OF, SESSION_HEADER, api_of
@@ -144,7 +145,7 @@ class _Bookkeeping:
                 for problem in problems:
                     self.log.print(f"   not recorded: {problem}")
                 for warning in caught:  # e.g. a model the providers data does not list: once per message
-                    if issubclass(warning.category, UserWarning):  # ours; not a socket another task left open
+                    if not issubclass(warning.category, DEVELOPER_WARNINGS):  # not a socket another task left open
                         self.log.note(str(warning.message))
                 self.log.request(exchange, status, usage)
             finally:

@@ -138,6 +138,74 @@ def test_an_extra_sink_method_matches_calls_on_objects_of_its_class(write_tree, 
     assert code == 1 and "warning" not in err
 
 
+FORMS = """from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Union
+
+from .llm import LLM
+
+
+def made() -> LLM:
+    return LLM()
+
+
+def annotated(q):
+    llm: LLM = made()
+    return llm.chat(system=f"{datetime.now()}", messages=[q])
+
+
+@dataclass
+class Bot:
+    llm: LLM
+
+    def ask(self, q):
+        return self.llm.chat(system=f"{datetime.now()}", messages=[q])
+
+
+def fallback(q, given=None):
+    llm = given or LLM()
+    return llm.chat(system=f"{datetime.now()}", messages=[q])
+
+
+def union(q, llm: Union[LLM, None], other: Annotated[LLM, "meta"], odd: "LLM." = None):
+    first = llm.chat(system=f"{datetime.now()}", messages=[q])
+    return first, other.chat(system=f"{datetime.now()}", messages=[q])
+
+
+def direct(q):
+    with LLM() as llm:
+        first = LLM().chat(system=f"{datetime.now()}", messages=[q])
+        return first, llm.chat(system=f"{datetime.now()}", messages=[q])
+"""
+
+
+def test_the_forms_that_show_an_extra_sink_methods_class(write_tree, run_cli, monkeypatch):
+    # review helper-89: an annotation beside a factory's value, a class-level field, `a or LLM()`, Union / Annotated,
+    # a call on the constructed object and `with ... as`; an unparsable string annotation does not stop the file
+    root = write_tree({"promptcache.toml": "[lint]\nextra-sinks = ['myapp.llm.LLM.chat']\n",
+                       "myapp/__init__.py": "", "myapp/llm.py": WRAPPER, "myapp/forms.py": FORMS})
+    monkeypatch.chdir(root)
+    code, out, err = run_cli("lint", "myapp", "--no-cache", "--select", "PC101,PC901", "--output-format", "concise")
+    assert [int(line.split(":")[1]) for line in out.splitlines() if "PC101" in line] == [14, 22, 27, 31, 32, 37, 38]
+    assert "PC901" not in out and err == ""
+
+
+def test_every_extra_sink_entry_that_names_a_call_counts_and_imports_may_rename_it(write_tree, run_cli, monkeypatch):
+    # review helper-89: of two entries naming one call the second was said to name none; a function imported under
+    # another name was skipped by the pre-filter, and one imported relatively (`from .llm import`) never matched
+    ask = ("from datetime import datetime\nfrom myapp.llm import complete as ask\nfrom .llm import complete\n"
+           "def a(q):\n    return ask(system=f'{datetime.now()}', messages=[q])\n"
+           "def b(q):\n    return complete(system=f'{datetime.now()}', messages=[q])\n")
+    root = write_tree({"promptcache.toml": "[lint]\nextra-sinks = ['*.chat', 'myapp.llm.LLM.chat', 'myapp.llm.complete']\n",
+                       "myapp/__init__.py": "", "myapp/llm.py": WRAPPER + "def complete(system, messages):\n    pass\n",
+                       "myapp/app.py": APP, "myapp/ask.py": ask})
+    monkeypatch.chdir(root)
+    code, out, err = run_cli("lint", "myapp", "--no-cache", "--select", "PC101", "--output-format", "concise")
+    assert [line.split(" ")[0] for line in out.splitlines() if line.startswith("myapp/ask.py")] == \
+        ["myapp/ask.py:5:26:", "myapp/ask.py:7:31:"]
+    assert code == 1 and err == ""
+
+
 def test_an_extra_sink_that_names_no_call_is_a_warning(write_tree, run_cli):
     root = write_tree({"promptcache.toml": "[lint]\nextra-sinks = ['myapp.llm.LLM.chat', 'Other.chat', '*.ask']\n",
                        "myapp/__init__.py": "", "myapp/llm.py": WRAPPER, "myapp/app.py": APP})
