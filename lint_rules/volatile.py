@@ -70,7 +70,7 @@ class VolatileInSystemPrompt(FlowRule):
     reads it. That finding says "as a date ... once a day" and is a
     **warning**, not an error; read to the hour (``strftime("%Y-%m-%d %H:00")``)
     it says "once an hour", also a warning, and to the minute (``%H:%M``)
-    "every minute", an error. So is a clock read once, when the module is
+    "every minute", an error. A warning too is a clock read once, when the module is
     imported (a module constant ``SYSTEM = f"Started {datetime.now()}"``, or a
     private builder the module calls only there, ``_PROMPTS = _define_prompts()``):
     the prefix is fixed per process, and each process started at another time
