@@ -24,7 +24,6 @@ MAX_LINE_WARNINGS = 10
 """Malformed trace lines named one by one; the rest are counted in one line."""
 
 
-
 def warn_then_exit_on_error(caught: Iterable[warnings.WarningMessage], err: Console, error: str | None) -> None:
     """Print ``caught`` (:func:`print_warnings`), then, when reading failed, ``error: ...`` and exit 2.
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.dict_view import entry
+from promptcache.lint.expressions import last_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
@@ -60,16 +61,12 @@ _CONTENT_KEYS = ("content", "message", "text")
 _MESSAGES_NAME = re.compile(r"(?i)messages")
 
 
-def _class_name(func: cst.BaseExpression) -> str:
-    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-
-
 def _role_and_content(node: cst.BaseExpression) -> tuple[str, cst.BaseExpression | None]:
     """``(role, content)`` of a message written as an app's class (``SystemMessage(content=x)``), a call with a
     literal ``role=`` (``format_chat_message(role="system", message=x)``) or a dict literal; ``("", None)`` else."""
     if isinstance(node, cst.Call):
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        role = _ROLE_CLASSES.get(_class_name(node.func), "")
+        role = _ROLE_CLASSES.get(last_name(node.func), "")
         if not role and isinstance(keywords.get("role"), cst.SimpleString):
             role = keywords["role"].evaluated_value
         content = next((keywords[k] for k in _CONTENT_KEYS if k in keywords), None)
@@ -99,17 +96,10 @@ def message_lists(flow: FlowAnalysis) -> list[tuple[cst.BaseExpression, Scope]]:
         if role not in ("system", "developer") or content is None:
             continue
         roles = [_role_and_content(el.value)[0] for el in listed.elements[1:]]
-        scope = _scope_of(flow, listed)
+        scope = flow.scope_at(listed)
         if "assistant" not in roles and ("user" in roles or _returned_by_prompt_function(flow, listed, scope)):
             found.append((content, scope))
     return found
-
-
-def _scope_of(flow: FlowAnalysis, node: cst.CSTNode):
-    for anc in flow.facts.ancestors(node):
-        if anc in flow.index.scope_of_node:
-            return flow.index.scope_of_node[anc]
-    return next(sc for sc in flow.index.scopes if sc.kind == "module")
 
 
 def _returned_by_prompt_function(flow: FlowAnalysis, listed: cst.List, scope) -> bool:

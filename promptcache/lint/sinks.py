@@ -117,10 +117,9 @@ def _call_path(func: cst.BaseExpression) -> list[str]:
 class SinkFinder:
     """Recognises sinks in one module; ``extra_sinks`` are qualified names or ``*.suffix`` patterns.
 
-    A method entry (``myapp.llm.LLM.chat``, ``LLM.chat``, ``*.LLM.chat``) also matches ``x.chat(...)`` where ``x``
-    is built from that class in view (``LLM()`` bound to a name or a ``self.`` attribute, one alias followed) or
-    annotated with it (a parameter, ``x: LLM = ...``): :func:`_receiver_classes`. ``matched`` collects the entries
-    that named a call (the run warns about entries that never do).
+    A method entry (``myapp.llm.LLM.chat``, ``LLM.chat``, ``*.LLM.chat``) also matches ``x.chat(...)`` where the
+    class of ``x`` is read in view (:func:`_receiver_classes`). ``matched`` collects the entries that named a call
+    (the run warns about entries that never do).
     """
 
     def __init__(self, index: ModuleIndex, extra_sinks: tuple[str, ...] = ()):
