@@ -35,7 +35,7 @@ def _per_object(issue) -> bool:
 
 def _period(issue) -> str:
     """How often the fastest volatile source of ``issue`` changes, when every one is a formatted clock: ``"day"``,
-    ``"hour"`` or ``"minute"`` (:func:`promptcache.lint.value_syntax.clock_period`); ``""``: per request."""
+    ``"hour"`` or ``"minute"`` (:mod:`promptcache.lint.clock_periods`); ``""``: per request."""
     periods = {s.period for s in issue.sources if s.kind == S.VOLATILE}
     return "" if not periods or "" in periods else next((p for p in ("minute", "hour", "day") if p in periods), "")
 
@@ -70,7 +70,12 @@ class VolatileInSystemPrompt(FlowRule):
     reads it. That finding says "as a date ... once a day" and is a
     **warning**, not an error; read to the hour (``strftime("%Y-%m-%d %H:00")``)
     it says "once an hour", also a warning, and to the minute (``%H:%M``)
-    "every minute", an error. A warning too is a clock read once, when the module is
+    "every minute", an error. The same holds for a field kept (``now.hour``,
+    ``now.date()``), ``now.replace(minute=0, second=0, microsecond=0)``,
+    ``now.isoformat(timespec="minutes")``, ``"{:%H:%M}".format(now)`` and
+    ``int(time.time() // 3600)``. A clock kept to the month or the year
+    (``%B %Y``, ``now.year``) is not reported: a prefix that changes a dozen
+    times a year costs nothing a cache would notice. A warning too is a clock read once, when the module is
     imported (a module constant ``SYSTEM = f"Started {datetime.now()}"``, or a
     private builder the module calls only there, ``_PROMPTS = _define_prompts()``):
     the prefix is fixed per process, and each process started at another time

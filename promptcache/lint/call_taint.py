@@ -16,9 +16,11 @@ import re
 import libcst as cst
 
 from promptcache.lint import sources as S
+from promptcache.lint.clock_periods import clock_period, format_periods, method_period
 from promptcache.lint.expressions import argument, has_text, key_text, last_name, variadic_arguments
 from promptcache.lint.fields import flat_items, implementation_arguments
 from promptcache.lint.imports import is_standard_library
+from promptcache.lint.import_time import ImportTime
 from promptcache.lint.index import Scope
 from promptcache.lint.iteration_order import loop_order, picking_loops, set_valued
 from promptcache.lint.lookup_keys import (TEXT_METHODS, as_is, flag_service, list_order_only, lookup_arguments,
@@ -26,9 +28,9 @@ from promptcache.lint.lookup_keys import (TEXT_METHODS, as_is, flag_service, lis
 from promptcache.lint.rendering import rendered_whole
 from promptcache.lint.sources import EMPTY, Source, as_period, as_text, source, templated, through_call, unkeyed
 from promptcache.lint.untaken_branches import none_at, switched_off
-from promptcache.lint.value_syntax import (PROMPT_GETTER, caller_mapping, clock_period, constructor_call, literal_key,
+from promptcache.lint.value_syntax import (PROMPT_GETTER, caller_mapping, constructor_call, literal_key,
                                            mapping_iterated, sent_history, sizing_argument, typed_elsewhere)
-from promptcache.lint.walk import ancestors, descendants
+from promptcache.lint.walk import descendants
 
 
 # Methods that test membership in their argument and never iterate it into their result: SQLAlchemy
@@ -58,7 +60,7 @@ class CallTaint:
     ``sinks``, ``parents``, ``_static`` come from it, ``entry`` from :mod:`promptcache.lint.fields`)."""
 
     _returns: dict[int, frozenset[Source]]
-    _import_only_memo: dict[int, bool]
+    import_time: ImportTime
 
     # -- calls -----------------------------------------------------------------
     def _call(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
@@ -118,49 +120,6 @@ class CallTaint:
         return bool(bindings) and all(b.kind == "assign" and isinstance(b.value, cst.Call)
                                       and S.context_var(self.index.qualified(b.value.func, b.scope), base.value) for b in bindings)
 
-    def _at_import(self, node: cst.CSTNode) -> bool:
-        """``node`` runs when its module is imported, and only then: no function, lambda or ``while`` encloses it (a
-        module-level ``while True:`` chat loop runs per turn; a ``for`` over data runs at import), or the function
-        enclosing it, with no loop in between, is a private function of the module called only at import
-        (``_REGISTRY = _define_prompts()``, quivr; issue 11)."""
-        if any(m == "streamlit" or m.startswith("streamlit.") for m in self.index.imports):
-            return False  # Streamlit runs the whole script again on every interaction
-        looped = turns = False
-        for anc in ancestors(self.parents, node):
-            if isinstance(anc, cst.Lambda):
-                return False
-            if isinstance(anc, cst.FunctionDef):
-                return not looped and self._import_only(anc)
-            looped = looped or isinstance(anc, (cst.For, cst.While, cst.CompFor))
-            turns = turns or isinstance(anc, cst.While)
-        return not turns  # module level: a `for` over data runs at import, a `while` is a script's turn loop
-
-    def _import_only(self, func: cst.FunctionDef) -> bool:
-        """``func`` is a private module-level function, not a generator, that the module calls only once at import
-        (no loop around the calls) and names nowhere else (not passed as a callback, nor listed in ``__all__``)."""
-        found = self._import_only_memo.get(id(func))
-        if found is None:
-            found = self._import_only_memo[id(func)] = self._called_at_import_only(func)
-        return found
-
-    def _called_at_import_only(self, func: cst.FunctionDef) -> bool:
-        name = func.name.value
-        scope = self.index.scope_of_node.get(func)
-        if scope is None or scope.parent is None or scope.parent.kind != "module" or not name.startswith("_") or name.startswith("__"):
-            return False
-        calls = [c for c, s in self.index.calls if self.index.function_named(c.func, s) is scope]
-        if not calls or not all(isinstance(c.func, cst.Name) and self._once(c) for c in calls):
-            return False
-        if next(descendants(func.body, (cst.Yield, cst.Await)), None) is not None:
-            return False  # a generator or coroutine: run (and read) when driven, not when made
-        named = sum(1 for n in self.parents if isinstance(n, cst.Name) and n.value == name)
-        return named == len(calls) + 1  # the calls and the `def`
-
-    def _once(self, call: cst.Call) -> bool:
-        """``call`` is a module-level statement's, in no loop or comprehension (``for line in sys.stdin:`` is a
-        script's turn loop as much as ``while True:``; ``[_ask(q) for q in QUESTIONS]`` calls it once per item)."""
-        return not any(isinstance(anc, _REPEATING) for anc in ancestors(self.parents, call))
-
     def _call_value(self, e: cst.Call, scope: Scope) -> frozenset[Source]:
         func = e.func
         qualified = self.index.qualified(func, scope)
@@ -172,7 +131,7 @@ class CallTaint:
             if S.volatile_call(qualified, len(e.args)) or qualified in self.extra_volatile:
                 period = "day" if qualified in S.DATE_CALLS else clock_period(args[0] if qualified == "time.strftime" and args else None)
                 found = source(S.VOLATILE, f"{qualified}()", e)
-                if self._at_import(e):
+                if self.import_time.at_import(e):
                     found = dataclasses.replace(found, import_time=True)
                 drawn = {source(S.SHUFFLED, f"{qualified}()", e)} if S.draw_call(qualified) else set()
                 return as_period(frozenset({found}), period) | drawn
@@ -257,12 +216,13 @@ class CallTaint:
                 # `preprompts_holder.get_preprompts()`: the prompts it was given, passed through (gpt-engineer)
                 held = frozenset(s for s in held if s.kind != S.PARAM)
             t = (through_call(held) if _TOOLS.search(method) and not self._in_text(e) else held) | self._unseen_call(e, args, scope, qualified)
-            if (period := clock_period(args[0]) if method == "strftime" and args else "day" if method == "date" and not args else ""):
+            if period := method_period(method, e):  # `now.strftime("%Y-%m-%d")`, `now.replace(minute=0, ...)`
                 return as_period(t, period)
             if method == "join" and (has_text(base) or self._has_static_element(args, scope)):
                 return templated(t)
-            if method in ("format", "format_map") and self._static(base, scope):
-                return templated(t)
+            if method in ("format", "format_map") and self._static(base, scope):  # `"{:%H:%M}".format(now)`
+                periods = format_periods(base, e)
+                return templated(EMPTY.union(*(as_period(self.of(a, scope), periods.get(id(a), "")) for a in args)) if periods else t)
             if method == "get" and self._context_var(base, scope):
                 return frozenset({source(S.IDENTITY, f"{base.value}.get()", e)})  # the current request's value
             if method == "get" and args:
@@ -436,15 +396,10 @@ class CallTaint:
             arg = argument(call, s.index - offset, name)
             t = self.of(arg, scope) if arg is not None else self.union(variadic_arguments(call, callee.node, name, offset), scope)
             out |= templated(t) if s.templated else t
-        if any(s.kind == S.VOLATILE and not s.import_time for s in out) and self._at_import(call) and self._once(call):
+        if any(s.kind == S.VOLATILE and not s.import_time for s in out) and self.import_time.once_at_import(call):
             # a helper that reads the clock, called at import (`PROMPT = f"Time: {get_time()}"`, swarms): once per process
             out = {dataclasses.replace(s, import_time=True) if s.kind == S.VOLATILE else s for s in out}
         return frozenset(out)
-
-
-# What runs a statement more than once, or later than the module's import: a function, a loop, a comprehension.
-_REPEATING = (cst.FunctionDef, cst.Lambda, cst.For, cst.While, cst.CompFor, cst.ListComp, cst.SetComp, cst.DictComp,
-              cst.GeneratorExp)
 
 
 __all__ = ["CallTaint"]

@@ -342,7 +342,7 @@ class Source:
     templated: bool = False
     picked: bool = False  # one element picked from a parameter by position (`messages[-1]`): not the whole list
     period: str = ""  # a clock read formatted as a date (`date.today()`, `strftime("%Y-%m-%d")`): "day", it changes
-    # once a day; "hour" / "minute" for `%H:00` / `%H:%M` (value_syntax.clock_period); "": per request
+    # once a day; "hour" / "minute" for `%H:00` / `%H:%M` (clock_periods.clock_period); "": per request
     import_time: bool = False  # read once, when the module is imported (module or class body): fixed per process
     per_object: bool = False  # read when an object is built (`self.x = now()` in `__init__` only): fixed per object
     key_order: bool = False  # the order a mapping's keys were stored in (`d[k] = v` in a loop): not in `d[k]`
@@ -414,5 +414,7 @@ def written(taint: frozenset[Source]) -> frozenset[Source]:
 
 def as_period(t: frozenset[Source], period: str) -> frozenset[Source]:
     """``t`` with its volatile sources marked as changing once a ``period`` (``"day"``, ``"hour"``, ``"minute"``;
-    ``""``: left as they are)."""
+    ``""``: left as they are); a month or a year drops them (:mod:`promptcache.lint.clock_periods`)."""
+    if period in ("month", "year"):
+        return frozenset(s for s in t if s.kind != VOLATILE)
     return _flagged(t, "period", period, (VOLATILE,)) if period else t

@@ -25,18 +25,20 @@ import libcst as cst
 
 from promptcache.lint import sources as S
 from promptcache.lint.binding_order import overwritten, unreached
+from promptcache.lint.import_time import ImportTime
 from promptcache.lint.index import Binding, ModuleIndex, Scope
 from promptcache.lint.iteration_order import (as_read, filling_loops, iterables, key_ordered, keyed_store, loop_order,
                                               set_annotation, update_call)
 from promptcache.lint.object_state import built_per_call, set_per_object, set_up
 from promptcache.lint.call_taint import CallTaint
+from promptcache.lint.clock_periods import clock_period, division_period, field_period
 from promptcache.lint.expressions import has_text, int_value, is_dict_view, is_literal, key_text, last_name
 from promptcache.lint.fields import FieldSensitivity
 from promptcache.lint.lookup_keys import TEXT_METHODS
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.sources import EMPTY, Source, as_period, as_text, source, templated, unkeyed
 from promptcache.lint.rendering import same_field
-from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, config_param, constructor_call, clock_period, guard_flag, handle_annotation, imports_code
+from promptcache.lint.value_syntax import PROMPT_FIELD, class_annotation, config_param, constructor_call, guard_flag, handle_annotation, imports_code
 
 _SET_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract)
 _NAMED = (S.VOLATILE, S.IDENTITY)  # the kinds a name gives (TaintEngine.names)
@@ -57,7 +59,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
         self._cut: int | None = None  # the smallest depth whose key a cycle read as EMPTY (None: no open cycle)
         self._provisional: dict[tuple[int, int], frozenset[Source]] = {}  # results computed inside an open cycle
         self._returns: dict[int, frozenset[Source]] = {}
-        self._import_only_memo: dict[int, bool] = {}
+        self.import_time = ImportTime(index, parents)
         self._fields_active: set[tuple[int, int, str]] = set()
         self._fields_memo: dict[tuple[int, int, str], frozenset[Source]] = {}
         self._names_in: dict = {}  # the names of each function body rendering asks about (promptcache.lint.rendering)
@@ -143,7 +145,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
                 return as_text(templated(t))
             if isinstance(e.operator, _SET_OPERATORS) and (is_dict_view(e.left) or is_dict_view(e.right)):
                 return t | {source(S.UNORDERED, "a set operation on dict keys", e)}
-            return t
+            return as_period(t, division_period(e))  # `time.time() // 3600`: once an hour
         if isinstance(e, (cst.List, cst.Tuple, cst.Set)):
             t = as_text(self.union((el.value for el in e.elements), scope))  # `(short_label(run_id), RULES)[0]`
             return t | {source(S.UNORDERED, "a set literal", e)} if isinstance(e, cst.Set) else t
@@ -336,7 +338,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
             # written back into the same field is the prompt passed through (openai-agents-python; issue 11);
             # `{"role": "system", "content": _serialize(message.content)}`: a message converted (browser-use)
             t = frozenset(s for s in t if s.kind != S.PARAM)
-        return t
+        return as_period(t, field_period(attr))  # `now.hour`: once an hour
 
     def _of_param(self, base: cst.BaseExpression, scope: Scope, named: frozenset[Source]) -> frozenset[Source]:
         """``named`` (the identity of ``info.user_id``, the id of ``info.session_id``) tied to parameter ``info`` when ``base`` is one, so that a

@@ -4,7 +4,6 @@ The taint engine (:mod:`promptcache.lint.taint`) asks these when it meets a shap
 for something other than per-request data (issue 11, each from a false positive in pydantic-ai, aider,
 openai-agents-python or OpenHands):
 
-- a strftime format or f-string spec without a unit below a day (the clock read as a date);
 - a parameter's prompt field (``data.instructions``): a prompt passed through;
 - a parameter annotated as a number, a flag, a class or a literal choice: a task setting;
 - an import of a module or a class (``import locale``, ``from babel import Locale``): code;
@@ -23,26 +22,6 @@ from promptcache.lint.expressions import last_name
 from promptcache.lint.imports import is_standard_library
 from promptcache.lint.index import Binding, Scope
 from promptcache.lint.walk import descendants
-
-_TIME_DIRECTIVES = re.compile(r"%[-#]?[HIMSfpXcTrRsLlkzZ]")
-_BELOW_HOUR = re.compile(r"%[-#]?[MSfXcTrRs]")  # minutes or finer (%R is %H:%M, %T / %X / %c / %r hold seconds)
-_BELOW_MINUTE = re.compile(r"%[-#]?[SfXcTrs]")
-
-
-def clock_period(fmt: cst.BaseExpression | None) -> str:
-    """How often a clock formatted with ``fmt``, a literal strftime format, changes: ``"day"`` (no unit below a day:
-    ``"%Y-%m-%d"``), ``"hour"`` (``"%Y-%m-%d %H:00"``), ``"minute"`` (``"%H:%M"``); ``""`` for seconds or finer, or
-    a format that is not a literal. A zone (``%Z``) is fixed per process, and ``%%`` is a literal ``%``."""
-    text = fmt.evaluated_value if isinstance(fmt, cst.SimpleString) else None
-    if not isinstance(text, str) or "%" not in text:
-        return ""
-    text = re.sub(r"%[-#]?[zZ]", "", text.replace("%%", ""))  # a literal %, and the zone: fixed per process
-    if not _TIME_DIRECTIVES.search(text):
-        return "day"
-    if _BELOW_MINUTE.search(text):
-        return ""
-    return "minute" if _BELOW_HOUR.search(text) else "hour"
-
 
 # `data.instructions`, `config.system_prompt`: the prompt field of an object passed in.
 PROMPT_FIELD = re.compile(r"(?i)^_?(system_?prompt|instructions|system_?message|system)$")
@@ -328,5 +307,5 @@ def typed_elsewhere(index, receiver: cst.BaseExpression, scope) -> bool:
     return "mcp" not in named.lower() and not named.endswith(("Session", "Client", "Server", "Group"))
 
 
-__all__ = ["PROMPT_FIELD", "PROMPT_GETTER", "caller_mapping", "config_param", "mapping_iterated", "sent_history", "sizing_argument", "annotation_types", "clock_period", "constructor_call", "guard_flag", "imports_code", "literal_key",
+__all__ = ["PROMPT_FIELD", "PROMPT_GETTER", "caller_mapping", "config_param", "mapping_iterated", "sent_history", "sizing_argument", "annotation_types", "constructor_call", "guard_flag", "imports_code", "literal_key",
            "class_annotation", "handle_annotation", "typed_elsewhere"]

@@ -208,6 +208,20 @@ def test_field_taint_is_memoised_on_long_rebinding_chains():
         ("{datetime.now():%H %Z}", "once an hour", "warning"),  # the zone is fixed per process (review helper-89)
         ("{datetime.now():%Y-%m-%d %%H}", "once a day", "warning"),  # `%%H` is the text "%H"
         ("{datetime.now()}", "on every request", "error"),
+        # newcomer helper-90: the other ways code keeps part of a clock
+        ("{datetime.now().hour}", "once an hour", "warning"),
+        ("{datetime.now().minute}", "every minute", "error"),
+        ("{datetime.now().second}", "on every request", "error"),
+        ("{datetime.now().day}", "once a day", "warning"),
+        ("{datetime.now().replace(minute=0, second=0, microsecond=0)}", "once an hour", "warning"),
+        ("{datetime.now().replace(second=0, microsecond=0)}", "every minute", "error"),
+        ("{datetime.now().replace(second=0)}", "on every request", "error"),
+        ("{datetime.now().isoformat(timespec='hours')}", "once an hour", "warning"),
+        ("{datetime.now().isoformat(timespec='seconds')}", "on every request", "error"),
+        ("{'{:%H:%M}'.format(datetime.now())}", "every minute", "error"),
+        ("{'{0:%Y-%m-%d} {0}'.format(datetime.now())}", "on every request", "error"),
+        ("{int(time.time() // 3600)}", "once an hour", "warning"),
+        ("{int(time.time() // 10)}", "on every request", "error"),
     ],
 )
 def test_a_clock_read_as_a_date_changes_once_a_day(value, changes, severity):
@@ -217,6 +231,15 @@ def test_a_clock_read_as_a_date_changes_once_a_day(value, changes, severity):
     assert finding.code == "PC101"
     assert f"the prompt prefix changes {changes}" in finding.message
     assert finding.severity.value == severity
+
+
+@pytest.mark.parametrize("value", ["{datetime.now().year}", "{datetime.now():%B %Y}", "{date.today().month}",
+                                   "{time.strftime('%Y')}", "{'{:%Y}'.format(datetime.now())}"])
+def test_a_clock_kept_to_the_month_or_the_year_is_not_reported(value):
+    # newcomer helper-90: `%B %Y` was said to change "once a day"; a prefix that changes once a month costs one
+    # cache write a month (caches live minutes to an hour): nothing to report
+    code = HEAD + "import time\n" + f"def ask(q):\n    return client.messages.create(model='m', system=f'Year: {value}', messages=[q])\n"
+    assert lint_text(code) == []
 
 
 @pytest.mark.parametrize(
