@@ -6,8 +6,6 @@ import json
 import sys
 
 import click
-from rich.console import Console
-from rich.markdown import Markdown
 from rich.text import Text
 
 from promptcache.commands.tables import Column, print_table, stdout_console
@@ -40,8 +38,6 @@ def rule(code):
     except UnknownRule as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    page = rule_page(found)
-    if sys.stdout.isatty():
-        Console().print(Markdown(page))
-    else:
-        click.echo(page, nl=False)
+    # The page's Markdown as it is, as `ruff rule` prints it: wrapped to 79 columns, its code blocks copyable
+    # (rendered by rich, a code block was wrapped mid-string and every line padded with spaces: newcomer helper-90).
+    click.echo(rule_page(found), nl=False)

@@ -19,17 +19,18 @@ from promptcache.trace.records import read_trace
 def test_wrapped_calls_against_serve_record_the_server_s_usage(server, tmp_path) -> None:
     trace = tmp_path / "t.jsonl"
     system = unique_system()
-    a = promptcache.wrap(anthropic.Anthropic(base_url=server, api_key="test-key", max_retries=0, timeout=120),
-                         trace=trace, session="app")
-    o = promptcache.wrap(openai.OpenAI(base_url=f"{server}/v1", api_key="test-key", max_retries=0, timeout=120),
-                         trace=trace, session="app")
-    user = [{"role": "user", "content": "Where is order 1042?"}]
-    replies = [a.messages.create(model="claude-sonnet-4-6", max_tokens=2, system=system, messages=user)]
-    with a.messages.stream(model="claude-sonnet-4-6", max_tokens=2, system=system, messages=user) as stream:
-        replies.append(stream.get_final_message())
-    chat = [{"role": "system", "content": system}, *user]
-    chunks = list(o.chat.completions.create(model="gpt-4.1-mini", max_tokens=2, messages=chat, stream=True,
-                                            stream_options={"include_usage": True}))
+    # the SDK clients are closed (`with`): a socket left open is a ResourceWarning in whatever test runs next
+    with anthropic.Anthropic(base_url=server, api_key="test-key", max_retries=0, timeout=120) as raw_a, \
+            openai.OpenAI(base_url=f"{server}/v1", api_key="test-key", max_retries=0, timeout=120) as raw_o:
+        a = promptcache.wrap(raw_a, trace=trace, session="app")
+        o = promptcache.wrap(raw_o, trace=trace, session="app")
+        user = [{"role": "user", "content": "Where is order 1042?"}]
+        replies = [a.messages.create(model="claude-sonnet-4-6", max_tokens=2, system=system, messages=user)]
+        with a.messages.stream(model="claude-sonnet-4-6", max_tokens=2, system=system, messages=user) as stream:
+            replies.append(stream.get_final_message())
+        chat = [{"role": "system", "content": system}, *user]
+        chunks = list(o.chat.completions.create(model="gpt-4.1-mini", max_tokens=2, messages=chat, stream=True,
+                                                stream_options={"include_usage": True}))
 
     got = list(read_trace(trace, strict=True))
     assert [r.api for r in got] == ["anthropic.messages", "anthropic.messages", "openai.chat"]
@@ -42,8 +43,8 @@ def test_wrapped_calls_against_serve_record_the_server_s_usage(server, tmp_path)
 
 
 def test_a_timestamp_in_the_system_prompt_of_an_async_app_warns_naming_system(server, tmp_path) -> None:
-    client = promptcache.wrap(anthropic.AsyncAnthropic(base_url=server, api_key="test-key", max_retries=0,
-                                                       timeout=120), trace=tmp_path / "t.jsonl")
+    raw = anthropic.AsyncAnthropic(base_url=server, api_key="test-key", max_retries=0, timeout=120)
+    client = promptcache.wrap(raw, trace=tmp_path / "t.jsonl")
     system = unique_system()
 
     async def ask(now: str):
@@ -54,6 +55,7 @@ def test_a_timestamp_in_the_system_prompt_of_an_async_app_warns_naming_system(se
         await ask("2026-12-01T10:00:00Z")
         with pytest.warns(PrefixStabilityWarning, match=r"volatile_value in system at system"):
             await ask("2026-12-01T10:00:09Z")
+        await raw.close()
 
     asyncio.run(main())
     lines = (tmp_path / "t.jsonl").read_text().splitlines()
@@ -64,8 +66,8 @@ def test_a_wrapped_responses_chain_against_serve_records_what_verify_needs(serve
     """responses.create, plain and streamed, through wrap(): each line keeps the reply's id and output, so the request that
     names it in previous_response_id is read with its whole chained input, and verify replays the trace."""
     trace = tmp_path / "responses.jsonl"
-    client = promptcache.wrap(openai.OpenAI(base_url=f"{server}/v1", api_key="test-key", max_retries=0, timeout=120),
-                              trace=trace, session="chat-1")
+    raw = openai.OpenAI(base_url=f"{server}/v1", api_key="test-key", max_retries=0, timeout=120)
+    client = promptcache.wrap(raw, trace=trace, session="chat-1")
     instructions = unique_system(200)
     first = client.responses.create(model="gpt-4.1-mini", instructions=instructions, input="Where is order 1042?",
                                     max_output_tokens=2)
@@ -81,6 +83,7 @@ def test_a_wrapped_responses_chain_against_serve_records_what_verify_needs(serve
     assert records[1].body["previous_response_id"] == first.id and records[1].response["id"] == second.id
     assert [r.usage["input_tokens"] for r in records] == [first.usage.input_tokens, second.usage.input_tokens]
     assert client.stats.summary()["total"]["cache_read_tokens"] == second.usage.input_tokens_details.cached_tokens
+    raw.close()
 
     from click.testing import CliRunner
 
