@@ -217,7 +217,9 @@ class SlidingWindowTrim(_SiteRule):
     a ``deque(maxlen=...)`` holding the conversation, or sending
     ``messages=h[-N:]`` (as a keyword, or as the ``messages`` entry of a
     request dict sent as ``**params``), also when a function or method of the module returns
-    the window that is sent (a condenser keeping ``head + events[-N:]``). promptcache's own ``PromptBuilder().history(h)`` sends
+    the window that is sent (a condenser keeping ``head + events[-N:]``), or copies it into the list that is
+    sent (``messages += h[-N:]``, ``messages.extend(h[-N:])``, ``for human, ai in h[-N:]:`` appending each
+    exchange). promptcache's own ``PromptBuilder().history(h)`` sends
     the conversation like ``messages=`` does, so ``.history(h[-N:])`` and a
     ``Conversation(h[-N:])`` built per turn count too.
 

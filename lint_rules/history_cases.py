@@ -103,6 +103,13 @@ PC202_INVALID.append(Invalid(_OPENAI + "import json\ndef turn(history, q):\n    
 # PC203 (SlidingWindowTrim)
 # Issue 11 (newcomer): VALID cases of the size-guard hysteresis rule (kept here to keep history.py short).
 PC203_HYSTERESIS_VALID = [
+    # A LangChain chain's input is the template's variables, not the conversation as sent.
+    "from langchain_core.prompts import ChatPromptTemplate\nfrom langchain_openai import ChatOpenAI\nchain = ChatPromptTemplate.from_messages([('system', 'Be brief.'), ('human', '{q}')]) | ChatOpenAI()\ndef answer(history, q):\n    return chain.invoke({'q': q, 'recent': history[-5:]})\n",
+    # Blind set 32: the window copied in only once the history passes a limit, down to half of it; the last
+    # messages of a list that is not the conversation (retrieved notes, inside the user turn); a fixed slice.
+    _OPENAI + "def answer(history, prompt):\n    messages = [{'role': 'system', 'content': 'Be brief.'}]\n    if len(history) > 40:\n        messages += history[-20:]\n    else:\n        messages += history\n    messages.append({'role': 'user', 'content': prompt})\n    return client.chat.completions.create(model='m', messages=messages)\n",
+    _OPENAI + "def answer(history, notes, prompt):\n    messages = [{'role': 'system', 'content': 'Be brief.'}, *history]\n    text = '\\n'.join(n for n in notes[-3:])\n    messages.append({'role': 'user', 'content': f'{text}\\n{prompt}'})\n    return client.chat.completions.create(model='m', messages=messages)\n",
+    _OPENAI + "def answer(history, prompt):\n    messages = [{'role': 'system', 'content': 'Be brief.'}]\n    for human, ai in history[1:]:\n        messages.append({'role': 'user', 'content': human})\n        messages.append({'role': 'assistant', 'content': ai})\n    messages.append({'role': 'user', 'content': prompt})\n    return client.chat.completions.create(model='m', messages=messages)\n",
     # Newcomer, stop 35: popping the head only when it is a system message moves it to `system=`, once per list.
     _CLAUDE + 'def send(messages):\n    system = None\n    if messages and messages[0]["role"] == "system":\n        system = messages.pop(0)["content"]\n    return client.messages.create(model="m", max_tokens=9, system=system, messages=messages)\n',
     # A guard with hysteresis: trimmed to half the threshold (symbolic or by constants), or by half of it.
@@ -161,6 +168,14 @@ PC203_INVALID = [
     Invalid(_OPENAI + 'class Condenser:\n    def __init__(self, max_events=40):\n        self.max_events = max_events\n    def condense(self, events):\n        if len(events) <= self.max_events:\n            return events\n        return events[-self.max_events :]\ndef step(events):\n    messages = Condenser().condense(events)\n    return client.chat.completions.create(model="m", messages=messages)\n', line=9),
     Invalid(_OPENAI + "LIMIT = 30\ndef turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    if len(history) > LIMIT:\n        del history[0]\n    return client.chat.completions.create(model='m', messages=history)\n", line=7),
     Invalid(_OPENAI + "def turn(history, text):\n    history.append({'role': 'user', 'content': text})\n    with client.chat.completions.with_streaming_response.create(model='m', messages=history[-8:]) as r:\n        return r.read()\n", line=5),
+    # Blind set 32 (kotaemon's AnswerWithContextPipeline): a window of the history copied into the list sent,
+    # by a loop that appends each exchange, by `+=` or by `.extend(...)`.
+    Invalid(_OPENAI + "def answer(history, prompt, system_prompt):\n    messages = [{'role': 'system', 'content': system_prompt}]\n    for human, ai in history[-5:]:\n        messages.append({'role': 'user', 'content': human})\n        messages.append({'role': 'assistant', 'content': ai})\n    messages.append({'role': 'user', 'content': prompt})\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),
+    Invalid(_OPENAI + "class Bot:\n    n_last = 5\n    def answer(self, history, prompt):\n        messages = [{'role': 'system', 'content': 'Be brief.'}]\n        messages += history[-self.n_last:]\n        messages.append({'role': 'user', 'content': prompt})\n        return client.chat.completions.create(model='m', messages=messages)\n", line=7),
+    # A LangChain chat model's run sends its first argument as the conversation (issue 11 Build 5).
+    Invalid("from langchain_core.messages import AIMessage, HumanMessage, SystemMessage\nfrom langchain_openai import ChatOpenAI\nllm = ChatOpenAI(model='gpt-4o')\ndef answer(history, prompt):\n    messages = [SystemMessage(content='Be brief.')]\n    for human, ai in history[-5:]:\n        messages.append(HumanMessage(content=human))\n        messages.append(AIMessage(content=ai))\n    messages.append(HumanMessage(content=prompt))\n    return llm.invoke(messages)\n", line=6),
+    Invalid("from langchain.chat_models import init_chat_model\nclass Bot:\n    def __init__(self):\n        self.model = init_chat_model('claude-sonnet-4-5')\n    async def answer(self, history, tools):\n        return await self.model.bind_tools(tools).ainvoke(input=history[-8:])\n", line=6),
+    Invalid(_CLAUDE + "def answer(history, prompt):\n    messages = []\n    messages.extend(list(history[-10:]))\n    messages.append({'role': 'user', 'content': prompt})\n    return client.messages.create(model='m', max_tokens=9, system='Be brief.', messages=messages)\n", line=5),
 ]
 
 

@@ -6,6 +6,7 @@ import difflib
 import os
 import shutil
 import sys
+import textwrap
 from pathlib import Path
 
 import click
@@ -14,7 +15,7 @@ from rich.console import Console
 from promptcache.commands.progress import progress_bar
 from promptcache.lint.add_noqa import add_noqa
 from promptcache.lint.changed_lines import GitError, changed_in, on_changed_lines
-from promptcache.lint.config import ConfigError, load_config
+from promptcache.lint.config import ConfigError, is_override, load_config
 from promptcache.lint.finding import Severity
 from promptcache.lint.reporters import FORMATS, MACHINE_FORMATS, render, summary
 from promptcache.lint.result_cache import CACHE_DIR_NAME, ResultCache, cache_dir_for, settings_key
@@ -31,6 +32,17 @@ def _codes(values: tuple[str, ...], option: str = "") -> tuple[str, ...] | None:
     if values and not codes:
         _fail(f"{option} needs rule codes or prefixes, comma-separated (e.g. PC101,PC2); `promptcache rules` lists them")
     return codes or None
+
+
+def _sink_forms(entry: str) -> str:
+    """The three forms of an ``extra-sinks`` entry, in the names of ``entry`` (``'Other.chat'``), indented."""
+    parts = [p for p in entry.split(".") if p != "*"]
+    method = parts[-1]
+    cls = parts[-2] if len(parts) >= 2 and parts[-2][:1].isupper() else "LLM"
+    text = (f"A module function: 'myapp.llm.{method}'; a method: 'myapp.llm.{cls}.{method}' (its object built as "
+            f"{cls}(...) or annotated ': {cls}' in the calling module); any call ending in .{method}: "
+            f"'*.{method}'. See docs/lint.md, Configuration.")
+    return textwrap.fill(text, width=79, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False)
 
 
 def _fail(message: str) -> None:
@@ -58,7 +70,9 @@ def _fail(message: str) -> None:
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help=f"Result cache folder [default: {CACHE_DIR_NAME} beside the config; env {CACHE_ENV}].")
 @click.option("--force-exclude", is_flag=True, help="Apply the exclusions (and leave out test code) for files named on the command line too (for pre-commit).")
 @click.option("--no-prefilter", is_flag=True, help="Parse every file, not only files with LLM imports, calls or prompt modules.")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="Use this pyproject.toml / promptcache.toml.")
+@click.option("--config", "config_values", multiple=True, metavar="PATH | KEY=VALUE",
+              help="Use this pyproject.toml / promptcache.toml, or override one setting as a TOML line "
+                   "(repeatable), e.g. --config 'extra-sinks = [\"myapp.llm.LLM.chat\"]'.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes [default: CPU count].")
 @click.option("--no-respect-gitignore", is_flag=True, help="Lint files that .gitignore excludes.")
 @click.option("--include-tests", is_flag=True, help="Lint test code too (tests/, test/, test_*.py, *_test.py, tests.py, conftest.py).")
@@ -66,12 +80,16 @@ def _fail(message: str) -> None:
 @click.option("--explain", hidden=True, is_flag=False, flag_value="", expose_value=False, is_eager=True,
               callback=lambda ctx, param, value: _no_explain(value))
 def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format, output_file, fix, unsafe_fixes, show_diff,
-         show_fixes, add_noqa, stdin_filename, diff_since, no_cache, cache_dir, force_exclude, no_prefilter, config_file,
+         show_fixes, add_noqa, stdin_filename, diff_since, no_cache, cache_dir, force_exclude, no_prefilter, config_values,
          jobs, no_respect_gitignore, include_tests, verbose):
     """Lint PATHS (default: the current folder) for cache-breaking patterns.
 
     Test code (tests/, test/, test_*.py, *_test.py, tests.py, conftest.py) is left out
     unless --include-tests is given or a test folder or file is named.
+
+    Requests sent through your own wrapper (self.llm.chat(...)) are checked
+    once it is named in extra-sinks: in the config, or --config
+    'extra-sinks = ["myapp.llm.LLM.chat"]' (docs/lint.md, Configuration).
 
     Exit codes: 0 clean, 1 findings at or above --fail-on (with --diff: a
     diff to apply), 2 a usage or configuration error, or a file that could
@@ -98,7 +116,11 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
         except OSError as problem:
             _fail(f"cannot write {output_file}: {problem}")
     try:
-        config = load_config(config_file, start=targets[0])
+        files = [Path(v) for v in config_values if not is_override(v)]
+        if len(files) > 1:
+            raise ConfigError("--config names more than one file: give one, and settings as `key = value`")
+        config = load_config(files[0] if files else None, start=targets[0],
+                             overrides=[v for v in config_values if is_override(v)])
         extra_ignore = _codes(ignore, "--ignore")
         config = config.with_overrides(
             select=_codes(select, "--select"),
@@ -137,9 +159,7 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
     elif result.unmatched_sinks:
         entries = ", ".join(repr(entry) for entry in result.unmatched_sinks)
         click.echo(f"warning: extra-sinks {entries} named no call in the files linted.\n"
-                   "  A module function: 'myapp.llm.complete'; a method: 'myapp.llm.LLM.chat' (its object\n"
-                   "  built as LLM(...) or annotated ': LLM' in the calling module); any call ending\n"
-                   "  in .chat: '*.chat'. See docs/lint.md, Configuration.", err=True)
+                   + _sink_forms(result.unmatched_sinks[0]), err=True)
     to_stderr = output_format in MACHINE_FORMATS or output_file is not None
     if stdin_filename is not None and fix:  # ruff's convention: the fixed source on stdout, the report on stderr
         sys.stdout.buffer.write(result.fixes[0].after if result.fixes else stdin)

@@ -15,8 +15,8 @@ exclusions) / ``extend-exclude`` (gitignore-style patterns),
 ``respect-gitignore`` (bool), ``include-tests`` (bool, default false: see
 :data:`TEST_PATTERNS`), ``fail-on`` (error / warning / info),
 ``prompt-name-regex``, ``volatile-name-regex``, ``extra-sinks`` (qualified
-names like ``myapp.llm.complete``, methods like ``myapp.llm.LLM.chat``, or ``*.suffix.patterns``),
-``extra-volatile-sources`` (qualified names).
+names like ``myapp.llm.complete``, methods like ``myapp.llm.LLM.chat``, ``*.suffix.patterns``, or tables that
+map a wrapper's arguments: :mod:`promptcache.lint.extra_sinks`), ``extra-volatile-sources`` (qualified names).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from promptcache.lint.extra_sinks import EntryError, ExtraSink, check_name, parse_entry
 from promptcache.lint.finding import Severity
 from promptcache.lint.sources import DEFAULT_PROMPT_NAME_REGEX, DEFAULT_VOLATILE_NAME_REGEX
 
@@ -84,8 +85,13 @@ class LintConfig:
     fail_on: Severity = Severity.WARNING
     prompt_name_regex: str = DEFAULT_PROMPT_NAME_REGEX
     volatile_name_regex: str = DEFAULT_VOLATILE_NAME_REGEX
-    extra_sinks: tuple[str, ...] = ()
+    extra_sinks: tuple[ExtraSink, ...] = ()
     extra_volatile_sources: tuple[str, ...] = ()
+
+    @property
+    def extra_sink_names(self) -> tuple[str, ...]:
+        """The names the ``extra-sinks`` entries match calls by (the pre-filter and the unmatched-entry warning)."""
+        return tuple(sink.call for sink in self.extra_sinks)
 
     def selected(self, codes: Iterable[str], always: Iterable[str] = ()) -> set[str]:
         """The codes enabled out of ``codes``: (select + extend-select) minus ignore, by prefix.
@@ -145,8 +151,8 @@ _KEYS = {
     "fail-on": "severity",
     "prompt-name-regex": "regex",
     "volatile-name-regex": "regex",
-    "extra-sinks": "strings",
-    "extra-volatile-sources": "strings",
+    "extra-sinks": "sinks",
+    "extra-volatile-sources": "names",
 }
 
 
@@ -215,12 +221,14 @@ def _read(path: Path) -> dict:
         raise ConfigError(f"{path}: cannot read the configuration: {exc}") from None
 
 
-def load_config(config_file: Path | None = None, start: Path | None = None) -> LintConfig:
+def load_config(config_file: Path | None = None, start: Path | None = None, overrides: Iterable[str] = ()) -> LintConfig:
     """Load and validate the configuration.
 
     ``config_file`` names a file explicitly (``--config``); otherwise the
     nearest one above ``start`` (default: the current folder) is used, and
-    the defaults apply when there is none. Raises :class:`ConfigError`.
+    the defaults apply when there is none. ``overrides`` are ``key = value``
+    TOML lines (ruff's ``--config "key = value"``) that win over the file.
+    Raises :class:`ConfigError`.
     """
     if config_file is not None:
         if not config_file.is_file():
@@ -229,11 +237,41 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> L
         found: tuple[Path, dict] | None = (config_file.resolve(), table or {})
     else:
         found = find_config(start or Path.cwd())
+    changes = override_table(overrides)
     if found is None:
         base = _resolved(start or Path.cwd())
-        return LintConfig(root=base if base.is_dir() else base.parent)
+        root = base if base.is_dir() else base.parent
+        return replace(from_table(changes), root=root) if changes else LintConfig(root=root)
     path, table = found
-    return from_table(table, path)
+    return from_table({**table, **changes}, path)  # the overrides were checked alone: an error is the file's
+
+
+def is_override(value: str) -> bool:
+    """True when a ``--config`` value is a ``key = value`` line rather than a file's path (ruff's rule: a value
+    that is not an existing file and parses as TOML)."""
+    if "=" not in value or Path(value).is_file():
+        return False
+    try:
+        tomllib.loads(value)
+    except tomllib.TOMLDecodeError:
+        return False
+    return True
+
+
+def override_table(lines: Iterable[str]) -> dict:
+    """The lint table the ``key = value`` lines set (a ``lint.`` in front of a key, as ruff writes it, dropped)."""
+    table: dict = {}
+    for line in lines:
+        try:
+            parsed = tomllib.loads(line)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"--config {line!r}: not a `key = value` TOML line: {exc}") from None
+        table.update(parsed.get("lint", {}) if set(parsed) == {"lint"} and isinstance(parsed["lint"], dict) else parsed)
+    try:
+        from_table(table)
+    except ConfigError as exc:
+        raise ConfigError(f"--config: {exc}") from None
+    return table
 
 
 def from_table(table: dict, path: Path | None = None) -> LintConfig:
@@ -261,11 +299,22 @@ def _coerce(kind: str, key: str, raw, where: str):
     if kind in ("codes", "strings"):
         if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
             fail("a list of strings")
-        if kind == "codes":
+        if kind == "codes":  # `pc101` as on the command line (`--select pc1`)
+            raw = [code.upper() for code in raw]
             for code in raw:
                 if code != "ALL" and not re.fullmatch(r"PC\d{0,3}", code):
                     raise ConfigError(f"{where}{key}: unknown rule code {code!r} (codes look like PC101, or a prefix like PC1)")
         return tuple(raw)
+    if kind in ("sinks", "names"):
+        if not isinstance(raw, list):
+            fail("a list of names" + (" or tables" if kind == "sinks" else ""))
+        try:
+            if kind == "sinks":
+                return tuple(parse_entry(entry) for entry in raw)
+            return tuple(check_name(name, wildcard=False) if isinstance(name, str) else fail("a list of names")
+                         for name in raw)
+        except EntryError as exc:
+            raise ConfigError(f"{where}{key}: {exc}") from None
     if kind == "table":
         if not isinstance(raw, dict):
             fail("a table of glob = [codes]")
@@ -273,6 +322,7 @@ def _coerce(kind: str, key: str, raw, where: str):
         for glob, codes in raw.items():
             if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
                 raise ConfigError(f"{where}{key}.{glob}: expected a list of rule codes, got {codes!r}")
+            codes = [code.upper() for code in codes]
             for code in codes:
                 if code != "ALL" and not re.fullmatch(r"PC\d{0,3}", code):
                     raise ConfigError(f"{where}{key}.{glob}: unknown rule code {code!r}")

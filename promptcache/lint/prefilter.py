@@ -282,7 +282,7 @@ def llm_importers(path: Path, own: Scan, config: LintConfig, known: dict[Path, S
         found = (known or {}).get(candidate)
         if found is None:
             try:
-                found = scan(candidate.read_bytes(), config.extra_sinks)
+                found = scan(candidate.read_bytes(), config.extra_sink_names)
             except OSError:
                 continue
         scans[candidate] = found

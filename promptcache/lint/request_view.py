@@ -76,16 +76,22 @@ class Request:
         return any(flow.facts.within(node, n) for n in (self.call, *self.content.nodes))
 
 
-def _options(flow: FlowAnalysis, call: cst.Call, scope: Scope) -> Content:
-    """The keywords of ``call`` over what its ``**`` dicts hold (a key in both is a TypeError, so a keyword is
-    what the call sends)."""
+def _options(flow: FlowAnalysis, sink: Sink) -> Content:
+    """The keywords of the sink's call over what its ``**`` dicts hold (a key in both is a TypeError, so a keyword
+    is what the call sends). An extra sink's mapped options (:attr:`Sink.arguments`) are read where the map says,
+    and the keywords it maps are not options of their own."""
+    call, scope = sink.call, sink.scope
     out = Content(scope)
     for arg in call.args:
         if arg.star == "**":
             out.merge(read(flow, arg.value, scope, call))
+    mapped = set(sink.arguments) | {s for sources in sink.arguments.values() for s in sources if isinstance(s, str)}
     for arg in call.args:
-        if arg.keyword is not None:
+        if arg.keyword is not None and arg.keyword.value not in mapped:
             out.write(arg.keyword.value, Value(arg.value, scope))
+    for option in sink.arguments:
+        if (value := sink.kw(option)) is not None:
+            out.write(option, Value(value, scope))
     return out
 
 
@@ -99,14 +105,15 @@ def requests(flow: FlowAnalysis) -> list[Request]:
         sink = flow.sinks.sink_at(call, scope)
         if sink is not None:
             if sink.is_request:
-                out.append(Request(sink, _options(flow, call, scope)))
+                out.append(Request(sink, _options(flow, sink)))
             continue
         api = flow.sinks.api_of(call, scope)
         if api is None or api == PROMPTCACHE:
             continue
-        content = _options(flow, call, scope)
+        sink = Sink(call, scope, api, flow.sinks.arguments_of(call))
+        content = _options(flow, sink)
         if any(v.expr is not None for k in SINK_KEYWORDS for v in content.get(k)):
-            out.append(Request(Sink(call, scope, api), content))
+            out.append(Request(sink, content))
     _MEMO[flow] = out
     return out
 

@@ -201,9 +201,9 @@ def lint_paths(
         displays[path] = display
         if cache is not None:
             digests[path] = digest(data)
-            scans[path] = cache.scan(digests[path], data, config.extra_sinks)
+            scans[path] = cache.scan(digests[path], data, config.extra_sink_names)
         else:
-            scans[path] = prefilter.scan(data, config.extra_sinks)
+            scans[path] = prefilter.scan(data, config.extra_sink_names)
         result.lines += data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     result.unreadable = len(unreadable)
     result.files = len(contents) + result.unreadable
@@ -225,7 +225,7 @@ def lint_paths(
     # Only the importers of named modules with findings that hang on a definition are linted (the cost).
     results_of = dict(zip(paths_of, file_results))
     if stdin is None and all(path.is_dir() for path in paths):
-        result.unmatched_sinks = _unmatched_sinks(config.extra_sinks, file_results, [contents[p] for p in paths_of])
+        result.unmatched_sinks = _unmatched_sinks(config.extra_sink_names, file_results, [contents[p] for p in paths_of])
     importers = {p: s for named, found_importers in importers_of.items()
                  if named in results_of and results_of[named].depends for p, s in found_importers.items()}
     outside, outside_results = _lint_importers(importers, visitors, config, jobs, cache)

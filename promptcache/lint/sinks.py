@@ -6,8 +6,10 @@ A call is a sink when its callee ends in ``.messages.create|stream|parse``
 ``.chat.completions.create|parse|stream`` or ``.responses.create|parse|stream``
 (OpenAI), ``.models.generate_content|generate_content_stream`` (Gemini,
 ``google.genai``; its ``contents=`` is the conversation), is
-``litellm.completion|acompletion``, or matches an ``extra-sinks``
-entry from the config, AND it passes at least one of ``model=``,
+``litellm.completion|acompletion``, is a LangChain chat model's run (``llm.invoke(messages)``, ``ainvoke``,
+``stream``, ``astream``, ``batch``, ``abatch``; ``llm`` built as ``ChatOpenAI(...)`` or by ``init_chat_model(...)``, or
+annotated ``BaseChatModel``: its first argument is the conversation), or matches an ``extra-sinks``
+entry from the config (whose table may say which arguments carry which option: :attr:`Sink.arguments`), AND it passes at least one of ``model=``,
 ``messages=``, ``system=``, ``instructions=``, ``input=``, ``tools=``,
 ``contents=``: a Twilio ``client.messages.create(to=..., body=...)`` is not a sink.
 The SDKs' ``.with_raw_response.`` / ``.with_streaming_response.`` wrappers before the method
@@ -27,7 +29,9 @@ history rules read it as they read ``messages=`` / ``input=``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -36,6 +40,9 @@ from promptcache.lint.index import ModuleIndex, Scope
 from promptcache.lint.sdk_builder import builder_root, history_argument
 from promptcache.lint.value_syntax import annotation_types
 from promptcache.lint.walk import iter_children
+
+if TYPE_CHECKING:  # pragma: no cover
+    from promptcache.lint.extra_sinks import ExtraSink
 
 SINK_KEYWORDS = frozenset({"model", "messages", "system", "instructions", "input", "tools", "contents"})
 _LITELLM = frozenset({"litellm.completion", "litellm.acompletion"})
@@ -46,6 +53,13 @@ _RESPONSE_WRAPPERS = frozenset({"with_raw_response", "with_streaming_response"})
 # A LangChain Runnable's run methods (a model, a prompt template, a chain): `.invoke(input)` and its variants.
 RUNNABLE_CALLS = frozenset({"invoke", "ainvoke", "stream", "astream", "batch", "abatch"})
 PROMPTCACHE = "promptcache"  # the api of a ``PromptBuilder.history(...)`` conversation sink
+# A LangChain chat model run, `llm.invoke(messages)`: its first argument (or `input=`) is the conversation
+# (langchain-core 1.x `BaseChatModel.invoke(input, config=None, *, stop=None, **kwargs)`).
+LANGCHAIN = "langchain"
+LANGCHAIN_ARGUMENTS = {"messages": (0, "input")}
+# What returns a chat model from a chat model: `llm.bind_tools(tools).invoke(...)`.
+_CHAT_MODEL = re.compile(r"^(Azure)?Chat(?!Prompt|Message)\w+$|ChatModel$")
+_MODEL_WRAPPERS = frozenset({"bind_tools", "bind", "with_config", "with_retry", "with_fallbacks", "with_listeners"})
 # `client.beta.threads.messages.create(thread_id, ...)` (OpenAI Assistants) and `client.agents.messages.create(
 # agent_id=..., messages=[...])` (Letta) add a message to a conversation the server keeps and prompts with itself:
 # not a request whose messages are the prompt.
@@ -54,19 +68,31 @@ _STORED_CONVERSATIONS = frozenset({"threads", "agents"})
 
 @dataclass(eq=False)
 class Sink:
-    """One LLM request call. ``api`` is anthropic, openai_chat, openai_responses, gemini, litellm, extra, or
-    promptcache (``PromptBuilder.history(...)``: it carries the conversation, not the request options)."""
+    """One LLM request call. ``api`` is anthropic, openai_chat, openai_responses, gemini, litellm, langchain, extra,
+    or promptcache (``PromptBuilder.history(...)``: it carries the conversation, not the request options).
+    ``arguments``: for an extra sink whose entry maps them, request option -> the wrapper's keywords or
+    positions that carry it (``{"system": ("system_prompt",), "messages": ("history", 1)}``)."""
 
     call: cst.Call
     scope: Scope
     api: str
+    arguments: dict[str, tuple[int | str, ...]] = field(default_factory=dict)
 
     def kw(self, name: str) -> cst.BaseExpression | None:
-        """The value of keyword argument ``name``, or None."""
-        for arg in self.call.args:
-            if arg.keyword is not None and arg.keyword.value == name:
-                return arg.value
+        """The value the call passes as request option ``name`` (the keyword of that name, or what
+        :attr:`arguments` maps it to), or None."""
+        for source in self.arguments.get(name, (name,)):
+            if (value := argument(self.call, source)) is not None:
+                return value
         return None
+
+    def label(self, name: str) -> str:
+        """How a message names request option ``name`` on this call: ``system=``, or where a mapped option
+        comes from (``system_prompt=``, ``system (argument 2)``)."""
+        for source in self.arguments.get(name, ()):
+            if argument(self.call, source) is not None:
+                return f"{source}=" if isinstance(source, str) else f"{name} (argument {source + 1})"
+        return f"{name}="
 
     def conversation(self) -> list[tuple[str, cst.BaseExpression]]:
         """``(label, expression)`` for what the call sends as the conversation: ``messages=`` and
@@ -80,6 +106,23 @@ class Sink:
     def is_request(self) -> bool:
         """True for a provider call (its result is the model's reply), False for a builder method."""
         return self.api != PROMPTCACHE
+
+
+def argument(call: cst.Call, source: int | str) -> cst.BaseExpression | None:
+    """The argument ``call`` passes as keyword ``source`` (a str) or at position ``source`` (an int; None once a
+    ``*args`` comes before it)."""
+    position = 0
+    for arg in call.args:
+        if isinstance(source, str):
+            if arg.keyword is not None and arg.keyword.value == source:
+                return arg.value
+        elif arg.keyword is None:
+            if arg.star:
+                return None
+            if position == source:
+                return arg.value
+            position += 1
+    return None
 
 
 def attribute_path(func: cst.BaseExpression) -> list[str]:
@@ -115,21 +158,25 @@ def _call_path(func: cst.BaseExpression) -> list[str]:
 
 
 class SinkFinder:
-    """Recognises sinks in one module; ``extra_sinks`` are qualified names or ``*.suffix`` patterns.
+    """Recognises sinks in one module; ``extra_sinks`` are qualified names or ``*.suffix`` patterns (strings, or
+    :class:`~promptcache.lint.extra_sinks.ExtraSink` entries, whose argument maps the sinks they match carry).
 
     A method entry (``myapp.llm.LLM.chat``, ``LLM.chat``, ``*.LLM.chat``) also matches ``x.chat(...)`` where the
     class of ``x`` is read in view (:func:`_receiver_classes`). ``matched`` collects the entries that named a call
     (the run warns about entries that never do).
     """
 
-    def __init__(self, index: ModuleIndex, extra_sinks: tuple[str, ...] = ()):
+    def __init__(self, index: ModuleIndex, extra_sinks: tuple[ExtraSink | str, ...] = ()):
         self.index = index
+        self._maps = {e.call: dict(e.arguments) for e in extra_sinks if not isinstance(e, str) and e.arguments}
+        extra_sinks = tuple(e if isinstance(e, str) else e.call for e in extra_sinks)
         self._extra_qualified = frozenset(s for s in extra_sinks if not s.startswith("*."))
         self._extra_suffixes = tuple((s, s[2:].split(".")) for s in extra_sinks if s.startswith("*."))
         # (entry, class path, method) of the entries of two or more parts: those that may name a method
         self._extra_methods = tuple((s, parts[:-1], parts[-1]) for s in extra_sinks
                                     if len(parts := [p for p in s.split(".") if p != "*"]) >= 2)
         self.matched: set[str] = set()
+        self._arguments: dict[cst.Call, dict[str, tuple[int | str, ...]]] = {}
         self._memo: dict[cst.Call, Sink | None] = {}
         self._apis: dict[tuple[cst.Call, Scope], str | None] = {}
         self._all: list[Sink] | None = None
@@ -142,8 +189,8 @@ class SinkFinder:
         api = self.api_of(call, scope)
         if api == PROMPTCACHE:
             found = Sink(call, scope, api) if history_argument(call) is not None else None
-        elif api is not None and (api == "extra" or any(a.keyword is not None and a.keyword.value in SINK_KEYWORDS for a in call.args)):
-            found = Sink(call, scope, api)
+        elif api is not None and (api in ("extra", LANGCHAIN) or any(a.keyword is not None and a.keyword.value in SINK_KEYWORDS for a in call.args)):
+            found = Sink(call, scope, api, self.arguments_of(call))
         self._memo[call] = found
         return found
 
@@ -176,9 +223,20 @@ class SinkFinder:
         qualified = self.index.qualified(call.func, scope)
         if qualified in _LITELLM:
             return "litellm"
+        if path and path[-1] in RUNNABLE_CALLS and isinstance(call.func, cst.Attribute) and self.index.imports_langchain \
+                and _chat_model(self.index, call.func.value, scope):
+            self._arguments[call] = LANGCHAIN_ARGUMENTS
+            return LANGCHAIN
         entries = self._extra_entries(call, scope, path, qualified)
         self.matched.update(entries)
+        if any(entry in self._maps for entry in entries):  # the first entry's map of an option wins
+            self._arguments[call] = {k: v for entry in reversed(entries) for k, v in self._maps.get(entry, {}).items()}
         return "extra" if entries else None
+
+    def arguments_of(self, call: cst.Call) -> dict[str, tuple[int | str, ...]]:
+        """The argument map of the ``extra-sinks`` entries that name ``call`` (:attr:`Sink.arguments`); empty
+        for an SDK call and an entry without one. Valid once :meth:`api_of` has seen ``call``."""
+        return self._arguments.get(call, {})
 
     def _extra_entries(self, call: cst.Call, scope: Scope, path: list[str], qualified: str | None) -> list[str]:
         """Every ``extra-sinks`` entry that names ``call`` (all of them, so none is said to match nothing)."""
@@ -227,8 +285,8 @@ class SinkFinder:
 
 def _receiver_classes(index: ModuleIndex, receiver: cst.BaseExpression, scope: Scope, depth: int = 0) -> list[list[str]]:
     """The dotted names (as parts, leading dots of a relative import dropped) of the classes ``receiver`` (a call,
-    a name or ``self.attr``) is built from (``LLM(...)``, ``llm or LLM()``, ``with LLM() as llm``) or annotated
-    with (``llm: LLM``, ``Optional[LLM]``, a class-level ``llm: LLM`` field), by any of its bindings."""
+    a name or ``self.attr``) is built from (``LLM(...)``, ``llm or LLM()``, ``with LLM() as llm``, a function of
+    the module annotated ``-> LLM``) or annotated with (``llm: LLM``, ``Optional[LLM]``, a class-level ``llm: LLM`` field), by any of its bindings."""
     out: list[list[str]] = []
     classes: list[tuple[cst.BaseExpression, Scope]] = []  # the class expressions, and where to read them
     if isinstance(receiver, cst.Call):  # `LLM().chat(...)`
@@ -243,6 +301,9 @@ def _receiver_classes(index: ModuleIndex, receiver: cst.BaseExpression, scope: S
             for value in _alternatives(binding.value):
                 if isinstance(value, cst.Call):
                     classes.append((value.func, binding.scope))
+                    factory = index.function_named(value.func, binding.scope)  # `def get_llm() -> LLM:`
+                    if factory is not None and isinstance(factory.node, cst.FunctionDef) and factory.node.returns:
+                        classes += [(t, factory.parent or factory) for t in annotation_types(factory.node.returns.annotation)]
                 elif isinstance(value, (cst.Name, cst.Attribute)) and depth < 3:  # `self.llm = llm` (a parameter)
                     out += _receiver_classes(index, value, binding.scope, depth + 1)
     for kind, where in classes:
@@ -251,6 +312,18 @@ def _receiver_classes(index: ModuleIndex, receiver: cst.BaseExpression, scope: S
             if name:  # (a class of this module is qualified as its name)
                 out.append([p for p in name.split(".") if p])
     return out
+
+
+def _chat_model(index: ModuleIndex, receiver: cst.BaseExpression, scope: Scope) -> bool:
+    """``receiver`` is a LangChain chat model: built from or annotated with a ``langchain*`` chat model class
+    (``ChatOpenAI``, ``AzureChatOpenAI``, ``BaseChatModel``) or by ``init_chat_model(...)``, also through
+    ``.bind_tools(...)`` and the like. Not a chain, a ``ChatPromptTemplate``, a ``ChatMessageHistory`` or an agent:
+    their input is not the conversation as sent."""
+    while isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) \
+            and receiver.func.attr.value in _MODEL_WRAPPERS:
+        receiver = receiver.func.value
+    return any(parts[0].startswith("langchain") and (_CHAT_MODEL.search(parts[-1]) or parts[-1] == "init_chat_model")
+               for parts in _receiver_classes(index, receiver, scope) if len(parts) >= 2)
 
 
 def _alternatives(value: cst.CSTNode | None) -> list[cst.CSTNode]:

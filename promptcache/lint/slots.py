@@ -37,6 +37,7 @@ from promptcache.lint.history_notes import appended_note
 from promptcache.lint.prompt_uses import returned_landings, sent_as_written, sent_last
 from promptcache.lint.request_view import requests, sent_values
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
+from promptcache.lint.sinks import Sink, argument
 from promptcache.lint.system_edits import system_content_stores
 from promptcache.lint.template_fills import template_fills
 from promptcache.lint.value_syntax import constructor_call, returns_not_text
@@ -45,7 +46,6 @@ from promptcache.lint.walk import descendants
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
     from promptcache.lint.index import Scope
-    from promptcache.lint.sinks import Sink
 
 _SYSTEM_KEYWORDS = ("system", "instructions", "response_format")
 _AGENT_KEYWORDS = ("system_prompt", "system_message", "instructions")
@@ -245,7 +245,7 @@ def system_slots(flow: FlowAnalysis) -> list[Slot]:
     for req in requests(flow):  # keywords, and the entries of a `**params` request dict
         for kw in _SYSTEM_KEYWORDS:
             for expr, scope in sent_values(req, kw):
-                c.add("system", expr, scope, f"{kw}=", req.sink)
+                c.add("system", expr, scope, req.sink.label(kw), req.sink)
     if flow.is_llm_file:
         index = flow.index
         agent_call = _agent_calls(flow)
@@ -419,11 +419,11 @@ def tool_slots(flow: FlowAnalysis) -> list[Slot]:
     for call, scope in flow.index.calls:
         expr = None
         sink = flow.sinks.sink_at(call, scope)
-        if sink is not None or (flow.is_llm_file and agent_call(call)):
-            expr = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "tools"), None)
+        if sink is not None or (flow.is_llm_file and agent_call(call)):  # (a sink: also the tools its map names)
+            expr = sink.kw("tools") if sink is not None else argument(call, "tools")
         if expr is None and flow.is_llm_file and isinstance(call.func, cst.Attribute) and call.func.attr.value == "bind_tools" and call.args:
             expr = call.args[0].value
-        c.add("tools", expr, scope, "tools=", sink)
+        c.add("tools", expr, scope, sink.label("tools") if sink is not None else "tools=", sink)
     for req in requests(flow):  # `tools` of a `**params` request dict
         if req.sink.kw("tools") is None:
             for expr, scope in sent_values(req, "tools"):

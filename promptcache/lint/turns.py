@@ -35,6 +35,7 @@ from promptcache.lint.sdk_builder import conversation_messages
 from promptcache.lint.sinks import PROMPTCACHE
 from promptcache.lint.trim_guard import Trim, ends_in_exit
 from promptcache.lint.walk import descendants
+from promptcache.lint.window_fills import window_fills
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
@@ -223,6 +224,7 @@ class Turns:
                 for sub in descendants(sent, cst.Subscript):
                     if _sliding(sub) and self.list_refs(sub.value, scope) & self.history_refs and not trim_guard.rare(self, sub, trim_guard.of_slice(sub), scope):
                         out.append((sub, self.flow.code(sub)))
+        out += window_fills(self, _sliding)  # `messages += history[-10:]`, `for m in history[-5:]: messages.append(m)`
         return list({id(node): (node, detail) for node, detail in out}.values())
 
     def _returns_sent(self, expr: cst.BaseExpression, scope: Scope, seen: set) -> list[tuple[cst.BaseExpression, Scope]]:

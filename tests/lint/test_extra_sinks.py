@@ -1,0 +1,275 @@
+"""``extra-sinks``: an app's own LLM wrappers, by name or with a table that maps their arguments; the entries'
+validation; ``--config "key = value"`` overrides (how a user without a config file names a wrapper)."""
+
+from __future__ import annotations
+
+import pytest
+from lint_support import lint_text
+
+from promptcache.lint.config import ConfigError, from_table
+
+
+def test_extra_sinks_and_extra_volatile_sources():
+    code = "from myco import llm, clock\ndef ask(q):\n    return llm.complete(model='m', system=f'{clock.now()} Help.', messages=[q])\n"
+    assert lint_text(code) == []
+    config = from_table({"extra-sinks": ["myco.llm.complete"], "extra-volatile-sources": ["myco.clock.now"]})
+    assert [f.code for f in lint_text(code, config=config)] == ["PC101"]
+    suffix = from_table({"extra-sinks": ["*.llm.complete"], "extra-volatile-sources": ["myco.clock.now"]})
+    assert [f.code for f in lint_text(code, config=suffix)] == ["PC101"]
+
+
+WRAPPER = """from openai import OpenAI
+
+
+class LLM:
+    def chat(self, system, messages):
+        return OpenAI().chat.completions.create(model="gpt-4o", messages=[{"role": "system", "content": system}, *messages])
+"""
+APP = """from datetime import datetime
+from typing import Optional
+
+from .llm import LLM
+
+
+class Bot:
+    def __init__(self, llm: LLM):
+        self.llm = llm
+
+    def answer(self, question):
+        return self.llm.chat(system=f"Now: {datetime.now()}", messages=[question])
+
+
+def one_off(question):
+    llm = LLM()
+    return llm.chat(system=f"Now: {datetime.now()}", messages=[question])
+
+
+def typed(question, llm: Optional["LLM"] = None):
+    return llm.chat(system=f"Now: {datetime.now()}", messages=[question])
+
+
+def other(question, bot):
+    return bot.chat(system=f"Now: {datetime.now()}", messages=[question])
+"""
+
+
+@pytest.mark.parametrize("entry", ["myapp.llm.LLM.chat", "llm.LLM.chat", "LLM.chat", "*.LLM.chat"])
+def test_an_extra_sink_method_matches_calls_on_objects_of_its_class(write_tree, run_cli, monkeypatch, entry):
+    # newcomer helper-88: `extra-sinks = ["llm.LLM.chat"]` matched nothing, only "*.chat" did; the receiver's
+    # class is read from a constructor call or an annotation in the calling module (bot.chat: unknown, not matched)
+    root = write_tree({"promptcache.toml": f"[lint]\nextra-sinks = [{entry!r}]\n",
+                       "myapp/__init__.py": "", "myapp/llm.py": WRAPPER, "myapp/app.py": APP})
+    monkeypatch.chdir(root)
+    code, out, err = run_cli("lint", "myapp", "--no-cache", "--select", "PC101", "--output-format", "concise")
+    assert [line.split(" ")[0] for line in out.splitlines() if "PC101" in line] == \
+        ["myapp/app.py:12:45:", "myapp/app.py:17:36:", "myapp/app.py:21:36:"]
+    assert code == 1 and "warning" not in err
+
+
+FORMS = """from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Union
+
+from .llm import LLM
+
+
+def made() -> LLM:
+    return LLM()
+
+
+def annotated(q):
+    llm: LLM = made()
+    return llm.chat(system=f"{datetime.now()}", messages=[q])
+
+
+@dataclass
+class Bot:
+    llm: LLM
+
+    def ask(self, q):
+        return self.llm.chat(system=f"{datetime.now()}", messages=[q])
+
+
+def fallback(q, given=None):
+    llm = given or LLM()
+    return llm.chat(system=f"{datetime.now()}", messages=[q])
+
+
+def union(q, llm: Union[LLM, None], other: Annotated[LLM, "meta"], odd: "LLM." = None):
+    first = llm.chat(system=f"{datetime.now()}", messages=[q])
+    return first, other.chat(system=f"{datetime.now()}", messages=[q])
+
+
+def direct(q):
+    with LLM() as llm:
+        first = LLM().chat(system=f"{datetime.now()}", messages=[q])
+        return first, llm.chat(system=f"{datetime.now()}", messages=[q])
+
+
+def factory(q):
+    llm = made()
+    return llm.chat(system=f"{datetime.now()}", messages=[q])
+"""
+
+
+def test_the_forms_that_show_an_extra_sink_methods_class(write_tree, run_cli, monkeypatch):
+    # review helper-89: an annotation beside a factory's value, a class-level field, `a or LLM()`, Union / Annotated,
+    # a call on the constructed object and `with ... as`; (newcomer helper-90) a factory annotated `-> LLM`;
+    # an unparsable string annotation does not stop the file
+    root = write_tree({"promptcache.toml": "[lint]\nextra-sinks = ['myapp.llm.LLM.chat']\n",
+                       "myapp/__init__.py": "", "myapp/llm.py": WRAPPER, "myapp/forms.py": FORMS})
+    monkeypatch.chdir(root)
+    code, out, err = run_cli("lint", "myapp", "--no-cache", "--select", "PC101,PC901", "--output-format", "concise")
+    assert [int(line.split(":")[1]) for line in out.splitlines() if "PC101" in line] == [14, 22, 27, 31, 32, 37, 38, 43]
+    assert "PC901" not in out and err == ""
+
+
+def test_every_extra_sink_entry_that_names_a_call_counts_and_imports_may_rename_it(write_tree, run_cli, monkeypatch):
+    # review helper-89: of two entries naming one call the second was said to name none; a function imported under
+    # another name was skipped by the pre-filter, and one imported relatively (`from .llm import`) never matched
+    ask = ("from datetime import datetime\nfrom myapp.llm import complete as ask\nfrom .llm import complete\n"
+           "def a(q):\n    return ask(system=f'{datetime.now()}', messages=[q])\n"
+           "def b(q):\n    return complete(system=f'{datetime.now()}', messages=[q])\n")
+    root = write_tree({"promptcache.toml": "[lint]\nextra-sinks = ['*.chat', 'myapp.llm.LLM.chat', 'myapp.llm.complete']\n",
+                       "myapp/__init__.py": "", "myapp/llm.py": WRAPPER + "def complete(system, messages):\n    pass\n",
+                       "myapp/app.py": APP, "myapp/ask.py": ask})
+    monkeypatch.chdir(root)
+    code, out, err = run_cli("lint", "myapp", "--no-cache", "--select", "PC101", "--output-format", "concise")
+    assert [line.split(" ")[0] for line in out.splitlines() if line.startswith("myapp/ask.py")] == \
+        ["myapp/ask.py:5:26:", "myapp/ask.py:7:31:"]
+    assert code == 1 and err == ""
+
+
+def test_an_extra_sink_that_names_no_call_is_a_warning(write_tree, run_cli):
+    root = write_tree({"promptcache.toml": "[lint]\nextra-sinks = ['myapp.llm.LLM.chat', 'Other.chat', '*.ask']\n",
+                       "myapp/__init__.py": "", "myapp/llm.py": WRAPPER, "myapp/app.py": APP})
+    for _ in range(2):  # the second run reads the files' results from the cache: the same warning
+        code, _, err = run_cli("lint", root / "myapp", "--select", "PC101")
+        assert code == 1 and err.startswith("warning: extra-sinks 'Other.chat', '*.ask' named no call in the files "
+                                            "linted.\n  A module function: 'myapp.llm.chat'; a method:")
+    code, _, err = run_cli("lint", root / "myapp" / "llm.py", "--select", "PC101")  # one named file: says nothing
+    assert code == 0 and err == ""
+    # a file not analysed (a file-level noqa) that shows the call counts as calling it
+    (root / "myapp" / "legacy.py").write_text("# promptcache: noqa\ndef go(bot):\n    return bot.ask(system='x')\n")
+    code, _, err = run_cli("lint", root / "myapp", "--select", "PC101")
+    assert code == 1 and err.startswith("warning: extra-sinks 'Other.chat' named no call in the files linted.\n")
+
+
+
+
+OWN_NAMES = """from openai import OpenAI
+
+
+class LLM:
+    def ask(self, question, system_prompt="", history=(), functions=None):
+        messages = [{"role": "system", "content": system_prompt}, *history, {"role": "user", "content": question}]
+        return OpenAI().chat.completions.create(model="gpt-4o", messages=messages, tools=functions)
+"""
+OWN_CALLS = """from datetime import datetime
+
+from .llm import LLM
+
+
+class Bot:
+    def __init__(self):
+        self.llm = LLM()
+        self.history = []
+
+    def answer(self, question):
+        return self.llm.ask(question, system_prompt=f"Now: {datetime.now()}", history=self.history)
+
+    def positional(self, question):
+        return self.llm.ask(question, f"Today is {datetime.now():%A %H:%M}", self.history)
+
+    def tools(self, question, registry):
+        return self.llm.ask(question, "Help.", self.history, list(set(registry)))
+
+    def star(self, question, *rest):
+        return self.llm.ask(question, *rest, f"{datetime.now()}")
+
+    def elsewhere(self, question):
+        return self.llm.ask(f"{datetime.now()} {question}", system="Help.")
+"""
+MAP = ('{call = "myapp.llm.LLM.ask", system = ["system_prompt", 1], messages = ["history", 2], '
+       'tools = ["functions", 3]}')
+
+
+def test_a_table_entry_maps_a_wrappers_own_parameter_names_and_positions(write_tree, run_cli, monkeypatch):
+    # newcomer helper-90: a wrapper with its own parameter names or positional arguments gave nothing
+    root = write_tree({"myapp/__init__.py": "", "myapp/llm.py": OWN_NAMES, "myapp/bot.py": OWN_CALLS})
+    monkeypatch.chdir(root)
+    code, out, err = run_cli("lint", "myapp", "--no-cache", "--config", "extra-sinks = ['myapp.llm.LLM.ask']")
+    assert code == 0 and out.startswith("No findings.") and err == ""  # the SDK's names only: nothing is read
+    code, out, err = run_cli("lint", "myapp", "--no-cache", "--config", f"extra-sinks = [{MAP}]")
+    assert [line.split(" [")[0] for line in out.splitlines() if line.startswith("myapp/")] == [
+        "myapp/bot.py:12:61: PC101", "myapp/bot.py:15:51: PC101", "myapp/bot.py:18:62: PC301"]
+    assert "reaches system_prompt=: " in out and "reaches system (argument 2) to the minute" in out
+    # after a `*rest` no position is known, and `system=` is not the wrapper's system prompt once the map names it
+    assert code == 1 and err == ""
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ('""', "extra-sinks: an empty name: write a function's qualified name, like 'myapp.llm.complete'"),
+    ('"*"', "extra-sinks: '*' names no call: '*.' must be followed by the call's last names, like '*.chat'"),
+    ('"LLM.chat()"', "extra-sinks: 'LLM.chat()' is not a dotted name: write 'LLM.chat'"),
+    ('"myapp.llm:LLM.chat"', "extra-sinks: 'myapp.llm:LLM.chat' is not a dotted name: write 'myapp.llm.LLM.chat'"),
+    ('"my app.chat"', "extra-sinks: 'my app.chat' is not a dotted name: write one like 'myapp.llm.complete' or '*.chat'"),
+    ('{system = "s"}', "extra-sinks: {'system': 's'}: a table needs `call`, the name of the wrapper (a string)"),
+    ('{call = "LLM.ask", sytem = "s"}', "extra-sinks: 'LLM.ask': unknown option 'sytem'; a table maps the request "
+                                         "options contents, input, instructions, messages, model, system, tools"),
+    ('{call = "LLM.ask", system = -1}', "extra-sinks: 'LLM.ask': system = -1: expected a keyword name"),
+    ('{call = "LLM.ask", system = []}', "extra-sinks: 'LLM.ask': system = []: expected a keyword name"),
+    ("3", "extra-sinks: expected a name or a table like"),
+])
+def test_an_extra_sink_entry_that_can_name_no_call_is_a_configuration_error(write_tree, run_cli, entry, message):
+    root = write_tree({"promptcache.toml": f"[lint]\nextra-sinks = [{entry}]\n", "app.py": "import openai\n"})
+    with pytest.raises(ConfigError) as info:
+        from_table({"extra-sinks": __import__("tomllib").loads(f"x = [{entry}]")["x"]})
+    assert message in str(info.value)
+    code, _, err = run_cli("lint", root)
+    assert code == 2 and message in err and "promptcache.toml" in err
+
+
+@pytest.mark.parametrize(("names", "message"), [
+    ('["*.now"]', "'*.now': a pattern is not accepted here; write the call's qualified name"),
+    ('["myco.clock.now()"]', "'myco.clock.now()' is not a dotted name: write 'myco.clock.now'"),
+    ('"myco.clock.now"', "expected a list of names, got 'myco.clock.now'"),
+])
+def test_extra_volatile_sources_are_checked_too(names, message):
+    with pytest.raises(ConfigError, match=__import__("re").escape(f"extra-volatile-sources: {message}")):
+        from_table({"extra-volatile-sources": __import__("tomllib").loads(f"x = {names}")["x"]})
+
+
+def test_config_overrides_on_the_command_line(write_tree, run_cli, monkeypatch):
+    # ruff's `--config "key = value"`: how a user without a config file names a wrapper; it wins over the file
+    root = write_tree({"promptcache.toml": "[lint]\nselect = ['PC3']\n", "myapp/__init__.py": "",
+                       "myapp/llm.py": OWN_NAMES, "myapp/bot.py": OWN_CALLS})
+    monkeypatch.chdir(root)
+    code, out, _ = run_cli("lint", "myapp", "--no-cache", "--config", f"extra-sinks = [{MAP}]")
+    assert code == 1 and [line.split(" [")[0] for line in out.splitlines() if "PC" in line] == ["myapp/bot.py:18:62: PC301"]
+    code, out, _ = run_cli("lint", "myapp", "--no-cache", "--config", f"extra-sinks = [{MAP}]",
+                           "--config", "lint.select = ['pc101']")
+    assert code == 1 and [line.split(" [")[0] for line in out.splitlines() if "PC" in line] == \
+        ["myapp/bot.py:12:61: PC101", "myapp/bot.py:15:51: PC101"]
+    code, _, err = run_cli("lint", "myapp", "--config", "extra-sinks = ['LLM.ask()']")
+    assert code == 2 and err == "error: --config: extra-sinks: 'LLM.ask()' is not a dotted name: write 'LLM.ask'\n"
+    code, _, err = run_cli("lint", "myapp", "--config", "promptcache.toml", "--config", "promptcache.toml")
+    assert code == 2 and "--config names more than one file" in err
+
+
+def test_rule_codes_in_the_config_are_read_as_on_the_command_line():
+    # newcomer helper-90: `select = ["pc101"]` was refused while `--select pc1` was accepted
+    config = from_table({"select": ["pc101"], "per-file-ignores": {"a.py": ["pc1"]}})
+    assert config.select == ("PC101",) and config.per_file_ignores == (("a.py", ("PC1",)),)
+
+
+def test_an_unmatched_entry_is_explained_in_its_own_names(write_tree, run_cli):
+    root = write_tree({"promptcache.toml": "[lint]\nextra-sinks = ['Assistant.reply']\n", "myapp/__init__.py": "",
+                       "myapp/llm.py": OWN_NAMES, "myapp/bot.py": OWN_CALLS})
+    code, _, err = run_cli("lint", root / "myapp")
+    assert code == 0 and err == (
+        "warning: extra-sinks 'Assistant.reply' named no call in the files linted.\n"
+        "  A module function: 'myapp.llm.reply'; a method: 'myapp.llm.Assistant.reply'\n"
+        "  (its object built as Assistant(...) or annotated ': Assistant' in the calling\n"
+        "  module); any call ending in .reply: '*.reply'. See docs/lint.md,\n"
+        "  Configuration.\n")
