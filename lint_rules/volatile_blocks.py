@@ -147,7 +147,9 @@ class VolatileInToolDefinition(FlowRule):
     (``build(SCHEMA, info=None)``: the ``if info:`` substitution never runs);
     a clock given to a tool object's record-time keyword (``Tool(name=...,
     creation_utc=datetime.now(UTC))``, parlant): when the tool was made, not
-    its schema.
+    its schema; a tool-named function annotated to return a list of tuples
+    (``def query_tools(...) -> List[Tuple[dict, float, dict]]``, letta): ranked
+    search results with their scores, not the definitions a request sends.
     """
 
     code = "PC104"
@@ -191,6 +193,9 @@ class VolatileInToolDefinition(FlowRule):
         _OPENAI + "TOOLS = [{'type': 'function', 'function': {'name': 'f', 'parameters': {}}}]\ndef ask(q):\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=TOOLS)\n",
         _OPENAI + "def ask(user, q):\n    tool = {'type': 'function', 'function': {'name': 'f', 'description': 'Search.'}}\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': f'{user.email} {q}'}], tools=[tool])\n",
         _CLAUDE + "TOOLS = [{'name': 'now', 'description': 'Current time.', 'input_schema': {'type': 'object'}}]\ndef ask(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[{'role': 'user', 'content': q}])\n",
+        # Issue 11 (letta's tpuf_client.query_tools): a tool search annotated to return (tool, score, metadata)
+        # tuples gives ranked results, not the tool definitions of a request.
+        _OPENAI + "from typing import List, Tuple\nasync def query_tools(organization_id: str, query: str) -> List[Tuple[dict, float, dict]]:\n    namespace = f'tools_{organization_id}'\n    results = await search(namespace, query)\n    return [(r, 1.0, {'namespace': namespace}) for r in results]\n",
         # Issue 11, from real code: per-process values and code are not per-request data.
         _CLAUDE + "import os\nTOOLS = [{'name': 'deploy', 'description': 'Deploy to ' + os.environ['REGION']}]\ndef ask(q):\n    return client.messages.create(model='m', tools=TOOLS, messages=[])\n",
         "import os\nfrom agents import Agent, HostedMCPTool\nAUTH = os.environ['CALENDAR_TOKEN']\nagent = Agent(name='a', instructions='Help.', tools=[HostedMCPTool(tool_config={'type': 'mcp', 'authorization': AUTH})])\n",
@@ -222,6 +227,8 @@ class VolatileInToolDefinition(FlowRule):
         _OPENAI + "import time\nfrom .loop import make_finish_tool\nFIXED = [{'type': 'function', 'function': {'name': 'click', 'parameters': {}}}]\ndef ask(q, seconds):\n    finish = make_finish_tool(deadline_at=time.monotonic() + seconds if seconds is not None else None)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=FIXED + [finish])\n",
     ]
     INVALID = [
+        # ... but a tools builder annotated to return the definitions themselves builds them per organisation.
+        Invalid(_OPENAI + "from typing import List\ndef enabled_tools(organization_id: str) -> List[dict]:\n    return [{'type': 'function', 'function': {'name': 'search', 'description': f'Search the docs of {organization_id}.'}}]\n", line=5),
         # ... but a clock reading written into a description is text.
         Invalid(_OPENAI + "import time\ndef ask(q):\n    tool = {'type': 'function', 'function': {'name': 'wait', 'description': f'Started at {time.monotonic()}'}}\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=[tool])\n", line=5),
         # Review of the deer-flow change: a description built here and handed to a tool factory by name is its text.

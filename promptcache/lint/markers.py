@@ -31,7 +31,7 @@ from promptcache.lint.dict_view import is_block
 from promptcache.lint.expressions import evaluated, key_text
 from promptcache.lint.index import Scope
 from promptcache.lint.request_view import Request, is_anthropic, requests
-from promptcache.lint.slots import dict_value
+from promptcache.lint.dict_view import entry as dict_value
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -32,6 +32,7 @@ from promptcache.lint.agent_calls import agent_calls as _agent_calls
 from promptcache.lint.builder_returns import (conversation, conversation_sent_last, message_sent_last, returns_reply, role_of,
                                                route_handler, suffix_only, user_content_only, user_turn)
 from promptcache.lint.dict_view import entry, is_block
+from promptcache.lint.dict_view import entry as dict_value  # a dict literal's or an SDK param call's entry
 from promptcache.lint.framework_slots import framework_slots, message_list_slots
 from promptcache.lint.history_notes import appended_note
 from promptcache.lint.prompt_uses import returned_landings, sent_as_written, sent_last
@@ -40,7 +41,7 @@ from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.sinks import Sink, argument
 from promptcache.lint.system_edits import system_content_stores
 from promptcache.lint.template_fills import template_fills
-from promptcache.lint.value_syntax import constructor_call, returns_not_text
+from promptcache.lint.value_syntax import constructor_call, returns_not_text, returns_scored
 from promptcache.lint.walk import descendants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,12 +77,6 @@ class Slot:
     sink: Sink | None = None
     sanitiser: str = ""
     requires: tuple[str, str] | None = None  # (imported template, variable): a slot only if the template names it
-
-
-def dict_value(node: cst.CSTNode | None, key: str) -> cst.BaseExpression | None:
-    """The value of a string key in a dict literal or an SDK param ``TypedDict`` call
-    (:func:`promptcache.lint.dict_view.entry`), or None."""
-    return entry(node, key)
 
 
 class _Collector:
@@ -359,7 +354,10 @@ def _feeds_tools(flow: FlowAnalysis, func: Scope, sent: list[cst.BaseExpression]
     """Whether a tool-named builder's result can be a tool list: the module never calls it (used elsewhere, its
     name is all there is), or a call of it is returned, or is, or is bound to a name that is, in a ``tools=``
     expression. Not: ``call_part, return_part = _map_mcp_list_tools(item)`` with the parts put into messages
-    (pydantic-ai: it maps an MCP ``list_tools`` *output item*; issue 11)."""
+    (pydantic-ai: it maps an MCP ``list_tools`` *output item*; issue 11), nor one annotated to return a list of
+    tuples (letta's ``query_tools``: ``(tool, score, metadata)`` of a search)."""
+    if returns_scored(func.node):  # `-> list[tuple[dict, float, dict]]`: search results with their scores
+        return False
     calls = [call for call, _ in flow.calls_of(func)]
     if not calls:
         return True

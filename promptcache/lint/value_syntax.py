@@ -213,6 +213,16 @@ def returns_not_text(func: cst.CSTNode) -> bool:
     return bool(sides) and not any(_may_be_text(x) for x in sides)
 
 
+def returns_scored(func: cst.CSTNode) -> bool:
+    """``func`` is annotated to return a sequence of tuples (``-> List[Tuple[dict, float, dict]]``): ranked search
+    results with their scores, not tool definitions or messages, which an SDK never takes as tuples."""
+    ann = func.returns.annotation if isinstance(func, cst.FunctionDef) and func.returns is not None else None
+    return any(isinstance(x, cst.Subscript) and last_name(x.value) in _SEQUENCES - {"tuple", "Tuple"}
+               and any(isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.Subscript)
+                       and last_name(el.slice.value.value) in ("tuple", "Tuple") for el in x.slice)
+               for x in (annotation_types(ann) if ann is not None else []))
+
+
 def _may_be_text(ann: cst.BaseExpression) -> bool:
     """``ann`` may hold text: a text type, a container, a class named for text, or a wrapper of one
     (``typing.Optional[str]``, ``Annotated[str, ...]``: the first type counts); unknown shapes may."""
@@ -307,5 +317,5 @@ def typed_elsewhere(index, receiver: cst.BaseExpression, scope) -> bool:
     return "mcp" not in named.lower() and not named.endswith(("Session", "Client", "Server", "Group"))
 
 
-__all__ = ["PROMPT_FIELD", "PROMPT_GETTER", "caller_mapping", "config_param", "mapping_iterated", "sent_history", "sizing_argument", "annotation_types", "constructor_call", "guard_flag", "imports_code", "literal_key",
+__all__ = ["PROMPT_FIELD", "PROMPT_GETTER", "caller_mapping", "config_param", "mapping_iterated", "sent_history", "sizing_argument", "annotation_types", "returns_scored", "constructor_call", "guard_flag", "imports_code", "literal_key",
            "class_annotation", "handle_annotation", "typed_elsewhere"]
