@@ -184,13 +184,21 @@ class FlowRule(LintRule):
     def _reported_at_use(self, issues: list) -> list:
         """Drop an issue at a prompt builder's return whose sources are exactly those of an issue at a request slot:
         the system message a builder writes is reported there, not again at the ``return`` that hands it on (quivr's
-        ``_define_custom_prompts()``; issue 11). Two request slots reading one source are two places to fix: both stay."""
+        ``_define_custom_prompts()``; issue 11), nor at a second return of the same builder with the same sources
+        (R2R's ``_build_aware_system_instruction``: one date, two returns). Two request slots reading one source
+        are two places to fix: both stay."""
         def origins(i) -> frozenset | None:
             found = [s.origin for s in i.sources]
             return frozenset(map(id, found)) if found and None not in found else None
 
         used = {origins(i) for i in issues if i.slot.kind != "builder"} - {None}
-        return [i for i in issues if i.slot.kind != "builder" or origins(i) not in used]
+        out, returned = [], set()  # (builder, origins) reported: a second return of the same sources is the same fix
+        for i in issues:
+            key = (id(i.slot.scope), origins(i))
+            if i.slot.kind != "builder" or origins(i) is None or origins(i) not in used and key not in returned:
+                out.append(i)
+                returned.add(key)
+        return out
 
     def owned_by(self, flow, *owners: tuple[str, str]) -> bool:
         """The fact is another rule's finding: it carries one of the ``(source kind, rule code)`` pairs and that
