@@ -288,3 +288,13 @@ def test_a_tool_object_given_its_schema_sends_the_schema_not_its_callable(tool, 
             return client.chat.completions.create(model='m', messages=[], tools=[tool.schema()])
         """)
     assert any(f.code == "PC104" for f in lint_text(code)) is reported
+
+
+def test_a_builder_with_two_returns_of_one_source_is_reported_once():
+    # R2R's _build_aware_system_instruction: one date read, returned on two paths; one fix, one report
+    code = HEAD + ("def build_system_prompt(mode):\n    today = datetime.now().strftime('%m/%d/%Y')\n"
+                   "    if mode == 'research':\n        return f'Research. Today: {today}'\n"
+                   "    return f'Answer. Today: {today}'\n"
+                   "def ask(q, mode):\n    return client.messages.create(model='m', system=build_system_prompt(mode), messages=[q])\n")
+    found = lint_text(code)
+    assert [(f.code, f.line) for f in found] == [("PC101", 10)]
