@@ -15,7 +15,12 @@ PC101_OWN_INVALID = [
     # prompt-named function returns (the rounds are appended after it).
     Invalid("import datetime\nfrom taskweaver.llm.util import format_chat_message\nclass Planner:\n    def get_env_context(self):\n        now = datetime.datetime.now()\n        return f'- Current time: {now.strftime(\"%Y-%m-%d %H:%M:%S\")}'\n    def compose_prompt(self, rounds):\n        chat_history = [\n            format_chat_message(role='system', message=f'{self.system}\\n{self.get_env_context()}'),\n        ]\n        for r in rounds:\n            chat_history.append(format_chat_message(role='user', message=r.text))\n        return chat_history\n", line=9),
 ]
+# Blind set 34 (SuperAGI's AgentLlmMessageBuilder.build_agent_messages): a system message appended ahead of the history
+# to the list a messages-named function returns, the time to the second in it.
+PC101_OWN_INVALID.append(Invalid("import time\nclass Builder:\n    def build_agent_messages(self, prompt, feeds, completion_prompt):\n        messages = [{'role': 'system', 'content': prompt}]\n        messages.append({'role': 'system', 'content': f\"The current time and date is {time.strftime('%c')}\"})\n        for feed in feeds:\n            messages.append({'role': feed.role, 'content': feed.text})\n        messages.append({'role': 'user', 'content': completion_prompt})\n        return messages\n", line=5))
 PC101_OWN_VALID = [
+    # ... but one appended after the history (the newest turn's note) is not the prefix
+    "import time\nclass Builder:\n    def build_agent_messages(self, prompt, feeds):\n        messages = [{'role': 'system', 'content': prompt}]\n        for feed in feeds:\n            messages.append({'role': feed.role, 'content': feed.text})\n        messages.append({'role': 'system', 'content': f\"The time is {time.strftime('%c')}\"})\n        return messages\n",
     # ... but a lone system message is stored or appended somewhere (marvin's thread), not a request
     "from datetime import datetime\nfrom .llm import SystemMessage\nasync def note(thread):\n    return await thread.add_messages([SystemMessage(content=f'Started {datetime.now()}')])\n",
     # ... nor is a conversation with the assistant's turn (a stored chat, a dataset row), nor a list a function

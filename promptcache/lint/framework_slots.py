@@ -99,7 +99,25 @@ def message_lists(flow: FlowAnalysis) -> list[tuple[cst.BaseExpression, Scope]]:
         scope = flow.scope_at(listed)
         if "assistant" not in roles and ("user" in roles or _returned_by_prompt_function(flow, listed, scope)):
             found.append((content, scope))
+            found += [(c, scope) for c in _system_appends(flow, listed, scope)]
     return found
+
+
+def _system_appends(flow: FlowAnalysis, listed: cst.List, scope) -> list[cst.BaseExpression]:
+    """The contents of the system messages appended to ``listed`` (bound to a name) while it holds only system
+    messages, before any other message is added: ``messages.append({"role": "system", "content": f"The time is
+    {time.strftime('%c')}"})`` ahead of the history (SuperAGI's ``build_agent_messages``; blind set 34)."""
+    assign = flow.facts.parent.get(listed)
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+        return []
+    out = []
+    for b in flow.index.lookup(assign.targets[0].target.value, scope)[1]:
+        if b.kind in ("mutate", "aug") and b.scope is scope:
+            role, content = _role_and_content(b.value) if b.op == "append" else ("", None)
+            if role not in ("system", "developer") or content is None:
+                break  # the first other message (or a list of them): what follows is no longer the prefix
+            out.append(content)
+    return out
 
 
 def _returned_by_prompt_function(flow: FlowAnalysis, listed: cst.List, scope) -> bool:
