@@ -15,8 +15,9 @@ from rich.console import Console
 from promptcache.commands.progress import progress_bar
 from promptcache.lint.add_noqa import add_noqa
 from promptcache.lint.changed_lines import GitError, changed_in, on_changed_lines
-from promptcache.lint.config import ConfigError, is_override, load_config
+from promptcache.lint.config import ConfigError, LintConfig, from_table, is_override, load_config, override_table
 from promptcache.lint.finding import Severity
+from promptcache.lint.registry import discover as discover_rules
 from promptcache.lint.reporters import FORMATS, MACHINE_FORMATS, render, summary
 from promptcache.lint.result_cache import CACHE_DIR_NAME, ResultCache, cache_dir_for, settings_key
 from promptcache.lint.runner import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, FixMode, lint_paths, select_rules
@@ -43,6 +44,49 @@ def _sink_forms(entry: str) -> str:
             f"{cls}(...) or annotated ': {cls}' in the calling module); any call ending in .{method}: "
             f"'*.{method}'. See docs/lint.md, Configuration.")
     return textwrap.fill(text, width=79, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False)
+
+
+def _check_codes(options: dict[str, tuple[str, ...] | None], overrides: list[str]) -> None:
+    """Raise ConfigError naming the option (not the config file) for a rule selector given on the command line
+    that matches no rule."""
+    rules = discover_rules()
+    for option, codes in options.items():
+        try:
+            LintConfig(select=(), extend_select=codes or ()).validate_codes(rules)
+        except ConfigError as exc:
+            raise ConfigError(f"{option}: {str(exc).split(': ', 1)[1]}") from None
+    table = override_table(overrides)  # (its own errors name --config)
+    try:
+        from_table(table).validate_codes(rules)
+    except ConfigError as exc:
+        raise ConfigError(f"--config: {exc}") from None
+
+
+def _warn_about_sinks(result) -> None:
+    """The run's warnings about ``extra-sinks`` entries: one that named no call, one whose calls pass nothing it
+    can read (a wrapper's own parameter names), one whose method is called on objects of a class not shown."""
+    if result.unmatched_sinks:
+        entries = ", ".join(repr(entry) for entry in result.unmatched_sinks)
+        click.echo(f"warning: extra-sinks {entries} named no call in the files linted.\n"
+                   + _sink_forms(result.unmatched_sinks[0]), err=True)
+    for entry in result.unread_sinks:
+        text = (f"extra-sinks {entry!r}: some of its calls pass none of system=, messages=, tools=, model=, "
+                "instructions=, input=, contents=, so what they send is not checked. Map the wrapper's own "
+                "parameters with a table (a keyword by its name, a position as a number from 0), e.g.")
+        click.echo(_warning(text) + f'\n    {{call = "{entry}", system = "system_prompt", messages = "history"}}\n'
+                   "  See docs/lint.md, Configuration.", err=True)
+    for entry in result.unresolved_sinks:
+        method, cls = entry.rsplit(".", 2)[-1], entry.rsplit(".", 2)[-2]
+        click.echo(_warning(
+            f"extra-sinks {entry!r}: some calls of .{method}() are on objects whose class the calling module does "
+            "not show (made by a function of another module, or a parameter without an annotation), so they are not "
+            f"checked. Annotate the object (llm: {cls}), or add '*.{method}' to match every call of .{method}()."),
+            err=True)
+
+
+def _warning(text: str) -> str:
+    """``warning: text`` wrapped to 79 columns, its next lines indented by two."""
+    return textwrap.fill("warning: " + text, width=79, subsequent_indent="  ", break_on_hyphens=False)
 
 
 def _fail(message: str) -> None:
@@ -119,9 +163,11 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
         files = [Path(v) for v in config_values if not is_override(v)]
         if len(files) > 1:
             raise ConfigError("--config names more than one file: give one, and settings as `key = value`")
-        config = load_config(files[0] if files else None, start=targets[0],
-                             overrides=[v for v in config_values if is_override(v)])
+        overrides = [v for v in config_values if is_override(v)]
         extra_ignore = _codes(ignore, "--ignore")
+        _check_codes({"--select": _codes(select, "--select"), "--extend-select": _codes(extend_select, "--extend-select"),
+                      "--ignore": extra_ignore}, overrides)
+        config = load_config(files[0] if files else None, start=targets[0], overrides=overrides)
         config = config.with_overrides(
             select=_codes(select, "--select"),
             extend_select=(config.extend_select + _codes(extend_select, "--extend-select")) if extend_select else None,
@@ -156,10 +202,8 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
                        f"{diff_since} not shown", err=True)
     if not result.files and not result.tests:
         click.echo("warning: no Python files to lint under the given paths (none there, or all excluded)", err=True)
-    elif result.unmatched_sinks:
-        entries = ", ".join(repr(entry) for entry in result.unmatched_sinks)
-        click.echo(f"warning: extra-sinks {entries} named no call in the files linted.\n"
-                   + _sink_forms(result.unmatched_sinks[0]), err=True)
+    else:
+        _warn_about_sinks(result)
     to_stderr = output_format in MACHINE_FORMATS or output_file is not None
     if stdin_filename is not None and fix:  # ruff's convention: the fixed source on stdout, the report on stderr
         sys.stdout.buffer.write(result.fixes[0].after if result.fixes else stdin)

@@ -231,6 +231,8 @@ def load_config(config_file: Path | None = None, start: Path | None = None, over
     Raises :class:`ConfigError`.
     """
     if config_file is not None:
+        if config_file.is_dir():
+            raise ConfigError(f"{config_file}: is a folder; give the pyproject.toml or promptcache.toml file in it")
         if not config_file.is_file():
             raise ConfigError(f"{config_file}: configuration file not found")
         table = _lint_table(config_file, _read(config_file))
@@ -247,15 +249,9 @@ def load_config(config_file: Path | None = None, start: Path | None = None, over
 
 
 def is_override(value: str) -> bool:
-    """True when a ``--config`` value is a ``key = value`` line rather than a file's path (ruff's rule: a value
-    that is not an existing file and parses as TOML)."""
-    if "=" not in value or Path(value).is_file():
-        return False
-    try:
-        tomllib.loads(value)
-    except tomllib.TOMLDecodeError:
-        return False
-    return True
+    """True when a ``--config`` value is a ``key = value`` line rather than a file's path: it has an ``=`` and
+    names no existing file (a line that is not valid TOML is then reported as such, not as a missing file)."""
+    return "=" in value and not Path(value).is_file()
 
 
 def override_table(lines: Iterable[str]) -> dict:
@@ -265,7 +261,8 @@ def override_table(lines: Iterable[str]) -> dict:
         try:
             parsed = tomllib.loads(line)
         except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"--config {line!r}: not a `key = value` TOML line: {exc}") from None
+            raise ConfigError(f"--config {line!r}: not a file, nor a valid `key = value` TOML line ({exc}); "
+                              "strings need quotes, as in extra-sinks = [\"myapp.llm.LLM.chat\"]") from None
         table.update(parsed.get("lint", {}) if set(parsed) == {"lint"} and isinstance(parsed["lint"], dict) else parsed)
     try:
         from_table(table)
@@ -306,8 +303,9 @@ def _coerce(kind: str, key: str, raw, where: str):
                     raise ConfigError(f"{where}{key}: unknown rule code {code!r} (codes look like PC101, or a prefix like PC1)")
         return tuple(raw)
     if kind in ("sinks", "names"):
-        if not isinstance(raw, list):
-            fail("a list of names" + (" or tables" if kind == "sinks" else ""))
+        if not isinstance(raw, list):  # `[tool.promptcache.lint.extra-sinks]`: one table, not an array of them
+            fail("a list of names" + (" or tables (in pyproject.toml, one [[tool.promptcache.lint.extra-sinks]] "
+                                      "per table)" if kind == "sinks" and isinstance(raw, dict) else ""))
         try:
             if kind == "sinks":
                 return tuple(parse_entry(entry) for entry in raw)

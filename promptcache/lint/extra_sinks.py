@@ -17,6 +17,8 @@ table the wrapper's keywords are read by the SDKs' names (``system=``, ``message
 
 from __future__ import annotations
 
+import difflib
+import json
 import re
 from dataclasses import dataclass
 
@@ -64,23 +66,38 @@ def parse_entry(raw: object) -> ExtraSink:
         return ExtraSink(check_name(raw))
     if not isinstance(raw, dict):
         raise EntryError(f"expected a name or a table like {{call = \"myapp.llm.LLM.ask\", system = \"system_prompt\"}}, "
-                         f"got {raw!r}")
+                         f"got {toml(raw)}")
     if not isinstance(raw.get("call"), str):
-        raise EntryError(f"{raw!r}: a table needs `call`, the name of the wrapper (a string)")
-    unknown = sorted(set(raw) - {"call"} - SINK_KEYWORDS)
-    if unknown:
-        raise EntryError(f"{raw['call']!r}: unknown option{'s' if len(unknown) > 1 else ''} "
-                         f"{', '.join(repr(k) for k in unknown)}; a table maps the request options "
-                         f"{', '.join(sorted(SINK_KEYWORDS))} to the wrapper's keywords or positions")
-    arguments = []
+        raise EntryError(f"{toml(raw)}: a table needs `call`, the name of the wrapper (a string)")
+    call = check_name(raw["call"])
+    for option in sorted(set(raw) - {"call"} - SINK_KEYWORDS):
+        close = difflib.get_close_matches(option, sorted(SINK_KEYWORDS), n=1)
+        raise EntryError(f"{call!r}: unknown option {option!r}; {f'did you mean {close[0]!r}? ' if close else ''}a "
+                         f"table maps the request options {', '.join(sorted(SINK_KEYWORDS))} to the wrapper's "
+                         "keywords or positions")
+    arguments, taken = [], {}
     for option in sorted(set(raw) - {"call"}):
         value = raw[option]
         sources = value if isinstance(value, list) else [value]
         if not sources or not all(_is_source(s) for s in sources):
-            raise EntryError(f"{raw['call']!r}: {option} = {value!r}: expected a keyword name (\"system_prompt\"), "
-                             "a position (0 is the call's first argument) or a list of them")
+            digits = next((s for s in sources if isinstance(s, str) and s.isdigit()), None)
+            hint = f"; a position is a number: {option} = {digits}, without quotes" if digits else ""
+            raise EntryError(f"{call!r}: {option} = {toml(value)}: expected a keyword name (\"system_prompt\"), "
+                             f"a position (0 is the call's first argument) or a list of them{hint}")
+        for source in sources:
+            if source in taken:
+                raise EntryError(f"{call!r}: {toml(source)} is mapped to both {taken[source]} and {option}; one "
+                                 "argument carries one request option")
+            taken[source] = option
         arguments.append((option, tuple(sources)))
-    return ExtraSink(check_name(raw["call"]), tuple(arguments))
+    return ExtraSink(call, tuple(arguments))
+
+
+def toml(value: object) -> str:
+    """``value`` written as TOML writes it (a message quotes what the user wrote, not Python's repr)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {toml(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
 
 
 def _is_source(value: object) -> bool:

@@ -73,7 +73,9 @@ class FileResult:
     sizes: dict[str, int] = field(default_factory=dict)
     requires: dict[tuple[str, int], tuple[tuple[str, str], ...]] = field(default_factory=dict)
     fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    sinks_named: tuple[str, ...] = ()  # the extra-sinks entries that named a call here (the run warns of the rest)
+    # extra-sinks entry -> what this module shows of it: "named" (a call it names), "unread" (one passing no
+    # request option it can read), "unresolved" (its method called on an object of unknown class); the run warns
+    sinks_seen: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def parse(data: bytes, path: str) -> cst.Module | Finding:
@@ -211,12 +213,12 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
     uses = import_uses(context.flow) if _imports_code(context.index) else {}
     sizes = module_sizes(context.index)
     fields = template_fields(context.index)
-    named = _sinks_named(context)
+    seen = _sinks_seen(context)
     has_noqa = _NOQA_BYTES.search(data) is not None
     check_noqa = (has_noqa and any(rule.code == UnusedNoqa.code for rule in rules)
                   and _NOQA_PC_BYTES.search(data) is not None)
     if not context.reports and not check_noqa:
-        return FileResult(path, [], True, uses=uses, sizes=sizes, fields=fields, sinks_named=named)
+        return FileResult(path, [], True, uses=uses, sizes=sizes, fields=fields, sinks_seen=seen)
     targets = [r.node for r in context.reports]
     for report in context.reports:
         if report.fix is not None:
@@ -293,16 +295,18 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
     kept_weights = {(f.code, f.line): w for f in findings if (w := weights.get((f.code, f.line)))}
     kept_requires = {(f.code, f.line): tuple(sorted(r)) for f in findings if (r := requires.get((f.code, f.line)))}
     return FileResult(path, sorted(findings, key=lambda f: f.sort_key), True, kept_depends, uses, kept_weights, sizes,
-                      kept_requires, fields, named)
+                      kept_requires, fields, seen)
 
 
-def _sinks_named(context: FileContext) -> tuple[str, ...]:
-    """The ``extra-sinks`` entries that name a call of this module (every call asked)."""
+def _sinks_seen(context: FileContext) -> dict[str, tuple[str, ...]]:
+    """What this module shows of each ``extra-sinks`` entry (:attr:`FileResult.sinks_seen`; every call asked)."""
     if not context.config.extra_sinks:
-        return ()
+        return {}
     finder = context.flow.sinks
     finder.all()
-    return tuple(sorted(finder.matched))
+    facts = (("named", finder.matched), ("unread", finder.unread), ("unresolved", finder.unresolved))
+    return {entry: tuple(fact for fact, entries in facts if entry in entries)
+            for entry in sorted(finder.matched | finder.unresolved)}
 
 
 def _imports_code(index) -> bool:

@@ -20,7 +20,7 @@ import libcst as cst
 
 from promptcache.lint.literals import string_value
 from promptcache.lint.request_size import Size, Weight, measure, schema_size
-from promptcache.lint.sinks import RUNNABLE_CALLS
+from promptcache.lint.sinks import LANGCHAIN, RUNNABLE_CALLS
 from promptcache.lint.walk import descendants
 from promptcache.providers import PROVIDERS, known_models, model_profile, provider_for_model
 
@@ -97,7 +97,7 @@ def _request(flow: FlowAnalysis, slot: Slot):
     if any(a.star == "**" or a.keyword is not None and a.keyword.value in _NOT_ONE_SHOT for a in call.args):
         return None
     schemas = [a.value for a in call.args if a.keyword is not None and a.keyword.value in _SCHEMAS]
-    if sink is None or not sink.is_request:  # a LangChain model: what was bound to it
+    if sink is None or not sink.is_request or sink.api == LANGCHAIN:  # a LangChain model: what was bound to it
         chain = _model_chain(flow, call.func, slot.scope, call)
         if chain is None:
             return None

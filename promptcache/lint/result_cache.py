@@ -149,11 +149,11 @@ class ResultCache:
             sizes = {name: int(chars) for name, chars in found.get("sizes", {}).items()}
             requires = {(code, line): tuple((t, v) for t, v in pairs) for code, line, pairs in found.get("requires", ())}
             fields = {name: tuple(variables) for name, variables in found.get("fields", {}).items()}
-            named = tuple(str(entry) for entry in found.get("sinks_named", ()))
+            seen = {str(entry): tuple(map(str, facts)) for entry, facts in found.get("sinks_seen", {}).items()}
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
         self.used.add(key)
-        return FileResult(path, findings, True, depends, uses, weights, sizes, requires, fields, named)
+        return FileResult(path, findings, True, depends, uses, weights, sizes, requires, fields, seen)
 
     def put(self, key: str, result: FileResult) -> None:
         """Remember ``result`` (a parsed file's findings and cross-module facts) under ``key``."""
@@ -171,8 +171,8 @@ class ResultCache:
             entry["requires"] = [[code, line, [list(p) for p in r]] for (code, line), r in sorted(result.requires.items())]
         if result.fields:
             entry["fields"] = {name: list(variables) for name, variables in result.fields.items()}
-        if result.sinks_named:
-            entry["sinks_named"] = list(result.sinks_named)
+        if result.sinks_seen:
+            entry["sinks_seen"] = {name: list(facts) for name, facts in result.sinks_seen.items()}
         self.entries[key] = entry
         self.used.add(key)
         self.dirty = True

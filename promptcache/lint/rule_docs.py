@@ -33,11 +33,25 @@ def rule_page(rule: type[LintRule]) -> str:
     """The Markdown page of one rule: title, severity and fixability, then its documentation (prose rewrapped to
     :data:`PAGE_WIDTH`; code blocks, headings and tables as written)."""
     fix = {"safe": "safe fix available", "unsafe": "unsafe fix available"}.get(rule.fixable or "", "no fix")
-    return (
+    page = (
         f"# {rule.code}: {rule.name}\n\n"
         f"Severity: **{rule.severity.value}** · {fix}\n\n"
         f"{_reflow(rule.documentation())}"
     )
+    if rule.code[:3] in _REQUEST_FAMILIES:  # the rules that read requests where they are sent (newcomer helper-92)
+        page = page.rstrip("\n") + "\n\n" + _reflow(_WRAPPERS)
+    return page
+
+
+_REQUEST_FAMILIES = ("PC1", "PC2", "PC3", "PC5", "PC6")
+_WRAPPERS = """## Requests sent through your own wrapper
+The rule reads a request where the SDK is called (`anthropic`, `openai`,
+LiteLLM, Gemini, a LangChain chat model's `.invoke`). An app that sends every
+request through its own function or class (`self.llm.ask(...)`, the SDK call in
+another module) is checked once that wrapper is named in `extra-sinks`, with a
+table when its parameters have names of their own (docs/lint.md,
+Configuration).
+"""
 
 
 def _reflow(text: str) -> str:

@@ -52,7 +52,9 @@ class LintResult:
     changed; ``fixable`` / ``unsafe_fixable``: findings left that ``--fix`` /
     only ``--unsafe-fixes`` would fix; ``tests``: test files left out (not
     among ``files``; ``include-tests`` lints them); ``unmatched_sinks``: the ``extra-sinks`` entries that
-    named no call in a run over folders only (a run over named files sees too little to say).
+    named no call in a run over folders only (a run over named files sees too little to say); ``unread_sinks`` /
+    ``unresolved_sinks``: those whose calls it cannot read, or whose objects' class it cannot see, in any run
+    (:func:`_sink_gaps`).
     """
 
     findings: list[Finding] = field(default_factory=list)
@@ -70,6 +72,8 @@ class LintResult:
     unsafe_fixable: int = 0
     tests: int = 0
     unmatched_sinks: list[str] = field(default_factory=list)
+    unread_sinks: list[str] = field(default_factory=list)
+    unresolved_sinks: list[str] = field(default_factory=list)
 
     @property
     def cached(self) -> int:
@@ -226,6 +230,9 @@ def lint_paths(
     results_of = dict(zip(paths_of, file_results))
     if stdin is None and all(path.is_dir() for path in paths):
         result.unmatched_sinks = _unmatched_sinks(config.extra_sink_names, file_results, [contents[p] for p in paths_of])
+    result.unread_sinks, result.unresolved_sinks = _sink_gaps(config.extra_sink_names, file_results)
+    # an entry whose method is only called on objects of a class not shown: that warning says why it matched nothing
+    result.unmatched_sinks = [e for e in result.unmatched_sinks if e not in result.unresolved_sinks]
     importers = {p: s for named, found_importers in importers_of.items()
                  if named in results_of and results_of[named].depends for p, s in found_importers.items()}
     outside, outside_results = _lint_importers(importers, visitors, config, jobs, cache)
@@ -252,10 +259,18 @@ def lint_paths(
 def _unmatched_sinks(entries: tuple[str, ...], results: list[FileResult], sources: list[bytes]) -> list[str]:
     """The ``extra-sinks`` entries no linted file calls. A file that was not analysed (a file-level
     ``# promptcache: noqa``, a syntax error) counts as calling each entry whose last name it shows called."""
-    named = {entry for r in results for entry in r.sinks_named}
+    named = {entry for r in results for entry, facts in r.sinks_seen.items() if "named" in facts}
     unseen = [data for r, data in zip(results, sources) if r.uses is UNSEEN]
     return [entry for entry in entries if entry not in named and not any(
         re.search(rb"\b" + re.escape(entry.rsplit(".", 1)[-1].encode()) + rb"\s*\(", data) for data in unseen)]
+
+
+def _sink_gaps(entries: tuple[str, ...], results: list[FileResult]) -> tuple[list[str], list[str]]:
+    """``(unread, unresolved)``: the ``extra-sinks`` entries with a call that passes none of the request options it
+    can read (a wrapper with its own parameter names, named without a table), and the method entries whose method
+    is called on objects whose class the calling module does not show (a factory of another module)."""
+    facts = {entry: {fact for r in results for fact in r.sinks_seen.get(entry, ())} for entry in entries}
+    return [e for e in entries if "unread" in facts[e]], [e for e in entries if "unresolved" in facts[e]]
 
 
 def _named_modules_importers(named, scans, contents, modules: set[Path],

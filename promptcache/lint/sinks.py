@@ -88,10 +88,10 @@ class Sink:
 
     def label(self, name: str) -> str:
         """How a message names request option ``name`` on this call: ``system=``, or where a mapped option
-        comes from (``system_prompt=``, ``system (argument 2)``)."""
+        comes from (``system_prompt=``, ``system (position 1)``: positions count from 0, as in the table)."""
         for source in self.arguments.get(name, ()):
             if argument(self.call, source) is not None:
-                return f"{source}=" if isinstance(source, str) else f"{name} (argument {source + 1})"
+                return f"{source}=" if isinstance(source, str) else f"{name} (position {source})"
         return f"{name}="
 
     def conversation(self) -> list[tuple[str, cst.BaseExpression]]:
@@ -162,8 +162,9 @@ class SinkFinder:
     :class:`~promptcache.lint.extra_sinks.ExtraSink` entries, whose argument maps the sinks they match carry).
 
     A method entry (``myapp.llm.LLM.chat``, ``LLM.chat``, ``*.LLM.chat``) also matches ``x.chat(...)`` where the
-    class of ``x`` is read in view (:func:`_receiver_classes`). ``matched`` collects the entries that named a call
-    (the run warns about entries that never do).
+    class of ``x`` is read in view (:func:`_receiver_classes`). ``matched`` collects the entries that named a call,
+    ``unread`` those with a call it cannot read (no table's map, none of the SDKs' keyword names), ``unresolved``
+    the method entries whose method is called on an object whose class the module does not show (the run warns).
     """
 
     def __init__(self, index: ModuleIndex, extra_sinks: tuple[ExtraSink | str, ...] = ()):
@@ -176,6 +177,9 @@ class SinkFinder:
         self._extra_methods = tuple((s, parts[:-1], parts[-1]) for s in extra_sinks
                                     if len(parts := [p for p in s.split(".") if p != "*"]) >= 2)
         self.matched: set[str] = set()
+        self.unread: set[str] = set()  # entries with a call that passes no request option it can read
+        self.unresolved: set[str] = set()  # method entries whose name is called on an object of unknown class
+        self._entries: dict[cst.Call, list[str]] = {}
         self._arguments: dict[cst.Call, dict[str, tuple[int | str, ...]]] = {}
         self._memo: dict[cst.Call, Sink | None] = {}
         self._apis: dict[tuple[cst.Call, Scope], str | None] = {}
@@ -189,8 +193,13 @@ class SinkFinder:
         api = self.api_of(call, scope)
         if api == PROMPTCACHE:
             found = Sink(call, scope, api) if history_argument(call) is not None else None
-        elif api is not None and (api in ("extra", LANGCHAIN) or any(a.keyword is not None and a.keyword.value in SINK_KEYWORDS for a in call.args)):
+        elif api is not None and (api == LANGCHAIN or call in self._arguments or any(
+                (a.star == "**" and api == "extra") or a.keyword is not None and a.keyword.value in SINK_KEYWORDS
+                for a in call.args)):
             found = Sink(call, scope, api, self.arguments_of(call))
+        elif api == "extra":  # it passes nothing by the SDKs' names and has no map: left to the other readings of
+            self.unread.update(self._entries.get(call, ()))  # the call (an agent call's `system_prompt=`); the
+            # run says its entry needs a table
         self._memo[call] = found
         return found
 
@@ -229,9 +238,16 @@ class SinkFinder:
             return LANGCHAIN
         entries = self._extra_entries(call, scope, path, qualified)
         self.matched.update(entries)
+        self._entries[call] = entries
         if any(entry in self._maps for entry in entries):  # the first entry's map of an option wins
             self._arguments[call] = {k: v for entry in reversed(entries) for k, v in self._maps.get(entry, {}).items()}
         return "extra" if entries else None
+
+    def _readable(self, entry: str, call: cst.Call) -> bool:
+        """``call`` passes a request option that ``entry`` would read: an SDK keyword, or an argument its map names."""
+        sources = [source for sources in self._maps.get(entry, {}).values() for source in sources]
+        return any(a.keyword is not None and a.keyword.value in SINK_KEYWORDS for a in call.args) \
+            or any(argument(call, source) is not None for source in sources)
 
     def arguments_of(self, call: cst.Call) -> dict[str, tuple[int | str, ...]]:
         """The argument map of the ``extra-sinks`` entries that name ``call`` (:attr:`Sink.arguments`); empty
@@ -250,6 +266,10 @@ class SinkFinder:
             wanted = [(entry, cls) for entry, cls, name in self._extra_methods if name == call.func.attr.value]
             built = _receiver_classes(self.index, call.func.value, scope) if wanted else []
             found += [entry for entry, cls in wanted if any(b[-len(cls):] == cls or cls[-len(b):] == b for b in built)]
+            if wanted and not any(b[-1][:1].isupper() for b in built):  # no class: `llm = get_llm()` of another
+                # module, `llm.ask(...)` of an unannotated parameter; said of a call that passes what it would read
+                self.unresolved.update(entry for entry, cls in wanted if not entry.startswith("*.")
+                                       and cls[-1][:1].isupper() and self._readable(entry, call))
         return list(dict.fromkeys(found))
 
     def all(self) -> list[Sink]:
