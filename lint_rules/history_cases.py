@@ -103,6 +103,15 @@ PC202_INVALID.append(Invalid(_OPENAI + "import json\ndef turn(history, q):\n    
 # PC203 (SlidingWindowTrim)
 # Issue 11 (newcomer): VALID cases of the size-guard hysteresis rule (kept here to keep history.py short).
 PC203_HYSTERESIS_VALID = [
+    # Review helper-91: the last few of a list that is no conversation, copied into the messages: retrieved documents,
+    # tool results, uploads (no assistant turn among them), a constant list of examples; a window added to a history
+    # that persists and only grows; a LangChain model given text (a string) or a batch of separate inputs.
+    "from langchain_core.messages import HumanMessage, SystemMessage\nfrom langchain_openai import ChatOpenAI\nllm = ChatOpenAI()\ndef answer(question, retriever):\n    docs = retriever.invoke(question)\n    messages = [SystemMessage(content='Answer from the documents below.')]\n    for doc in docs[-3:]:\n        messages.append(HumanMessage(content=doc.page_content))\n    messages.append(HumanMessage(content=question))\n    return llm.invoke(messages)\n",
+    _OPENAI + "def step(messages, tool_results):\n    out = list(messages)\n    for result in tool_results[-3:]:\n        out.append({'role': 'tool', 'tool_call_id': result.id, 'content': result.text})\n    return client.chat.completions.create(model='m', messages=out)\n",
+    _OPENAI + "EXAMPLES = [{'role': 'user', 'content': '2+2'}, {'role': 'assistant', 'content': '4'}]\ndef answer(question):\n    messages = [{'role': 'system', 'content': 'Add.'}]\n    messages.extend(EXAMPLES[-2:])\n    messages.append({'role': 'user', 'content': question})\n    return client.chat.completions.create(model='m', messages=messages)\n",
+    _OPENAI + "EXAMPLES = [{'role': 'user', 'content': '2+2'}, {'role': 'assistant', 'content': '4'}]\ndef answer(question):\n    return client.chat.completions.create(model='m', messages=[*EXAMPLES[-2:], {'role': 'user', 'content': question}])\n",
+    _OPENAI + "class Session:\n    def __init__(self):\n        self.history = []\n    def on_tool_results(self, results):\n        self.history += results[-5:]\n        return client.chat.completions.create(model='m', messages=self.history)\n",
+    "from langchain_openai import ChatOpenAI\nllm = ChatOpenAI(model='gpt-4o-mini')\nMAX_CHARS = 8000\ndef summarize_tail(log_text):\n    return llm.invoke(log_text[-MAX_CHARS:]).content\ndef title(transcript):\n    return llm.invoke('Write a short title for this transcript:\\n' + transcript[-4000:]).content\ndef classify_recent(reviews):\n    return llm.batch(reviews[-20:])\n",
     # A LangChain chain's input is the template's variables, not the conversation as sent.
     "from langchain_core.prompts import ChatPromptTemplate\nfrom langchain_openai import ChatOpenAI\nchain = ChatPromptTemplate.from_messages([('system', 'Be brief.'), ('human', '{q}')]) | ChatOpenAI()\ndef answer(history, q):\n    return chain.invoke({'q': q, 'recent': history[-5:]})\n",
     # Blind set 32: the window copied in only once the history passes a limit, down to half of it; the last
@@ -175,6 +184,11 @@ PC203_INVALID = [
     # A LangChain chat model's run sends its first argument as the conversation (issue 11 Build 5).
     Invalid("from langchain_core.messages import AIMessage, HumanMessage, SystemMessage\nfrom langchain_openai import ChatOpenAI\nllm = ChatOpenAI(model='gpt-4o')\ndef answer(history, prompt):\n    messages = [SystemMessage(content='Be brief.')]\n    for human, ai in history[-5:]:\n        messages.append(HumanMessage(content=human))\n        messages.append(AIMessage(content=ai))\n    messages.append(HumanMessage(content=prompt))\n    return llm.invoke(messages)\n", line=6),
     Invalid("from langchain.chat_models import init_chat_model\nclass Bot:\n    def __init__(self):\n        self.model = init_chat_model('claude-sonnet-4-5')\n    async def answer(self, history, tools):\n        return await self.model.bind_tools(tools).ainvoke(input=history[-8:])\n", line=6),
+    # Review helper-91: the exchanges added with `+=` or `.extend` in the loop, a comprehension over the window,
+    # and a model with a structured output.
+    Invalid(_OPENAI + "def answer(history, prompt):\n    messages = [{'role': 'system', 'content': 'Be brief.'}]\n    for human, ai in history[-5:]:\n        messages += [{'role': 'user', 'content': human}, {'role': 'assistant', 'content': ai}]\n    messages.append({'role': 'user', 'content': prompt})\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),
+    Invalid(_OPENAI + "def answer(history, prompt):\n    messages = [{'role': 'system', 'content': 'Be brief.'}]\n    messages += [m for m in history[-10:]]\n    messages.append({'role': 'user', 'content': prompt})\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),
+    Invalid("from langchain_openai import ChatOpenAI\ndef answer(history):\n    llm = ChatOpenAI(model='gpt-4o').with_structured_output(dict)\n    return llm.invoke(history[-10:])\n", line=4),
     Invalid(_CLAUDE + "def answer(history, prompt):\n    messages = []\n    messages.extend(list(history[-10:]))\n    messages.append({'role': 'user', 'content': prompt})\n    return client.messages.create(model='m', max_tokens=9, system='Be brief.', messages=messages)\n", line=5),
 ]
 

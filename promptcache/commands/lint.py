@@ -115,8 +115,8 @@ def _fail(message: str) -> None:
 @click.option("--force-exclude", is_flag=True, help="Apply the exclusions (and leave out test code) for files named on the command line too (for pre-commit).")
 @click.option("--no-prefilter", is_flag=True, help="Parse every file, not only files with LLM imports, calls or prompt modules.")
 @click.option("--config", "config_values", multiple=True, metavar="PATH | KEY=VALUE",
-              help="Use this pyproject.toml / promptcache.toml, or override one setting as a TOML line "
-                   "(repeatable), e.g. --config 'extra-sinks = [\"myapp.llm.LLM.chat\"]'.")
+              help="Use this pyproject.toml / promptcache.toml, or override one setting with a `key = value` "
+                   "TOML line (repeatable; an example is above).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes [default: CPU count].")
 @click.option("--no-respect-gitignore", is_flag=True, help="Lint files that .gitignore excludes.")
 @click.option("--include-tests", is_flag=True, help="Lint test code too (tests/, test/, test_*.py, *_test.py, tests.py, conftest.py).")
@@ -132,8 +132,11 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
     unless --include-tests is given or a test folder or file is named.
 
     Requests sent through your own wrapper (self.llm.chat(...)) are checked
-    once it is named in extra-sinks: in the config, or --config
-    'extra-sinks = ["myapp.llm.LLM.chat"]' (docs/lint.md, Configuration).
+    once it is named in extra-sinks, in the config or on the command line
+    (docs/lint.md, Configuration):
+
+    \b
+      --config 'extra-sinks = ["myapp.llm.LLM.chat"]'
 
     Exit codes: 0 clean, 1 findings at or above --fail-on (with --diff: a
     diff to apply), 2 a usage or configuration error, or a file that could

@@ -8,7 +8,8 @@ A clock read is per request unless the code keeps only a coarser unit of it:
 - a field or method of a ``datetime``: ``now.hour``, ``now.minute``, ``now.day``, ``now.date()``, ``now.year``;
 - ``now.isoformat(timespec="hours" | "minutes")``; ``now.replace(minute=0, second=0, microsecond=0)`` (each unit
   below the one kept set);
-- a floor division of a timestamp in seconds: ``int(time.time() // 3600)`` an hour, ``// 60`` a minute.
+- a floor division of a timestamp in seconds (``time.time()``, ``now.timestamp()``, maybe through ``int()`` or a
+  name bound only to one): ``int(time.time() // 3600)`` an hour, ``// 60`` a minute.
 
 A period is one of :data:`PERIODS`; ``""`` is per request. A clock kept to the month or the year changes the
 prefix at most twelve times a year: no cache rule reports it (:func:`promptcache.lint.sources.as_period`).
@@ -22,6 +23,7 @@ import string
 import libcst as cst
 
 from promptcache.lint.expressions import int_value
+from promptcache.lint.index import ModuleIndex, Scope
 
 PERIODS = ("minute", "hour", "day", "month", "year")  # finest first
 
@@ -83,12 +85,29 @@ def method_period(method: str, call: cst.Call) -> str:
     return ""
 
 
-def division_period(op: cst.BinaryOperation) -> str:
-    """``time.time() // 3600``: a timestamp in seconds divided down to hours (at least a minute's 60)."""
+def division_period(op: cst.BinaryOperation, index: ModuleIndex, scope: Scope) -> str:
+    """``time.time() // 3600``: a timestamp in seconds divided down to hours (at least a minute's 60). Only when
+    the left side is one (:func:`_seconds`): not milliseconds, nanoseconds, an id or a random number."""
     divisor = int_value(op.right) if isinstance(op.operator, cst.FloorDivide) else None
-    if divisor is None or divisor < 60:
+    if divisor is None or divisor < 60 or not _seconds(op.left, index, scope):
         return ""
     return "minute" if divisor < 3600 else "hour" if divisor < 86400 else "day"
+
+
+def _seconds(expr: cst.BaseExpression, index: ModuleIndex, scope: Scope, depth: int = 0) -> bool:
+    """``expr`` is a timestamp in seconds: ``time.time()`` or ``now.timestamp()``, maybe through ``int()`` /
+    ``float()`` / ``round()``, or a name bound only to one."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("int", "float", "round") \
+            and len(expr.args) == 1:
+        expr = expr.args[0].value
+    if isinstance(expr, cst.Call):
+        return index.qualified(expr.func, scope) == "time.time" or (
+            isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "timestamp" and not expr.args)
+    if isinstance(expr, cst.Name) and depth < 2:
+        bindings = index.lookup(expr.value, scope)[1]
+        return bool(bindings) and all(b.kind == "assign" and isinstance(b.value, cst.BaseExpression)
+                                      and _seconds(b.value, index, b.scope, depth + 1) for b in bindings)
+    return False
 
 
 def format_periods(template: cst.BaseExpression, call: cst.Call) -> dict[int, str]:

@@ -308,7 +308,12 @@ def _coerce(kind: str, key: str, raw, where: str):
                                       "per table)" if kind == "sinks" and isinstance(raw, dict) else ""))
         try:
             if kind == "sinks":
-                return tuple(parse_entry(entry) for entry in raw)
+                entries = tuple(parse_entry(entry) for entry in raw)
+                twice = sorted({e.call for e in entries if [x.call for x in entries].count(e.call) > 1})
+                if twice:
+                    raise EntryError(f"{twice[0]!r} is named twice; give one entry per call (a table maps all its "
+                                     "options)")
+                return entries
             return tuple(check_name(name, wildcard=False) if isinstance(name, str) else fail("a list of names")
                          for name in raw)
         except EntryError as exc:

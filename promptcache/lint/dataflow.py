@@ -40,6 +40,7 @@ from promptcache.lint.object_state import built_per_call
 from promptcache.lint.call_sites import CallSites
 from promptcache.lint.prompt_text import PromptText
 from promptcache.lint.request_view import conversations, requests, sent_values
+from promptcache.lint.clock_periods import division_period
 from promptcache.lint.sinks import SinkFinder
 from promptcache.lint.slots import Slot
 from promptcache.lint.summaries import Summaries
@@ -215,6 +216,8 @@ class FlowAnalysis:
             sub_sites = self.sites(sub, sub_scope, sub_kinds, depth + 1)
             if isinstance(e, cst.FormattedString) and (period := self.taint.spec_period(self.facts.parent.get(sub))):
                 sub_sites = [(node, as_period(sub_t, period)) for node, sub_t in sub_sites]  # `{now:%Y-%m-%d}`
+            if isinstance(e, cst.BinaryOperation) and (period := division_period(e, self.index, scope)):
+                sub_sites = [(node, as_period(sub_t, period)) for node, sub_t in sub_sites]  # `time.time() // 3600`
             if isinstance(e, (cst.Dict, cst.FormattedString)):  # `{"description": describe(user)}`: in the text now
                 sub_sites = [(node, S.written(sub_t)) for node, sub_t in sub_sites]
             found += sub_sites

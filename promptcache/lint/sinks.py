@@ -7,8 +7,9 @@ A call is a sink when its callee ends in ``.messages.create|stream|parse``
 (OpenAI), ``.models.generate_content|generate_content_stream`` (Gemini,
 ``google.genai``; its ``contents=`` is the conversation), is
 ``litellm.completion|acompletion``, is a LangChain chat model's run (``llm.invoke(messages)``, ``ainvoke``,
-``stream``, ``astream``, ``batch``, ``abatch``; ``llm`` built as ``ChatOpenAI(...)`` or by ``init_chat_model(...)``, or
-annotated ``BaseChatModel``: its first argument is the conversation), or matches an ``extra-sinks``
+``stream``, ``astream``; ``llm`` built as ``ChatOpenAI(...)`` or by ``init_chat_model(...)``, or annotated
+``BaseChatModel``; its first argument, the conversation, shown to be a list of messages, not text:
+:func:`conversation_value`), or matches an ``extra-sinks``
 entry from the config (whose table may say which arguments carry which option: :attr:`Sink.arguments`), AND it passes at least one of ``model=``,
 ``messages=``, ``system=``, ``instructions=``, ``input=``, ``tools=``,
 ``contents=``: a Twilio ``client.messages.create(to=..., body=...)`` is not a sink.
@@ -38,6 +39,7 @@ import libcst as cst
 from promptcache.lint import sources as S
 from promptcache.lint.index import ModuleIndex, Scope
 from promptcache.lint.sdk_builder import builder_root, history_argument
+from promptcache.lint.expressions import last_name
 from promptcache.lint.value_syntax import annotation_types
 from promptcache.lint.walk import iter_children
 
@@ -59,7 +61,13 @@ LANGCHAIN = "langchain"
 LANGCHAIN_ARGUMENTS = {"messages": (0, "input")}
 # What returns a chat model from a chat model: `llm.bind_tools(tools).invoke(...)`.
 _CHAT_MODEL = re.compile(r"^(Azure)?Chat(?!Prompt|Message)\w+$|ChatModel$")
-_MODEL_WRAPPERS = frozenset({"bind_tools", "bind", "with_config", "with_retry", "with_fallbacks", "with_listeners"})
+_MODEL_WRAPPERS = frozenset({"bind_tools", "bind", "with_config", "with_retry", "with_fallbacks", "with_listeners",
+                             "with_structured_output"})
+_CHAT_RUNS = frozenset({"invoke", "ainvoke", "stream", "astream"})  # not batch: a list of separate inputs
+# A name for a conversation: `history`, `chat_history`, `messages`, `self.turns` (review helper-91: the shape of what
+# is sent, where the code shows no list)
+CONVERSATION_NAME = re.compile(r"(?i)(^|_)(history|messages|conversation|chat|dialog(ue)?|turns)$")
+_SEQUENCE_TYPES = frozenset({"list", "List", "Sequence", "MutableSequence"})
 # `client.beta.threads.messages.create(thread_id, ...)` (OpenAI Assistants) and `client.agents.messages.create(
 # agent_id=..., messages=[...])` (Letta) add a message to a conversation the server keeps and prompts with itself:
 # not a request whose messages are the prompt.
@@ -100,7 +108,10 @@ class Sink:
         if self.api == PROMPTCACHE:
             arg = history_argument(self.call)
             return [("PromptBuilder.history()", arg)] if arg is not None else []
-        return [(f"{kw}=", value) for kw in ("messages", "input", "contents") if (value := self.kw(kw)) is not None]
+        if self.api == LANGCHAIN:  # `llm.invoke(messages)`: the run's first argument
+            value = self.kw("messages")
+            return [(f"{self.call.func.attr.value}()", value)] if value is not None else []
+        return [(self.label(kw), value) for kw in ("messages", "input", "contents") if (value := self.kw(kw)) is not None]
 
     @property
     def is_request(self) -> bool:
@@ -170,6 +181,7 @@ class SinkFinder:
     def __init__(self, index: ModuleIndex, extra_sinks: tuple[ExtraSink | str, ...] = ()):
         self.index = index
         self._maps = {e.call: dict(e.arguments) for e in extra_sinks if not isinstance(e, str) and e.arguments}
+        self._order = {e if isinstance(e, str) else e.call: i for i, e in enumerate(extra_sinks)}
         extra_sinks = tuple(e if isinstance(e, str) else e.call for e in extra_sinks)
         self._extra_qualified = frozenset(s for s in extra_sinks if not s.startswith("*."))
         self._extra_suffixes = tuple((s, s[2:].split(".")) for s in extra_sinks if s.startswith("*."))
@@ -232,14 +244,15 @@ class SinkFinder:
         qualified = self.index.qualified(call.func, scope)
         if qualified in _LITELLM:
             return "litellm"
-        if path and path[-1] in RUNNABLE_CALLS and isinstance(call.func, cst.Attribute) and self.index.imports_langchain \
-                and _chat_model(self.index, call.func.value, scope):
+        if path and path[-1] in _CHAT_RUNS and isinstance(call.func, cst.Attribute) and self.index.imports_langchain \
+                and _chat_model(self.index, call.func.value, scope) \
+                and conversation_value(self.index, argument(call, 0) or argument(call, "input"), scope):
             self._arguments[call] = LANGCHAIN_ARGUMENTS
             return LANGCHAIN
-        entries = self._extra_entries(call, scope, path, qualified)
+        entries = sorted(self._extra_entries(call, scope, path, qualified), key=self._order.__getitem__)  # config order
         self.matched.update(entries)
         self._entries[call] = entries
-        if any(entry in self._maps for entry in entries):  # the first entry's map of an option wins
+        if any(entry in self._maps for entry in entries):  # the map of the entry first in the config wins
             self._arguments[call] = {k: v for entry in reversed(entries) for k, v in self._maps.get(entry, {}).items()}
         return "extra" if entries else None
 
@@ -319,6 +332,9 @@ def _receiver_classes(index: ModuleIndex, receiver: cst.BaseExpression, scope: S
             classes += [(t, binding.scope) for t in annotation_types(binding.node.annotation.annotation)]
         elif binding.kind in ("assign", "with", "walrus"):
             for value in _alternatives(binding.value):
+                while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                        and value.func.attr.value in _MODEL_WRAPPERS:  # `ChatOpenAI().with_structured_output(S)`
+                    value = value.func.value
                 if isinstance(value, cst.Call):
                     classes.append((value.func, binding.scope))
                     factory = index.function_named(value.func, binding.scope)  # `def get_llm() -> LLM:`
@@ -344,6 +360,38 @@ def _chat_model(index: ModuleIndex, receiver: cst.BaseExpression, scope: Scope) 
         receiver = receiver.func.value
     return any(parts[0].startswith("langchain") and (_CHAT_MODEL.search(parts[-1]) or parts[-1] == "init_chat_model")
                for parts in _receiver_classes(index, receiver, scope) if len(parts) >= 2)
+
+
+def conversation_value(index: ModuleIndex, expr: cst.BaseExpression | None, scope: Scope, depth: int = 0) -> bool:
+    """``expr`` is shown to be a list of messages, not text (``llm.invoke("Summarize: " + text[-4000:])``): a list
+    literal or comprehension, ``list(...)``, a sum or slice of one, ``state["messages"]``, a name or attribute named
+    for a conversation (:data:`CONVERSATION_NAME`) or annotated as a sequence, or a local bound to one of these."""
+    if isinstance(expr, (cst.List, cst.ListComp)):
+        return True
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        return conversation_value(index, expr.left, scope, depth) or conversation_value(index, expr.right, scope, depth)
+    if isinstance(expr, cst.Subscript):
+        key = expr.slice[0].slice if len(expr.slice) == 1 else None
+        if isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString):
+            return bool(CONVERSATION_NAME.search(key.value.value[1:-1]))  # `state["messages"]`
+        return conversation_value(index, expr.value, scope, depth)
+    if isinstance(expr, cst.Call):
+        return isinstance(expr.func, cst.Name) and expr.func.value == "list"
+    if isinstance(expr, cst.Attribute):
+        return bool(CONVERSATION_NAME.search(expr.attr.value))
+    if not isinstance(expr, cst.Name):
+        return False
+    if CONVERSATION_NAME.search(expr.value):
+        return True
+    for b in index.lookup(expr.value, scope)[1]:
+        if isinstance(b.node, cst.Param) and b.node.annotation is not None:
+            if any(isinstance(t, cst.Subscript) and last_name(t.value) in _SEQUENCE_TYPES or last_name(t) in _SEQUENCE_TYPES
+                   for t in annotation_types(b.node.annotation.annotation)):
+                return True
+        elif b.kind in ("assign", "walrus") and depth < 3 and isinstance(b.value, cst.BaseExpression) \
+                and conversation_value(index, b.value, b.scope, depth + 1):
+            return True
+    return False
 
 
 def _alternatives(value: cst.CSTNode | None) -> list[cst.CSTNode]:

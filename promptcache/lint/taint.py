@@ -145,7 +145,7 @@ class TaintEngine(CallTaint, FieldSensitivity):
                 return as_text(templated(t))
             if isinstance(e.operator, _SET_OPERATORS) and (is_dict_view(e.left) or is_dict_view(e.right)):
                 return t | {source(S.UNORDERED, "a set operation on dict keys", e)}
-            return as_period(t, division_period(e))  # `time.time() // 3600`: once an hour
+            return as_period(t, division_period(e, self.index, scope))  # `time.time() // 3600`: once an hour
         if isinstance(e, (cst.List, cst.Tuple, cst.Set)):
             t = as_text(self.union((el.value for el in e.elements), scope))  # `(short_label(run_id), RULES)[0]`
             return t | {source(S.UNORDERED, "a set literal", e)} if isinstance(e, cst.Set) else t

@@ -35,7 +35,7 @@ from promptcache.lint.sdk_builder import conversation_messages
 from promptcache.lint.sinks import PROMPTCACHE
 from promptcache.lint.trim_guard import Trim, ends_in_exit
 from promptcache.lint.walk import descendants
-from promptcache.lint.window_fills import window_fills
+from promptcache.lint.window_fills import fixed_list, window_fills
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
@@ -222,7 +222,8 @@ class Turns:
         for _, expr, sent_scope, _ in conversations(self.flow):
             for sent, scope in [(expr, sent_scope), *self._returns_sent(expr, sent_scope, set())]:
                 for sub in descendants(sent, cst.Subscript):
-                    if _sliding(sub) and self.list_refs(sub.value, scope) & self.history_refs and not trim_guard.rare(self, sub, trim_guard.of_slice(sub), scope):
+                    if _sliding(sub) and self.list_refs(sub.value, scope) & self.history_refs and not fixed_list(self.index, sub.value, scope) \
+                            and not trim_guard.rare(self, sub, trim_guard.of_slice(sub), scope):
                         out.append((sub, self.flow.code(sub)))
         out += window_fills(self, _sliding)  # `messages += history[-10:]`, `for m in history[-5:]: messages.append(m)`
         return list({id(node): (node, detail) for node, detail in out}.values())

@@ -327,3 +327,21 @@ def test_command_line_settings_are_blamed_on_the_option_not_the_config_file(writ
 def test_one_table_in_place_of_a_list_of_them_says_how_to_write_it():
     with pytest.raises(ConfigError, match=r"in pyproject.toml, one \[\[tool.promptcache.lint.extra-sinks\]\] per table"):
         from_table({"extra-sinks": {"call": "myapp.llm.LLM.ask", "system": 1}})
+
+
+def test_the_map_of_the_entry_first_in_the_config_wins_and_dicts_are_read_by_it(write_tree, run_cli, monkeypatch):
+    # review helper-91: two entries on one call took the map of whichever came first in a frozenset (it changed
+    # between runs with PYTHONHASHSEED); a `**params` dict was read by the SDK's names, not the map's
+    calls = ("from datetime import datetime\nfrom .llm import LLM\nllm = LLM()\n"
+             "def a(q):\n    return llm.ask(q, system_prompt=f'Now: {datetime.now()}')\n"
+             "def b(q):\n    params = {'system_prompt': f'Now: {datetime.now()}'}\n    return llm.ask(q, **params)\n"
+             "def c(q):\n    params = {'system': f'Now: {datetime.now()}'}\n    return llm.ask(q, **params)\n")
+    root = write_tree({"myapp/__init__.py": "", "myapp/llm.py": OWN_NAMES, "myapp/bot.py": calls})
+    monkeypatch.chdir(root)
+    both = '{call = "myapp.llm.LLM.ask", system = "system_prompt"}, {call = "*.ask", system = 1}'
+    code, out, err = run_cli("lint", "myapp", "--no-cache", "--config", f"extra-sinks = [{both}]")
+    assert [line.split(" [")[0] for line in out.splitlines() if "PC" in line] == \
+        ["myapp/bot.py:5:45: PC101", "myapp/bot.py:7:40: PC101"]
+    code, _, err = run_cli("lint", "myapp", "--config", "extra-sinks = ['*.ask', {call = '*.ask', system = 1}]")
+    assert code == 2 and err == "error: --config: extra-sinks: '*.ask' is named twice; give one entry per call (a " \
+                                "table maps all its options)\n"

@@ -222,6 +222,13 @@ def test_field_taint_is_memoised_on_long_rebinding_chains():
         ("{'{0:%Y-%m-%d} {0}'.format(datetime.now())}", "on every request", "error"),
         ("{int(time.time() // 3600)}", "once an hour", "warning"),
         ("{int(time.time() // 10)}", "on every request", "error"),
+        # review helper-91: only a timestamp in seconds divided down keeps a coarser unit
+        ("{time.time() // 3600}", "once an hour", "warning"),
+        ("{int(datetime.now().timestamp()) // 60}", "every minute", "error"),
+        ("{int(time.time_ns() // 1000000)}", "on every request", "error"),
+        ("{int(time.time() * 1000) // 60000}", "on every request", "error"),
+        ("{uuid.uuid4().int // 100000}", "on every request", "error"),
+        ("{random.randint(0, 10**9) // 3600}", "on every request", "error"),
     ],
 )
 def test_a_clock_read_as_a_date_changes_once_a_day(value, changes, severity):

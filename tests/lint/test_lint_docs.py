@@ -76,6 +76,8 @@ def test_rule_command_prints_the_page(run_cli):
     # by name too, as `promptcache rules` lists them (newcomer, stop 30)
     code, by_name, _ = run_cli("rule", "volatile-in-system-prompt")
     assert code == 0 and by_name == out
+    # the page's Markdown as it is, as `ruff rule` prints it (newcomer helper-90: rich wrapped code blocks mid-string)
+    assert out == (REPO_ROOT / "docs" / "rules" / "PC101.md").read_text(encoding="utf-8")
 
 
 def test_generator_command_line(tmp_path, capsys):
