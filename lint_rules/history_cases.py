@@ -103,6 +103,8 @@ PC202_INVALID.append(Invalid(_OPENAI + "import json\ndef turn(history, q):\n    
 # PC203 (SlidingWindowTrim)
 # Issue 11 (newcomer): VALID cases of the size-guard hysteresis rule (kept here to keep history.py short).
 PC203_HYSTERESIS_VALID = [
+    # Review helper-93: the last pairs of a constant list of examples, copied by a loop.
+    _OPENAI + "EXAMPLES = [('2+2', '4'), ('3+3', '6'), ('4+4', '8')]\ndef answer(question):\n    messages = [{'role': 'system', 'content': 'Add.'}]\n    for q, a in EXAMPLES[-2:]:\n        messages.append({'role': 'user', 'content': q})\n        messages.append({'role': 'assistant', 'content': a})\n    messages.append({'role': 'user', 'content': question})\n    return client.chat.completions.create(model='m', messages=messages)\n",
     # Review helper-91: the last few of a list that is no conversation, copied into the messages: retrieved documents,
     # tool results, uploads (no assistant turn among them), a constant list of examples; a window added to a history
     # that persists and only grows; a LangChain model given text (a string) or a batch of separate inputs.
@@ -184,6 +186,8 @@ PC203_INVALID = [
     # A LangChain chat model's run sends its first argument as the conversation (issue 11 Build 5).
     Invalid("from langchain_core.messages import AIMessage, HumanMessage, SystemMessage\nfrom langchain_openai import ChatOpenAI\nllm = ChatOpenAI(model='gpt-4o')\ndef answer(history, prompt):\n    messages = [SystemMessage(content='Be brief.')]\n    for human, ai in history[-5:]:\n        messages.append(HumanMessage(content=human))\n        messages.append(AIMessage(content=ai))\n    messages.append(HumanMessage(content=prompt))\n    return llm.invoke(messages)\n", line=6),
     Invalid("from langchain.chat_models import init_chat_model\nclass Bot:\n    def __init__(self):\n        self.model = init_chat_model('claude-sonnet-4-5')\n    async def answer(self, history, tools):\n        return await self.model.bind_tools(tools).ainvoke(input=history[-8:])\n", line=6),
+    # Review helper-93: each message of the window copied as it is, or with its own role.
+    Invalid(_OPENAI + "def answer(history, prompt):\n    messages = [{'role': 'system', 'content': 'Be brief.'}]\n    for m in history[-10:]:\n        messages.append({'role': m['role'], 'content': m['content']})\n    messages.append({'role': 'user', 'content': prompt})\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),
     # Review helper-91: the exchanges added with `+=` or `.extend` in the loop, a comprehension over the window,
     # and a model with a structured output.
     Invalid(_OPENAI + "def answer(history, prompt):\n    messages = [{'role': 'system', 'content': 'Be brief.'}]\n    for human, ai in history[-5:]:\n        messages += [{'role': 'user', 'content': human}, {'role': 'assistant', 'content': ai}]\n    messages.append({'role': 'user', 'content': prompt})\n    return client.chat.completions.create(model='m', messages=messages)\n", line=5),

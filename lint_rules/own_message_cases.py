@@ -19,6 +19,8 @@ PC101_OWN_INVALID = [
 # to the list a messages-named function returns, the time to the second in it.
 PC101_OWN_INVALID.append(Invalid("import time\nclass Builder:\n    def build_agent_messages(self, prompt, feeds, completion_prompt):\n        messages = [{'role': 'system', 'content': prompt}]\n        messages.append({'role': 'system', 'content': f\"The current time and date is {time.strftime('%c')}\"})\n        for feed in feeds:\n            messages.append({'role': feed.role, 'content': feed.text})\n        messages.append({'role': 'user', 'content': completion_prompt})\n        return messages\n", line=5))
 PC101_OWN_VALID = [
+    # ... nor one after a helper that fills the list with the history (review helper-93)
+    "import time\nclass Builder:\n    def build_agent_messages(self, prompt, feeds):\n        messages = [{'role': 'system', 'content': prompt}]\n        self._add_feeds(messages, feeds)\n        messages.append({'role': 'system', 'content': f\"The time is {time.strftime('%c')}\"})\n        messages.append({'role': 'user', 'content': 'Next?'})\n        return messages\n",
     # ... but one appended after the history (the newest turn's note) is not the prefix
     "import time\nclass Builder:\n    def build_agent_messages(self, prompt, feeds):\n        messages = [{'role': 'system', 'content': prompt}]\n        for feed in feeds:\n            messages.append({'role': feed.role, 'content': feed.text})\n        messages.append({'role': 'system', 'content': f\"The time is {time.strftime('%c')}\"})\n        return messages\n",
     # ... but a lone system message is stored or appended somewhere (marvin's thread), not a request

@@ -148,8 +148,9 @@ class VolatileInToolDefinition(FlowRule):
     a clock given to a tool object's record-time keyword (``Tool(name=...,
     creation_utc=datetime.now(UTC))``, parlant): when the tool was made, not
     its schema; a tool-named function annotated to return a list of tuples
-    (``def query_tools(...) -> List[Tuple[dict, float, dict]]``, letta): ranked
-    search results with their scores, not the definitions a request sends.
+    with a float (``def query_tools(...) -> List[Tuple[dict, float, dict]]``,
+    letta): ranked search results with their scores, not the definitions a
+    request sends.
     """
 
     code = "PC104"
@@ -227,6 +228,8 @@ class VolatileInToolDefinition(FlowRule):
         _OPENAI + "import time\nfrom .loop import make_finish_tool\nFIXED = [{'type': 'function', 'function': {'name': 'click', 'parameters': {}}}]\ndef ask(q, seconds):\n    finish = make_finish_tool(deadline_at=time.monotonic() + seconds if seconds is not None else None)\n    return client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': q}], tools=FIXED + [finish])\n",
     ]
     INVALID = [
+        # ... nor a list of (name, schema) pairs with no score, turned into tools (review helper-93).
+        Invalid(_CLAUDE + "import time\ndef build_tools(names) -> list[tuple[str, dict]]:\n    return [(n, {'type': 'object', 'description': f'as of {time.time()}'}) for n in sorted(names)]\ndef ask(q, names):\n    return client.messages.create(model='m', max_tokens=9, tools=[{'name': n, 'input_schema': s} for n, s in build_tools(names)], messages=[q])\n", line=5),
         # ... but a tools builder annotated to return the definitions themselves builds them per organisation.
         Invalid(_OPENAI + "from typing import List\ndef enabled_tools(organization_id: str) -> List[dict]:\n    return [{'type': 'function', 'function': {'name': 'search', 'description': f'Search the docs of {organization_id}.'}}]\n", line=5),
         # ... but a clock reading written into a description is text.

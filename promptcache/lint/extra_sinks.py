@@ -81,7 +81,7 @@ def parse_entry(raw: object) -> ExtraSink:
         sources = value if isinstance(value, list) else [value]
         if not sources or not all(_is_source(s) for s in sources):
             digits = next((s for s in sources if isinstance(s, str) and s.isdigit()), None)
-            hint = f"; a position is a number: {option} = {digits}, without quotes" if digits else ""
+            hint = f"; a position is a number: {option} = {int(digits)}, without quotes" if digits else ""
             raise EntryError(f"{call!r}: {option} = {toml(value)}: expected a keyword name (\"system_prompt\"), "
                              f"a position (0 is the call's first argument) or a list of them{hint}")
         for source in sources:
@@ -97,7 +97,7 @@ def toml(value: object) -> str:
     """``value`` written as TOML writes it (a message quotes what the user wrote, not Python's repr)."""
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k} = {toml(v)}" for k, v in value.items()) + "}"
-    return json.dumps(value)
+    return json.dumps(value, default=str)  # (a TOML date or time: its text)
 
 
 def _is_source(value: object) -> bool:

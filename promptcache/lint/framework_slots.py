@@ -104,19 +104,28 @@ def message_lists(flow: FlowAnalysis) -> list[tuple[cst.BaseExpression, Scope]]:
 
 
 def _system_appends(flow: FlowAnalysis, listed: cst.List, scope) -> list[cst.BaseExpression]:
-    """The contents of the system messages appended to ``listed`` (bound to a name) while it holds only system
-    messages, before any other message is added: ``messages.append({"role": "system", "content": f"The time is
-    {time.strftime('%c')}"})`` ahead of the history (SuperAGI's ``build_agent_messages``; blind set 34)."""
+    """The contents of the system messages appended to ``listed`` (bound to a name) by the statements right after
+    it, before any other statement: ``messages.append({"role": "system", "content": f"The time is
+    {time.strftime('%c')}"})`` ahead of the history (SuperAGI's ``build_agent_messages``; blind set 34). Not one
+    after a helper that fills the list, a rebinding or a loop (review helper-93)."""
     assign = flow.facts.parent.get(listed)
-    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+    line = flow.facts.parent.get(assign)
+    block = flow.facts.parent.get(line)
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name) \
+            or not isinstance(line, cst.SimpleStatementLine) or not isinstance(block, (cst.IndentedBlock, cst.Module)):
         return []
-    out = []
-    for b in flow.index.lookup(assign.targets[0].target.value, scope)[1]:
-        if b.kind in ("mutate", "aug") and b.scope is scope:
-            role, content = _role_and_content(b.value) if b.op == "append" else ("", None)
-            if role not in ("system", "developer") or content is None:
-                break  # the first other message (or a list of them): what follows is no longer the prefix
-            out.append(content)
+    name, body, out = assign.targets[0].target.value, list(block.body), []
+    for stmt in body[body.index(line) + 1:]:
+        if isinstance(stmt, cst.If) and not stmt.orelse:  # `if history_enabled:` its appends come first there
+            stmt = stmt.body.body[0] if stmt.body.body else stmt
+        call = stmt.body[0].value if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr) else None
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"
+                and isinstance(call.func.value, cst.Name) and call.func.value.value == name and call.args):
+            break
+        role, content = _role_and_content(call.args[0].value)
+        if role not in ("system", "developer") or content is None:
+            break
+        out.append(content)
     return out
 
 

@@ -210,7 +210,7 @@ class SinkFinder:
                 for a in call.args)):
             found = Sink(call, scope, api, self.arguments_of(call))
         elif api == "extra":  # it passes nothing by the SDKs' names and has no map: left to the other readings of
-            self.unread.update(self._entries.get(call, ()))  # the call (an agent call's `system_prompt=`); the
+            self.unread.update(e for e in self._entries.get(call, ()) if not e.startswith("*."))  # the call; the
             # run says its entry needs a table
         self._memo[call] = found
         return found
@@ -259,8 +259,11 @@ class SinkFinder:
     def _readable(self, entry: str, call: cst.Call) -> bool:
         """``call`` passes a request option that ``entry`` would read: an SDK keyword, or an argument its map names."""
         sources = [source for sources in self._maps.get(entry, {}).values() for source in sources]
-        return any(a.keyword is not None and a.keyword.value in SINK_KEYWORDS for a in call.args) \
-            or any(argument(call, source) is not None for source in sources)
+        if sources:  # a table: the arguments it names
+            return any(argument(call, source) is not None for source in sources)
+        # the SDKs' names of what a prompt is made of (not `model=` / `input=`: `subprocess.run(input=...)`)
+        return any(a.keyword is not None and a.keyword.value in ("system", "messages", "tools", "instructions")
+                   for a in call.args)
 
     def arguments_of(self, call: cst.Call) -> dict[str, tuple[int | str, ...]]:
         """The argument map of the ``extra-sinks`` entries that name ``call`` (:attr:`Sink.arguments`); empty

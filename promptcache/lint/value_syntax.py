@@ -214,12 +214,14 @@ def returns_not_text(func: cst.CSTNode) -> bool:
 
 
 def returns_scored(func: cst.CSTNode) -> bool:
-    """``func`` is annotated to return a sequence of tuples (``-> List[Tuple[dict, float, dict]]``): ranked search
-    results with their scores, not tool definitions or messages, which an SDK never takes as tuples."""
+    """``func`` is annotated to return a sequence of tuples with a float (``-> List[Tuple[dict, float, dict]]``):
+    ranked search results with their scores, not tool definitions or messages, which an SDK never takes as tuples."""
     ann = func.returns.annotation if isinstance(func, cst.FunctionDef) and func.returns is not None else None
     return any(isinstance(x, cst.Subscript) and last_name(x.value) in _SEQUENCES - {"tuple", "Tuple"}
                and any(isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.Subscript)
-                       and last_name(el.slice.value.value) in ("tuple", "Tuple") for el in x.slice)
+                       and last_name(el.slice.value.value) in ("tuple", "Tuple")
+                       and any(isinstance(t.slice, cst.Index) and last_name(t.slice.value) == "float"  # a score
+                               for t in el.slice.value.slice) for el in x.slice)
                for x in (annotation_types(ann) if ann is not None else []))
 
 

@@ -61,8 +61,9 @@ def _windows(turns: Turns, b: Binding, sliding) -> list[tuple[cst.Subscript, cst
             return found
     if b.kind in ("mutate", "aug") and b.op in ("append", "extend", "AddAssign"):
         loop = next((a for a in turns.facts.ancestors(b.node) if isinstance(a, (cst.For, cst.FunctionDef))), None)
-        if isinstance(loop, cst.For) and _adds_assistant(loop.body):  # `for human, ai in history[-5:]:`
-            return [(sub, loop) for sub in _top_windows(loop.iter, sliding)]
+        if isinstance(loop, cst.For):  # `for human, ai in history[-5:]:`, `for m in history[-10:]:`
+            return [(sub, loop) for sub in _top_windows(loop.iter, sliding) if not fixed_list(turns.index, sub.value, b.scope)
+                    and (_adds_assistant(loop.body) or _conversation(turns, sub.value, b.scope))]
     return []
 
 

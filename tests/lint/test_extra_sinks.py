@@ -235,6 +235,8 @@ def test_a_table_entry_maps_a_wrappers_own_parameter_names_and_positions(write_t
     ('{call = "LLM.ask", system = -1}', "extra-sinks: 'LLM.ask': system = -1: expected a keyword name"),
     ('{call = "LLM.ask", system = []}', "extra-sinks: 'LLM.ask': system = []: expected a keyword name"),
     ("3", "extra-sinks: expected a name or a table like"),
+    # review helper-93: a TOML date crashed the message's rendering
+    ('{call = "a.b", system = 1979-05-27}', 'extra-sinks: \'a.b\': system = "1979-05-27": expected a keyword name'),
 ])
 def test_an_extra_sink_entry_that_can_name_no_call_is_a_configuration_error(write_tree, run_cli, entry, message):
     root = write_tree({"promptcache.toml": f"[lint]\nextra-sinks = [{entry}]\n", "app.py": "import openai\n"})
