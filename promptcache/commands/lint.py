@@ -76,7 +76,7 @@ def _warn_about_sinks(result) -> None:
         click.echo(_warning(text) + f'\n    {{call = "{entry}", system = "system_prompt", messages = "history"}}\n'
                    "  See docs/lint.md, Configuration.", err=True)
     for entry in result.unresolved_sinks:
-        method, cls = entry.rsplit(".", 2)[-1], entry.rsplit(".", 2)[-2]
+        cls, method = entry.rsplit(".", 2)[-2:]
         click.echo(_warning(
             f"extra-sinks {entry!r}: some calls of .{method}() are on objects whose class the calling module does "
             "not show (made by a function of another module, or a parameter without an annotation), so they are not "
@@ -167,13 +167,13 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
         if len(files) > 1:
             raise ConfigError("--config names more than one file: give one, and settings as `key = value`")
         overrides = [v for v in config_values if is_override(v)]
+        chosen, extra_select = _codes(select, "--select"), _codes(extend_select, "--extend-select")
         extra_ignore = _codes(ignore, "--ignore")
-        _check_codes({"--select": _codes(select, "--select"), "--extend-select": _codes(extend_select, "--extend-select"),
-                      "--ignore": extra_ignore}, overrides)
+        _check_codes({"--select": chosen, "--extend-select": extra_select, "--ignore": extra_ignore}, overrides)
         config = load_config(files[0] if files else None, start=targets[0], overrides=overrides)
         config = config.with_overrides(
-            select=_codes(select, "--select"),
-            extend_select=(config.extend_select + _codes(extend_select, "--extend-select")) if extend_select else None,
+            select=chosen,
+            extend_select=(config.extend_select + extra_select) if extra_select else None,
             ignore=(config.ignore + extra_ignore) if extra_ignore else None,
             fail_on=Severity.parse(fail_on) if fail_on else None,
             respect_gitignore=False if no_respect_gitignore else None,

@@ -25,6 +25,7 @@ import difflib
 import os
 import re
 import tomllib
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -309,7 +310,7 @@ def _coerce(kind: str, key: str, raw, where: str):
         try:
             if kind == "sinks":
                 entries = tuple(parse_entry(entry) for entry in raw)
-                twice = sorted({e.call for e in entries if [x.call for x in entries].count(e.call) > 1})
+                twice = sorted(call for call, n in Counter(e.call for e in entries).items() if n > 1)
                 if twice:
                     raise EntryError(f"{twice[0]!r} is named twice; give one entry per call (a table maps all its "
                                      "options)")

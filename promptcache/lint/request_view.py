@@ -21,7 +21,7 @@ import libcst as cst
 
 from promptcache.lint.index import Scope
 from promptcache.lint.request_dict import Content, Value, read
-from promptcache.lint.sinks import LANGCHAIN, PROMPTCACHE, SINK_KEYWORDS, Sink
+from promptcache.lint.sinks import PROMPTCACHE, SINK_KEYWORDS, Sink
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.dataflow import FlowAnalysis
@@ -85,6 +85,7 @@ def _options(flow: FlowAnalysis, sink: Sink) -> Content:
     for arg in call.args:
         if arg.star == "**":
             out.merge(read(flow, arg.value, scope, call))
+    keywords = {s for sources in sink.arguments.values() for s in sources if isinstance(s, str)}  # a map's
     if sink.arguments:  # `llm.ask(q, **{"system_prompt": ...})`: the dict's keys are the wrapper's names too
         written = dict(out.entries)
         for option, sources in sink.arguments.items():
@@ -92,10 +93,9 @@ def _options(flow: FlowAnalysis, sink: Sink) -> Content:
             found = next((written[s] for s in sources if isinstance(s, str) and s in written), None)
             if found is not None:
                 out.entries[option] = found
-        for source in {s for sources in sink.arguments.values() for s in sources if isinstance(s, str)}:
-            if source not in sink.arguments:
-                out.entries.pop(source, None)
-    mapped = set(sink.arguments) | {s for sources in sink.arguments.values() for s in sources if isinstance(s, str)}
+        for source in keywords - set(sink.arguments):
+            out.entries.pop(source, None)
+    mapped = set(sink.arguments) | keywords
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value not in mapped:
             out.write(arg.keyword.value, Value(arg.value, scope))
@@ -156,17 +156,12 @@ def conversations(flow: FlowAnalysis) -> list[tuple[str, cst.BaseExpression, Sco
     if found is not None:
         return found
     out = [(label, expr, s.scope, s) for s in flow.sinks.all() if not s.is_request for label, expr in s.conversation()]
-    out += [(_label(req.sink, kw), expr, scope, req.sink) for req in requests(flow) for kw in _CONVERSATION
+    out += [(req.sink.label(kw), expr, scope, req.sink) for req in requests(flow) for kw in _CONVERSATION
             for expr, scope in sent_values(req, kw)]
     order = flow.facts.order
     out.sort(key=lambda item: order.get(item[3].call, 0))
     _CONVERSATIONS[flow] = out
     return out
-
-
-def _label(sink: Sink, option: str) -> str:
-    """``messages=``, a mapped wrapper's ``history=``, or a LangChain model's ``invoke()``."""
-    return f"{sink.call.func.attr.value}()" if sink.api == LANGCHAIN else sink.label(option)
 
 
 def all_sinks(flow: FlowAnalysis) -> list[Sink]:

@@ -191,11 +191,12 @@ class FlowRule(LintRule):
             found = [s.origin for s in i.sources]
             return frozenset(map(id, found)) if found and None not in found else None
 
-        used = {origins(i) for i in issues if i.slot.kind != "builder"} - {None}
+        of = {id(i): origins(i) for i in issues}
+        used = {of[id(i)] for i in issues if i.slot.kind != "builder"} - {None}
         out, returned = [], set()  # (builder, origins) reported: a second return of the same sources is the same fix
         for i in issues:
-            key = (id(i.slot.scope), origins(i))
-            if i.slot.kind != "builder" or origins(i) is None or origins(i) not in used and key not in returned:
+            key = (id(i.slot.scope), of[id(i)])
+            if i.slot.kind != "builder" or key[1] is None or key[1] not in used and key not in returned:
                 out.append(i)
                 returned.add(key)
         return out

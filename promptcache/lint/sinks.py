@@ -39,7 +39,7 @@ import libcst as cst
 from promptcache.lint import sources as S
 from promptcache.lint.index import ModuleIndex, Scope
 from promptcache.lint.sdk_builder import builder_root, history_argument
-from promptcache.lint.expressions import last_name
+from promptcache.lint.expressions import argument as positional_argument, last_name
 from promptcache.lint.value_syntax import annotation_types
 from promptcache.lint.walk import iter_children
 
@@ -96,7 +96,10 @@ class Sink:
 
     def label(self, name: str) -> str:
         """How a message names request option ``name`` on this call: ``system=``, or where a mapped option
-        comes from (``system_prompt=``, ``system (position 1)``: positions count from 0, as in the table)."""
+        comes from (``system_prompt=``, ``system (position 1)``: positions count from 0, as in the table), or the
+        run of a LangChain model (``invoke()``: its first argument)."""
+        if self.api == LANGCHAIN:
+            return f"{self.call.func.attr.value}()"
         for source in self.arguments.get(name, ()):
             if argument(self.call, source) is not None:
                 return f"{source}=" if isinstance(source, str) else f"{name} (position {source})"
@@ -108,9 +111,9 @@ class Sink:
         if self.api == PROMPTCACHE:
             arg = history_argument(self.call)
             return [("PromptBuilder.history()", arg)] if arg is not None else []
-        if self.api == LANGCHAIN:  # `llm.invoke(messages)`: the run's first argument
+        if self.api == LANGCHAIN:  # `llm.invoke(messages)`: the run's first argument (or its `input=`), once
             value = self.kw("messages")
-            return [(f"{self.call.func.attr.value}()", value)] if value is not None else []
+            return [(self.label("messages"), value)] if value is not None else []
         return [(self.label(kw), value) for kw in ("messages", "input", "contents") if (value := self.kw(kw)) is not None]
 
     @property
@@ -121,19 +124,10 @@ class Sink:
 
 def argument(call: cst.Call, source: int | str) -> cst.BaseExpression | None:
     """The argument ``call`` passes as keyword ``source`` (a str) or at position ``source`` (an int; None once a
-    ``*args`` comes before it)."""
-    position = 0
-    for arg in call.args:
-        if isinstance(source, str):
-            if arg.keyword is not None and arg.keyword.value == source:
-                return arg.value
-        elif arg.keyword is None:
-            if arg.star:
-                return None
-            if position == source:
-                return arg.value
-            position += 1
-    return None
+    ``*args`` comes before it: :func:`promptcache.lint.expressions.argument`)."""
+    if isinstance(source, int):
+        return positional_argument(call, source, "")
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == source), None)
 
 
 def attribute_path(func: cst.BaseExpression) -> list[str]:

@@ -199,12 +199,8 @@ class Turns:
     def trims(self) -> list[tuple[cst.CSTNode, str]]:
         """PC203 sites: front-trimming rebinds, ``pop(0)``, ``del h[0]``, ``deque(maxlen=)``, inline windows."""
         out: list[tuple[cst.CSTNode, str]] = []
-        for scope in self.index.scopes:
-            for name, bindings in scope.bindings.items():
-                out += self._trim_bindings(("n", id(scope), name), bindings)
-        for cls in self.index.classes:
-            for attr, bindings in cls.attrs.items():
-                out += self._trim_bindings(("a", id(cls), attr), bindings)
+        for ref, bindings in self.history_bindings():
+            out += self._trim_bindings(ref, bindings)
         for call, scope in self.index.calls:
             func = call.func
             if isinstance(func, cst.Attribute) and self.is_history(func.value, scope):
@@ -246,9 +242,15 @@ class Turns:
                     out += self._returns_sent(ret, callee, seen)
         return out
 
+    def history_bindings(self):
+        """``(ref, bindings)`` of each name or ``self.`` attribute some sink sends as its conversation."""
+        refs = self.history_refs
+        for scope in self.index.scopes:
+            yield from ((ref, b) for name, b in scope.bindings.items() if (ref := ("n", id(scope), name)) in refs)
+        for cls in self.index.classes:
+            yield from ((ref, b) for attr, b in cls.attrs.items() if (ref := ("a", id(cls), attr)) in refs)
+
     def _trim_bindings(self, ref: Ref, bindings: list[Binding]) -> list[tuple[cst.CSTNode, str]]:
-        if ref not in self.history_refs:
-            return []
         out = []
         for b in bindings:
             if b.kind not in ("assign", "walrus") or b.value is None:

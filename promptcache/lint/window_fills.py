@@ -31,7 +31,7 @@ def window_fills(turns: Turns, sliding) -> list[tuple[cst.CSTNode, str]]:
     the last few retrieved documents, tool results or uploads, nor a window added to a list that persists
     (``self.history += results[-5:]``: that history only grows)."""
     out = []
-    for bindings in _sent_lists(turns):
+    for _, bindings in turns.history_bindings():
         fresh = {id(b.scope) for b in bindings if b.kind == "assign" and b.scope.kind == "function" and _new_list(b.value)}
         for b in bindings:
             if id(b.scope) not in fresh:
@@ -40,15 +40,6 @@ def window_fills(turns: Turns, sliding) -> list[tuple[cst.CSTNode, str]]:
                 if turns.per_turn(at) and not trim_guard.rare(turns, at, trim_guard.of_slice(sub), b.scope):
                     out.append((sub, turns.flow.code(sub)))
     return list({id(node): (node, code) for node, code in out}.values())
-
-
-def _sent_lists(turns: Turns):
-    """The bindings of each name or ``self.`` attribute that a sink sends as its conversation."""
-    refs = turns.history_refs
-    for scope in turns.index.scopes:
-        yield from (bindings for name, bindings in scope.bindings.items() if ("n", id(scope), name) in refs)
-    for cls in turns.index.classes:
-        yield from (bindings for attr, bindings in cls.attrs.items() if ("a", id(cls), attr) in refs)
 
 
 def _windows(turns: Turns, b: Binding, sliding) -> list[tuple[cst.Subscript, cst.CSTNode]]:
