@@ -11,6 +11,7 @@ import libcst as cst
 from promptcache.lint import sources as S
 from promptcache.lint.finding import Severity
 from promptcache.lint.rule import FlowRule, Invalid
+from promptcache.lint.flow_facts import tools_label
 from promptcache.lint.walk import descendants
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
@@ -51,7 +52,7 @@ class McpToolsUnsorted(FlowRule):
     name = "mcp-tools-unsorted"
     severity = Severity.WARNING
     message = (
-        "tools= comes from MCP list_tools() {detail}: the server decides the order and the set, and tools render "
+        "{slot} comes from MCP list_tools() {detail}: the server decides the order and the set, and tools render "
         "first, so a reorder or change invalidates the whole prefix; list once and sort by name"
     )
 
@@ -83,17 +84,17 @@ class McpToolsUnsorted(FlowRule):
 
     def issue_message(self, issue) -> str:
         if issue.detail != "unsorted":
-            return self.message.format(detail="again on every turn")
+            return self.message.format(detail="again on every turn", slot=tools_label(issue.slot))
         origins = [s.origin for s in issue.sources if s.kind == S.MCP]
         where = {self._function_of(o) for o in origins if o is not None and not self.flow.turns.per_turn(o)
                  and self._stored(o)}
         if len(where) == 1 and len(origins) == 1 and None not in where:
             # camel's `connect()` lists once per connection and keeps the list: "list once" is done already
-            return self.once_message.format(function=where.pop())
-        return self.message.format(detail="without sorting by name")
+            return self.once_message.format(function=where.pop(), slot=tools_label(issue.slot))
+        return self.message.format(detail="without sorting by name", slot=tools_label(issue.slot))
 
     once_message = (
-        "tools= comes from MCP list_tools() in {function}(), unsorted, in the order the server "
+        "{slot} comes from MCP list_tools() in {function}(), unsorted, in the order the server "
         "gives, which a reconnect or a new server version may change; tools render first, so that invalidates the "
         "whole prefix; sort by name where it is listed"
     )

@@ -14,6 +14,7 @@ from promptcache.lint import sources as S
 from promptcache.lint.elements import sort_fix
 from promptcache.lint.finding import Applicability, Severity
 from promptcache.lint.rule import FlowRule, Invalid, NodeFix
+from promptcache.lint.flow_facts import tools_label
 
 _CLAUDE = "import anthropic\nclient = anthropic.Anthropic()\n"
 _OPENAI = "from openai import OpenAI\nclient = OpenAI()\n"
@@ -95,7 +96,7 @@ class ToolsFromUnorderedCollection(FlowRule):
     severity = Severity.ERROR
     fixable = "unsafe"
     message = (
-        "tools= comes from {detail} without sorted(): {reason}, "
+        "{slot} comes from {detail} without sorted(): {reason}, "
         "and tools render first, so workers send different prefixes; sort the tools by name"
     )
 
@@ -135,7 +136,7 @@ class ToolsFromUnorderedCollection(FlowRule):
 
     def issue_message(self, issue) -> str:
         reason = _COMPLETION_REASON if S.completion_order(issue.detail) else _HASH_REASON
-        return self.message.format(detail=issue.detail, slot=issue.slot.label, reason=reason)
+        return self.message.format(detail=issue.detail, slot=tools_label(issue.slot), reason=reason)
 
     def issue_fix(self, issue) -> NodeFix:
         """``sorted(...)`` with the key the elements need (:mod:`promptcache.lint.elements`), at every read of

@@ -37,6 +37,7 @@ class Issue:
     more_slots: list[Slot] = field(default_factory=list)
     origin: cst.CSTNode | None = None  # where the first source starts (the listing call of PC302), when known
     fixed_call_only: bool = False  # stands only if an importer calls the builder with fixed arguments (cross_module)
+    caller_decides: bool = False  # a builder's parameters only: stands only if no importer's analysis sees the call
     weight: Weight | None = None  # a one-shot request's literal text: PC102 is info below the minimum (cross_module)
 
 
@@ -104,4 +105,10 @@ def dedupe(issues: list[Issue]) -> list[Issue]:
     return list(seen.values())
 
 
-__all__ = ["Flow", "Issue", "dedupe", "identity"]
+def tools_label(slot: Slot) -> str:
+    """How a message names where a tool list goes: the request option (``tools=``, a wrapper's ``tool_specs=``) or
+    ``bind_tools()``; ``tools=`` for a tool builder or constant, whose list is sent as the tools."""
+    return slot.label if slot.label.endswith(("=", "bind_tools()")) else "tools="
+
+
+__all__ = ["Flow", "Issue", "dedupe", "identity", "tools_label"]

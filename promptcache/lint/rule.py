@@ -162,7 +162,7 @@ class FlowRule(LintRule):
 
         found = [issue for flow in self.flows() for issue in self.findings(flow)]
         if self.one_per_node:
-            found = self._reported_at_use(self._reported_at_source(dedupe(found)))
+            found = self._reported_at_caller(self._reported_at_use(self._reported_at_source(dedupe(found))))
         return self.flow.innermost(found) if self.innermost_only else found
 
     def _reported_at_source(self, issues: list) -> list:
@@ -200,6 +200,48 @@ class FlowRule(LintRule):
                 out.append(i)
                 returned.add(key)
         return out
+
+    def _reported_at_caller(self, issues: list) -> list:
+        """Drop an issue at a prompt builder's return whose sources are all its parameters (or those of the
+        functions it calls) when another issue of this rule, in the function of each call of the builder in the
+        module, names a source of what that call passes: the caller's value is reported where it enters the prompt
+        (deer-flow's ``get_skills_prompt_section(user_id)`` inside ``apply_prompt_template(user_id)``: one problem,
+        one report; issue 11). A builder the module never calls is left to its importers' analysis
+        (``Issue.caller_decides``, settled by :mod:`promptcache.lint.cross_module`)."""
+        flow = self.flow
+        kept = list(issues)
+        changed = True
+        while changed:
+            changed = False
+            for i in kept:
+                if i.slot.kind != "builder" or not i.sources or not all(self._parameter_read(s) for s in i.sources):
+                    continue
+                calls = flow.calls_of(i.slot.scope)
+                i.caller_decides = not calls
+                if calls and all(self._named_by_caller(i, call, scope, kept) for call, scope in calls):
+                    kept.remove(i)
+                    changed = True
+                    break
+        return kept
+
+    def _named_by_caller(self, issue, call: cst.Call, scope, issues: list) -> bool:
+        """Another of ``issues``, in the function making ``call`` (not ``issue``'s builder itself), names a source
+        of what ``call`` passes."""
+        caller = self.flow.holder_of(scope)
+        if caller is None or caller is issue.slot.scope:
+            return False
+        passed = self.flow.taint.union((a.value for a in call.args), scope)
+        return any(j is not issue and self.flow.holder_of(j.slot.scope) is caller and not passed.isdisjoint(j.sources)
+                   for j in issues)
+
+    def _parameter_read(self, source) -> bool:
+        """``source`` is a parameter of a function of this module, or a read of one by name."""
+        if source.kind == S.PARAM:
+            return True
+        origin = source.origin
+        scope = self.flow.scope_at(origin) if isinstance(origin, cst.Name) else None
+        holder = self.flow.holder_of(scope) if scope is not None else None
+        return holder is not None and origin.value in holder.params
 
     def owned_by(self, flow, *owners: tuple[str, str]) -> bool:
         """The fact is another rule's finding: it carries one of the ``(source kind, rule code)`` pairs and that

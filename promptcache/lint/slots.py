@@ -419,9 +419,10 @@ def tool_slots(flow: FlowAnalysis) -> list[Slot]:
         sink = flow.sinks.sink_at(call, scope)
         if sink is not None or (flow.is_llm_file and agent_call(call)):  # (a sink: also the tools its map names)
             expr = sink.kw("tools") if sink is not None else argument(call, "tools")
+        label = sink.label("tools") if sink is not None else "tools="
         if expr is None and flow.is_llm_file and isinstance(call.func, cst.Attribute) and call.func.attr.value == "bind_tools" and call.args:
-            expr = call.args[0].value
-        c.add("tools", expr, scope, sink.label("tools") if sink is not None else "tools=", sink)
+            expr, label = call.args[0].value, "the list passed to bind_tools()"
+        c.add("tools", expr, scope, label, sink)
     for req in requests(flow):  # `tools` of a `**params` request dict
         if req.sink.kw("tools") is None:
             for expr, scope in sent_values(req, "tools"):

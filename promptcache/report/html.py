@@ -70,7 +70,7 @@ def bar_svg(row: Row, longest: int) -> str:
 
 def _cause_badge(row: Row) -> str:
     if row.error:
-        return f'<span class="cause bad">refused</span>'
+        return '<span class="cause bad">refused</span>'
     if row.cause is None:
         return '<span class="cause hit">hit</span>'
     kind = "ok" if row.expected else "bad"

@@ -31,7 +31,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import statistics
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any

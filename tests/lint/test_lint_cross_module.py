@@ -177,7 +177,10 @@ def test_where_an_imported_prompt_lands(body, landing):
         "def run(q, history, other):\n"
         f"    {body}\n"
     )
-    assert _uses(code) == {".prompts.build_prompt": (landing,) if isinstance(landing, str) else landing}
+    landed = {landing} if isinstance(landing, str) else set(landing)
+    if landed - {"after"}:  # P(q): the request's text, no clock, id or identity read that this file's rules report
+        landed.add("opaque-call")
+    assert _uses(code) == {".prompts.build_prompt": tuple(sorted(landed))}
 
 
 def test_an_expected_value_in_a_test_is_not_a_use():
@@ -307,3 +310,37 @@ def test_a_fixed_call_sent_after_the_prefix_does_not_settle_the_template_clock(w
                                     "messages=[{'role': 'user', 'content': build_system_prompt('a pirate')}]")
     root = write_tree({"bot/__init__.py": "", "bot/prompts.py": _BUILDER, "bot/main.py": app})
     assert _lint(run_cli, root) == []
+
+
+_SKILLS = ("def get_skills_prompt_section(user_id):\n    return 'Skills: ' + ', '.join(load_skills(user_id))\n\n\n"
+           "def apply_prompt_template(user_id):\n    section = get_skills_prompt_section(user_id=user_id)\n"
+           "    return f'You are helpful.\\n{section}'\n")
+
+
+def _skills_app(argument: str) -> str:
+    return ("import anthropic\n\nfrom .prompts import apply_prompt_template\n\nclient = anthropic.Anthropic()\n\n\n"
+            "def ask(request, user_id, q):\n    uid = lookup(request)\n"
+            f"    return client.messages.create(model='m', max_tokens=9, system=apply_prompt_template({argument}), "
+            "messages=[{'role': 'user', 'content': q}])\n")
+
+
+@pytest.mark.parametrize(("argument", "expected"), [
+    # the importer passes an identity read: its own PC102 names it, where it enters the prompt; one report
+    ("user_id", [("main.py", "PC102", 10)]),
+    # the importer passes what its rules do not see as per-request: the builder's report is the only one
+    ("uid", [("prompts.py", "PC102", 6)]),
+])
+def test_a_builder_whose_parameters_reach_its_text_is_reported_where_its_importer_passes_them(
+        write_tree, run_cli, argument, expected):
+    # deer-flow (stop 40): apply_prompt_template(user_id) in prompt.py and its call in agent.py were two reports of
+    # one problem; get_skills_prompt_section(), which apply_prompt_template calls, was a third (the rule cases).
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": _SKILLS, "bot/main.py": _skills_app(argument)})
+    assert _lint(run_cli, root, extra=("--select", "PC102")) == expected
+    assert _lint(run_cli, root / "bot" / "prompts.py", extra=("--select", "PC102")) == [
+        e for e in expected if e[0] == "prompts.py"]  # named alone: its importers are looked up
+
+
+def test_a_builder_of_parameters_without_a_known_use_keeps_its_report(write_tree, run_cli):
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": _SKILLS,
+                       "bot/main.py": "import anthropic\n\nfrom . import prompts\n"})
+    assert _lint(run_cli, root, extra=("--select", "PC102")) == [("prompts.py", "PC102", 6)]

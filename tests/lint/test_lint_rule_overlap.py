@@ -42,3 +42,28 @@ def test_an_ignored_rule_hides_nothing():
 
 def test_a_file_level_noqa_counts_as_not_enabled():
     assert _codes("# promptcache: noqa: PC101\n" + VOLATILE_PER_REQUEST) == [("PC102", 8)]
+
+
+# deer-flow (stop 40): a user's id handed down a chain of prompt builders, then sent as the system message.
+BUILDER_CHAIN = (
+    "from openai import OpenAI\nclient = OpenAI()\n"
+    "def get_skills_prompt_section(user_id):\n    return 'Skills: ' + ', '.join(load_skills(user_id))\n"
+    "def apply_prompt_template(user_id):\n    section = get_skills_prompt_section(user_id=user_id)\n"
+    "    return f'You are helpful.\\n{section}'\n"
+    "def answer(user_id, q):\n    system = apply_prompt_template(user_id)\n"
+    "    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, q])\n"
+)
+
+
+def test_a_chain_of_builders_is_reported_where_the_request_reads_it():
+    # once, where the id enters the request; not again at each builder's return
+    assert _codes(BUILDER_CHAIN) == [("PC102", 9)]
+
+
+def test_a_builder_called_with_what_its_caller_does_not_report_keeps_its_report():
+    # `load_user()` is no clock, id or parameter the caller's rules name: the builder's return is the one report
+    code = BUILDER_CHAIN.replace("system = apply_prompt_template(user_id)", "system = apply_prompt_template(load_user())")
+    assert _codes(code) == [("PC102", 6)]
+    # the caller's request parameter is named there, at the request: one report
+    code = BUILDER_CHAIN.replace("system = apply_prompt_template(user_id)", "system = apply_prompt_template(lookup(q))")
+    assert _codes(code) == [("PC102", 9)]

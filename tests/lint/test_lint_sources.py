@@ -275,3 +275,24 @@ def test_a_user_beside_a_clock_is_reported_by_both_rules():
     assert found == [("PC101", 6, "`datetime.date.today()` (line 5)"),
                      ("PC102", 6, "`customer_name` (line 5)"),  # an identity by its name (newcomer helper-88)
                      ("PC101", 8, "`session_id`")]
+
+
+def test_an_unordered_tool_list_is_named_by_where_it_is_passed():
+    # Stop 39's open list: `.bind_tools(list(set(...)))` and a table-mapped `tool_specs=` said "tools=".
+    from lint_rules.ordering import ToolsFromUnorderedCollection
+    from promptcache.lint.config import LintConfig
+    from promptcache.lint.extra_sinks import parse_entry
+
+    code = ("from langchain_openai import ChatOpenAI\n"
+            "def run(q, registry):\n"
+            "    llm = ChatOpenAI(model='gpt-4o').bind_tools(list(set(registry)))\n"
+            "    return llm.invoke([('system', 'Be brief.'), ('human', q)])\n")
+    assert only(code, ToolsFromUnorderedCollection).message.startswith(
+        "the list passed to bind_tools() comes from set() without sorted(): set order varies")
+    # a wrapper's own option, mapped by an extra-sinks table, by its name
+    wrapper = ("from openai import OpenAI\n"
+               "def run(client, q, registry):\n"
+               "    return client.complete(tool_specs=list(set(registry)), messages=[q])\n")
+    config = LintConfig(extra_sinks=(parse_entry({"call": "*.complete", "tools": "tool_specs", "messages": "messages"}),))
+    findings = lint_text(wrapper, [ToolsFromUnorderedCollection], config=config)
+    assert [f.message.split(" without")[0] for f in findings] == ["tool_specs= comes from set()"]
