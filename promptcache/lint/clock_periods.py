@@ -86,28 +86,46 @@ def method_period(method: str, call: cst.Call) -> str:
 
 
 def division_period(op: cst.BinaryOperation, index: ModuleIndex, scope: Scope) -> str:
-    """``time.time() // 3600``: a timestamp in seconds divided down to hours (at least a minute's 60). Only when
-    the left side is one (:func:`_seconds`): not milliseconds, nanoseconds, an id or a random number."""
+    """``time.time() // 3600``: a timestamp divided down to at least a minute. The divisor is read in the
+    timestamp's unit (:func:`_unit`): ``time.time_ns() // 60_000_000_000`` and ``int(time.time() * 1000) // 60000``
+    keep minutes too. Not an id, a random number or a number of unknown unit."""
     divisor = int_value(op.right) if isinstance(op.operator, cst.FloorDivide) else None
-    if divisor is None or divisor < 60 or not _seconds(op.left, index, scope):
+    unit = _unit(op.left, index, scope) if divisor is not None else None
+    if unit is None or divisor * unit < 60:
         return ""
-    return "minute" if divisor < 3600 else "hour" if divisor < 86400 else "day"
+    seconds = divisor * unit
+    return "minute" if seconds < 3600 else "hour" if seconds < 86400 else "day"
 
 
-def _seconds(expr: cst.BaseExpression, index: ModuleIndex, scope: Scope, depth: int = 0) -> bool:
-    """``expr`` is a timestamp in seconds: ``time.time()`` or ``now.timestamp()``, maybe through ``int()`` /
-    ``float()`` / ``round()``, or a name bound only to one."""
+_NS = 1e-9
+
+
+def _unit(expr: cst.BaseExpression, index: ModuleIndex, scope: Scope, depth: int = 0) -> float | None:
+    """The seconds one unit of the timestamp ``expr`` stands for: 1 for ``time.time()`` and ``now.timestamp()``,
+    1e-9 for ``time.time_ns()``, scaled by a product or a floor division with a number (``time.time() * 1000``:
+    milliseconds), maybe through ``int()`` / ``float()`` / ``round()``, or of a name bound only to one; None when
+    ``expr`` is no timestamp."""
     while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("int", "float", "round") \
             and len(expr.args) == 1:
         expr = expr.args[0].value
     if isinstance(expr, cst.Call):
-        return index.qualified(expr.func, scope) == "time.time" or (
-            isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "timestamp" and not expr.args)
+        qualified = index.qualified(expr.func, scope)
+        if qualified == "time.time" or isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "timestamp" \
+                and not expr.args:
+            return 1.0
+        return _NS if qualified == "time.time_ns" else None
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Multiply, cst.FloorDivide)):
+        factor = int_value(expr.right)
+        unit = _unit(expr.left, index, scope, depth) if factor else None
+        if unit is None:
+            return None
+        return unit / factor if isinstance(expr.operator, cst.Multiply) else unit * factor
     if isinstance(expr, cst.Name) and depth < 2:
         bindings = index.lookup(expr.value, scope)[1]
-        return bool(bindings) and all(b.kind == "assign" and isinstance(b.value, cst.BaseExpression)
-                                      and _seconds(b.value, index, b.scope, depth + 1) for b in bindings)
-    return False
+        units = {_unit(b.value, index, b.scope, depth + 1) if b.kind == "assign" and isinstance(b.value, cst.BaseExpression)
+                 else None for b in bindings}
+        return units.pop() if len(units) == 1 else None
+    return None
 
 
 def format_periods(template: cst.BaseExpression, call: cst.Call) -> dict[int, str]:

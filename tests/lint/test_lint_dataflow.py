@@ -228,6 +228,11 @@ def test_field_taint_is_memoised_on_long_rebinding_chains():
         ("{int(time.time_ns() // 1000000)}", "on every request", "error"),
         ("{uuid.uuid4().int // 100000}", "on every request", "error"),
         ("{random.randint(0, 10**9) // 3600}", "on every request", "error"),
+        # review helper-93: the divisor is read in the timestamp's unit
+        ("{int(time.time() * 1000) // 60000}", "every minute", "error"),
+        ("{int(time.time() * 1000) // 3600}", "on every request", "error"),
+        ("{time.time_ns() // 3_600_000_000_000}", "once an hour", "warning"),
+        ("{time.time_ns() // 1_000_000 // 86_400_000}", "once a day", "warning"),
     ],
 )
 def test_a_clock_read_as_a_date_changes_once_a_day(value, changes, severity):
