@@ -69,18 +69,18 @@ def _warn_about_sinks(result) -> None:
         entries = ", ".join(repr(entry) for entry in result.unmatched_sinks)
         click.echo(f"warning: extra-sinks {entries} named no call in the files linted.\n"
                    + _sink_forms(result.unmatched_sinks[0]), err=True)
-    for entry in result.unread_sinks:
-        text = (f"extra-sinks {entry!r}: some of its calls pass none of system=, messages=, tools=, model=, "
-                "instructions=, input=, contents=, so what they send is not checked. Map the wrapper's own "
-                "parameters with a table (a keyword by its name, a position as a number from 0), e.g.")
+    for entry, first in result.unread_sinks.items():
+        text = (f"extra-sinks {entry!r}: some of its calls (the first at {first}) pass none of system=, messages=, "
+                "tools=, model=, instructions=, input=, contents=, so what they send is not checked. Map the wrapper's "
+                "own parameters with a table (a keyword by its name, a position as a number from 0), e.g.")
         click.echo(_warning(text) + f'\n    {{call = "{entry}", system = "system_prompt", messages = "history"}}\n'
                    "  See docs/lint.md, Configuration.", err=True)
-    for entry in result.unresolved_sinks:
+    for entry, first in result.unresolved_sinks.items():
         cls, method = entry.rsplit(".", 2)[-2:]
         click.echo(_warning(
-            f"extra-sinks {entry!r}: some calls of .{method}() are on objects whose class the calling module does "
-            "not show (made by a function of another module, or a parameter without an annotation), so they are not "
-            f"checked. Annotate the object (llm: {cls}), or add '*.{method}' to match every call of .{method}()."),
+            f"extra-sinks {entry!r}: some calls of .{method}() (the first at {first}) are on objects whose class the "
+            "calling module does not show (made by a function of another module, or a parameter without an "
+            f"annotation), so they are not checked. Annotate the object (llm: {cls}), or add '*.{method}' to match every call of .{method}()."),
             err=True)
 
 

@@ -299,14 +299,21 @@ def _report(context: FileContext, visitors: list, data: bytes, rules, skip) -> F
 
 
 def _sinks_seen(context: FileContext) -> dict[str, tuple[str, ...]]:
-    """What this module shows of each ``extra-sinks`` entry (:attr:`FileResult.sinks_seen`; every call asked)."""
+    """What this module shows of each ``extra-sinks`` entry (:attr:`FileResult.sinks_seen`; every call asked):
+    ``named``, and ``unread:LINE`` / ``unresolved:LINE`` with the line of the first such call."""
     if not context.config.extra_sinks:
         return {}
     finder = context.flow.sinks
     finder.all()
-    facts = (("named", finder.matched), ("unread", finder.unread), ("unresolved", finder.unresolved))
-    return {entry: tuple(fact for fact, entries in facts if entry in entries)
-            for entry in sorted(finder.matched | finder.unresolved)}
+    firsts = {**finder.unread, **finder.unresolved}
+    lines = {id(call): r[0] for call, r in node_ranges(context.module, list(firsts.values())).items()} if firsts else {}
+    out = {}
+    for entry in sorted(finder.matched | finder.unresolved.keys()):
+        facts = ["named"] if entry in finder.matched else []
+        facts += [f"{fact}:{lines.get(id(calls[entry]), 0)}" for fact, calls in
+                  (("unread", finder.unread), ("unresolved", finder.unresolved)) if entry in calls]
+        out[entry] = tuple(facts)
+    return out
 
 
 def _imports_code(index) -> bool:

@@ -185,11 +185,15 @@ class FlowRule(LintRule):
         """Drop an issue at a prompt builder's return whose sources are exactly those of an issue at a request slot:
         the system message a builder writes is reported there, not again at the ``return`` that hands it on (quivr's
         ``_define_custom_prompts()``; issue 11), nor at a second return of the same builder with the same sources
-        (R2R's ``_build_aware_system_instruction``: one date, two returns). Two request slots reading one source
+        (R2R's ``_build_aware_system_instruction``: one date, two returns; ``now = datetime.now()`` read as ``{now}``
+        in each return: the call, not the name reads, decides). Two request slots reading one source
         are two places to fix: both stay."""
         def origins(i) -> frozenset | None:
             found = [s.origin for s in i.sources]
-            return frozenset(map(id, found)) if found and None not in found else None
+            if found and None not in found:  # a clock-named read (`{now}` in each return) beside the clock: the clock
+                calls = [s.origin for s in i.sources if not (s.kind == S.VOLATILE and isinstance(s.origin, cst.Name))]
+                return frozenset(map(id, calls or found))
+            return None
 
         of = {id(i): origins(i) for i in issues}
         used = {of[id(i)] for i in issues if i.slot.kind != "builder"} - {None}

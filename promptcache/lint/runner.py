@@ -53,8 +53,8 @@ class LintResult:
     only ``--unsafe-fixes`` would fix; ``tests``: test files left out (not
     among ``files``; ``include-tests`` lints them); ``unmatched_sinks``: the ``extra-sinks`` entries that
     named no call in a run over folders only (a run over named files sees too little to say); ``unread_sinks`` /
-    ``unresolved_sinks``: those whose calls it cannot read, or whose objects' class it cannot see, in any run
-    (:func:`_sink_gaps`).
+    ``unresolved_sinks``: those whose calls it cannot read, or whose objects' class it cannot see, in any run, each
+    with the ``path:line`` of the first such call (:func:`_sink_gaps`).
     """
 
     findings: list[Finding] = field(default_factory=list)
@@ -72,8 +72,8 @@ class LintResult:
     unsafe_fixable: int = 0
     tests: int = 0
     unmatched_sinks: list[str] = field(default_factory=list)
-    unread_sinks: list[str] = field(default_factory=list)
-    unresolved_sinks: list[str] = field(default_factory=list)
+    unread_sinks: dict[str, str] = field(default_factory=dict)  # entry -> "path:line" of its first such call
+    unresolved_sinks: dict[str, str] = field(default_factory=dict)
 
     @property
     def cached(self) -> int:
@@ -265,12 +265,19 @@ def _unmatched_sinks(entries: tuple[str, ...], results: list[FileResult], source
         re.search(rb"\b" + re.escape(entry.rsplit(".", 1)[-1].encode()) + rb"\s*\(", data) for data in unseen)]
 
 
-def _sink_gaps(entries: tuple[str, ...], results: list[FileResult]) -> tuple[list[str], list[str]]:
+def _sink_gaps(entries: tuple[str, ...], results: list[FileResult]) -> tuple[dict[str, str], dict[str, str]]:
     """``(unread, unresolved)``: the ``extra-sinks`` entries with a call that passes none of the request options it
     can read (a wrapper with its own parameter names, named without a table), and the method entries whose method
-    is called on objects whose class the calling module does not show (a factory of another module)."""
-    facts = {entry: {fact for r in results for fact in r.sinks_seen.get(entry, ())} for entry in entries}
-    return [e for e in entries if "unread" in facts[e]], [e for e in entries if "unresolved" in facts[e]]
+    is called on objects whose class the calling module does not show (a factory of another module); each with the
+    ``path:line`` of its first such call, in the order of the files."""
+    gaps: tuple[dict[str, str], dict[str, str]] = ({}, {})
+    for r in results:
+        for entry, facts in r.sinks_seen.items():
+            for fact in facts:
+                kind, _, line = fact.partition(":")
+                if kind in ("unread", "unresolved"):
+                    gaps[kind == "unresolved"].setdefault(entry, f"{r.path}:{line}")
+    return tuple({e: gap[e] for e in entries if e in gap} for gap in gaps)  # type: ignore[return-value]
 
 
 def _named_modules_importers(named, scans, contents, modules: set[Path],

@@ -183,8 +183,8 @@ class SinkFinder:
         self._extra_methods = tuple((s, parts[:-1], parts[-1]) for s in extra_sinks
                                     if len(parts := [p for p in s.split(".") if p != "*"]) >= 2)
         self.matched: set[str] = set()
-        self.unread: set[str] = set()  # entries with a call that passes no request option it can read
-        self.unresolved: set[str] = set()  # method entries whose name is called on an object of unknown class
+        self.unread: dict[str, cst.Call] = {}  # entries with a call that passes no request option it can read -> the first
+        self.unresolved: dict[str, cst.Call] = {}  # method entries called on an object of unknown class -> the first
         self._entries: dict[cst.Call, list[str]] = {}
         self._arguments: dict[cst.Call, dict[str, tuple[int | str, ...]]] = {}
         self._memo: dict[cst.Call, Sink | None] = {}
@@ -204,8 +204,9 @@ class SinkFinder:
                 for a in call.args)):
             found = Sink(call, scope, api, self.arguments_of(call))
         elif api == "extra":  # it passes nothing by the SDKs' names and has no map: left to the other readings of
-            self.unread.update(e for e in self._entries.get(call, ()) if not e.startswith("*."))  # the call; the
-            # run says its entry needs a table
+            for entry in self._entries.get(call, ()):  # the call; the run says its entry needs a table
+                if not entry.startswith("*."):
+                    self.unread.setdefault(entry, call)
         self._memo[call] = found
         return found
 
@@ -278,8 +279,9 @@ class SinkFinder:
             found += [entry for entry, cls in wanted if any(b[-len(cls):] == cls or cls[-len(b):] == b for b in built)]
             if wanted and not any(b[-1][:1].isupper() for b in built):  # no class: `llm = get_llm()` of another
                 # module, `llm.ask(...)` of an unannotated parameter; said of a call that passes what it would read
-                self.unresolved.update(entry for entry, cls in wanted if not entry.startswith("*.")
-                                       and cls[-1][:1].isupper() and self._readable(entry, call))
+                for entry, cls in wanted:
+                    if not entry.startswith("*.") and cls[-1][:1].isupper() and self._readable(entry, call):
+                        self.unresolved.setdefault(entry, call)
         return list(dict.fromkeys(found))
 
     def all(self) -> list[Sink]:

@@ -65,7 +65,7 @@ def test_an_extra_sink_method_matches_calls_on_objects_of_its_class(write_tree, 
         ["myapp/app.py:12:45:", "myapp/app.py:17:36:", "myapp/app.py:21:36:"]
     # `bot.chat(...)` of an unannotated parameter: not matched, and said (a pattern matches it whatever its class)
     assert code == 1 and (err == "" if entry.startswith("*.") else err.startswith(
-        f"warning: extra-sinks {entry!r}: some calls of .chat() are on objects"))
+        f"warning: extra-sinks {entry!r}: some calls of .chat() (the first at\n  myapp/app.py:25) are on objects"))
 
 
 FORMS = """from dataclasses import dataclass
@@ -139,7 +139,8 @@ def test_every_extra_sink_entry_that_names_a_call_counts_and_imports_may_rename_
     code, out, err = run_cli("lint", "myapp", "--no-cache", "--select", "PC101", "--output-format", "concise")
     assert [line.split(" ")[0] for line in out.splitlines() if line.startswith("myapp/ask.py")] == \
         ["myapp/ask.py:5:26:", "myapp/ask.py:7:31:"]
-    assert code == 1 and err.startswith("warning: extra-sinks 'myapp.llm.LLM.chat': some calls of .chat() are on")
+    assert code == 1 and err.startswith("warning: extra-sinks 'myapp.llm.LLM.chat': some calls of .chat() (the first at\n"
+                                        "  myapp/app.py:25) are on")
 
 
 def test_an_extra_sink_that_names_no_call_is_a_warning(write_tree, run_cli):
@@ -204,10 +205,11 @@ def test_a_table_entry_maps_a_wrappers_own_parameter_names_and_positions(write_t
     # named without a table, the wrapper's calls are read as any agent call is (its `system_prompt=`, not positions:
     # naming it no longer hides that; newcomer helper-92), and the run says a table is needed
     assert code == 1 and [line.split(" [")[0] for line in out.splitlines() if "PC" in line] == ["myapp/bot.py:12:61: PC101"]
-    assert err == ("warning: extra-sinks 'myapp.llm.LLM.ask': some of its calls pass none of\n"
-                   "  system=, messages=, tools=, model=, instructions=, input=, contents=, so what\n"
-                   "  they send is not checked. Map the wrapper's own parameters with a table (a\n"
-                   "  keyword by its name, a position as a number from 0), e.g.\n"
+    assert err == ("warning: extra-sinks 'myapp.llm.LLM.ask': some of its calls (the first at\n"
+                   "  myapp/bot.py:12) pass none of system=, messages=, tools=, model=,\n"
+                   "  instructions=, input=, contents=, so what they send is not checked. Map the\n"
+                   "  wrapper's own parameters with a table (a keyword by its name, a position as a\n"
+                   "  number from 0), e.g.\n"
                    '    {call = "myapp.llm.LLM.ask", system = "system_prompt", messages = "history"}\n'
                    "  See docs/lint.md, Configuration.\n")
     code, out, err = run_cli("lint", "myapp", "--no-cache", "--config", f"extra-sinks = [{MAP}]")
@@ -302,8 +304,8 @@ def test_calls_on_objects_of_a_class_not_shown_are_said_to_be_unchecked(write_tr
     entry = '{call = "myapp.llm.LLM.ask", system = "system_prompt", messages = "history"}'
     code, out, err = run_cli("lint", "myapp", "--no-cache", "--config", f"extra-sinks = [{entry}]")
     assert code == 0 and out.startswith("No findings.")
-    assert err.startswith("warning: extra-sinks 'myapp.llm.LLM.ask': some calls of .ask() are on objects\n"
-                          "  whose class the calling module does not show") and "named no call" not in err
+    assert err.startswith("warning: extra-sinks 'myapp.llm.LLM.ask': some calls of .ask() (the first at\n"
+                          "  myapp/agent.py:7) are on objects whose class the calling module does not show") and "named no call" not in err
     assert "Annotate the object (llm: LLM), or add '*.ask'" in err.replace("\n  ", " ")
     code, out, err = run_cli("lint", "myapp", "--no-cache", "--config",
                              'extra-sinks = [{call = "*.ask", system = "system_prompt", messages = "history"}]')

@@ -67,3 +67,13 @@ def test_a_builder_called_with_what_its_caller_does_not_report_keeps_its_report(
     # the caller's request parameter is named there, at the request: one report
     code = BUILDER_CHAIN.replace("system = apply_prompt_template(user_id)", "system = apply_prompt_template(lookup(q))")
     assert _codes(code) == [("PC102", 9)]
+
+
+def test_one_clock_read_by_name_in_two_returns_is_one_report():
+    # review helper-93: `now = datetime.now()`, then `{now}` in each return; two clocks are two places to fix
+    code = ("import anthropic\nfrom datetime import datetime\n"
+            "def build_system_prompt(short):\n    now = datetime.now()\n"
+            "    if short:\n        return f'Be brief. Now: {now}'\n    return f'Be thorough. Now: {now}'\n"
+            "def build_other_prompt(short):\n"
+            "    if short:\n        return f'Be brief. Now: {datetime.now()}'\n    return f'Now: {datetime.now()}'\n")
+    assert _codes(code) == [("PC101", 6), ("PC101", 10), ("PC101", 11)]
