@@ -19,8 +19,12 @@ TAIL = ": {kw}= is {here} here but {there} {how} over the same history `{history
 
 
 def shown(key: str) -> str:
-    """A key as the message shows it."""
-    return "not passed" if key == ABSENT else key
+    """A key as the message shows it: on one line, and at most 60 characters of quoted code (newcomer helper-97:
+    a comprehension over three lines broke the one-line report)."""
+    if key == ABSENT:
+        return "not passed"
+    text = " ".join(key.split())
+    return text if len(text) <= 60 or not text.startswith("`") else text[:56] + "...`"
 
 
 class OptionChurnRule(LintRule):

@@ -62,18 +62,29 @@ def _check_codes(options: dict[str, tuple[str, ...] | None], overrides: list[str
         raise ConfigError(f"--config: {exc}") from None
 
 
-def _warn_about_sinks(result) -> None:
+def _warn_about_sinks(result, config) -> None:
     """The run's warnings about ``extra-sinks`` entries: one that named no call, one whose calls pass nothing it
-    can read (a wrapper's own parameter names), one whose method is called on objects of a class not shown."""
+    can read (a wrapper's own parameter names; with a table, none of the arguments it maps), one whose method is
+    called on objects of a class not shown."""
     if result.unmatched_sinks:
         entries = ", ".join(repr(entry) for entry in result.unmatched_sinks)
         click.echo(f"warning: extra-sinks {entries} named no call in the files linted.\n"
                    + _sink_forms(result.unmatched_sinks[0]), err=True)
+    maps = {sink.call: sink.arguments for sink in config.extra_sinks}
     for entry, first in result.unread_sinks.items():
+        if maps.get(entry):
+            mapped = ", ".join(f"{option} = {_toml(sources)}" for option, sources in maps[entry])
+            click.echo(_warning(
+                f"extra-sinks {entry!r}: some of its calls (the first at {first}) pass none of the arguments its "
+                f"table maps ({mapped}), so what they send is not checked. A call that passes them by position needs "
+                "the position too (counted from 0, self not counted), e.g.") + "\n    "
+                + f'{{call = "{entry}", system = ["system_prompt", 1], messages = ["history", 2]}}\n'
+                "  See docs/lint.md, Configuration.", err=True)
+            continue
         text = (f"extra-sinks {entry!r}: some of its calls (the first at {first}) pass none of system=, messages=, "
                 "tools=, model=, instructions=, input=, contents=, so what they send is not checked. Map the wrapper's "
                 "own parameters with a table (a keyword by its name, a position as a number from 0), e.g.")
-        click.echo(_warning(text) + f'\n    {{call = "{entry}", system = "system_prompt", messages = "history"}}\n'
+        click.echo(_warning(text) + f'\n    {{call = "{entry}", system = ["system_prompt", 1], messages = ["history", 2]}}\n'
                    "  See docs/lint.md, Configuration.", err=True)
     for entry, first in result.unresolved_sinks.items():
         cls, method = entry.rsplit(".", 2)[-2:]
@@ -82,6 +93,12 @@ def _warn_about_sinks(result) -> None:
             "calling module does not show (made by a function of another module, or a parameter without an "
             f"annotation), so they are not checked. Annotate the object (llm: {cls}), or add '*.{method}' to match every call of .{method}()."),
             err=True)
+
+
+def _toml(sources: tuple) -> str:
+    """A table value as written: ``"history"``, ``1``, ``["history", 2]``."""
+    items = [f'"{x}"' if isinstance(x, str) else str(x) for x in sources]
+    return items[0] if len(items) == 1 else "[" + ", ".join(items) + "]"
 
 
 def _warning(text: str) -> str:
@@ -206,7 +223,7 @@ def lint(paths, select, extend_select, ignore, fail_on, exit_zero, output_format
     if not result.files and not result.tests:
         click.echo("warning: no Python files to lint under the given paths (none there, or all excluded)", err=True)
     else:
-        _warn_about_sinks(result)
+        _warn_about_sinks(result, config)
     to_stderr = output_format in MACHINE_FORMATS or output_file is not None
     if stdin_filename is not None and fix:  # ruff's convention: the fixed source on stdout, the report on stderr
         sys.stdout.buffer.write(result.fixes[0].after if result.fixes else stdin)

@@ -79,10 +79,11 @@ class FlowAnalysis:
     # -- module facts --------------------------------------------------------
     @cached_property
     def is_llm_file(self) -> bool:
-        """Imports an LLM SDK, contains a sink (a request sent with keywords or ``**params``) or builds a
-        PromptBuilder layer, or is a prompt module imported by one."""
-        return (self.index.imports_llm or self.prompt_module or bool(self.sinks.all()) or bool(self.builder_calls)
-                or bool(requests(self)))
+        """Imports an LLM SDK, contains a sink (a request sent with keywords or ``**params``, or a call that an
+        ``extra-sinks`` entry names, whatever it passes) or builds a PromptBuilder layer, or is a prompt module
+        imported by one."""
+        return (self.index.imports_llm or self.prompt_module or bool(self.sinks.all()) or bool(self.sinks.matched)
+                or bool(self.builder_calls) or bool(requests(self)))
 
     @cached_property
     def message_lists(self) -> list:

@@ -117,6 +117,9 @@ def _pairs(flow: FlowAnalysis, node: cst.CSTNode):
 
 def shared_pairs(flow: FlowAnalysis) -> list[Pair]:
     """Every pair of requests of one function that send the same history and can both run over it."""
+    def summary_call(req: Request) -> bool:
+        return flow.sinks.asks_to_summarise(req.call, req.scope)
+
     by_holder: dict[int, list[Request]] = {}
     for req in requests(flow):
         holder = flow.holder_of(req.scope)
@@ -130,6 +133,8 @@ def shared_pairs(flow: FlowAnalysis) -> list[Pair]:
             for earlier in sinks[:i]:
                 if earlier.api != later.api or not (refs[id(earlier)] & refs[id(later)]):
                     continue  # another provider is another cache anyway (a per-deployment choice)
+                if summary_call(earlier) or summary_call(later):
+                    continue  # a side-call asking to summarise has a prefix of its own (newcomer helper-97)
                 branch = _branching(flow, earlier.call, later.call)
                 if branch is not None and not (
                         (persistent(flow, later) or flow.facts.loop_of(later.call) or flow.facts.loop_of(earlier.call))

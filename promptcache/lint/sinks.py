@@ -203,8 +203,11 @@ class SinkFinder:
                 (a.star == "**" and api == "extra") or a.keyword is not None and a.keyword.value in SINK_KEYWORDS
                 for a in call.args)):
             found = Sink(call, scope, api, self.arguments_of(call))
-        elif api == "extra":  # it passes nothing by the SDKs' names and has no map: left to the other readings of
-            for entry in self._entries.get(call, ()):  # the call; the run says its entry needs a table
+        if api == "extra" and (found is None or call in self._arguments and not self._mapped_read(call)):
+            # it passes nothing by the SDKs' names and has no map (left to the other readings of the call), or none of
+            # the arguments its table maps (`ask(q, prompt, history)` against `system = "system_prompt"`, newcomer
+            # helper-95): the run says so, naming the first such call
+            for entry in self._entries.get(call, ()):
                 if not entry.startswith("*."):
                     self.unread.setdefault(entry, call)
         self._memo[call] = found
@@ -250,6 +253,12 @@ class SinkFinder:
         if any(entry in self._maps for entry in entries):  # the map of the entry first in the config wins
             self._arguments[call] = {k: v for entry in reversed(entries) for k, v in self._maps.get(entry, {}).items()}
         return "extra" if entries else None
+
+    def _mapped_read(self, call: cst.Call) -> bool:
+        """A call of a mapped entry passes something read: an argument a table maps, an SDK keyword, or ``*args`` /
+        ``**kwargs`` (what they hold is not known)."""
+        return any(a.star or a.keyword is not None and a.keyword.value in SINK_KEYWORDS for a in call.args) \
+            or any(self._readable(entry, call) for entry in self._entries.get(call, ()))
 
     def _readable(self, entry: str, call: cst.Call) -> bool:
         """``call`` passes a request option that ``entry`` would read: an SDK keyword, or an argument its map names."""

@@ -1,14 +1,11 @@
 """Taint propagation within one module.
 
-``TaintEngine.of(expr, scope)`` answers "which sources can reach the value of
-``expr``?" as a frozen set of :class:`Source`. Propagation follows
-lint-rules.md: assignment, augmented assignment, unpacking, walrus, f-strings,
-``%``, ``.format``, ``+``, ``str()``, ``join``, ``textwrap.dedent``,
-list/dict literals, subscripts, ``.append/.extend/.insert``, ``await``,
-conditional expressions, ``self.attr`` by class; calls (sources, sanitisers and
-function returns through per-function summaries) are :mod:`promptcache.lint.call_taint`'s,
-the part of a value a source reaches (tuple elements, fields, dict entries)
-:mod:`promptcache.lint.fields`'.
+``TaintEngine.of(expr, scope)`` answers "which sources can reach the value of ``expr``?" as a frozen set of
+:class:`Source`. Propagation follows lint-rules.md: assignment, augmented assignment, unpacking, walrus, f-strings,
+``%``, ``.format``, ``+``, ``str()``, ``join``, ``textwrap.dedent``, list/dict literals, subscripts,
+``.append/.extend/.insert``, ``await``, conditional expressions, ``self.attr`` by class; calls (sources, sanitisers
+and function returns through per-function summaries) are :mod:`promptcache.lint.call_taint`'s, the part of a value a
+source reaches (tuple elements, fields, dict entries) :mod:`promptcache.lint.fields`'.
 
 It is flow-insensitive: a name carries the union of all its bindings, less the plain assignments of its
 function that cannot run before the read (:mod:`promptcache.lint.binding_order`).
@@ -210,9 +207,12 @@ class TaintEngine(CallTaint, FieldSensitivity):
         return frozenset(out)
 
     def _static(self, e: cst.BaseExpression, scope: Scope) -> bool:
-        """True for static text: a literal with letters or digits, or an untainted expression (a constant)."""
+        """True for static text: a literal with letters or digits, an untainted expression (a constant), or a sum
+        holding one (``SYSTEM + "\\n".join(shuffled)``: the prompt's text is there; newcomer helper-95)."""
         if isinstance(e, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
             return has_text(e)
+        if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Add):
+            return self._static(e.left, scope) or self._static(e.right, scope)
         return not self.of(e, scope)
 
     # -- names -----------------------------------------------------------------

@@ -210,8 +210,14 @@ def test_a_table_entry_maps_a_wrappers_own_parameter_names_and_positions(write_t
                    "  instructions=, input=, contents=, so what they send is not checked. Map the\n"
                    "  wrapper's own parameters with a table (a keyword by its name, a position as a\n"
                    "  number from 0), e.g.\n"
-                   '    {call = "myapp.llm.LLM.ask", system = "system_prompt", messages = "history"}\n'
+                   '    {call = "myapp.llm.LLM.ask", system = ["system_prompt", 1], messages = ["history", 2]}\n'
                    "  See docs/lint.md, Configuration.\n")
+    # a table of keywords only, with calls that pass by position: still said, with the table it has
+    names_only = '{call = "myapp.llm.LLM.ask", system = "system_prompt", messages = "history"}'
+    code, out, err = run_cli("lint", "myapp", "--no-cache", "--config", f"extra-sinks = [{names_only}]")
+    assert err.startswith("warning: extra-sinks 'myapp.llm.LLM.ask': some of its calls (the first at\n"
+                          "  myapp/bot.py:15) pass none of the arguments its table maps (messages =\n"
+                          '  "history", system = "system_prompt")'), err
     code, out, err = run_cli("lint", "myapp", "--no-cache", "--config", f"extra-sinks = [{MAP}]")
     assert [line.split(" [")[0] for line in out.splitlines() if line.startswith("myapp/")] == [
         "myapp/bot.py:12:61: PC101", "myapp/bot.py:15:51: PC101", "myapp/bot.py:18:62: PC301"]
@@ -349,3 +355,16 @@ def test_the_map_of_the_entry_first_in_the_config_wins_and_dicts_are_read_by_it(
     code, _, err = run_cli("lint", "myapp", "--config", "extra-sinks = ['*.ask', {call = '*.ask', system = 1}]")
     assert code == 2 and err == "error: --config: extra-sinks: '*.ask' is named twice; give one entry per call (a " \
                                 "table maps all its options)\n"
+
+
+def test_a_file_whose_only_llm_call_is_a_named_wrapper_is_linted(write_tree, run_cli, monkeypatch):
+    # newcomer helper-97: docs/lint.md says a named wrapper's `system_prompt=` is read as an agent's; a file whose
+    # only LLM call passed nothing by the SDKs' names was no LLM file, so nothing in it was checked
+    app = ("from datetime import datetime\n\nfrom myapp.llm import LLM\n\nllm = LLM()\n\n\n"
+           "def handle(q, user_name):\n    return llm.ask(q, system_prompt=f'User: {user_name}')\n\n\n"
+           "def handle2(q):\n    return llm.ask(q, system_prompt=f'Now: {datetime.now()}')\n")
+    root = write_tree({"myapp/__init__.py": "", "myapp/llm.py": OWN_NAMES, "myapp/app.py": app})
+    monkeypatch.chdir(root)
+    code, out, err = run_cli("lint", "myapp", "--no-cache", "--config", "extra-sinks = ['myapp.llm.LLM.ask']")
+    assert [line.split(" [")[0] for line in out.splitlines() if "PC" in line] == [
+        "myapp/app.py:9:46: PC102", "myapp/app.py:13:45: PC101"]

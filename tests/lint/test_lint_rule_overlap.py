@@ -77,3 +77,41 @@ def test_one_clock_read_by_name_in_two_returns_is_one_report():
             "def build_other_prompt(short):\n"
             "    if short:\n        return f'Be brief. Now: {datetime.now()}'\n    return f'Now: {datetime.now()}'\n")
     assert _codes(code) == [("PC101", 6), ("PC101", 10), ("PC101", 11)]
+
+
+def test_a_shuffle_beside_per_request_data_is_two_problems():
+    # newcomer helper-95: `SYSTEM + "\n".join(shuffled) + json.dumps(profile)` gave PC303 only, and nothing with
+    # --ignore PC303: the prompt's text sits in the shuffled operand, so `profile` was not read as templated
+    code = ("import json, random\nimport anthropic\nclient = anthropic.Anthropic()\nSYSTEM = 'You are helpful.'\n"
+            "EXAMPLES = ['ex1', 'ex2']\n"
+            "def ask(history, profile: dict):\n    ex = EXAMPLES[:]\n    random.shuffle(ex)\n"
+            "    return client.messages.create(model='m', max_tokens=9, system=SYSTEM + '\\n'.join(ex) + json.dumps(profile),\n"
+            "                                  messages=history)\n")
+    assert _codes(code) == [("PC102", 9), ("PC303", 8)]
+    assert _codes(code, ignore=("PC303",)) == [("PC102", 9)]
+
+
+# newcomer helper-97: a summary side-call over the history, then the main call with tools over the summary
+SUMMARY_THEN_TOOLS = (
+    "import anthropic\nclient = anthropic.Anthropic()\n"
+    "TOOLS = [{'name': n, 'description': n, 'input_schema': {'type': 'object'}}\n"
+    "         for n in sorted({'search', 'refund'})]\n"
+    "class Bot:\n    def __init__(self):\n        self.history = []\n"
+    "    def ask(self, question):\n        self.history.append({'role': 'user', 'content': question})\n"
+    "        s = client.messages.create(model='m', max_tokens=9, system='Summarise this chat.', messages=self.history)\n"
+    "        self.history = [{'role': 'user', 'content': s.content[0].text}]\n"
+    "        return client.messages.create(model='m', max_tokens=9, system='Help.', messages=self.history, tools=TOOLS)\n"
+)
+
+
+def test_a_summary_side_call_is_no_call_of_the_conversation_for_option_churn():
+    # its prompt is its own, so its cache is too: no PC306 beside the PC201 that reports the summary
+    assert _codes(SUMMARY_THEN_TOOLS) == [("PC201", 10)]
+
+
+def test_option_churn_quotes_code_on_one_line():
+    from lint_rules.tool_set import PerCallToolSet
+
+    code = SUMMARY_THEN_TOOLS.replace("'Summarise this chat.'", "'Answer.'").replace("tools=TOOLS", "tools=[\n            t for t in TOOLS if t['name'] != question]")
+    [finding] = lint_text(code, [PerCallToolSet])
+    assert "\n" not in finding.message and "tools= is `[ t for t in TOOLS if t['name'] != question]` here" in finding.message
