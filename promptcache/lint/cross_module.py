@@ -31,8 +31,8 @@ from pathlib import Path
 from promptcache.lint import prefilter
 from promptcache.lint.filelint import FileResult
 from promptcache.lint.finding import Finding, Severity
-from promptcache.lint.prompt_definitions import CALLER_DECIDES, FIXED_CALL_ONLY
-from promptcache.lint.prompt_places import FIXED_CALL, OPAQUE_CALL
+from promptcache.lint.prompt_definitions import FIXED_CALL_ONLY
+from promptcache.lint.prompt_places import FIXED_CALL
 from promptcache.lint.prompt_uses import AFTER, UNKNOWN, UNSEEN
 from promptcache.lint.markers import CHARS_PER_TOKEN
 from promptcache.lint.one_shot import PER_REQUEST_CLAIM, SMALL_CLAIM
@@ -48,7 +48,7 @@ class Settlement:
         self.fields = {p: r.fields for p, r in zip(paths, results) if r.fields}
         self.scans = scans
         self._table = None
-        wanted = {p: {_base(s) for symbols in r.depends.values() for s in symbols}
+        wanted = {p: {s.removesuffix(FIXED_CALL_ONLY) for symbols in r.depends.values() for s in symbols}
                   for p, r in zip(paths, results) if r.depends}
         if not wanted:
             return
@@ -72,19 +72,14 @@ class Settlement:
     def stands(self, path: Path, symbols: tuple[str, ...]) -> bool:
         """True unless every symbol has known uses and all of them land after the stable prefix. A symbol marked
         :data:`FIXED_CALL_ONLY` (a clock after a template input of a builder no call in its module fills) stands
-        only when some importer calls it with fixed arguments and places it in the prefix; one marked
-        :data:`CALLER_DECIDES` (a builder's parameters) only when it has no known use, one that is not followed, or a
-        call whose arguments the importer's rules do not see as per-request (:data:`OPAQUE_CALL`)."""
+        only when some importer calls it with fixed arguments and places it in the prefix."""
         for s in symbols:
-            base = _base(s)
+            base = s.removesuffix(FIXED_CALL_ONLY)
             kinds = self.landings.get((path, base))
-            if s.endswith(FIXED_CALL_ONLY):
-                if kinds is not None and FIXED_CALL in kinds and kinds - {AFTER, FIXED_CALL, OPAQUE_CALL}:
+            if base != s:
+                if kinds is not None and FIXED_CALL in kinds and kinds - {AFTER, FIXED_CALL}:
                     return True
-            elif s.endswith(CALLER_DECIDES):
-                if kinds is None or UNKNOWN in kinds or OPAQUE_CALL in kinds:
-                    return True
-            elif kinds is None or kinds - {AFTER, FIXED_CALL, OPAQUE_CALL}:
+            elif kinds is None or kinds - {AFTER, FIXED_CALL}:
                 return True
         return False
 
@@ -141,11 +136,6 @@ class Settlement:
                 if symbol in table.get(target, {}):
                     return table[target][symbol]
         return default
-
-def _base(symbol: str) -> str:
-    """``symbol`` without its condition suffix (:data:`FIXED_CALL_ONLY`, :data:`CALLER_DECIDES`)."""
-    return symbol.removesuffix(FIXED_CALL_ONLY).removesuffix(CALLER_DECIDES)
-
 
 def _conditional(result: FileResult) -> bool:
     return any(s.endswith(FIXED_CALL_ONLY) for symbols in result.depends.values() for s in symbols)

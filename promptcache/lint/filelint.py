@@ -305,8 +305,8 @@ def _sinks_seen(context: FileContext) -> dict[str, tuple[str, ...]]:
         return {}
     finder = context.flow.sinks
     finder.all()
-    firsts = {**finder.unread, **finder.unresolved}
-    lines = {id(call): r[0] for call, r in node_ranges(context.module, list(firsts.values())).items()} if firsts else {}
+    firsts = [*finder.unread.values(), *finder.unresolved.values()]  # an entry may have both (review helper-98)
+    lines = {id(call): r[0] for call, r in node_ranges(context.module, firsts).items()} if firsts else {}
     out = {}
     for entry in sorted(finder.matched | finder.unresolved.keys()):
         facts = ["named"] if entry in finder.matched else []

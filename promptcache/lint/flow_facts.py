@@ -37,7 +37,6 @@ class Issue:
     more_slots: list[Slot] = field(default_factory=list)
     origin: cst.CSTNode | None = None  # where the first source starts (the listing call of PC302), when known
     fixed_call_only: bool = False  # stands only if an importer calls the builder with fixed arguments (cross_module)
-    caller_decides: bool = False  # a builder's parameters only: stands only if no importer's analysis sees the call
     weight: Weight | None = None  # a one-shot request's literal text: PC102 is info below the minimum (cross_module)
 
 

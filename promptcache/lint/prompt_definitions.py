@@ -23,9 +23,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.slots import Slot
 
 FIXED_CALL_ONLY = "@fixed-call"  # a symbol's suffix: its finding stands only if an importer calls it with fixed arguments
-# A symbol's suffix: a builder whose finding comes from its parameters only; the importers that call it are linted
-# with the call (what they pass is reported there), so the finding stands only where no importer's use is followed.
-CALLER_DECIDES = "@caller"
 _READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # FlowAnalysis -> {name: the Names reading it}
 
 
@@ -58,7 +55,7 @@ def definition_symbols(flow: FlowAnalysis, issue: Issue) -> tuple[str, ...] | No
         symbol = definition_symbol(slot)
         if symbol is None or _read_in_module(flow, symbol):
             return None
-        found.append(symbol + (FIXED_CALL_ONLY if issue.fixed_call_only else CALLER_DECIDES if issue.caller_decides else ""))
+        found.append(symbol + FIXED_CALL_ONLY if issue.fixed_call_only else symbol)
     return tuple(sorted(set(found)))
 
 

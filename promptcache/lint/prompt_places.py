@@ -21,7 +21,6 @@ from promptcache.lint.walk import descendants
 
 PREFIX, AFTER, UNKNOWN = "prefix", "after", "unknown"
 FIXED_CALL = "fixed-call"  # a use that calls the builder with fixed arguments (a literal, a module constant)
-OPAQUE_CALL = "opaque-call"  # a call with arguments that are not fixed and carry no source the importer's rules see
 DEPTH = 6
 BUDGET = 5000  # steps per file (a name read in many places, each read assigned on: the fan-out is bounded)
 SYSTEM_ROLES = frozenset({"system", "developer"})

@@ -31,11 +31,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from promptcache.lint.expressions import last_name
-from promptcache.lint.sources import IDENTITY, VOLATILE
 from promptcache.lint.lookup_keys import flag_service
 from promptcache.lint.imports import imported_modules, is_llm_module, is_standard_library
-from promptcache.lint.prompt_places import (AFTER, DEPTH, FIXED_CALL, LOG_METHODS, NOT_SENT, OPAQUE_CALL, PREFIX, SYSTEM_ROLES,
-                                           UNKNOWN, Placer, is_store)
+from promptcache.lint.prompt_places import AFTER, DEPTH, FIXED_CALL, LOG_METHODS, NOT_SENT, PREFIX, SYSTEM_ROLES, UNKNOWN, Placer, is_store
 from promptcache.lint.sdk_builder import BUILDER_LAYERS, builder_root
 from promptcache.lint.dict_view import entry as dict_value
 from promptcache.lint.walk import descendants
@@ -51,7 +49,6 @@ _MESSAGE_ROLES = frozenset({"user", "human", "assistant", "ai", "tool", "functio
 _TEXT_KEYS = frozenset({"content", "text", "parts"})
 _MESSAGE_CLASSES = ("HumanMessage", "UserMessage", "AIMessage", "AssistantMessage", "ChatMessage",
                     "HumanMessagePromptTemplate.from_template")
-_REPORTED = frozenset({VOLATILE, IDENTITY})  # what PC101 / PC102 report wherever it reaches a prefix slot
 _SYSTEM_CLASSES = ("SystemMessage", "SystemMessagePromptTemplate.from_template")
 
 
@@ -94,19 +91,11 @@ def import_uses(flow: FlowAnalysis) -> dict[str, tuple[str, ...]]:
         call = flow.facts.parent.get(use)
         value = call if isinstance(call, cst.Call) and call.func is use else use
         landed = tracer.land(value, scope, 0)
-        if value is call and landed - {AFTER} and call.args:
-            if all(not a.star and flow.call_sites.fixed_value(a.value, scope) for a in call.args):
-                landed = landed | {FIXED_CALL}  # `system=build_system_prompt("a pirate")`: the same inputs on every call
-            elif not reported_arguments(flow, call, scope):
-                landed = landed | {OPAQUE_CALL}  # `build(uid)`, uid from a call not followed: this file reports nothing
+        if value is call and landed - {AFTER} and call.args \
+                and all(not a.star and flow.call_sites.fixed_value(a.value, scope) for a in call.args):
+            landed = landed | {FIXED_CALL}  # `system=build_system_prompt("a pirate")`: the same inputs on every call
         out.setdefault(qualified, set()).update(landed)
     return {q: tuple(sorted(kinds)) for q, kinds in sorted(out.items())}
-
-
-def reported_arguments(flow: FlowAnalysis, call: cst.Call, scope: Scope) -> bool:
-    """``call`` passes a clock, id or identity read (what PC101 / PC102 report wherever it reaches a prefix slot), so
-    the caller's own finding names what a builder's parameters receive."""
-    return any(s.kind in _REPORTED for s in flow.taint.union((a.value for a in call.args), scope))
 
 
 def _external(module: str) -> bool:

@@ -206,12 +206,12 @@ class FlowRule(LintRule):
         return out
 
     def _reported_at_caller(self, issues: list) -> list:
-        """Drop an issue at a prompt builder's return whose sources are all its parameters (or those of the
-        functions it calls) when another issue of this rule, in the function of each call of the builder in the
-        module, names a source of what that call passes: the caller's value is reported where it enters the prompt
-        (deer-flow's ``get_skills_prompt_section(user_id)`` inside ``apply_prompt_template(user_id)``: one problem,
-        one report; issue 11). A builder the module never calls is left to its importers' analysis
-        (``Issue.caller_decides``, settled by :mod:`promptcache.lint.cross_module`)."""
+        """Drop an issue at a prompt builder's return whose sources are all parameter reads when the builder's
+        callers are all in the module (private, nested or a script's: :meth:`CallSites.visible_calls`) and another
+        issue of this rule, in the function of each call, names a source of what that call passes: the caller's
+        value is reported where it enters the prompt (``_skills_section(user_id)`` inside
+        ``apply_prompt_template(user_id)``: one problem, one report; issue 11). A builder other modules may call
+        keeps its issue: what they pass is not seen here (review helper-98)."""
         flow = self.flow
         kept = list(issues)
         changed = True
@@ -220,8 +220,7 @@ class FlowRule(LintRule):
             for i in kept:
                 if i.slot.kind != "builder" or not i.sources or not all(self._parameter_read(s) for s in i.sources):
                     continue
-                calls = flow.calls_of(i.slot.scope)
-                i.caller_decides = not calls
+                calls = flow.call_sites.visible_calls(i.slot.scope)
                 if calls and all(self._named_by_caller(i, call, scope, kept) for call, scope in calls):
                     kept.remove(i)
                     changed = True

@@ -368,3 +368,14 @@ def test_a_file_whose_only_llm_call_is_a_named_wrapper_is_linted(write_tree, run
     code, out, err = run_cli("lint", "myapp", "--no-cache", "--config", "extra-sinks = ['myapp.llm.LLM.ask']")
     assert [line.split(" [")[0] for line in out.splitlines() if "PC" in line] == [
         "myapp/app.py:9:46: PC102", "myapp/app.py:13:45: PC101"]
+
+
+def test_a_warning_names_the_line_of_its_first_call_when_an_entry_has_both_gaps(write_tree, run_cli, monkeypatch):
+    # review helper-98: an entry with an unread call and an unresolved one printed line 0
+    app = ("from myapp.llm import LLM\n\n\n"
+           "def run(q, bot):\n    llm = LLM()\n    llm.ask(q)\n"
+           "    return bot.ask(q, system_prompt='Help.', history=[])\n")
+    root = write_tree({"myapp/__init__.py": "", "myapp/llm.py": OWN_NAMES, "myapp/app.py": app})
+    monkeypatch.chdir(root)
+    code, out, err = run_cli("lint", "myapp", "--no-cache", "--config", "extra-sinks = ['myapp.llm.LLM.ask']")
+    assert "(the first at\n  myapp/app.py:6) pass none of" in err and "app.py:0" not in err

@@ -177,10 +177,7 @@ def test_where_an_imported_prompt_lands(body, landing):
         "def run(q, history, other):\n"
         f"    {body}\n"
     )
-    landed = {landing} if isinstance(landing, str) else set(landing)
-    if landed - {"after"}:  # P(q): the request's text, no clock, id or identity read that this file's rules report
-        landed.add("opaque-call")
-    assert _uses(code) == {".prompts.build_prompt": tuple(sorted(landed))}
+    assert _uses(code) == {".prompts.build_prompt": (landing,) if isinstance(landing, str) else landing}
 
 
 def test_an_expected_value_in_a_test_is_not_a_use():
@@ -312,35 +309,14 @@ def test_a_fixed_call_sent_after_the_prefix_does_not_settle_the_template_clock(w
     assert _lint(run_cli, root) == []
 
 
-_SKILLS = ("def get_skills_prompt_section(user_id):\n    return 'Skills: ' + ', '.join(load_skills(user_id))\n\n\n"
-           "def apply_prompt_template(user_id):\n    section = get_skills_prompt_section(user_id=user_id)\n"
-           "    return f'You are helpful.\\n{section}'\n")
-
-
-def _skills_app(argument: str) -> str:
-    return ("import anthropic\n\nfrom .prompts import apply_prompt_template\n\nclient = anthropic.Anthropic()\n\n\n"
-            "def ask(request, user_id, q):\n    uid = lookup(request)\n"
-            f"    return client.messages.create(model='m', max_tokens=9, system=apply_prompt_template({argument}), "
-            "messages=[{'role': 'user', 'content': q}])\n")
-
-
-@pytest.mark.parametrize(("argument", "expected"), [
-    # the importer passes an identity read: its own PC102 names it, where it enters the prompt; one report
-    ("user_id", [("main.py", "PC102", 10)]),
-    # the importer passes what its rules do not see as per-request: the builder's report is the only one
-    ("uid", [("prompts.py", "PC102", 6)]),
-])
-def test_a_builder_whose_parameters_reach_its_text_is_reported_where_its_importer_passes_them(
-        write_tree, run_cli, argument, expected):
-    # deer-flow (stop 40): apply_prompt_template(user_id) in prompt.py and its call in agent.py were two reports of
-    # one problem; get_skills_prompt_section(), which apply_prompt_template calls, was a third (the rule cases).
-    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": _SKILLS, "bot/main.py": _skills_app(argument)})
-    assert _lint(run_cli, root, extra=("--select", "PC102")) == expected
-    assert _lint(run_cli, root / "bot" / "prompts.py", extra=("--select", "PC102")) == [
-        e for e in expected if e[0] == "prompts.py"]  # named alone: its importers are looked up
-
-
-def test_a_builder_of_parameters_without_a_known_use_keeps_its_report(write_tree, run_cli):
-    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": _SKILLS,
-                       "bot/main.py": "import anthropic\n\nfrom . import prompts\n"})
-    assert _lint(run_cli, root, extra=("--select", "PC102")) == [("prompts.py", "PC102", 6)]
+def test_a_builder_called_in_its_module_and_imported_keeps_its_report(write_tree, run_cli):
+    # review helper-98: prompts.py's own call names the id it passes, but main.py's call is not seen from there
+    prompts = ("import anthropic\nclient = anthropic.Anthropic()\n\n\n"
+               "def build_system_prompt(user_id):\n    return f'You help user {user_id}.'\n\n\n"
+               "def ask(user_id, q):\n    system = build_system_prompt(user_id)\n"
+               "    return client.messages.create(model='m', max_tokens=9, system=system, messages=[q])\n")
+    main = ("import anthropic\n\nfrom .prompts import build_system_prompt\n\nclient = anthropic.Anthropic()\n\n\n"
+            "def run(request, q):\n    uid = lookup(request)\n"
+            "    return client.messages.create(model='m', max_tokens=9, system=build_system_prompt(uid), messages=[q])\n")
+    root = write_tree({"bot/__init__.py": "", "bot/prompts.py": prompts, "bot/main.py": main})
+    assert _lint(run_cli, root, extra=("--select", "PC102")) == [("prompts.py", "PC102", 6), ("prompts.py", "PC102", 10)]

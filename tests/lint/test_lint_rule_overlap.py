@@ -44,13 +44,13 @@ def test_a_file_level_noqa_counts_as_not_enabled():
     assert _codes("# promptcache: noqa: PC101\n" + VOLATILE_PER_REQUEST) == [("PC102", 8)]
 
 
-# deer-flow (stop 40): a user's id handed down a chain of prompt builders, then sent as the system message.
+# A user's id handed down a chain of private prompt builders, then sent as the system message.
 BUILDER_CHAIN = (
     "from openai import OpenAI\nclient = OpenAI()\n"
-    "def get_skills_prompt_section(user_id):\n    return 'Skills: ' + ', '.join(load_skills(user_id))\n"
-    "def apply_prompt_template(user_id):\n    section = get_skills_prompt_section(user_id=user_id)\n"
+    "def _skills_prompt(user_id):\n    return 'Skills: ' + ', '.join(load_skills(user_id))\n"
+    "def _system_prompt(user_id):\n    section = _skills_prompt(user_id=user_id)\n"
     "    return f'You are helpful.\\n{section}'\n"
-    "def answer(user_id, q):\n    system = apply_prompt_template(user_id)\n"
+    "def answer(user_id, q):\n    system = _system_prompt(user_id)\n"
     "    return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}, q])\n"
 )
 
@@ -62,11 +62,17 @@ def test_a_chain_of_builders_is_reported_where_the_request_reads_it():
 
 def test_a_builder_called_with_what_its_caller_does_not_report_keeps_its_report():
     # `load_user()` is no clock, id or parameter the caller's rules name: the builder's return is the one report
-    code = BUILDER_CHAIN.replace("system = apply_prompt_template(user_id)", "system = apply_prompt_template(load_user())")
+    code = BUILDER_CHAIN.replace("system = _system_prompt(user_id)", "system = _system_prompt(load_user())")
     assert _codes(code) == [("PC102", 6)]
     # the caller's request parameter is named there, at the request: one report
-    code = BUILDER_CHAIN.replace("system = apply_prompt_template(user_id)", "system = apply_prompt_template(lookup(q))")
+    code = BUILDER_CHAIN.replace("system = _system_prompt(user_id)", "system = _system_prompt(lookup(q))")
     assert _codes(code) == [("PC102", 9)]
+
+
+def test_a_builder_other_modules_may_call_keeps_its_report():
+    # review helper-98: a public builder may be imported and called with what this module does not see
+    code = BUILDER_CHAIN.replace("_skills_prompt", "skills_prompt").replace("_system_prompt", "system_prompt")
+    assert _codes(code) == [("PC102", 4), ("PC102", 6), ("PC102", 9)]
 
 
 def test_one_clock_read_by_name_in_two_returns_is_one_report():
