@@ -97,9 +97,12 @@ class Sink:
     def label(self, name: str) -> str:
         """How a message names request option ``name`` on this call: ``system=``, or where a mapped option
         comes from (``system_prompt=``, ``system (position 1)``: positions count from 0, as in the table), or the
-        run of a LangChain model (``invoke()``: its first argument)."""
-        if self.api == LANGCHAIN:
+        run of a LangChain model (``invoke()``: the messages, its first argument; its other options by keyword, as
+        ``tools=``: review helper-96)."""
+        if self.api == LANGCHAIN and name in LANGCHAIN_ARGUMENTS:
             return f"{self.call.func.attr.value}()"
+        if self.api == LANGCHAIN:
+            return f"{name}="
         for source in self.arguments.get(name, ()):
             if argument(self.call, source) is not None:
                 return f"{source}=" if isinstance(source, str) else f"{name} (position {source})"

@@ -121,3 +121,13 @@ def test_option_churn_quotes_code_on_one_line():
     code = SUMMARY_THEN_TOOLS.replace("'Summarise this chat.'", "'Answer.'").replace("tools=TOOLS", "tools=[\n            t for t in TOOLS if t['name'] != question]")
     [finding] = lint_text(code, [PerCallToolSet])
     assert "\n" not in finding.message and "tools= is `[ t for t in TOOLS if t['name'] != question]` here" in finding.message
+
+
+def test_a_langchain_runs_other_options_keep_their_keyword():
+    # review helper-96: 2cc1867 labelled every option of llm.invoke() `invoke()`, a builder's label, so the tools slot
+    # of a function the module calls was dropped: PC104 and PC301 lost
+    code = ("import time\nfrom langchain_openai import ChatOpenAI\nllm = ChatOpenAI(model='gpt-4o')\nREGISTRY = {'a', 'b'}\n"
+            "def answer(messages):\n    tools = [{'name': n, 'description': f'at {time.time()}'} for n in set(REGISTRY)]\n"
+            "    return llm.invoke(messages, tools=tools)\n"
+            "def main():\n    answer([('system', 'Be brief.'), ('human', 'hi')])\n")
+    assert _codes(code) == [("PC104", 7), ("PC301", 7)]
