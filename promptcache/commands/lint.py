@@ -16,6 +16,7 @@ from promptcache.commands.progress import progress_bar
 from promptcache.lint.add_noqa import add_noqa
 from promptcache.lint.changed_lines import GitError, changed_in, on_changed_lines
 from promptcache.lint.config import ConfigError, LintConfig, from_table, is_override, load_config, override_table
+from promptcache.lint.extra_sinks import toml
 from promptcache.lint.finding import Severity
 from promptcache.lint.registry import discover as discover_rules
 from promptcache.lint.reporters import FORMATS, MACHINE_FORMATS, render, summary
@@ -73,17 +74,15 @@ def _warn_about_sinks(result, config) -> None:
     maps = {sink.call: sink.arguments for sink in config.extra_sinks}
     for entry, first in result.unread_sinks.items():
         if maps.get(entry):
-            mapped = ", ".join(f"{option} = {_toml(sources)}" for option, sources in maps[entry])
-            click.echo(_warning(
-                f"extra-sinks {entry!r}: some of its calls (the first at {first}) pass none of the arguments its "
-                f"table maps ({mapped}), so what they send is not checked. A call that passes them by position needs "
-                "the position too (counted from 0, self not counted), e.g.") + "\n    "
-                + f'{{call = "{entry}", system = ["system_prompt", 1], messages = ["history", 2]}}\n'
-                "  See docs/lint.md, Configuration.", err=True)
-            continue
-        text = (f"extra-sinks {entry!r}: some of its calls (the first at {first}) pass none of system=, messages=, "
-                "tools=, model=, instructions=, input=, contents=, so what they send is not checked. Map the wrapper's "
-                "own parameters with a table (a keyword by its name, a position as a number from 0), e.g.")
+            mapped = ", ".join(f"{option} = {toml(sources[0] if len(sources) == 1 else list(sources))}"
+                               for option, sources in maps[entry])
+            text = (f"extra-sinks {entry!r}: some of its calls (the first at {first}) pass none of the arguments its "
+                    f"table maps ({mapped}), so what they send is not checked. A call that passes them by position "
+                    "needs the position too (counted from 0, self not counted), e.g.")
+        else:
+            text = (f"extra-sinks {entry!r}: some of its calls (the first at {first}) pass none of system=, messages=, "
+                    "tools=, model=, instructions=, input=, contents=, so what they send is not checked. Map the "
+                    "wrapper's own parameters with a table (a keyword by its name, a position as a number from 0), e.g.")
         click.echo(_warning(text) + f'\n    {{call = "{entry}", system = ["system_prompt", 1], messages = ["history", 2]}}\n'
                    "  See docs/lint.md, Configuration.", err=True)
     for entry, first in result.unresolved_sinks.items():
@@ -93,12 +92,6 @@ def _warn_about_sinks(result, config) -> None:
             "calling module does not show (made by a function of another module, or a parameter without an "
             f"annotation), so they are not checked. Annotate the object (llm: {cls}), or add '*.{method}' to match every call of .{method}()."),
             err=True)
-
-
-def _toml(sources: tuple) -> str:
-    """A table value as written: ``"history"``, ``1``, ``["history", 2]``."""
-    items = [f'"{x}"' if isinstance(x, str) else str(x) for x in sources]
-    return items[0] if len(items) == 1 else "[" + ", ".join(items) + "]"
 
 
 def _warning(text: str) -> str:

@@ -99,10 +99,8 @@ class Sink:
         comes from (``system_prompt=``, ``system (position 1)``: positions count from 0, as in the table), or the
         run of a LangChain model (``invoke()``: the messages, its first argument; its other options by keyword, as
         ``tools=``: review helper-96)."""
-        if self.api == LANGCHAIN and name in LANGCHAIN_ARGUMENTS:
-            return f"{self.call.func.attr.value}()"
         if self.api == LANGCHAIN:
-            return f"{name}="
+            return f"{self.call.func.attr.value}()" if name in LANGCHAIN_ARGUMENTS else f"{name}="
         for source in self.arguments.get(name, ()):
             if argument(self.call, source) is not None:
                 return f"{source}=" if isinstance(source, str) else f"{name} (position {source})"
