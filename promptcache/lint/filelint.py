@@ -13,6 +13,7 @@ import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import libcst as cst
 
@@ -20,6 +21,7 @@ from promptcache.lint import suppression
 from promptcache.lint.config import LintConfig
 from promptcache.lint.context import FileContext, Report
 from promptcache.lint.errors import unparsable
+from promptcache.lint.expected_values import blank_expected_values
 from promptcache.lint.finding import Finding, Fix, Severity
 from promptcache.lint.fixes import merge, resolve
 from promptcache.lint.imports import is_llm_module
@@ -152,6 +154,12 @@ def _syntax_error(data: bytes, path: str, exc: cst.ParserSyntaxError) -> Finding
     )
 
 
+@lru_cache(maxsize=4)
+def _sink_names(entries: tuple[str, ...]) -> frozenset[str]:
+    """The last name of each ``extra-sinks`` entry's call (``ask`` for ``myapp.llm.ask``)."""
+    return frozenset(entry.rsplit(".", 1)[-1] for entry in entries)
+
+
 def lint_bytes(
     data: bytes,
     path: str,
@@ -173,7 +181,10 @@ def lint_bytes(
     if thresholds[0]:
         gc.set_threshold(*(max(ours, theirs) for ours, theirs in zip(_GC_THRESHOLDS, thresholds)))
     try:
-        parsed = parse(data, path)
+        blanked = blank_expected_values(data, re.compile(config.prompt_name_regex), _sink_names(config.extra_sink_names))
+        parsed = parse(blanked, path)
+        if isinstance(parsed, Finding) and blanked is not data:
+            parsed = parse(data, path)  # the error as the file has it
         if isinstance(parsed, Finding):
             return FileResult(path, [parsed] if skip is False or parsed.code not in skip else [], uses=UNSEEN)
         try:
