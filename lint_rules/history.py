@@ -253,7 +253,8 @@ class SlidingWindowTrim(_SiteRule):
     dropping ``k >= T / 2`` (``del h[:k]``), or a guard or sizes it cannot
     compare (``if too_long(h):``, names of unknown value); the list never reaches ``messages=`` /
     ``input=`` / ``PromptBuilder.history()``; a fixed slice such as
-    ``history[1:]`` passed inline; ``h = h[1:]`` in a function, outside a loop,
+    ``history[1:]`` passed inline; ``history[-1:]`` sent or copied (the newest
+    message alone: no conversation goes out, so none is cached to lose); ``h = h[1:]`` in a function, outside a loop,
     after ``h[0]`` was bound to a name the function sends as ``instructions=`` /
     ``system=`` or a system message, or stored as the ``system`` entry of a
     request dict the function sends as ``**kwargs`` (the head moved to another
@@ -298,6 +299,8 @@ class SlidingWindowTrim(_SiteRule):
         _CLAUDE + 'def stream(messages):\n    system_prompt = ""\n    if messages[0]["role"] == "system":\n        if type(messages[0]["content"]) == dict:\n            system_prompt = messages[0]["content"]["text"]\n        elif type(messages[0]["content"]) == str:\n            system_prompt = messages[0]["content"]\n        messages = messages[1:]\n    return client.messages.create(model="m", max_tokens=9, messages=messages, system=system_prompt)\n',
         # Issue 11 (agentscope, blind set 7): the head moved to the `system` entry of the request dict sent as `**kwargs`.
         _CLAUDE + 'async def generate(messages, **generate_kwargs):\n    kwargs = {"model": "m", "max_tokens": 900, **generate_kwargs}\n    if messages[0]["role"] == "system":\n        kwargs["system"] = messages[0]["content"]\n        messages = messages[1:]\n    kwargs["messages"] = messages\n    return await client.messages.create(**kwargs)\n',
+        # Only the newest message is sent (review helper-96): no conversation goes out, so none is cached to lose.
+        _OPENAI + "SYSTEM = {'role': 'system', 'content': 'Rules.'}\ndef chat(history, text):\n    history.append({'role': 'user', 'content': text})\n    return client.chat.completions.create(model='m', messages=[SYSTEM] + history[-1:])\n",
     ] + PC203_HYSTERESIS_VALID
     INVALID = PC203_INVALID
 

@@ -114,10 +114,22 @@ def _system_appends(flow: FlowAnalysis, listed: cst.List, scope) -> list[cst.Bas
     if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name) \
             or not isinstance(line, cst.SimpleStatementLine) or not isinstance(block, (cst.IndentedBlock, cst.Module)):
         return []
-    name, body, out = assign.targets[0].target.value, list(block.body), []
-    for stmt in body[body.index(line) + 1:]:
-        if isinstance(stmt, cst.If) and not stmt.orelse:  # `if history_enabled:` its appends come first there
-            stmt = stmt.body.body[0] if stmt.body.body else stmt
+    name, out = assign.targets[0].target.value, []
+    for stmt in block.body[block.body.index(line) + 1:]:
+        # `if history_enabled:` its appends come first there; one that also adds other messages (`messages +=
+        # history`) ends the head: what follows it may come after the history (review helper-96)
+        inner = list(stmt.body.body) if isinstance(stmt, cst.If) and not stmt.orelse else [stmt]
+        contents = _system_contents(inner, name)
+        out += contents
+        if len(contents) < len(inner) or not inner:
+            break
+    return out
+
+
+def _system_contents(statements: list, name: str) -> list[cst.BaseExpression]:
+    """The contents of the system messages that the leading ``name.append(...)`` statements add."""
+    out = []
+    for stmt in statements:
         call = stmt.body[0].value if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr) else None
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"
                 and isinstance(call.func.value, cst.Name) and call.func.value.value == name and call.args):

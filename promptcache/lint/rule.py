@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import re
 import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
@@ -114,12 +115,20 @@ class LintRule:
 
     @classmethod
     def summary(cls) -> str:
-        """The first sentence of "What it does" (SARIF ``shortDescription``)."""
+        """The first sentence of "What it does", up to its first colon and without its asides in parentheses when
+        longer than 120 characters, in Markdown (SARIF ``shortDescription``: "Finds a volatile value ... that
+        reaches the system prompt.")."""
         doc = cls.documentation()
         marker = "## What it does"
         body = doc.split(marker, 1)[1] if marker in doc else doc
         paragraph = body.strip().split("\n\n", 1)[0].replace("\n", " ").strip()
-        return paragraph
+        sentence = re.split(r"(?<=[.!?])\s+(?=[A-Z\"])", re.sub(r"(?<!`)``([^`]+)``(?!`)", r"`\1`", paragraph), maxsplit=1)[0]
+        if len(sentence) > 120:
+            while (shorter := re.sub(r"\s*\([^()]*\)", "", sentence)) != sentence:
+                sentence = shorter
+            colon = next((m.start() for m in re.finditer(": ", sentence) if sentence.count("`", 0, m.start()) % 2 == 0), None)
+            sentence = sentence[:colon].rstrip(".") + "." if colon is not None else sentence
+        return sentence
 
     @staticmethod
     def cases(items: list[Valid | Invalid | str], kind: type) -> list:

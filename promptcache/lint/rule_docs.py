@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 import textwrap
 
@@ -20,7 +21,16 @@ def rule_for(code: str) -> type[LintRule]:
     key = code.strip()
     found = rules.get(key.upper()) or next((r for r in rules.values() if r.name == key.lower()), None)
     if found is None:
-        raise UnknownRule(f"unknown rule {code!r}; run `promptcache rules` to list the codes and names")
+        prefixed = sorted(c for c in rules if c.startswith(key.upper())) if key else []
+        spelled = {c.lower(): c for c in rules} | {r.name: r.name for r in rules.values()}
+        close = [spelled[c] for c in difflib.get_close_matches(key.lower(), list(spelled), n=3)]
+        if prefixed:
+            hint = f"it is a prefix of {', '.join(prefixed)}: name one of them"
+        elif close:
+            hint = f"did you mean {' or '.join(close)}?"
+        else:
+            hint = "run `promptcache rules` to list the codes and names"
+        raise UnknownRule(f"unknown rule {code!r}; {hint}")
     return found
 
 

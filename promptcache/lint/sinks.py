@@ -251,8 +251,9 @@ class SinkFinder:
         entries = sorted(self._extra_entries(call, scope, path, qualified), key=self._order.__getitem__)  # config order
         self.matched.update(entries)
         self._entries[call] = entries
-        if any(entry in self._maps for entry in entries):  # the map of the entry first in the config wins
-            self._arguments[call] = {k: v for entry in reversed(entries) for k, v in self._maps.get(entry, {}).items()}
+        mapped = next((entry for entry in entries if entry in self._maps), None)
+        if mapped is not None:  # the whole map of the first entry in the config that has one (docs/lint.md)
+            self._arguments[call] = dict(self._maps[mapped])
         return "extra" if entries else None
 
     def _mapped_read(self, call: cst.Call) -> bool:

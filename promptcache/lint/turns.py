@@ -20,6 +20,7 @@ builds on it for summarisation (PC201, PC202).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -242,7 +243,7 @@ class Turns:
                     out += self._returns_sent(ret, callee, seen)
         return out
 
-    def history_bindings(self):
+    def history_bindings(self) -> Iterator[tuple[Ref, list[Binding]]]:
         """``(ref, bindings)`` of each name or ``self.`` attribute some sink sends as its conversation."""
         refs = self.history_refs
         for scope in self.index.scopes:
@@ -419,12 +420,13 @@ def _drops_front(sub: cst.Subscript) -> bool:
 
 
 def _sliding(sub: cst.Subscript) -> bool:
-    """``h[-N:]`` or ``h[start:]`` with a computed start: a window that moves with the conversation."""
+    """``h[-N:]`` (N > 1) or ``h[start:]`` with a computed start: a window that moves with the conversation.
+    ``h[-1:]`` is the newest message alone: no conversation is sent, so none is cached to lose."""
     sl = _slice(sub)
     if sl is None or sl.lower is None or sl.upper is not None:
         return False
     value = int_value(sl.lower)
-    return value is None or value < 0
+    return value is None or value < -1
 
 
 def _alias(comp: cst.ListComp | cst.GeneratorExp) -> bool:

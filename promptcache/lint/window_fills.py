@@ -7,6 +7,7 @@ the system prompt changes on every request.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -17,6 +18,8 @@ from promptcache.lint.expressions import last_name
 from promptcache.lint.index import Binding
 from promptcache.lint.sinks import CONVERSATION_NAME
 from promptcache.lint.walk import descendants
+
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*$")  # a module constant by its name
 
 if TYPE_CHECKING:  # pragma: no cover
     from promptcache.lint.turns import Turns
@@ -84,7 +87,7 @@ def _new_list(value: cst.CSTNode | None) -> bool:
 
 def _conversation(turns: Turns, listed: cst.BaseExpression, scope) -> bool:
     """``listed`` is a conversation: a list some sink sends as one, or a parameter or attribute named for one.
-    Not a module constant (a fixed list of examples: :func:`fixed_list`)."""
+    Not a fixed list of examples (:func:`fixed_list`)."""
     if fixed_list(turns.index, listed, scope):
         return False
     if turns.list_refs(listed, scope) & turns.history_refs:
@@ -94,13 +97,18 @@ def _conversation(turns: Turns, listed: cst.BaseExpression, scope) -> bool:
 
 
 def fixed_list(index, listed: cst.BaseExpression, scope) -> bool:
-    """``listed`` is a module-level name bound only to literals there (``EXAMPLES = [...]``): its window is the same
-    on every call, so it drops nothing."""
-    if not isinstance(listed, cst.Name):
+    """``listed`` holds the same list on every call, so a window of it drops nothing: a name or a class attribute
+    (``self.SHOTS``) bound only to list or tuple literals without ``*`` (``EXAMPLES = [...]``, also a local one,
+    never appended to), or an imported constant by its name (``from .fewshot import EXAMPLES``; not one named for
+    a conversation, ``HISTORY``)."""
+    bindings = index.bindings_of(listed, scope)
+    if not bindings:
         return False
-    found, bindings = index.lookup(listed.value, scope)
-    return found is not None and found.kind == "module" and bool(bindings) and all(
-        b.kind == "assign" and isinstance(b.value, (cst.List, cst.Tuple)) for b in bindings)
+    if all(b.kind == "import" for b in bindings):
+        name = listed.value if isinstance(listed, cst.Name) else ""
+        return bool(_CONSTANT.match(name)) and not CONVERSATION_NAME.search(name)
+    return all(b.kind == "assign" and isinstance(b.value, (cst.List, cst.Tuple))
+               and not any(isinstance(e, cst.StarredElement) for e in b.value.elements) for b in bindings)
 
 
 def _adds_assistant(body: cst.CSTNode) -> bool:

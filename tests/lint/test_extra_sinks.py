@@ -379,3 +379,18 @@ def test_a_warning_names_the_line_of_its_first_call_when_an_entry_has_both_gaps(
     monkeypatch.chdir(root)
     code, out, err = run_cli("lint", "myapp", "--no-cache", "--config", "extra-sinks = ['myapp.llm.LLM.ask']")
     assert "(the first at\n  myapp/app.py:6) pass none of" in err and "app.py:0" not in err
+
+
+def test_of_two_entries_on_one_call_only_the_first_table_maps(write_tree, run_cli, monkeypatch):
+    # review helper-96: the maps of two entries were merged option by option; docs/lint.md says the first entry's
+    # table gives the map: the second's `messages = "history"` is not read
+    calls = ("from datetime import datetime\nfrom .llm import LLM\nllm = LLM()\n"
+             "def a(q, past):\n    return llm.ask(q, system_prompt=f'Now: {datetime.now()}', history=past[-10:])\n")
+    root = write_tree({"myapp/__init__.py": "", "myapp/llm.py": OWN_NAMES, "myapp/bot.py": calls})
+    monkeypatch.chdir(root)
+    both = '{call = "myapp.llm.LLM.ask", system = "system_prompt"}, {call = "*.ask", messages = "history"}'
+    code, out, err = run_cli("lint", "myapp", "--no-cache", "--config", f"extra-sinks = [{both}]")
+    assert [line.split(" [")[0] for line in out.splitlines() if "PC" in line] == ["myapp/bot.py:5:45: PC101"]
+    swapped = '{call = "*.ask", messages = "history"}, {call = "myapp.llm.LLM.ask", system = "system_prompt"}'
+    code, out, err = run_cli("lint", "myapp", "--no-cache", "--config", f"extra-sinks = [{swapped}]")
+    assert [line.split(" [")[0] for line in out.splitlines() if "PC" in line] == ["myapp/bot.py:5:71: PC203"]

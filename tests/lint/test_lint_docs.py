@@ -80,6 +80,16 @@ def test_rule_command_prints_the_page(run_cli):
     assert out == (REPO_ROOT / "docs" / "rules" / "PC101.md").read_text(encoding="utf-8")
 
 
+def test_an_unknown_rule_gets_the_codes_it_may_mean(run_cli):
+    # newcomer helper-97: `promptcache rule PC1` said only "unknown rule"
+    code, _, err = run_cli("rule", "PC1")
+    assert code == 2 and err == "error: unknown rule 'PC1'; it is a prefix of PC101, PC102, PC103, PC104, PC105: name one of them\n"
+    code, _, err = run_cli("rule", "volatile-in-system-promt")
+    assert code == 2 and err.startswith("error: unknown rule 'volatile-in-system-promt'; did you mean volatile-in-system-prompt")
+    code, _, err = run_cli("rule", "xyz")
+    assert code == 2 and err == "error: unknown rule 'xyz'; run `promptcache rules` to list the codes and names\n"
+
+
 def test_generator_command_line(tmp_path, capsys):
     """--help and a bad argument write nothing; --check exits 1 on missing or stale pages and 0 when current."""
     generator = _generator()

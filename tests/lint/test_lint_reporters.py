@@ -89,7 +89,11 @@ def test_sarif_validates_against_the_official_schema(mixed, run_cli):
     assert [r["id"] for r in rules][:3] == ["PC101", "PC102", "PC103"] and len(rules) == 30  # 30: PC306, PC5xx, PC6xx (issue 11)
     pc101 = next(r for r in rules if r["id"] == "PC101")
     assert pc101["defaultConfiguration"]["level"] == "error" and pc101["helpUri"].endswith("/PC101.md")
-    assert pc101["shortDescription"]["text"].startswith("Finds a volatile value")
+    # one sentence, in Markdown, and the page without reST's double backticks (newcomer helper-97)
+    assert pc101["shortDescription"]["text"] == "Finds a volatile value that reaches the system prompt."
+    assert all(len(r["shortDescription"]["text"]) <= 220 and not re.search(
+        r"(?<!`)``(?!`)", r["shortDescription"]["text"] + r["fullDescription"]["text"]) for r in rules)
+    assert "```python" in pc101["fullDescription"]["text"]
     levels = [(r["ruleId"], r["level"]) for r in run["results"]]
     assert levels == [("PC401", "warning"), ("PC405", "note"), ("PC101", "error")]
     region = run["results"][2]["locations"][0]["physicalLocation"]["region"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from importlib.metadata import PackageNotFoundError, metadata
 from pathlib import Path, PurePosixPath
 from typing import TextIO
@@ -38,6 +39,7 @@ def _documentation_url() -> str | None:
 #: and the optional SARIF fields are then left out.
 DOCUMENTATION_URL = _documentation_url()
 RULE_HELP_PATH = "/blob/main/docs/rules/{code}.md"
+_MARKDOWN_CODE = re.compile(r"(?<!`)``([^`]+)``(?!`)")  # the docstrings' reST code (not a ``` fence), in Markdown
 SRCROOT = "%SRCROOT%"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
@@ -71,7 +73,7 @@ def to_sarif(result: LintResult) -> dict:
             "id": rule.code,
             "name": rule.name,
             "shortDescription": {"text": rule.summary()},
-            "fullDescription": {"text": rule.documentation()},
+            "fullDescription": {"text": _MARKDOWN_CODE.sub(r"`\1`", rule.documentation())},
             **({"helpUri": DOCUMENTATION_URL + RULE_HELP_PATH.format(code=rule.code)} if DOCUMENTATION_URL else {}),
             "defaultConfiguration": {"level": _LEVEL[rule.severity]},
             "properties": {"fixable": rule.fixable or "no"},
