@@ -12,6 +12,10 @@ _B2 = 'import anthropic\nfrom datetime import datetime\nclient = anthropic.Anthr
 
 # PC101 (VolatileInSystemPrompt)
 PC101_INVALID = [
+    # ... while a request made inside an assert is sent (newcomer helper-100)
+    Invalid("import anthropic\nfrom datetime import datetime\nclient = anthropic.Anthropic()\ndef test_send():\n"
+            "    assert client.messages.create(model='m', max_tokens=9, messages=[\n        {'role': 'system', 'content': f'Now: {datetime.now()}'},\n"
+            "        {'role': 'user', 'content': 'hi'}]).content\n", line=6),
     # A random salt drawn with random.choices is new content on every call (onyx, blind set 12; was PC303 "reorders").
     Invalid(_CLAUDE + "import random, string\ndef run(q):\n    salt = ''.join(random.choices(string.ascii_lowercase, k=32))\n    return client.messages.create(model='m', system=salt + 'Help.', messages=[q])\n", line=6),
     # Issue 11 (newcomer): a clock after the user's name in a builder: the name is the same on every request of
@@ -427,4 +431,11 @@ PC101_VALID_BLIND += [
 PC102_VALID_BLIND += [
     # ... nor is a message object an LLM file stores for its chat room (a join notice), beside the request it sends.
     _OPENAI + "from .models import Message\nclass Room:\n    def join(self, user):\n        self.db.add(Message(room=self.id, role='system', content=f'{user.name} joined the room'))\n    def ask(self, question):\n        history = [{'role': m.role, 'content': m.content} for m in self.db.messages(self.id)]\n        return client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': 'Be brief.'}, *history, {'role': 'user', 'content': question}])\n",
+]
+PC101_VALID_BLIND += [
+    # Newcomer helper-100: a system message in a test's expected value is compared, never sent (the request the test
+    # makes inside an assert still counts: PC101_INVALID).
+    "import anthropic\nfrom datetime import datetime\nfrom langchain_core.messages import SystemMessage\nfrom bot import build_messages\n"
+    "def test_build_messages():\n    assert build_messages('hi') == [\n        SystemMessage(content=f'Today is {datetime.now():%Y-%m-%d}'),\n"
+    "        {'role': 'system', 'content': f'Now: {datetime.now()}'},\n    ]\n",
 ]

@@ -89,9 +89,10 @@ def changed_in(ref: str, paths: Iterable[Path]) -> dict[Path, set[int] | None]:
 
 
 def on_changed_lines(findings: Iterable[Finding], changed: dict[Path, set[int] | None]) -> list[Finding]:
-    """The findings whose lines (``line`` to ``end_line``, and the lines of the sources a data-flow finding
-    names) include a changed line (any line of an untracked file); PC901 findings and those of a path that does
-    not exist (stdin named for a new file) always."""
+    """The findings whose lines (``line`` to ``end_line``, the lines of the sources a data-flow finding names, and
+    the lines its fix rewrites: PC301 reported at the set, its ``sorted()`` on the ``tools=`` line) include a
+    changed line (any line of an untracked file); PC901 findings and those of a path that does not exist (stdin
+    named for a new file) always."""
     kept = []
     for finding in findings:
         path = Path(finding.path).resolve()
@@ -99,7 +100,9 @@ def on_changed_lines(findings: Iterable[Finding], changed: dict[Path, set[int] |
             kept.append(finding)  # a file that could not be read, or stdin named for a file not saved yet
             continue
         lines = changed.get(path, set())
-        touched = (*range(finding.line, finding.end_line + 1), *finding.source_lines)
+        rewritten = [n for e in (finding.fix.edits if finding.fix else ()) if (e.start_line, e.start_column) != (e.end_line, e.end_column)
+                     for n in range(e.start_line, e.end_line + 1)]  # not an import the fix adds
+        touched = (*range(finding.line, finding.end_line + 1), *finding.source_lines, *rewritten)
         if lines is WHOLE_FILE or any(n in lines for n in touched):
             kept.append(finding)
     return kept

@@ -27,9 +27,15 @@ import warnings
 from bisect import bisect
 from functools import lru_cache
 from itertools import accumulate
+from typing import TYPE_CHECKING
+
+import libcst as cst
 
 from promptcache.lint.imports import is_llm_module, is_standard_library
-from promptcache.lint.sinks import RUNNABLE_CALLS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from promptcache.lint.dataflow import FlowAnalysis
+    from promptcache.lint.index import Scope
 
 MIN_LINES = 3
 _SHORT_STRING = rb"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\""""
@@ -38,7 +44,7 @@ _LONG_STRING = rb"""'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\
 _TOKEN = re.compile(rb"(?P<s>" + _LONG_STRING + rb"|" + _SHORT_STRING + rb")|(?P<c>#[^\r\n]*)|(?P<o>[(\[{])"
                     rb"|(?P<x>[)\]}])|(?P<n>\n)|(?P<e>;)", re.DOTALL)
 # What can hide a triple quote on its line (a one-line string, a comment), or the triple quote itself.
-_LINE_TOKEN = re.compile(rb"""(?P<t>'''|\"\"\")|""" + _SHORT_STRING + rb"|#[^\r\n]*")
+_LINE_TOKEN = re.compile(rb"""(?P<t>'''|\"\"\")|""" + _SHORT_STRING + rb"|#[^\r\n]*", re.DOTALL)
 _TRIPLE = re.compile(rb"""'''|\"\"\"""")
 # An assert whose first line ends in an open bracket or a backslash: it goes on below.
 _ASSERT = re.compile(rb"\n([ \t]*)(assert)\b[^\r\n]*[(\[{\\][ \t]*(?=\r?\n)")
@@ -50,15 +56,24 @@ _DEFINED = re.compile(rb"\n[ \t]*(?:async[ \t]+)?(def|class)[ \t]+(\w+)")
 _IMPORT_FROM = re.compile(rb"\n[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\r\n#;]*)")
 _IMPORT = re.compile(rb"\n[ \t]*import[ \t]+([^\r\n#;]*)")
 _NAME_AS = re.compile(r"([\w.]+)(?:\s+as\s+(\w+))?")
-# What sends a request when called (:mod:`promptcache.lint.sinks`, the agent frameworks' runs).
-_REQUESTS = RUNNABLE_CALLS | {"create", "parse", "generate_content", "generate_content_stream", "completion",
-                              "acompletion", "run", "run_sync", "run_stream"}
-_KEEP_COMMENT = re.compile(rb"noqa|promptcache:", re.IGNORECASE)
-_CONTAINERS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
-_CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*$")  # a module constant by its name
-# The builtins whose call makes a value from its arguments and nothing else.
-_BUILTINS = frozenset({"bool", "bytes", "complex", "dict", "float", "frozenset", "int", "list", "object", "range",
-                       "set", "str", "tuple", "type", "abs", "len", "max", "min", "repr", "round", "sorted", "sum"})
+_KEEP_COMMENT = re.compile(rb"noqa|promptcache:", re.IGNORECASE)  # a suppression keeps the value whole
+# What a text rule reads in a prompt literal (PC401 / PC402: a triple-quoted string; PC404: a carriage return, not a
+# CRLF line end; PC406: a character that is not ASCII, a tab, or an escape that may write one).
+_TEXT = re.compile(rb"""'''|\"\"\"|[\\\t\x80-\xff]|\r(?!\n)""")
+# Where a literal is prompt text in a slot (promptcache.lint.slots: the keywords of requests and agents, a role
+# dict's or a system message's content, Gemini's configs, tools), by the keyword or dict key holding it.
+_SLOT_KEYS = frozenset({"system", "instructions", "response_format", "system_prompt", "system_message",
+                        "system_instruction", "contents", "tools"})
+_MESSAGE_KEYS = frozenset({"content", "template", "text"})  # of a message with a role, or a system message
+# The builtins whose call makes a value from its arguments alone (not `set`: its order is a source, PC301).
+_BUILTINS = frozenset({"bool", "bytes", "complex", "dict", "float", "int", "list", "str", "tuple"})
+# The standard library's value classes with lower-case names, by qualified name.
+# The functions and lower-case classes that make test data, by qualified name: the standard library's value classes,
+# inline-snapshot's `snapshot(...)`, a mock's expected `call(...)`.
+_DATA_CALLS = frozenset({"datetime.datetime", "datetime.date", "datetime.time", "datetime.timedelta", "datetime.timezone",
+                         "datetime.timezone.utc", "inline_snapshot.snapshot", "unittest.mock.call", "mock.call"})
+# Classes whose instances are sources (:mod:`promptcache.lint.sources`: a context variable's identity, a generator).
+_SOURCE_CLASSES = frozenset({"ContextVar", "Random", "SystemRandom", "RandomState", "Generator"})
 
 
 def blank_expected_values(data: bytes, prompt_name: re.Pattern, sink_names: frozenset[str] = frozenset()) -> bytes:
@@ -99,7 +114,10 @@ def _long_strings(data: bytes) -> list[tuple[int, int]]:
     while (found := _TRIPLE.search(data, at)) is not None:
         opener = None
         at = found.end()
-        for token in _LINE_TOKEN.finditer(data, max(data.rfind(b"\n", 0, found.start()) + 1, spans[-1][1] if spans else 0)):
+        line = data.rfind(b"\n", 0, found.start()) + 1
+        while line > 1 and data[line - 2] == 0x5C:  # the line above ends in a backslash: this one goes on from it
+            line = data.rfind(b"\n", 0, line - 1) + 1
+        for token in _LINE_TOKEN.finditer(data, max(line, spans[-1][1] if spans else 0)):
             if token.end() > found.start():  # the token that holds this triple quote
                 opener = token if token.lastgroup == "t" and token.start() == found.start() else None
                 at = max(at, token.end())
@@ -182,14 +200,44 @@ def _data_sides(data: bytes, start: int, end: int, names: _Names) -> list[tuple[
     for side in sides:
         first = start + offsets[side.lineno - 1] + side.col_offset
         last = start + offsets[side.end_lineno - 1] + side.end_col_offset
-        if not _KEEP_COMMENT.search(data, first, last):
-            spans.append((first, last))
+        if _KEEP_COMMENT.search(data, first, last) or _TEXT.search(data, first, last) and any(
+                _TEXT.search(data, start + offsets[c.lineno - 1] + c.col_offset, start + offsets[c.end_lineno - 1]
+                             + c.end_col_offset) for c in _slot_literals(side)):
+            continue
+        spans.append((first, last))
     return spans
 
 
+def _slot_literals(side: ast.expr) -> list[ast.Constant]:
+    """The string literals of ``side`` (plain data) in a prompt slot's place: under a slot keyword or key
+    (:data:`_SLOT_KEYS`, at any depth), the content of a message with a role or of a ``*System*`` class, the text of
+    a role tuple (``("system", "...")``). A text rule reads those wherever they are written."""
+    out, todo = [], [(side, False)]
+    while todo:
+        node, slot = todo.pop()
+        kind = type(node)
+        if kind is ast.Constant:
+            if slot and isinstance(node.value, (str, bytes)):
+                out.append(node)
+        elif kind is ast.Call:
+            chain = _chain(node.func) or ("",)
+            message = "System" in chain[-1] or any(k.arg == "role" for k in node.keywords)
+            todo += [(a, slot or message) for a in node.args]
+            todo += [(k.value, slot or k.arg in _SLOT_KEYS or message and k.arg in _MESSAGE_KEYS) for k in node.keywords]
+        elif kind is ast.Dict:
+            keys = [k.value if type(k) is ast.Constant else None for k in node.keys]
+            message = "role" in keys
+            todo += [(v, slot or k in _SLOT_KEYS or message and k in _MESSAGE_KEYS) for k, v in zip(keys, node.values)]
+        elif kind is ast.List or kind is ast.Tuple:
+            role = kind is ast.Tuple and node.elts and type(node.elts[0]) is ast.Constant and isinstance(node.elts[0].value, str)
+            todo += [(e, slot or role and i > 0) for i, e in enumerate(node.elts)]
+    return out
+
+
 def _placeholder(value: bytes) -> bytes:
-    """``(...)`` with ``value``'s line ends inside, the ``)`` where ``value`` ends (its last line keeps its width)."""
-    width = len(value) - max(value.rfind(b"\n"), value.rfind(b"\r")) - 1
+    """``(...)`` with ``value``'s line ends inside, the ``)`` where ``value`` ends (its last line keeps its width in
+    characters, as columns count them)."""
+    width = len(value[max(value.rfind(b"\n"), value.rfind(b"\r")) + 1:].decode("utf-8", "replace"))
     breaks = b"\n" * value.count(b"\n") if b"\r" not in value else b"".join(_LINE_END.findall(value))
     return b"(..." + breaks + b" " * (width - 1) + b")"
 
@@ -207,12 +255,14 @@ class _Names:
         self.functions = {name for kind, name in defined if kind == b"def"}
         self.classes = {name for kind, name in defined if kind == b"class"} - self.functions
         self.imported: dict[str, str] = {}
+        self.original: dict[str, str] = {}
         self.modules: set[str] = set()  # names bound by `import x` / `import x.y as z`
         for module, names in _IMPORT_FROM.findall(data):
             text = re.sub(r"#[^\n]*", "", names.decode("ascii", "replace"))
             for item in text.strip("() \t\\").replace("\\", " ").split(","):
                 if m := _NAME_AS.match(item.strip()):
                     self.imported[m.group(2) or m.group(1)] = module.decode("ascii", "replace")
+                    self.original[m.group(2) or m.group(1)] = m.group(1)  # `complete as ask`: `complete`
         for names in _IMPORT.findall(data):
             for item in names.decode("ascii", "replace").replace("\\", " ").split(","):
                 if m := _NAME_AS.match(item.strip()):
@@ -221,7 +271,9 @@ class _Names:
                     self.modules.add(bound)
 
     def plain(self, node: ast.AST) -> bool:
-        """``node`` is plain data: see the module docstring."""
+        """``node`` is plain data: constants, lists, tuples and dicts of plain data, and calls of classes with plain
+        arguments (:meth:`_callee`); no name or attribute but a class (:meth:`_value`). No value an analysis
+        could take for a source (a clock, an id, a set, the environment) or follow (a local, a prompt) is in it."""
         todo = [node]
         while todo:
             node = todo.pop()
@@ -233,62 +285,71 @@ class _Names:
                     return False  # `**options`
                 todo += node.args
                 todo += [k.value for k in node.keywords]
-            elif kind in _CONTAINERS:
-                if kind is ast.Dict:
-                    if None in node.keys:
-                        return False  # `{**other}`
-                    todo += node.keys
-                    todo += node.values
-                else:
-                    todo += node.elts
-            elif kind is ast.Name:
-                if not (self._imported(node.id, ()) or _CONSTANT.match(node.id) and not self.prompt_name.search(node.id)):
-                    return False  # a local variable (a module constant, `MODEL_NAME`, is not one)
-            elif kind is ast.Attribute:
-                chain = _chain(node)
-                if chain is None or not self._imported(chain[0], chain[1:]):
+            elif kind is ast.List or kind is ast.Tuple:
+                todo += node.elts
+            elif kind is ast.Dict:
+                if None in node.keys:
+                    return False  # `{**other}`
+                todo += node.keys
+                todo += node.values
+            elif kind is ast.Name or kind is ast.Attribute:
+                if not self._value(node):
                     return False
-            elif kind is ast.UnaryOp:
-                todo.append(node.operand)
-            elif kind is ast.BinOp:
-                todo += (node.left, node.right)
+            elif kind is ast.UnaryOp and type(node.operand) is ast.Constant:
+                continue  # `-1`
             else:
-                return False  # a subscript, a starred value, a comprehension, await, `:=`, ...
+                return False  # a set, an operator, a subscript, a starred value, a comprehension, await, `:=`, ...
         return True
 
     def _callee(self, func: ast.expr) -> bool:
-        """A call of ``func`` makes data: a class, or a function of a module that is not an LLM SDK; not a function
-        of this file, an ``extra-sinks`` name, a request method (``.create``, ``.invoke``) or anything reached
-        through an LLM SDK module (``openai.chat...``)."""
+        """A call of ``func`` makes data: a class by its name (``ModelRequest``, ``types.Part``, a dataclass of the
+        file), a value builtin (``dict``, ``int``) or a value class of the standard library (``datetime``); not a
+        function or method (a clock, an id, a request), nor an ``extra-sinks`` name (an import alias's own name too)."""
         chain = _chain(func)
         if chain is None:
             return False
         if chain not in self._callees:
-            self._callees[chain] = self._makes_data(chain)
+            self._callees[chain] = self._class(chain) and not any(
+                name in self.sink_names for name in (*chain, self.original.get(chain[0], "")))
         return self._callees[chain]
 
-    def _makes_data(self, chain: tuple[str, ...]) -> bool:
-        if chain[-1] in _REQUESTS or any(name in self.sink_names for name in chain):
-            return False
-        root, last = chain[0], chain[-1]
-        if len(chain) == 1 and root not in self.imported and root not in self.functions:
-            return root in _BUILTINS or root in self.classes  # `BasicSpan(...)`: a dataclass of the test
+    def _value(self, node: ast.expr) -> bool:
+        """A name or attribute read in plain data: a class or a constant of an import by its name (``IsStr``,
+        ``ANY``, ``Role.USER``), or ``datetime.timezone.utc``."""
+        chain = _chain(node)
+        return chain is not None and self._class(chain, calls=False)
+
+    def _class(self, chain: tuple[str, ...], calls: bool = True) -> bool:
+        """``chain`` (``("types", "Part")``) names a class, or a constant when not ``calls``, by its names."""
+        root = chain[0]
+        if len(chain) == 1 and root not in self.imported:  # a name of the file
+            return calls and (root in _BUILTINS or root in self.classes and root not in self.functions and _class_name(root))
         if not self._imported(root, chain[1:]):
             return False
-        if is_llm_module(self.imported[root]):
-            return root not in self.modules and last[:1].isupper()  # `ModelRequest(...)`, `types.Part(...)`
-        return True
+        module = self.imported[root]
+        qualified = ".".join((module, self.original.get(root, root), *chain[1:]) if root not in self.modules else (module, *chain[1:]))
+        if qualified in _DATA_CALLS or calls and chain == (root,) and self.original.get(root) == "snapshot" \
+                and not is_llm_module(module):
+            return True  # inline-snapshot's `snapshot`, also re-exported by the project (pydantic-ai's tests)
+        last = chain[-1]
+        return (_class_name(last) or not calls and last.isupper()) and last not in _SOURCE_CLASSES \
+            and all(_class_name(name) or name.isupper() for name in chain[1:-1])
 
     def _imported(self, root: str, attributes: tuple[str, ...]) -> bool:
         """``root`` is imported, not redefined here, and no analysis follows it or ``root.attributes``: a
         prompt-named name is followed when it comes from a module that is neither an LLM SDK nor the standard
         library (as :mod:`promptcache.lint.prompt_uses` does)."""
         module = self.imported.get(root)
-        if module is None or root in self.functions:
+        if module is None or root in self.functions or root in self.classes:
             return False
         if is_llm_module(module) or is_standard_library(module):
             return True
         return not any(self.prompt_name.search(name) for name in (root, *attributes))
+
+
+def _class_name(name: str) -> bool:
+    """``ModelRequest``, ``IsStr``: CapWords, not an ALL-CAPS constant."""
+    return name[:1].isupper() and not name.isupper()
 
 
 def _chain(node: ast.expr) -> tuple[str, ...] | None:
@@ -301,3 +362,16 @@ def _chain(node: ast.expr) -> tuple[str, ...] | None:
         return None
     names.append(node.id)
     return tuple(reversed(names))
+
+
+def compared_only(flow: FlowAnalysis, node: cst.CSTNode, scope: Scope) -> bool:
+    """``node`` (a slot's value) is inside an ``assert`` and in no LLM request there: a test's expected value
+    (``assert messages == [{"role": "system", "content": f"Today is {date.today()}"}]``), compared, never sent."""
+    for anc in flow.facts.ancestors(node):
+        if isinstance(anc, cst.Call) and flow.sinks.sink_at(anc, scope) is not None:
+            return False
+        if isinstance(anc, cst.Assert):
+            return True
+        if isinstance(anc, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            return False
+    return False

@@ -166,11 +166,15 @@ def lint_bytes(
     rules: Sequence[type[LintRule]],
     config: LintConfig,
     prompt_module: bool = False,
+    *,
+    blank_expected: bool = True,
 ) -> FileResult:
     """Lint the contents of one file with ``rules`` (selected rule classes).
 
     ``path`` is the display path used in findings. Returns findings sorted by
     (line, column, code), suppressions applied. Never raises for bad input.
+    ``blank_expected`` leaves the plain-data sides of assertions out of the parse
+    (:mod:`promptcache.lint.expected_values`: speed only, the findings are the same).
     """
     skip = suppression.file_noqa(data)
     if skip is None:
@@ -181,7 +185,8 @@ def lint_bytes(
     if thresholds[0]:
         gc.set_threshold(*(max(ours, theirs) for ours, theirs in zip(_GC_THRESHOLDS, thresholds)))
     try:
-        blanked = blank_expected_values(data, re.compile(config.prompt_name_regex), _sink_names(config.extra_sink_names))
+        blanked = blank_expected_values(data, re.compile(config.prompt_name_regex), _sink_names(config.extra_sink_names)) \
+            if blank_expected else data
         parsed = parse(blanked, path)
         if isinstance(parsed, Finding) and blanked is not data:
             parsed = parse(data, path)  # the error as the file has it

@@ -33,6 +33,7 @@ from promptcache.lint.builder_returns import (conversation, conversation_sent_la
                                                route_handler, suffix_only, user_content_only, user_turn)
 from promptcache.lint.dict_view import entry, is_block
 from promptcache.lint.dict_view import entry as dict_value  # a dict literal's or an SDK param call's entry
+from promptcache.lint.expected_values import compared_only
 from promptcache.lint.framework_slots import framework_slots, message_list_slots
 from promptcache.lint.history_notes import appended_note
 from promptcache.lint.prompt_uses import returned_landings, sent_as_written, sent_last
@@ -87,7 +88,7 @@ class _Collector:
 
     def add(self, kind, expr, scope, label, sink=None, holder: Scope | None | bool = True, sanitiser: str = "",
             requires: tuple[str, str] | None = None) -> None:
-        if expr is not None and id(expr) not in self.seen:
+        if expr is not None and id(expr) not in self.seen and (sink or not compared_only(self.flow, expr, scope)):
             self.seen.add(id(expr))
             owner = self.flow.holder_of(scope) if holder is True else holder
             self.slots.append(Slot(kind, expr, scope, owner, label, sink, sanitiser, requires))

@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from promptcache.lint.config import LintConfig
+from promptcache.lint.config import LintConfig, load_config
 from promptcache.lint.expected_values import blank_expected_values
 from promptcache.lint.filelint import lint_bytes
 from promptcache.lint.runner import select_rules
 from promptcache.lint.sources import DEFAULT_PROMPT_NAME_REGEX
 
 PROMPT_NAME = re.compile(DEFAULT_PROMPT_NAME_REGEX)
-SHARED = Path(__file__).resolve().parents[3] / "shared"
 
 HEAD = """\
 from datetime import datetime, timezone
@@ -28,7 +27,8 @@ from inline_snapshot import snapshot
 from litellm import completion
 from myapp.llm import ask
 from myapp.prompts import SYSTEM_PROMPT
-from pydantic_ai.messages import ModelRequest, UserPromptPart
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelRequest, SystemPromptPart, UserPromptPart
 
 
 def _build(x):
@@ -72,7 +72,7 @@ def test_either_side_and_every_plain_side_is_blanked():
             1,
             2,
         ] == x == {
-            'a': -1 + 2,
+            'a': -1,
             'b': (IsStr(), None),
         }
     """
@@ -103,6 +103,10 @@ def test_either_side_and_every_plain_side_is_blanked():
     "await reply()",
     "agent.invoke('hi')",
     'f"{datetime.now()}"',
+    "datetime.now()",  # a method: a clock, an id, a request
+    "{1, 2}",  # a set: its order is a source
+    "1 + 2",
+    "IsStr() if history else None",
 ])
 def test_what_an_analysis_may_read_stays_whole(value):
     body = f"""\
@@ -113,6 +117,79 @@ def test_what_an_analysis_may_read_stays_whole(value):
         ]
     """
     assert blank(body, frozenset({"ask"})) == textwrap.dedent(body)
+
+
+# Review helper-99: what a rule reads in the value, or what reading it changes.
+REVIEW_CASES = {
+    # text rules read a prompt literal wherever it is written (PC406, PC401)
+    "zero_width": "from inline_snapshot import snapshot\nfrom pydantic_ai.messages import ModelRequest, SystemPromptPart\n"
+                  "def test_run(result):\n    assert result.all_messages() == snapshot(\n        [\n"
+                  "            ModelRequest(parts=[SystemPromptPart(content='Be brief.\u200b')]),\n        ]\n    )\n",
+    "indented": "from langchain_core.messages import SystemMessage\ndef test_lc(result):\n    assert result == [\n"
+                "        SystemMessage(content=\"\"\"\n            You are a helpful assistant.\n            Answer briefly.\n"
+                "        \"\"\")]  # noqa: PC401\n",
+    # a local named like a constant: reading it hands the object on (object_state)
+    "caps_local": "from datetime import datetime\nfrom anthropic import Anthropic\nclient = Anthropic()\nclass Tutor:\n"
+                  "    def __init__(self, topic):\n        self.system = f'Teach {topic}. Started {datetime.now()}'\n"
+                  "    def ask(self, q):\n        return client.messages.create(model='m', max_tokens=9, system=self.system, "
+                  "messages=[{'role': 'user', 'content': q}])\n"
+                  "def test_tutor(topic, log):\n    T = Tutor(topic)\n    T.ask('q')\n    assert log == [\n        T,\n        1,\n    ]\n",
+    # an extra-sinks call under an import alias (the config below names myapp.llm.complete)
+    "alias": "from myapp.llm import complete as ask_llm\ndef test_ask():\n    assert ask_llm(\n        system='Be brief.',\n"
+             "        messages=[],\n    ) == 'ok'\n",
+    # an assert in a prompt's text, after a one-line string that goes on over a backslash-newline
+    "continued_string": "import anthropic\nclient = anthropic.Anthropic()\nNOTE = 'it\\\n\"\"\"'\n"
+                        "SYSTEM_PROMPT = \"\"\"You review pytest code. Example:\n    assert result == [\n        1,   \n        2,\n    ]\n\"\"\"\n"
+                        "def review(code):\n    return client.messages.create(model='m', max_tokens=9, system=SYSTEM_PROMPT, "
+                        "messages=[{'role': 'user', 'content': code}])\n",
+    # blanked, with a non-ASCII last line: columns count characters (the same findings: the test below)
+    "non_ascii": "from datetime import datetime\nfrom anthropic import Anthropic\nclient = Anthropic()\ndef test_send():\n"
+                 "    assert [\n        1,\n        'éé'] == client.messages.create(model='m', max_tokens=9, "
+                 "system=f'Time: {datetime.now()}', messages=[])\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(set(REVIEW_CASES) - {"non_ascii"}))
+def test_a_value_a_rule_reads_stays_whole(name):
+    data = REVIEW_CASES[name].encode()
+    assert blank_expected_values(data, PROMPT_NAME, frozenset({"complete"})) is data
+
+
+def test_text_that_is_no_prompt_is_blanked_with_escapes_and_any_characters():
+    body = """\
+    def test_run(result):
+        assert result.all_messages() == snapshot([
+            ModelRequest(parts=[UserPromptPart(content='Caf\u00e9\\n\tmenu', timestamp=IsStr())]),
+            {'role': 'user', 'name': 'Zo\u00eb\\n'},
+        ])
+    """
+    assert blank(body).splitlines()[1:5] == ["    assert result.all_messages() == (...", "", "", "     )"]
+    for slot in ["ModelRequest(parts=[], instructions='Be\\nbrief.')", "{'role': 'user', 'content': 'a\\tb'}",
+                 "SystemPromptPart(content='a\\nb')", "('system', 'a\\nb')", "Agent(tools=[{'description': 'x\\ny'}])"]:
+        body = f"def test_run(result):\n    assert result == snapshot([\n        {slot},\n    ])\n"
+        assert blank(body) == body, slot
+
+
+def _findings(data: bytes, path: str, config: LintConfig, blank: bool) -> list[tuple]:
+    rules = [r for r in select_rules(config) if r.code != "PC901"]
+    result = lint_bytes(data, path, rules, config, blank_expected=blank)
+    return [(f.code, f.line, f.column, f.end_line, f.end_column, f.message, f.fix) for f in result.findings]
+
+
+def test_the_findings_are_the_same_with_and_without_the_blanking(shared_dir, tmp_path):
+    """Over this project's tests, the shared lint cases and the review's cases: every file the blanking changes
+    gets the same findings, positions, messages and fixes as without it."""
+    config = load_config(start=tmp_path, overrides=['extra-sinks = ["myapp.llm.complete"]'])
+    files = [(p.read_bytes(), str(p)) for p in [*Path(__file__).resolve().parents[1].rglob("*.py"),
+                                                *(shared_dir / "cases" / "lint").rglob("*.py")]]
+    files += [(text.encode(), f"tests/test_{name}.py") for name, text in REVIEW_CASES.items()]
+    compared = 0
+    for data, path in files:
+        if blank_expected_values(data, PROMPT_NAME, frozenset({"complete"})) is data:
+            continue
+        compared += 1
+        assert _findings(data, path, config, True) == _findings(data, path, config, False), path
+    assert compared > 10
 
 
 @pytest.mark.parametrize("body", [
@@ -162,16 +239,11 @@ def test_an_assert_that_does_not_close_on_its_own_line_is_followed_to_its_end():
     )
 
 
-def _python_files() -> list[Path]:
-    here = Path(__file__).resolve().parents[1]
-    return sorted([*here.rglob("*.py"), *(SHARED / "cases" / "lint").rglob("*.py")])
-
-
-def test_every_file_keeps_its_lines_and_parses():
+def test_every_file_keeps_its_lines_and_parses(shared_dir):
     """Over this project's tests and the shared lint cases: the same number of lines, each changed line inside a
     blanked value, and the result still parses."""
     blanked_files = 0
-    for path in _python_files():
+    for path in sorted([*Path(__file__).resolve().parents[1].rglob("*.py"), *(shared_dir / "cases" / "lint").rglob("*.py")]):
         data = path.read_bytes()
         out = blank_expected_values(data, PROMPT_NAME)
         if out is data:

@@ -214,6 +214,23 @@ def test_diff_since_reports_a_finding_whose_source_line_changed(tmp_path):
     assert code == 1 and [(f["code"], f["line"]) for f in json.loads(out)] == [("PC101", 6)]
 
 
+@pytest.mark.skipif(git_missing, reason="needs git")
+def test_diff_since_reports_a_finding_whose_fix_rewrites_a_changed_line(tmp_path):
+    # newcomer helper-100: PC301 is reported at the set; a PR that drops `sorted()` on the `tools=` line passed
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    before = ("import anthropic\nclient = anthropic.Anthropic()\nENABLED = {'search', 'refund'}\nSPECS = {}\n"
+              "def ask(q):\n    return client.messages.create(model='m', max_tokens=9, messages=[],\n"
+              "                                  tools=[SPECS[n] for n in sorted(ENABLED)])\n")
+    (repo / "bot.py").write_text(before)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "one")
+    (repo / "bot.py").write_text(before.replace("sorted(ENABLED)", "ENABLED"))
+    code, out, _ = run("lint", ".", "--diff-since", "HEAD", "--output-format", "json", cwd=repo)
+    assert code == 1 and [(f["code"], f["line"]) for f in json.loads(out)] == [("PC301", 3)]
+
+
 def test_add_noqa_after_strings_that_share_a_line_covers_them_all(tmp_path):
     target = tmp_path / "bot.py"
     target.write_text('import anthropic\nclass Bot:\n    P_PROMPT = """a\n    Cite.""" + """More.\n    Stuff."""\n')
