@@ -13,6 +13,12 @@ _B2 = 'import anthropic\nfrom datetime import datetime\nclient = anthropic.Anthr
 # PC101 (VolatileInSystemPrompt)
 PC101_INVALID = [
     # ... while a request made inside an assert is sent (newcomer helper-100)
+    # ... and so is a message handed to a helper, bound with `:=`, or an agent run there (review helper-101)
+    Invalid("from datetime import date\nfrom openai import OpenAI\nclient = OpenAI()\ndef send(msgs):\n    return client.chat.completions.create(model='m', messages=msgs)\n"
+            "def test_helper():\n    assert send([{'role': 'system', 'content': f'Today is {date.today()}'}, {'role': 'user', 'content': 'hi'}]) == 'ok'\n", line=7),
+    Invalid("from datetime import date\nfrom openai import OpenAI\nclient = OpenAI()\ndef test_walrus():\n    assert (messages := [{'role': 'system', 'content': f'Today is {date.today()}'}]) != []\n"
+            "    client.chat.completions.create(model='m', messages=messages)\n", line=5),
+    Invalid("from datetime import datetime\nfrom pydantic_ai import Agent\ndef test_agent():\n    assert Agent('openai:gpt-4o', system_prompt=f'Now: {datetime.now()}').run_sync('hi').output == 'x'\n", line=4),
     Invalid("import anthropic\nfrom datetime import datetime\nclient = anthropic.Anthropic()\ndef test_send():\n"
             "    assert client.messages.create(model='m', max_tokens=9, messages=[\n        {'role': 'system', 'content': f'Now: {datetime.now()}'},\n"
             "        {'role': 'user', 'content': 'hi'}]).content\n", line=6),

@@ -100,7 +100,7 @@ def on_changed_lines(findings: Iterable[Finding], changed: dict[Path, set[int] |
             kept.append(finding)  # a file that could not be read, or stdin named for a file not saved yet
             continue
         lines = changed.get(path, set())
-        rewritten = [n for e in (finding.fix.edits if finding.fix else ()) if (e.start_line, e.start_column) != (e.end_line, e.end_column)
+        rewritten = [n for e in (finding.fix.edits if finding.fix else ()) if not e.content.lstrip().startswith(("import ", "from "))
                      for n in range(e.start_line, e.end_line + 1)]  # not an import the fix adds
         touched = (*range(finding.line, finding.end_line + 1), *finding.source_lines, *rewritten)
         if lines is WHOLE_FILE or any(n in lines for n in touched):

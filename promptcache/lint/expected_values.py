@@ -8,13 +8,15 @@ such value with ``(...)`` spread over the same lines, so every other node keeps 
 line and column, and the analysis never sees the value.
 
 A side of an ``assert``'s comparison is blanked only when it is plain data that no
-analysis reads: constants, lists, tuples, sets, dicts, unary and binary operators,
-and calls of imported names (``ModelRequest(...)``, ``IsStr()``, ``datetime(...)``)
-with such arguments. Anything that could send, change or place a value keeps it
-whole: a local name, a subscript, a comprehension, ``await``, ``:=``, a function or
-class of the file, a prompt-named name not imported from an LLM SDK or the standard
-library (an importer's use settles a prompt module's findings:
-:mod:`promptcache.lint.cross_module`), a ``noqa`` or ``promptcache:`` comment.
+analysis reads (:meth:`_Names.plain`): constants, lists, tuples, dicts, and calls of
+classes (``ModelRequest(...)``, ``IsStr()``), value builtins, ``datetime``'s classes,
+``snapshot()`` and a mock's ``call()`` with such arguments. Anything that could send,
+change or place a value keeps it whole: a name of the file, a function or method
+call, a set, an operator, a subscript, ``await``, ``:=``, an ``extra-sinks`` name, a
+prompt-named name (by its own or its alias's name) not imported from an LLM SDK or the
+standard library (an importer's use settles a prompt module's findings:
+:mod:`promptcache.lint.cross_module`), a ``noqa`` or ``promptcache:`` comment, and
+prompt text that a text rule reads in a slot's place (:func:`_slot_literals`).
 Only asserts whose first line ends in an open bracket, and values of at least
 :data:`MIN_LINES` lines, are looked at (the others are not worth the cost).
 """
@@ -344,7 +346,7 @@ class _Names:
             return False
         if is_llm_module(module) or is_standard_library(module):
             return True
-        return not any(self.prompt_name.search(name) for name in (root, *attributes))
+        return not any(self.prompt_name.search(name) for name in (root, self.original.get(root, root), *attributes))
 
 
 def _class_name(name: str) -> bool:
@@ -365,13 +367,19 @@ def _chain(node: ast.expr) -> tuple[str, ...] | None:
 
 
 def compared_only(flow: FlowAnalysis, node: cst.CSTNode, scope: Scope) -> bool:
-    """``node`` (a slot's value) is inside an ``assert`` and in no LLM request there: a test's expected value
-    (``assert messages == [{"role": "system", "content": f"Today is {date.today()}"}]``), compared, never sent."""
+    """``node`` (a slot's value) is in a side of an ``assert``'s comparison, reached only through literals and
+    calls of classes (``SystemMessage(...)``, ``Agent(...)``): a test's expected value (``assert messages ==
+    [{"role": "system", "content": f"Today is {date.today()}"}]``), compared, never sent. Not when a request, a
+    function or method call (a helper, ``.run_sync``, ``.invoke``) or ``:=`` is on the way: that value is sent."""
     for anc in flow.facts.ancestors(node):
-        if isinstance(anc, cst.Call) and flow.sinks.sink_at(anc, scope) is not None:
+        if isinstance(anc, cst.Call):
+            name = anc.func.attr.value if isinstance(anc.func, cst.Attribute) else anc.func.value if isinstance(anc.func, cst.Name) else ""
+            if not _class_name(name) or flow.sinks.sink_at(anc, scope) is not None:
+                return False
+        elif isinstance(anc, (cst.NamedExpr, cst.Lambda, cst.BinaryOperation)):
             return False
-        if isinstance(anc, cst.Assert):
+        elif isinstance(anc, cst.Assert):
             return True
-        if isinstance(anc, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        elif isinstance(anc, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             return False
     return False

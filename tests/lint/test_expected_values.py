@@ -142,6 +142,11 @@ REVIEW_CASES = {
                         "SYSTEM_PROMPT = \"\"\"You review pytest code. Example:\n    assert result == [\n        1,   \n        2,\n    ]\n\"\"\"\n"
                         "def review(code):\n    return client.messages.create(model='m', max_tokens=9, system=SYSTEM_PROMPT, "
                         "messages=[{'role': 'user', 'content': code}])\n",
+    # a prompt imported under an alias: its use in the importer settles the prompt module's finding (review helper-101)
+    "alias_prompt": "from inline_snapshot import snapshot\nfrom pydantic_ai.messages import ModelRequest, SystemPromptPart\n"
+                    "from myapp.prompts import SYSTEM_PROMPT as SP\ndef test_messages(result):\n"
+                    "    assert result.all_messages() == snapshot(\n        [\n"
+                    "            ModelRequest(parts=[SystemPromptPart(content=SP)]),\n        ]\n    )\n",
     # blanked, with a non-ASCII last line: columns count characters (the same findings: the test below)
     "non_ascii": "from datetime import datetime\nfrom anthropic import Anthropic\nclient = Anthropic()\ndef test_send():\n"
                  "    assert [\n        1,\n        'éé'] == client.messages.create(model='m', max_tokens=9, "
@@ -173,7 +178,9 @@ def test_text_that_is_no_prompt_is_blanked_with_escapes_and_any_characters():
 def _findings(data: bytes, path: str, config: LintConfig, blank: bool) -> list[tuple]:
     rules = [r for r in select_rules(config) if r.code != "PC901"]
     result = lint_bytes(data, path, rules, config, blank_expected=blank)
-    return [(f.code, f.line, f.column, f.end_line, f.end_column, f.message, f.fix) for f in result.findings]
+    # and what the file tells the run about its imports (a prompt module's findings hang on its importers' uses)
+    return [(f.code, f.line, f.column, f.end_line, f.end_column, f.message, f.fix) for f in result.findings] + [
+        result.uses, result.sizes, result.fields, result.depends]
 
 
 def test_the_findings_are_the_same_with_and_without_the_blanking(shared_dir, tmp_path):
