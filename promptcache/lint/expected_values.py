@@ -27,7 +27,6 @@ import ast
 import re
 import warnings
 from bisect import bisect
-from functools import lru_cache
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
@@ -96,11 +95,11 @@ def blank_expected_values(data: bytes, prompt_name: re.Pattern, sink_names: froz
         string = bisect(hidden, (start,)) - 1
         if start < at or string >= 0 and start < hidden[string][1]:
             continue
-        end = _statement_end(data, start, indent)
-        if end is None:
+        found_assert = _assert_at(data, start, indent)
+        if found_assert is None:
             continue
         names = names or _Names(data, prompt_name, sink_names)
-        for first, last in _data_sides(data, start, end, names):
+        for first, last in _data_sides(data, start, *found_assert, names):
             out += [data[at:first], _placeholder(data[first:last])]
             at = last
     if not out:
@@ -139,15 +138,23 @@ def _long_strings(data: bytes) -> list[tuple[int, int]]:
     return spans
 
 
-def _statement_end(data: bytes, start: int, indent: bytes) -> int | None:
-    """Where the statement at ``start`` (indented by ``indent``) ends; None when it spans fewer than
-    :data:`MIN_LINES` lines, shares its line with another (``;``), or runs to the end of the file.
+def _assert_at(data: bytes, start: int, indent: bytes) -> tuple[int, ast.Assert] | None:
+    """``(end, statement)``: where the assert at ``start`` (indented by ``indent``) ends, and it parsed alone;
+    None when it does not parse as one assert there (see :func:`_statement_end`).
 
     Formatted code closes it on a line of its own at its indentation (``)``): that line's end is taken when the
-    statement compiles there (:func:`_data_sides` checks it). Otherwise its tokens are followed to its end."""
+    statement parses there. Otherwise its tokens are followed to its end."""
     closing = re.compile(rb"\n" + re.escape(indent) + rb"[)\]}][^\r\n\\]*(?=\r?\n)").search(data, start)
-    if closing is not None and _complete(data[start:closing.end()]):
-        return closing.end()
+    if closing is not None and (statement := _parsed(data[start:closing.end()])) is not None:
+        return closing.end(), statement
+    end = _statement_end(data, start)
+    statement = _parsed(data[start:end]) if end is not None else None
+    return (end, statement) if statement is not None else None
+
+
+def _statement_end(data: bytes, start: int) -> int | None:
+    """Where the statement at ``start`` ends, by its tokens; None when it spans fewer than :data:`MIN_LINES`
+    lines, shares its line with another (``;``), or runs to the end of the file."""
     depth, lines, comment = 0, 1, -1
     for token in _TOKEN.finditer(data, start):
         kind = token.lastgroup
@@ -174,8 +181,7 @@ def _statement_end(data: bytes, start: int, indent: bytes) -> int | None:
     return None
 
 
-@lru_cache(maxsize=1)
-def _complete(region: bytes) -> ast.Assert | None:
+def _parsed(region: bytes) -> ast.Assert | None:
     """``region`` parsed alone, when it is one whole assert statement."""
     try:
         with warnings.catch_warnings():
@@ -186,11 +192,10 @@ def _complete(region: bytes) -> ast.Assert | None:
     return tree.body[0] if len(tree.body) == 1 and isinstance(tree.body[0], ast.Assert) else None
 
 
-def _data_sides(data: bytes, start: int, end: int, names: _Names) -> list[tuple[int, int]]:
-    """The byte spans, in order, of the comparison sides in ``data[start:end]`` (one assert) to blank."""
+def _data_sides(data: bytes, start: int, end: int, statement: ast.Assert, names: _Names) -> list[tuple[int, int]]:
+    """The byte spans, in order, of the comparison sides of ``statement`` (``data[start:end]`` parsed) to blank."""
     region = data[start:end]
-    statement = _complete(region)
-    if statement is None or not isinstance(statement.test, ast.Compare):
+    if not isinstance(statement.test, ast.Compare):
         return []
     test = statement.test
     sides = [side for side in (test.left, *test.comparators)

@@ -34,6 +34,14 @@ if TYPE_CHECKING:  # pragma: no cover
 _REGISTRY: dict[str, type[LintRule]] = {}
 
 
+_RST_CODE = re.compile(r"(?<!`)``([^`]+)``(?!`)")  # reST code in the docstrings (not a ``` fence)
+
+
+def markdown_code(text: str) -> str:
+    """``text`` with the docstrings' reST code (two backticks) written as Markdown's (one); fences kept."""
+    return _RST_CODE.sub(r"`\1`", text)
+
+
 @dataclass(frozen=True)
 class Valid:
     """A snippet on which the rule must report nothing; ``path`` is the file name it is linted as."""
@@ -122,7 +130,7 @@ class LintRule:
         marker = "## What it does"
         body = doc.split(marker, 1)[1] if marker in doc else doc
         paragraph = body.strip().split("\n\n", 1)[0].replace("\n", " ").strip()
-        sentence = re.split(r"(?<=[.!?])\s+(?=[A-Z\"])", re.sub(r"(?<!`)``([^`]+)``(?!`)", r"`\1`", paragraph), maxsplit=1)[0]
+        sentence = re.split(r"(?<=[.!?])\s+(?=[A-Z\"])", markdown_code(paragraph), maxsplit=1)[0]
         if len(sentence) > 120:
             while (shorter := re.sub(r"\s*\([^()]*\)", "", sentence)) != sentence:
                 sentence = shorter

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import difflib
-import re
 import textwrap
 
 from promptcache.lint.registry import discover
-from promptcache.lint.rule import LintRule
+from promptcache.lint.rule import LintRule, markdown_code
 
 
 class UnknownRule(LookupError):
@@ -36,7 +35,6 @@ def rule_for(code: str) -> type[LintRule]:
 
 PAGE_WIDTH = 79
 """Prose lines of a rule page are wrapped to this (an 80-column terminal: ``promptcache rule CODE``)."""
-_DOUBLE_BACKTICKS = re.compile(r"``([^`]+)``")  # reST code in the docstrings; one backtick is Markdown's
 
 
 def rule_page(rule: type[LintRule]) -> str:
@@ -73,7 +71,7 @@ def _reflow(text: str) -> str:
     def flush() -> None:
         if item:
             bullet = "- " if item[0].startswith("- ") else ""
-            words = _DOUBLE_BACKTICKS.sub(r"`\1`", " ".join(line.strip() for line in item)[len(bullet):])
+            words = markdown_code(" ".join(line.strip() for line in item)[len(bullet):])
             out.extend(textwrap.wrap(words, PAGE_WIDTH, initial_indent=bullet, subsequent_indent=" " * len(bullet),
                                      break_long_words=False, break_on_hyphens=False))
             item.clear()

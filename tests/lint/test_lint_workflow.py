@@ -199,34 +199,34 @@ def test_force_exclude_applies_the_exclusions_to_named_files(tmp_path):
     assert code == 0 and "Checked 0 files" in out  # ...unless the exclusions are forced (pre-commit)
 
 
-@pytest.mark.skipif(git_missing, reason="git is not installed")
-def test_diff_since_reports_a_finding_whose_source_line_changed(tmp_path):
+def _edited(tmp_path: Path, before: str, after: str) -> Path:
+    """A repository whose ``bot.py`` was committed as ``before`` and is now ``after`` (not committed)."""
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q")
-    before = ("import anthropic\nimport uuid\nclient = anthropic.Anthropic()\nSTAMP = 'v1'\n"
-              "def ask(q):\n    return client.messages.create(model='m', system=f'Build {STAMP}', messages=[])\n")
     (repo / "bot.py").write_text(before)
     git(repo, "add", ".")
     git(repo, "commit", "-qm", "one")
-    (repo / "bot.py").write_text(before.replace("STAMP = 'v1'", "STAMP = str(uuid.uuid4())"))
+    (repo / "bot.py").write_text(after)
+    return repo
+
+
+@pytest.mark.skipif(git_missing, reason="git is not installed")
+def test_diff_since_reports_a_finding_whose_source_line_changed(tmp_path):
+    before = ("import anthropic\nimport uuid\nclient = anthropic.Anthropic()\nSTAMP = 'v1'\n"
+              "def ask(q):\n    return client.messages.create(model='m', system=f'Build {STAMP}', messages=[])\n")
+    repo = _edited(tmp_path, before, before.replace("STAMP = 'v1'", "STAMP = str(uuid.uuid4())"))
     code, out, _ = run("lint", ".", "--diff-since", "HEAD", "--output-format", "json", cwd=repo)
     assert code == 1 and [(f["code"], f["line"]) for f in json.loads(out)] == [("PC101", 6)]
 
 
-@pytest.mark.skipif(git_missing, reason="needs git")
+@pytest.mark.skipif(git_missing, reason="git is not installed")
 def test_diff_since_reports_a_finding_whose_fix_rewrites_a_changed_line(tmp_path):
     # newcomer helper-100: PC301 is reported at the set; a PR that drops `sorted()` on the `tools=` line passed
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q")
     before = ("import anthropic\nclient = anthropic.Anthropic()\nENABLED = {'search', 'refund'}\nSPECS = {}\n"
               "def ask(q):\n    return client.messages.create(model='m', max_tokens=9, messages=[],\n"
               "                                  tools=[SPECS[n] for n in sorted(ENABLED)])\n")
-    (repo / "bot.py").write_text(before)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "one")
-    (repo / "bot.py").write_text(before.replace("sorted(ENABLED)", "ENABLED"))
+    repo = _edited(tmp_path, before, before.replace("sorted(ENABLED)", "ENABLED"))
     code, out, _ = run("lint", ".", "--diff-since", "HEAD", "--output-format", "json", cwd=repo)
     assert code == 1 and [(f["code"], f["line"]) for f in json.loads(out)] == [("PC301", 3)]
 

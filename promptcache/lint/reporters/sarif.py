@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from importlib.metadata import PackageNotFoundError, metadata
 from pathlib import Path, PurePosixPath
 from typing import TextIO
@@ -19,6 +18,7 @@ from urllib.parse import quote
 
 from promptcache import __version__
 from promptcache.lint.finding import Finding, Severity
+from promptcache.lint.rule import markdown_code
 from promptcache.lint.runner import LintResult
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -39,7 +39,6 @@ def _documentation_url() -> str | None:
 #: and the optional SARIF fields are then left out.
 DOCUMENTATION_URL = _documentation_url()
 RULE_HELP_PATH = "/blob/main/docs/rules/{code}.md"
-_MARKDOWN_CODE = re.compile(r"(?<!`)``([^`]+)``(?!`)")  # the docstrings' reST code (not a ``` fence), in Markdown
 SRCROOT = "%SRCROOT%"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
@@ -73,7 +72,7 @@ def to_sarif(result: LintResult) -> dict:
             "id": rule.code,
             "name": rule.name,
             "shortDescription": {"text": rule.summary()},
-            "fullDescription": {"text": _MARKDOWN_CODE.sub(r"`\1`", rule.documentation())},
+            "fullDescription": {"text": markdown_code(rule.documentation())},
             **({"helpUri": DOCUMENTATION_URL + RULE_HELP_PATH.format(code=rule.code)} if DOCUMENTATION_URL else {}),
             "defaultConfiguration": {"level": _LEVEL[rule.severity]},
             "properties": {"fixable": rule.fixable or "no"},
